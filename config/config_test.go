@@ -1,0 +1,137 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func envOf(m map[string]string) Env { return func(k string) string { return m[k] } }
+
+func TestLoadDefaults(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Load(envOf(map[string]string{"HOME": dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, ".local", "share", "cyan"); c.DataDir != want && os.Getenv("GOOS") == "" {
+		t.Errorf("DataDir = %q, want %q", c.DataDir, want)
+	}
+	if c.Addr != DefaultAddr || c.LLM.Provider != "openai" || c.LLM.BaseURL != DefaultOpenAIBaseURL || c.LLM.Model != DefaultOpenAIModel {
+		t.Errorf("defaults wrong: %+v", c)
+	}
+	if c.File != "" {
+		t.Errorf("File = %q, want none", c.File)
+	}
+}
+
+func TestLoadFileAndEnv(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Load(envOf(map[string]string{
+		EnvDataDir:  dir,
+		EnvConfig:   "testdata/full.good.yml",
+		EnvLLMModel: "from-env",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:9000" {
+		t.Errorf("Addr = %q", c.Addr)
+	}
+	if c.LLM.Provider != "anthropic" || c.LLM.BaseURL != DefaultAnthropicBaseURL {
+		t.Errorf("provider defaults not applied: %+v", c.LLM)
+	}
+	if c.LLM.Model != "from-env" {
+		t.Errorf("env must override file: model = %q", c.LLM.Model)
+	}
+	if c.LLM.TimeoutDuration() != 30*time.Second || *c.LLM.Temperature != 0.7 {
+		t.Errorf("timeout/temperature: %v %v", c.LLM.Timeout, c.LLM.Temperature)
+	}
+	if c.Agent.Sections.Main != 2000 || c.Agent.Sections.Workspace != 1500 {
+		t.Errorf("a partial sections mapping must keep other defaults: %+v", c.Agent.Sections)
+	}
+	if want, _ := filepath.Abs("testdata/personas/mine"); c.Persona != want {
+		t.Errorf("persona must resolve against the file's folder: %q, want %q", c.Persona, want)
+	}
+	out, err := c.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "1234567890") || !strings.Contains(string(out), "****abcd") {
+		t.Errorf("api key not masked:\n%s", out)
+	}
+}
+
+func TestLoadFileInDataDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte("addr: 127.0.0.1:7000\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(envOf(map[string]string{EnvDataDir: dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:7000" || c.File != filepath.Join(dir, FileName) {
+		t.Errorf("file in data dir not read: %q %q", c.Addr, c.File)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		file string // written into the data dir as cyan.yaml when set
+		want []string
+	}{
+		{name: "unknown key names file, line and key", env: map[string]string{EnvConfig: "testdata/unknown.bad.yml"},
+			want: []string{"testdata/unknown.bad.yml:4: llm.modle: unknown key", "model"}},
+		{name: "bad values are all reported", env: map[string]string{EnvConfig: "testdata/values.bad.yml"},
+			want: []string{"values.bad.yml:3: llm.timeout: want a duration", "values.bad.yml:5: agent.max_tool_steps: want a whole number", "values.bad.yml:2: llm.provider: \"gemini\" is not a provider"}},
+		{name: "bad env value names the variable", env: map[string]string{EnvLLMProvider: "nope"},
+			want: []string{"CYAN_LLM_PROVIDER: \"nope\" is not a provider"}},
+		{name: "bad addr from env", env: map[string]string{EnvAddr: "localhost"},
+			want: []string{"CYAN_ADDR", "not host:port"}},
+		{name: "bad base url", env: map[string]string{EnvLLMBaseURL: "ftp://x"},
+			want: []string{"CYAN_LLM_BASE_URL", "not an http(s) URL"}},
+		{name: "missing explicit file", env: map[string]string{EnvConfig: "testdata/nope.yml"},
+			want: []string{"testdata/nope.yml", "CYAN_CONFIG"}},
+		{name: "yaml syntax", file: "llm: [unclosed\n", want: []string{"cyan.yaml", "(syntax)"}},
+		{name: "mapping where a value belongs", file: "addr:\n  host: x\n", want: []string{"cyan.yaml:2: addr: want a single value, got a mapping"}},
+		{name: "data dir file cannot move the data dir", file: "data_dir: /elsewhere\n", want: []string{"cyan.yaml:1: data_dir: a file inside the data dir cannot move it"}},
+		{name: "out of range", file: "agent:\n  context_budget: 10\nlog:\n  level: loud\n", want: []string{"cyan.yaml:2: agent.context_budget", "cyan.yaml:4: log.level"}},
+		{name: "duplicate key", file: "addr: 127.0.0.1:1\naddr: 127.0.0.1:2\n", want: []string{"addr"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			env := map[string]string{EnvDataDir: dir}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			if tt.file != "" {
+				if err := os.WriteFile(filepath.Join(dir, FileName), []byte(tt.file), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := Load(envOf(env))
+			if err == nil {
+				t.Fatal("Load succeeded, want an error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestMask(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{{"", ""}, {"short", "****"}, {"sk-1234567890", "****7890"}} {
+		if got := Mask(tt.in); got != tt.want {
+			t.Errorf("Mask(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,77 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// idGen makes uuid v7 ids (RFC 9562) whose byte order is time order. Live
+// ids are monotonic: within one millisecond, or when the clock steps back,
+// the 12-bit rand_a field counts up from the last id (the RFC's "fixed-length
+// dedicated counter" method), so a message stored later always sorts later.
+type idGen struct {
+	mu     sync.Mutex
+	lastMS int64
+	seq    uint16 // 12 bits
+}
+
+// seed makes the generator continue after an id already in the store.
+func (g *idGen) seed(last uuid.UUID) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.lastMS = idMillis(last)
+	g.seq = uint16(binary.BigEndian.Uint16(last[6:8]) & 0x0fff)
+}
+
+// next returns a monotonic id for a message stored now, at time t.
+func (g *idGen) next(t time.Time) uuid.UUID {
+	g.mu.Lock()
+	ms := t.UnixMilli()
+	if ms <= g.lastMS {
+		ms = g.lastMS
+		g.seq++
+		if g.seq > 0x0fff { // counter overflow: borrow the next millisecond
+			ms++
+			g.seq = 0
+		}
+	} else {
+		g.seq = randomSeq()
+	}
+	g.lastMS = ms
+	seq := g.seq
+	g.mu.Unlock()
+	return makeV7(ms, seq)
+}
+
+// randomSeq starts a millisecond's counter in the lower half of its range,
+// leaving room to count up.
+func randomSeq() uint16 {
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	return binary.BigEndian.Uint16(b[:]) & 0x07ff
+}
+
+func makeV7(ms int64, seq uint16) uuid.UUID {
+	var u uuid.UUID
+	if ms < 0 {
+		ms = 0
+	}
+	u[0] = byte(ms >> 40)
+	u[1] = byte(ms >> 32)
+	u[2] = byte(ms >> 24)
+	u[3] = byte(ms >> 16)
+	u[4] = byte(ms >> 8)
+	u[5] = byte(ms)
+	binary.BigEndian.PutUint16(u[6:8], 0x7000|seq&0x0fff)
+	_, _ = rand.Read(u[8:])
+	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
+	return u
+}
+
+func idMillis(u uuid.UUID) int64 {
+	return int64(u[0])<<40 | int64(u[1])<<32 | int64(u[2])<<24 | int64(u[3])<<16 | int64(u[4])<<8 | int64(u[5])
+}

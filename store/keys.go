@@ -1,0 +1,47 @@
+package store
+
+import "github.com/google/uuid"
+
+// Key prefixes. Every key space of the database is registered here; a
+// prefix ends in 0x00, which no channel name may contain.
+const (
+	prefixMessage = "msg\x00" // msg\x00 channel \x00 id(16) → Message JSON
+	prefixMsgID   = "mid\x00" // mid\x00 id(16) → channel
+	prefixChannel = "chn\x00" // chn\x00 channel → Channel JSON
+	prefixTrace   = "trc\x00" // trc\x00 channel → last packet trace JSON
+)
+
+func messagePrefix(channel string) []byte {
+	k := make([]byte, 0, len(prefixMessage)+len(channel)+1)
+	k = append(k, prefixMessage...)
+	k = append(k, channel...)
+	return append(k, 0)
+}
+
+func messageKey(channel string, id uuid.UUID) []byte {
+	return append(messagePrefix(channel), id[:]...)
+}
+
+func idKey(id uuid.UUID) []byte {
+	return append([]byte(prefixMsgID), id[:]...)
+}
+
+func channelKey(channel string) []byte {
+	return append([]byte(prefixChannel), channel...)
+}
+
+func traceKey(channel string) []byte {
+	return append([]byte(prefixTrace), channel...)
+}
+
+// prefixEnd is the smallest key greater than every key starting with p.
+func prefixEnd(p []byte) []byte {
+	end := append([]byte(nil), p...)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}

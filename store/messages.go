@@ -1,0 +1,251 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/google/uuid"
+)
+
+// Role is who wrote a message.
+type Role string
+
+const (
+	RoleUser      Role = "user"      // a person (any speaker in the channel)
+	RoleAssistant Role = "assistant" // the agent
+	RoleTool      Role = "tool"      // a tool's result, fed back to the agent
+	RoleSystem    Role = "system"    // the platform (the daemon itself)
+)
+
+// ToolCall is a call the agent made in an assistant message.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Message is one stored message. Assistant answers are stored one message
+// per outgoing chat message (the @br parts of one model output share ReplyTo
+// and Step and count up in Part).
+type Message struct {
+	ID      string    `json:"id"`
+	Channel string    `json:"channel"`
+	Role    Role      `json:"role"`
+	User    string    `json:"user,omitempty"` // speaker name (the agent's name on assistant messages)
+	Text    string    `json:"text"`
+	Time    time.Time `json:"time"`
+	// Tokens caches the token count of Text, measured when stored.
+	Tokens int `json:"tokens,omitempty"`
+	// ReplyTo is the user message whose turn produced this message.
+	ReplyTo string `json:"reply_to,omitempty"`
+	// Step is the model call of the turn (0 for the first answer); Part is
+	// the @br part within that output.
+	Step int `json:"step,omitempty"`
+	Part int `json:"part,omitempty"`
+	// Empty marks the agent's choice to say nothing (<empty_reply>).
+	Empty bool `json:"empty,omitempty"`
+	// ToolCalls are the calls made by the model output this message ends.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID and ToolName identify the call a tool message answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	ToolName   string `json:"tool_name,omitempty"`
+	// ExternalID is the id the message had where it came from (an import, a
+	// chat platform).
+	ExternalID string `json:"external_id,omitempty"`
+}
+
+// Channel is a conversation that has at least one message.
+type Channel struct {
+	Name    string    `json:"name"`
+	Created time.Time `json:"created"`
+}
+
+// Channel name limits.
+const MaxChannelLen = 200
+
+// ValidChannel reports whether name can name a channel: 1–200 bytes of
+// UTF-8 without control characters.
+func ValidChannel(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("%w: the channel name is empty; name the conversation (e.g. \"home\" or \"qq:group:123\")", ErrInvalid)
+	case len(name) > MaxChannelLen:
+		return fmt.Errorf("%w: the channel name is %d bytes; the limit is %d", ErrInvalid, len(name), MaxChannelLen)
+	case !utf8.ValidString(name):
+		return fmt.Errorf("%w: the channel name is not valid UTF-8", ErrInvalid)
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("%w: the channel name %q contains a control character", ErrInvalid, name)
+		}
+	}
+	return nil
+}
+
+// Append stores messages in one durable transaction, giving each a new
+// monotonic id (its Time is set to now when zero). It returns once the
+// messages are on disk.
+func (s *Store) Append(now time.Time, msgs ...*Message) error {
+	for _, m := range msgs {
+		if err := ValidChannel(m.Channel); err != nil {
+			return err
+		}
+		if m.Time.IsZero() {
+			m.Time = now
+		}
+		m.ID = s.ids.next(now).String()
+	}
+	return s.write(msgs)
+}
+
+func (s *Store) write(msgs []*Message) error {
+	err := s.db.Update(func(txn *badger.Txn) error {
+		for _, m := range msgs {
+			id, err := uuid.Parse(m.ID)
+			if err != nil {
+				return fmt.Errorf("%w: message id %q: %v", ErrInvalid, m.ID, err)
+			}
+			b, err := json.Marshal(m)
+			if err != nil {
+				return err
+			}
+			if err := txn.Set(messageKey(m.Channel, id), b); err != nil {
+				return err
+			}
+			if err := txn.Set(idKey(id), []byte(m.Channel)); err != nil {
+				return err
+			}
+			ck := channelKey(m.Channel)
+			if _, err := txn.Get(ck); errors.Is(err, badger.ErrKeyNotFound) {
+				cb, _ := json.Marshal(Channel{Name: m.Channel, Created: m.Time})
+				if err := txn.Set(ck, cb); err != nil {
+					return err
+				}
+			} else if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: append: %w", err)
+	}
+	return nil
+}
+
+// Get returns the message with the given id.
+func (s *Store) Get(id string) (*Message, error) {
+	u, err := uuid.Parse(id)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %q is not a message id", ErrInvalid, id)
+	}
+	var m Message
+	err = s.db.View(func(txn *badger.Txn) error {
+		it, err := txn.Get(idKey(u))
+		if err != nil {
+			return err
+		}
+		ch, err := it.ValueCopy(nil)
+		if err != nil {
+			return err
+		}
+		it, err = txn.Get(messageKey(string(ch), u))
+		if err != nil {
+			return err
+		}
+		return it.Value(func(v []byte) error { return json.Unmarshal(v, &m) })
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, fmt.Errorf("store: message %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: get %s: %w", id, err)
+	}
+	return &m, nil
+}
+
+// Recent returns up to limit messages of a channel that keep passes (nil
+// keeps all), newest last. It walks backwards from the newest message, so
+// its cost follows limit, not the size of the channel.
+func (s *Store) Recent(channel string, limit int, keep func(*Message) bool) ([]*Message, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var out []*Message
+	err := s.db.View(func(txn *badger.Txn) error {
+		prefix := messagePrefix(channel)
+		it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: prefix, PrefetchValues: true, PrefetchSize: min(limit, 64)})
+		defer it.Close()
+		for it.Seek(prefixEnd(prefix)); it.Valid() && len(out) < limit; it.Next() {
+			m := new(Message)
+			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, m) }); err != nil {
+				return fmt.Errorf("decode %x: %w", it.Item().Key(), err)
+			}
+			if keep == nil || keep(m) {
+				out = append(out, m)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: recent %s: %w", channel, err)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, nil
+}
+
+// Channels lists every channel that has messages, in name order.
+func (s *Store) Channels() ([]Channel, error) {
+	var out []Channel
+	err := s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixChannel), PrefetchValues: true})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			var c Channel
+			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &c) }); err != nil {
+				return err
+			}
+			out = append(out, c)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: channels: %w", err)
+	}
+	return out, nil
+}
+
+// PutTrace keeps the last prompt-packet trace of a channel.
+func (s *Store) PutTrace(channel string, trace []byte) error {
+	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(traceKey(channel), trace) }); err != nil {
+		return fmt.Errorf("store: put trace %s: %w", channel, err)
+	}
+	return nil
+}
+
+// Trace returns the last prompt-packet trace of a channel.
+func (s *Store) Trace(channel string) ([]byte, error) {
+	var out []byte
+	err := s.db.View(func(txn *badger.Txn) error {
+		it, err := txn.Get(traceKey(channel))
+		if err != nil {
+			return err
+		}
+		out, err = it.ValueCopy(nil)
+		return err
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, fmt.Errorf("store: trace of %s: %w", channel, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: trace %s: %w", channel, err)
+	}
+	return out, nil
+}

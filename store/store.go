@@ -1,0 +1,131 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/google/uuid"
+)
+
+// Options configure Open.
+type Options struct {
+	// Dir is the data dir; the database lives in Dir/db. Ignored in memory.
+	Dir string
+	// InMemory keeps everything in memory (tests).
+	InMemory bool
+	// Logger receives Badger's warnings and errors; nil discards them.
+	Logger *slog.Logger
+}
+
+// Store is the open database of one data dir.
+type Store struct {
+	db   *badger.DB
+	lock *dirLock
+	ids  idGen
+	log  *slog.Logger
+}
+
+// Open opens (creating if needed) the store of a data dir and takes its
+// lock. A second Open of the same dir, in this or another process, fails
+// with an error wrapping ErrLocked.
+func Open(o Options) (*Store, error) {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var (
+		opts badger.Options
+		lock *dirLock
+	)
+	if o.InMemory {
+		opts = badger.DefaultOptions("").WithInMemory(true)
+	} else {
+		if o.Dir == "" {
+			return nil, errors.New("store: no data dir given; set CYAN_DATA_DIR")
+		}
+		if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+			return nil, fmt.Errorf("store: create data dir %s: %w (check its permissions or set CYAN_DATA_DIR)", o.Dir, err)
+		}
+		l, err := lockDir(o.Dir)
+		if err != nil {
+			return nil, err
+		}
+		lock = l
+		opts = badger.DefaultOptions(filepath.Join(o.Dir, "db"))
+	}
+	opts = opts.
+		WithSyncWrites(true).
+		WithLogger(badgerLogger{log}).
+		WithMemTableSize(32 << 20).
+		WithValueLogFileSize(256 << 20).
+		WithBlockCacheSize(64 << 20).
+		WithIndexCacheSize(32 << 20).
+		WithNumVersionsToKeep(1)
+	db, err := badger.Open(opts)
+	if err != nil {
+		lock.release()
+		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
+			return nil, fmt.Errorf("store: %s: %w", o.Dir, ErrLocked)
+		}
+		return nil, fmt.Errorf("store: open database in %s: %w", o.Dir, err)
+	}
+	s := &Store{db: db, lock: lock, log: log}
+	if err := s.seedIDs(); err != nil {
+		_ = db.Close()
+		lock.release()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close flushes and closes the database and releases the lock.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	s.lock.release()
+	if err != nil {
+		return fmt.Errorf("store: close: %w", err)
+	}
+	return nil
+}
+
+// DB is the underlying database, for packages that keep their own key
+// space (registered in keys.go).
+func (s *Store) DB() *badger.DB { return s.db }
+
+// seedIDs continues the id sequence after the newest stored message, so ids
+// stay ordered even if the clock stepped back across a restart.
+func (s *Store) seedIDs() error {
+	return s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: []byte(prefixMsgID)})
+		defer it.Close()
+		it.Seek(prefixEnd([]byte(prefixMsgID)))
+		if !it.Valid() {
+			return nil
+		}
+		k := it.Item().Key()
+		id, err := uuid.FromBytes(k[len(prefixMsgID):])
+		if err != nil {
+			return fmt.Errorf("store: corrupt message index key %x: %w", k, err)
+		}
+		s.ids.seed(id)
+		return nil
+	})
+}
+
+// badgerLogger forwards Badger's warnings and errors to slog; its info and
+// debug chatter is dropped.
+type badgerLogger struct{ log *slog.Logger }
+
+func (l badgerLogger) Errorf(f string, a ...any) {
+	l.log.Error(strings.TrimSpace(fmt.Sprintf(f, a...)))
+}
+func (l badgerLogger) Warningf(f string, a ...any) {
+	l.log.Warn(strings.TrimSpace(fmt.Sprintf(f, a...)))
+}
+func (badgerLogger) Infof(string, ...any)  {}
+func (badgerLogger) Debugf(string, ...any) {}

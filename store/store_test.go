@@ -1,0 +1,187 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+func openDir(t *testing.T, dir string) *Store {
+	t.Helper()
+	s, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestAppendRecentGet(t *testing.T) {
+	s, err := Open(Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := range 10 {
+		ch := "a"
+		if i%2 == 1 {
+			ch = "b"
+		}
+		// All in one millisecond: order must still follow the order of Append.
+		if err := s.Append(t0, &Message{Channel: ch, Role: RoleUser, User: "u", Text: fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.Recent("a", 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].Text != "4" || got[1].Text != "6" || got[2].Text != "8" {
+		t.Fatalf("Recent(a, 3) = %v", texts(got))
+	}
+	all, _ := s.Recent("a", 100, nil)
+	if len(all) != 5 {
+		t.Fatalf("Recent(a, 100) returned %d, want 5", len(all))
+	}
+	evens, _ := s.Recent("b", 100, func(m *Message) bool { return m.Text != "5" })
+	if len(evens) != 4 {
+		t.Fatalf("filter: %v", texts(evens))
+	}
+	m, err := s.Get(got[1].ID)
+	if err != nil || m.Text != "6" || m.Channel != "a" {
+		t.Fatalf("Get = %+v, %v", m, err)
+	}
+	if _, err := s.Get(uuid.NewString()); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Get(unknown) err = %v, want ErrNotFound", err)
+	}
+	if _, err := s.Get("nope"); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("Get(bad) err = %v, want ErrInvalid", err)
+	}
+	chs, _ := s.Channels()
+	if len(chs) != 2 || chs[0].Name != "a" || chs[1].Name != "b" {
+		t.Fatalf("Channels = %+v", chs)
+	}
+}
+
+func TestIDsMonotonic(t *testing.T) {
+	var g idGen
+	prev := g.next(t0)
+	times := []time.Time{t0, t0, t0.Add(-time.Hour), t0.Add(time.Millisecond), t0}
+	for i, tm := range times {
+		id := g.next(tm)
+		if id.Version() != 7 || id.Variant() != uuid.RFC4122 {
+			t.Fatalf("id %d: version %d variant %v", i, id.Version(), id.Variant())
+		}
+		if string(id[:]) <= string(prev[:]) {
+			t.Fatalf("id %d (%s) does not sort after %s", i, id, prev)
+		}
+		prev = id
+	}
+	if ms := idMillis(g.next(t0.Add(time.Hour))); ms != t0.Add(time.Hour).UnixMilli() {
+		t.Errorf("id time = %d, want %d", ms, t0.Add(time.Hour).UnixMilli())
+	}
+	// Counter overflow within one millisecond borrows the next one, still ordered.
+	g2 := idGen{}
+	prev = g2.next(t0)
+	for range 5000 {
+		id := g2.next(t0)
+		if string(id[:]) <= string(prev[:]) {
+			t.Fatal("overflow broke ordering")
+		}
+		prev = id
+	}
+}
+
+func TestPersistAndSeed(t *testing.T) {
+	dir := t.TempDir()
+	s := openDir(t, dir)
+	late := t0.Add(24 * time.Hour)
+	if err := s.Append(late, &Message{Channel: "c", Role: RoleUser, Text: "later"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openDir(t, dir)
+	defer s.Close()
+	// The clock is now a day behind the stored message: the new one must still sort after it.
+	if err := s.Append(t0, &Message{Channel: "c", Role: RoleAssistant, Text: "earlier clock"}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.Recent("c", 10, nil)
+	if len(got) != 2 || got[0].Text != "later" || got[1].Text != "earlier clock" {
+		t.Fatalf("after reopen: %v", texts(got))
+	}
+}
+
+func TestSecondOpenLocked(t *testing.T) {
+	dir := t.TempDir()
+	s := openDir(t, dir)
+	_, err := Open(Options{Dir: dir})
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("second Open err = %v, want ErrLocked", err)
+	}
+	if pid, held, err := Holder(dir); err != nil || !held || pid == 0 {
+		t.Fatalf("Holder = %d %v %v", pid, held, err)
+	}
+	s.Close()
+	if _, held, _ := Holder(dir); held {
+		t.Fatal("Holder reports held after Close")
+	}
+	s = openDir(t, dir)
+	s.Close()
+}
+
+func TestTrace(t *testing.T) {
+	s, _ := Open(Options{InMemory: true})
+	defer s.Close()
+	if _, err := s.Trace("x"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("err = %v", err)
+	}
+	if err := s.PutTrace("x", []byte(`{"a":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := s.Trace("x"); err != nil || string(b) != `{"a":1}` {
+		t.Fatalf("Trace = %s, %v", b, err)
+	}
+}
+
+func TestValidChannel(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		ok   bool
+	}{
+		{"plain", "home", true},
+		{"platform style", "qq:group:12345", true},
+		{"unicode", "青蓝的家", true},
+		{"empty", "", false},
+		{"nul", "a\x00b", false},
+		{"newline", "a\nb", false},
+		{"too long", string(make([]byte, 201)), false},
+		{"bad utf8", "\xff", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ValidChannel(tt.in)
+			if (err == nil) != tt.ok {
+				t.Fatalf("ValidChannel(%q) = %v", tt.in, err)
+			}
+			if err != nil && !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error does not wrap ErrInvalid: %v", err)
+			}
+		})
+	}
+}
+
+func texts(ms []*Message) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.Text)
+	}
+	return out
+}
