@@ -4,7 +4,10 @@
 // native tool calls, JSON-schema output, usage, timeouts and retries.
 //
 // Every failure is an *Error whose Kind says what went wrong and whose message
-// says what the user can do about it.
+// says what the user can do about it; the one exception is the caller's
+// context ending, which is returned wrapping ctx.Err() and never retried.
+// Calls are retried with backoff on 429, 5xx and transport errors, streams
+// only until their first delta has reached the caller.
 //
 // It imports nothing of cyan's.
 package llm

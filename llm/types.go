@@ -8,6 +8,7 @@ import (
 // Role is the author of a message in a provider conversation.
 type Role string
 
+// The roles of Message.
 const (
 	RoleSystem    Role = "system"
 	RoleUser      Role = "user"
@@ -55,6 +56,9 @@ type ResponseFormat struct {
 // Think is a reasoning hint. The zero value leaves the provider's default.
 type Think string
 
+// The Think hints. OpenAI-compatible servers get Low, Medium and High as
+// reasoning_effort (On as medium; Off has no portable form and is left to
+// the model). Anthropic gets a thinking budget for On, Low, Medium and High.
 const (
 	ThinkDefault Think = ""
 	ThinkOff     Think = "off"

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -169,24 +170,41 @@ func (s *Store) Get(id string) (*Message, error) {
 	return &m, nil
 }
 
-// Recent returns up to limit messages of a channel that keep passes (nil
-// keeps all), newest last. It walks backwards from the newest message, so
-// its cost follows limit, not the size of the channel.
-func (s *Store) Recent(channel string, limit int, keep func(*Message) bool) ([]*Message, error) {
-	if limit <= 0 {
+// Window selects the newest messages of a channel.
+type Window struct {
+	// Limit is the most messages to return.
+	Limit int
+	// MaxScan, when positive, bounds how many messages are examined, so a
+	// filter that matches rarely cannot turn a read into a scan of the
+	// whole channel.
+	MaxScan int
+	// Keep filters the messages; nil keeps all.
+	Keep func(*Message) bool
+}
+
+// Recent returns the newest messages of a channel that w selects, oldest
+// first. It walks backwards from the newest message, so its cost follows
+// the window, not the size of the channel.
+func (s *Store) Recent(channel string, w Window) ([]*Message, error) {
+	if w.Limit <= 0 {
 		return nil, nil
 	}
 	var out []*Message
 	err := s.db.View(func(txn *badger.Txn) error {
 		prefix := messagePrefix(channel)
-		it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: prefix, PrefetchValues: true, PrefetchSize: min(limit, 64)})
+		it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: prefix, PrefetchValues: true, PrefetchSize: min(w.Limit, 64)})
 		defer it.Close()
-		for it.Seek(prefixEnd(prefix)); it.Valid() && len(out) < limit; it.Next() {
+		scanned := 0
+		for it.Seek(prefixEnd(prefix)); it.Valid() && len(out) < w.Limit; it.Next() {
+			if w.MaxScan > 0 && scanned >= w.MaxScan {
+				break
+			}
+			scanned++
 			m := new(Message)
 			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, m) }); err != nil {
 				return fmt.Errorf("decode %x: %w", it.Item().Key(), err)
 			}
-			if keep == nil || keep(m) {
+			if w.Keep == nil || w.Keep(m) {
 				out = append(out, m)
 			}
 		}
@@ -195,9 +213,7 @@ func (s *Store) Recent(channel string, limit int, keep func(*Message) bool) ([]*
 	if err != nil {
 		return nil, fmt.Errorf("store: recent %s: %w", channel, err)
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
+	slices.Reverse(out)
 	return out, nil
 }
 

@@ -36,18 +36,18 @@ func TestAppendRecentGet(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := s.Recent("a", 3, nil)
+	got, err := s.Recent("a", Window{Limit: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 3 || got[0].Text != "4" || got[1].Text != "6" || got[2].Text != "8" {
 		t.Fatalf("Recent(a, 3) = %v", texts(got))
 	}
-	all, _ := s.Recent("a", 100, nil)
+	all, _ := s.Recent("a", Window{Limit: 100})
 	if len(all) != 5 {
 		t.Fatalf("Recent(a, 100) returned %d, want 5", len(all))
 	}
-	evens, _ := s.Recent("b", 100, func(m *Message) bool { return m.Text != "5" })
+	evens, _ := s.Recent("b", Window{Limit: 100, Keep: func(m *Message) bool { return m.Text != "5" }})
 	if len(evens) != 4 {
 		t.Fatalf("filter: %v", texts(evens))
 	}
@@ -60,6 +60,10 @@ func TestAppendRecentGet(t *testing.T) {
 	}
 	if _, err := s.Get("nope"); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("Get(bad) err = %v, want ErrInvalid", err)
+	}
+	scanned, _ := s.Recent("a", Window{Limit: 100, MaxScan: 2})
+	if len(scanned) != 2 || scanned[1].Text != "8" {
+		t.Fatalf("MaxScan: %v", texts(scanned))
 	}
 	chs, _ := s.Channels()
 	if len(chs) != 2 || chs[0].Name != "a" || chs[1].Name != "b" {
@@ -112,7 +116,7 @@ func TestPersistAndSeed(t *testing.T) {
 	if err := s.Append(t0, &Message{Channel: "c", Role: RoleAssistant, Text: "earlier clock"}); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := s.Recent("c", 10, nil)
+	got, _ := s.Recent("c", Window{Limit: 10})
 	if len(got) != 2 || got[0].Text != "later" || got[1].Text != "earlier clock" {
 		t.Fatalf("after reopen: %v", texts(got))
 	}

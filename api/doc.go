@@ -1,0 +1,11 @@
+// Package api is cyan's HTTP interface: the native API under /api/v1, an
+// OpenAI-compatible /v1 so existing front-ends can use the companion as a
+// "model", and /healthz.
+//
+// It listens on loopback by default. Any other bind requires the bearer
+// token kept in the data dir; on loopback the Host header is checked against
+// DNS rebinding. Bodies are size-limited, and every error is JSON
+// {"error": {"message", "type"}} with a message that says what to do.
+//
+// It may import mainvirtual, store, llm and config.
+package api

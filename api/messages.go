@@ -1,0 +1,208 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/mainvirtual"
+	"github.com/cyan-agent/cyan/store"
+)
+
+type postMessageRequest struct {
+	Channel string `json:"channel"`
+	User    string `json:"user"`
+	Text    string `json:"text"`
+	// Stream answers with server-sent events as the reply is produced.
+	Stream bool `json:"stream"`
+}
+
+type postMessageResponse struct {
+	MessageID string   `json:"message_id"`
+	Replies   []string `json:"replies"`
+	// Warning is set when a step after the first answer failed: the
+	// replies above were delivered, what would have followed was not.
+	Warning string `json:"warning,omitempty"`
+}
+
+func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
+	var req postMessageRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	in := mainvirtual.Incoming{Channel: req.Channel, User: req.User, Text: req.Text}
+	if req.Stream {
+		s.streamMessage(w, r, in)
+		return
+	}
+	res, err := s.o.Agent.Turn(r.Context(), in, mainvirtual.Listener{})
+	if err != nil {
+		s.writeTurnError(w, r.Context(), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, responseOf(res))
+}
+
+func responseOf(res *mainvirtual.Result) postMessageResponse {
+	out := postMessageResponse{MessageID: res.Message.ID, Replies: texts(res.Replies)}
+	if res.Err != nil {
+		out.Warning = "a later step of the turn failed: " + res.Err.Error()
+	}
+	return out
+}
+
+func texts(ms []*store.Message) []string {
+	out := make([]string, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, m.Text)
+	}
+	return out
+}
+
+// streamMessage answers with server-sent events: "message" once the
+// incoming message is durable, "delta" and "break" as the model writes,
+// "reply" for each durable outgoing message, then "done" (or "error").
+func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, in mainvirtual.Incoming) {
+	sse, ok := newSSE(w)
+	if !ok {
+		writeError(w, http.StatusInternalServerError, "internal", "streaming is not supported by this connection")
+		return
+	}
+	res, err := s.o.Agent.Turn(r.Context(), in, mainvirtual.Listener{
+		Stored: func(m *store.Message) { _ = sse.event("message", map[string]string{"message_id": m.ID}) },
+		Stream: func(e mainvirtual.StreamEvent) error {
+			if e.Break {
+				return sse.event("break", struct{}{})
+			}
+			return sse.event("delta", map[string]string{"text": e.Text})
+		},
+		Reply: func(m *store.Message) {
+			_ = sse.event("reply", map[string]string{"id": m.ID, "text": m.Text})
+		},
+	})
+	if err != nil {
+		status, body := s.turnError(r.Context(), err)
+		if !sse.started {
+			writeJSON(w, status, body)
+			return
+		}
+		_ = sse.event("error", body)
+		return
+	}
+	_ = sse.event("done", responseOf(res))
+}
+
+// turnError maps a failed turn to a status and an error body.
+func (s *Server) turnError(ctx context.Context, err error) (int, errorBody) {
+	var te *mainvirtual.TurnError
+	body := errorBody{}
+	if errors.As(err, &te) && te.Message != nil {
+		body.Error.MessageID = te.Message.ID
+	}
+	kept := ""
+	if body.Error.MessageID != "" {
+		kept = fmt.Sprintf("your message was kept (id %s), but there is no answer: ", body.Error.MessageID)
+	}
+	set := func(status int, typ, msg string) (int, errorBody) {
+		body.Error.Type, body.Error.Message = typ, kept+msg
+		return status, body
+	}
+	switch {
+	case mainvirtual.IsInvalid(err):
+		return set(http.StatusBadRequest, "invalid_request", err.Error())
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		return set(http.StatusServiceUnavailable, "unavailable", "the request ended before the answer (the client went away or the daemon is stopping); try again")
+	case te != nil && te.Stage == "llm":
+		switch llm.KindOf(err) {
+		case llm.Unreachable, llm.RateLimited:
+			return set(http.StatusServiceUnavailable, "llm_unavailable", te.Err.Error())
+		case llm.Timeout:
+			return set(http.StatusGatewayTimeout, "llm_timeout", te.Err.Error())
+		default:
+			return set(http.StatusBadGateway, "llm_error", te.Err.Error())
+		}
+	case te != nil && te.Stage == "assemble":
+		return set(http.StatusInternalServerError, "assemble", te.Err.Error())
+	default:
+		s.log.Error("turn failed", "err", err)
+		return set(http.StatusInternalServerError, "storage", err.Error())
+	}
+}
+
+func (s *Server) writeTurnError(w http.ResponseWriter, ctx context.Context, err error) {
+	status, body := s.turnError(ctx, err)
+	writeJSON(w, status, body)
+}
+
+// messageJSON is a message as the API lists it.
+type messageJSON struct {
+	ID       string    `json:"id"`
+	Role     string    `json:"role"`
+	User     string    `json:"user"`
+	Text     string    `json:"text"`
+	Time     time.Time `json:"time"`
+	ToolName string    `json:"tool_name,omitempty"`
+	Empty    bool      `json:"empty_reply,omitempty"`
+}
+
+// List limits of GET /api/v1/messages.
+const (
+	defaultListLimit = 50
+	maxListLimit     = 1000
+)
+
+// listMessages returns the newest messages of a channel, oldest first: what
+// people said and what the agent answered; with all=1 also tool results and
+// the agent's silent turns.
+func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	channel := q.Get("channel")
+	if err := store.ValidChannel(channel); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "channel: "+err.Error())
+		return
+	}
+	limit := defaultListLimit
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxListLimit {
+			writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("limit must be a number from 1 to %d", maxListLimit))
+			return
+		}
+		limit = n
+	}
+	all := q.Get("all") == "1" || q.Get("all") == "true"
+	msgs, err := s.o.Store.Recent(channel, store.Window{Limit: limit, Keep: func(m *store.Message) bool {
+		return all || m.Role == store.RoleUser || m.Role == store.RoleSystem || (m.Role == store.RoleAssistant && m.Text != "")
+	}})
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "storage", err.Error())
+		return
+	}
+	out := make([]messageJSON, 0, len(msgs))
+	for _, m := range msgs {
+		out = append(out, messageJSON{ID: m.ID, Role: string(m.Role), User: m.User, Text: m.Text, Time: m.Time, ToolName: m.ToolName, Empty: m.Empty})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"messages": out})
+}
+
+func (s *Server) lastTrace(w http.ResponseWriter, r *http.Request) {
+	channel := r.URL.Query().Get("channel")
+	if err := store.ValidChannel(channel); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "channel: "+err.Error())
+		return
+	}
+	t, err := s.o.Agent.LastTrace(channel)
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no turn has run in channel %q yet", channel))
+		return
+	}
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "storage", err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, t)
+}

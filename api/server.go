@@ -1,0 +1,163 @@
+package api
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cyan-agent/cyan/mainvirtual"
+	"github.com/cyan-agent/cyan/store"
+)
+
+// Options configure New.
+type Options struct {
+	Agent *mainvirtual.MainVirtual
+	Store *store.Store
+	// Token, when set, is required as "Authorization: Bearer <token>" on
+	// every route but /healthz.
+	Token string
+	// CheckHost turns on the DNS-rebinding check: the Host header must name
+	// a loopback host or one of AllowedHosts.
+	CheckHost    bool
+	AllowedHosts []string
+	MaxBodyBytes int64
+	Version      string
+	Logger       *slog.Logger // nil: discard
+	Now          func() time.Time
+}
+
+// Server routes the HTTP API.
+type Server struct {
+	o   Options
+	log *slog.Logger
+	mux *http.ServeMux
+}
+
+// New checks the options and builds the routes.
+func New(o Options) (*Server, error) {
+	if o.Agent == nil || o.Store == nil {
+		return nil, errors.New("api: agent and store are required")
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 1 << 20
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{o: o, log: log, mux: http.NewServeMux()}
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("POST /api/v1/messages", s.postMessage)
+	s.mux.HandleFunc("GET /api/v1/messages", s.listMessages)
+	s.mux.HandleFunc("GET /api/v1/trace/last", s.lastTrace)
+	s.mux.HandleFunc("GET /v1/models", s.models)
+	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s; see the README for the API", r.Method, r.URL.Path))
+	})
+	return s, nil
+}
+
+// ServeHTTP applies the guards (recover, host check, auth, body limit) and
+// routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("handler panic", "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			writeError(w, http.StatusInternalServerError, "internal", "internal error; the daemon's log has the details")
+		}
+	}()
+	if s.o.CheckHost && !s.hostAllowed(r.Host) {
+		writeError(w, http.StatusForbidden, "forbidden_host",
+			fmt.Sprintf("host %q is not allowed; use http://127.0.0.1 or add the name to api.allowed_hosts", r.Host))
+		return
+	}
+	if s.o.Token != "" && r.URL.Path != "/healthz" && !s.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="cyan"`)
+		writeError(w, http.StatusUnauthorized, "unauthorized",
+			"missing or wrong bearer token; send \"Authorization: Bearer <token>\" with the token from the api-token file in the data dir")
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, s.o.MaxBodyBytes)
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	h := r.Header.Get("Authorization")
+	tok, ok := strings.CutPrefix(h, "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.o.Token)) == 1
+}
+
+func (s *Server) hostAllowed(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.ToLower(strings.Trim(host, "[]"))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return true
+	}
+	return slices.ContainsFunc(s.o.AllowedHosts, func(a string) bool { return strings.EqualFold(a, host) })
+}
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": s.o.Version})
+}
+
+// errorBody is the JSON shape of every error.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Message string `json:"message"`
+	Type    string `json:"type"`
+	// MessageID is the stored incoming message, when the failure came
+	// after it was kept.
+	MessageID string `json:"message_id,omitempty"`
+}
+
+func writeError(w http.ResponseWriter, status int, typ, msg string) {
+	writeJSON(w, status, errorBody{Error: errorDetail{Message: msg, Type: typ}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// decodeBody reads a JSON body into v, with errors a caller can act on.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, "too_large",
+				fmt.Sprintf("the body is over %d bytes; send less (or raise api.max_body_bytes)", tooBig.Limit))
+			return false
+		}
+		writeError(w, http.StatusBadRequest, "invalid_request", "the body is not valid JSON: "+err.Error())
+		return false
+	}
+	return true
+}

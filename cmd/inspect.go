@@ -1,0 +1,220 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cyan-agent/cyan/mainvirtual"
+)
+
+func runHistory(io IO, args []string) error {
+	fs := newFlags(io, "history")
+	channel := fs.String("channel", "terminal", "the `channel` to show")
+	limit := fs.Int("limit", 50, "show the newest `n` messages")
+	all := fs.Bool("all", false, "include tool results and silent turns")
+	asJSON := fs.Bool("json", false, "print the daemon's JSON answer")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(pos); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(io)
+	if err != nil {
+		return err
+	}
+	var out struct {
+		Messages []struct {
+			ID       string    `json:"id"`
+			Role     string    `json:"role"`
+			User     string    `json:"user"`
+			Text     string    `json:"text"`
+			Time     time.Time `json:"time"`
+			ToolName string    `json:"tool_name,omitempty"`
+			Empty    bool      `json:"empty_reply,omitempty"`
+		} `json:"messages"`
+	}
+	allFlag := ""
+	if *all {
+		allFlag = "1"
+	}
+	if err := newClient(cfg).do("GET", "/api/v1/messages"+query("channel", *channel, "limit", strconv.Itoa(*limit), "all", allFlag), nil, &out); err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(io.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	if len(out.Messages) == 0 {
+		fmt.Fprintf(io.Stdout, "channel %q has no messages\n", *channel)
+	}
+	for _, m := range out.Messages {
+		who := m.User
+		switch {
+		case m.Role == "tool":
+			who = "#" + m.ToolName
+		case m.Empty:
+			m.Text = "(chose not to reply)"
+		}
+		fmt.Fprintf(io.Stdout, "[%s] %s: %s\n", localTime(m.Time), who, indentRest(m.Text, "    "))
+	}
+	return nil
+}
+
+func indentRest(s, pad string) string { return strings.ReplaceAll(s, "\n", "\n"+pad) }
+
+func runTrace(io IO, args []string) error {
+	fs := newFlags(io, "trace")
+	channel := fs.String("channel", "terminal", "the `channel` whose last turn to show")
+	asJSON := fs.Bool("json", false, "print the whole trace as JSON")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(pos); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(io)
+	if err != nil {
+		return err
+	}
+	resp, err := newClient(cfg).send("GET", "/api/v1/trace/last"+query("channel", *channel), nil, "application/json")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var raw json.RawMessage
+	if err := json.NewDecoder(resp.Body).Decode(&raw); err != nil {
+		return fmt.Errorf("unreadable trace: %w", err)
+	}
+	if *asJSON {
+		var v any
+		_ = json.Unmarshal(raw, &v)
+		enc := json.NewEncoder(io.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	var t mainvirtual.Trace
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return fmt.Errorf("unreadable trace: %w", err)
+	}
+	printTrace(io, &t)
+	return nil
+}
+
+// printTrace shows a turn: the budget table, the context, the exact
+// provider messages and each step.
+func printTrace(io IO, t *mainvirtual.Trace) {
+	w := io.Stdout
+	fmt.Fprintf(w, "Turn of message %s in %q at %s (model %s)\n", t.MessageID, t.Channel, localTime(t.Time), orDash(t.Model))
+	if t.Error != "" {
+		fmt.Fprintf(w, "Error: %s\n", t.Error)
+	}
+	p := t.Packet
+	if p == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nPacket: %d tokens (system %d, context %d), assembled in %dµs\n", p.Tokens, p.SystemTokens, p.Context.Tokens, p.AssemblyMicros)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SECTION\tTOKENS\tBUDGET\tNOTE")
+	for _, s := range p.Sections {
+		note := s.Note
+		if s.Clipped {
+			note = strings.TrimPrefix(note+"; clipped", "; ")
+		}
+		if s.Error != "" {
+			note = strings.TrimPrefix(note+"; error: "+s.Error, "; ")
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", s.Slot, s.Tokens, s.Budget, note)
+	}
+	fmt.Fprintf(tw, "context\t%d\t%d\t%d messages (at most %d), %d dropped\n", p.Context.Tokens, p.Context.Budget, len(p.Context.Included), p.Context.MaxCount, len(p.Context.Dropped))
+	tw.Flush()
+	if len(p.Tools) > 0 {
+		var names []string
+		for _, tl := range p.Tools {
+			names = append(names, tl.Name)
+		}
+		fmt.Fprintf(w, "Tools offered: %s\n", strings.Join(names, ", "))
+	}
+	fmt.Fprintln(w, "\nMessages sent to the model:")
+	for _, m := range p.Messages {
+		fmt.Fprintf(w, "--- %s ---\n%s\n", m.Role, m.Content)
+	}
+	for _, st := range t.Steps {
+		fmt.Fprintf(w, "\nStep %d (%d ms, %d in / %d out tokens, finish %s)\n", st.Step, st.Millis, st.Usage.InputTokens, st.Usage.OutputTokens, orDash(st.FinishReason))
+		if st.Error != "" {
+			fmt.Fprintf(w, "  error: %s\n", st.Error)
+		}
+		if st.Reasoning != "" {
+			fmt.Fprintf(w, "  reasoning: %s\n", indentRest(st.Reasoning, "    "))
+		}
+		fmt.Fprintf(w, "  output: %s\n", indentRest(st.Output, "    "))
+		for i, c := range st.ToolCalls {
+			res := ""
+			if i < len(st.Results) {
+				res = st.Results[i].Text
+			}
+			fmt.Fprintf(w, "  call %s(%s) → %s\n", c.Name, c.Arguments, indentRest(res, "    "))
+		}
+		if st.Note != "" {
+			fmt.Fprintf(w, "  note: %s\n", st.Note)
+		}
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func runConfig(io IO, args []string) error {
+	fs := newFlags(io, "config")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || pos[0] != "check" {
+		return &usageError{msg: "the config command has one verb: cyan config check"}
+	}
+	cfg, err := loadConfig(io)
+	if err != nil {
+		return err
+	}
+	out, err := cfg.YAML()
+	if err != nil {
+		return err
+	}
+	file := cfg.File
+	if file == "" {
+		file = "none (built-in defaults and the environment)"
+	}
+	fmt.Fprintf(io.Stdout, "# configuration is valid\n# file: %s\n%s", file, out)
+	return nil
+}
+
+func runVersion(io IO, args []string) error {
+	fs := newFlags(io, "version")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(pos); err != nil {
+		return err
+	}
+	v := Version
+	if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
+	}
+	fmt.Fprintf(io.Stdout, "cyan %s (%s, %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return nil
+}

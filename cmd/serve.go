@@ -1,0 +1,53 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os/signal"
+	"syscall"
+
+	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/daemon"
+)
+
+func runServe(io IO, args []string) error {
+	fs := newFlags(io, "serve")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(pos); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(io)
+	if err != nil {
+		return err
+	}
+	log := newLogger(io.Stderr, cfg.Log)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	d, err := daemon.New(daemon.Options{
+		Config: cfg, Logger: log, Version: Version,
+		Ready: func(addr net.Addr) {
+			fmt.Fprintf(io.Stderr, "cyan %s is listening on http://%s (data in %s; LLM %s %s at %s)\n",
+				Version, addr, cfg.DataDir, cfg.LLM.Provider, cfg.LLM.Model, cfg.LLM.BaseURL)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	return d.Run(ctx)
+}
+
+func newLogger(w io.Writer, c config.Log) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}

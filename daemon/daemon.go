@@ -1,0 +1,294 @@
+package daemon
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/cyan-agent/cyan/api"
+	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/mainvirtual"
+	"github.com/cyan-agent/cyan/persona"
+	"github.com/cyan-agent/cyan/store"
+)
+
+// TokenFile is the bearer token's file in the data dir (mode 0600).
+const TokenFile = "api-token"
+
+// ShutdownTimeout bounds a clean shutdown.
+const ShutdownTimeout = 5 * time.Second
+
+// Options configure New.
+type Options struct {
+	Config  *config.Config
+	Logger  *slog.Logger // nil: discard
+	Version string
+	// Now is the clock of every part (nil: time.Now).
+	Now func() time.Time
+	// Ready, if set, is called with the listen address once the API answers.
+	Ready func(addr net.Addr)
+}
+
+// Daemon is the whole of one running cyan: the System of its parts.
+type Daemon struct {
+	cfg     *config.Config
+	log     *slog.Logger
+	store   *store.Store
+	llm     llm.Client
+	persona atomic.Pointer[persona.Persona]
+	mv      *mainvirtual.MainVirtual
+	api     *api.Server
+	token   string
+	ready   func(net.Addr)
+}
+
+// New opens the store and builds every part. It fails fast, with advice,
+// on a data dir in use, a broken persona or a bad LLM setting.
+func New(o Options) (*Daemon, error) {
+	cfg := o.Config
+	if cfg == nil {
+		return nil, errors.New("daemon: no configuration")
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	d := &Daemon{cfg: cfg, log: log.With("component", "daemon"), ready: o.Ready}
+
+	p, err := loadPersona(cfg.Persona)
+	if err != nil {
+		return nil, err
+	}
+	d.persona.Store(p)
+
+	client, err := llm.New(llm.Options{
+		Provider: cfg.LLM.Provider, BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, APIKey: cfg.LLM.APIKey,
+		Timeout: cfg.LLM.TimeoutDuration(), MaxRetries: cfg.LLM.MaxRetries, Logger: log.With("component", "llm"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.llm = client
+
+	if !loopback(cfg.Addr) {
+		tok, err := loadToken(filepath.Join(cfg.DataDir, TokenFile))
+		if err != nil {
+			return nil, err
+		}
+		d.token = tok
+	}
+
+	st, err := store.Open(store.Options{Dir: cfg.DataDir, Logger: log.With("component", "store")})
+	if err != nil {
+		return nil, err
+	}
+	d.store = st
+
+	d.mv, err = mainvirtual.New(mainvirtual.Options{
+		Store: st, LLM: client, Persona: d.persona.Load, Agent: cfg.Agent,
+		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
+		Now: now, Logger: log.With("component", "mainvirtual"),
+	})
+	if err == nil {
+		d.api, err = api.New(api.Options{
+			Agent: d.mv, Store: st, Token: d.token, CheckHost: d.token == "",
+			AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
+			Version: o.Version, Logger: log.With("component", "api"), Now: now,
+		})
+	}
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// Run serves until ctx ends or a part fails, then shuts everything down and
+// closes the store. It returns nil after a clean stop.
+func (d *Daemon) Run(ctx context.Context) error {
+	defer func() {
+		if err := d.store.Close(); err != nil {
+			d.log.Error("close store", "err", err)
+		}
+	}()
+	ln, err := net.Listen("tcp", d.cfg.Addr)
+	if err != nil {
+		return listenError(d.cfg.Addr, err)
+	}
+	actors := []actor{{name: "api", run: func(ctx context.Context) error { return d.serve(ctx, ln) }}}
+	if dir := d.cfg.Persona; dir != "" {
+		actors = append(actors, actor{name: "persona-watch", run: d.watchPersona})
+	}
+	actors = append(actors, actor{name: "llm-check", run: d.checkLLM})
+	return runGroup(ctx, actors, func(name string, err error) {
+		if err != nil {
+			d.log.Error("part stopped", "part", name, "err", err)
+		}
+	})
+}
+
+// serve runs the HTTP server. On shutdown it stops taking requests and gives
+// those in flight most of ShutdownTimeout; then it cancels them (their LLM
+// calls end, their incoming messages are already stored) and closes.
+func (d *Daemon) serve(ctx context.Context, ln net.Listener) error {
+	handlerCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
+	defer abort()
+	srv := &http.Server{
+		Handler:           d.api,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return handlerCtx },
+		ErrorLog:          slog.NewLogLogger(d.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	d.log.Info("listening", "addr", ln.Addr().String(), "data_dir", d.cfg.DataDir,
+		"llm", d.llm.Describe(), "persona", d.persona.Load().Name, "token_required", d.token != "")
+	if d.ready != nil {
+		d.ready(ln.Addr())
+	}
+	select {
+	case err := <-errc:
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+	}
+	d.log.Info("shutting down")
+	graceful, cancel := context.WithTimeout(context.Background(), ShutdownTimeout-time.Second)
+	defer cancel()
+	if err := srv.Shutdown(graceful); err != nil {
+		d.log.Warn("requests still running at the deadline; cancelling them", "err", err)
+		abort()
+		hard, cancel2 := context.WithTimeout(context.Background(), 800*time.Millisecond)
+		defer cancel2()
+		if err := srv.Shutdown(hard); err != nil {
+			_ = srv.Close()
+		}
+	}
+	<-errc
+	return nil
+}
+
+// watchPersona reloads the persona folder when it changes; a broken edit is
+// logged and the previous persona stays in use.
+func (d *Daemon) watchPersona(ctx context.Context) error {
+	err := persona.Watch(ctx, d.cfg.Persona, func(p *persona.Persona, err error) {
+		if err != nil {
+			d.log.Error("persona reload failed; keeping the previous one", "err", err)
+			return
+		}
+		d.persona.Store(p)
+		d.log.Info("persona reloaded", "name", p.Name)
+	})
+	if err != nil {
+		d.log.Warn("persona changes will not be picked up until restart", "err", err)
+		<-ctx.Done()
+	}
+	return nil
+}
+
+// checkLLM asks the provider once, at start, whether it answers, so a
+// missing Ollama shows in the log before the first message does.
+func (d *Daemon) checkLLM(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	models, err := d.llm.Models(cctx)
+	cancel()
+	switch {
+	case ctx.Err() != nil:
+	case err != nil:
+		d.log.Warn("the LLM does not answer yet; messages are kept, but answers will fail until it does (cyan doctor explains)", "err", err)
+	default:
+		found := false
+		for _, m := range models {
+			if m == d.cfg.LLM.Model || strings.TrimSuffix(m, ":latest") == d.cfg.LLM.Model {
+				found = true
+			}
+		}
+		if !found && len(models) > 0 {
+			d.log.Warn("the configured model is not among those the endpoint lists", "model", d.cfg.LLM.Model, "listed", len(models))
+		}
+	}
+	<-ctx.Done()
+	return nil
+}
+
+func loadPersona(dir string) (*persona.Persona, error) {
+	if dir == "" {
+		return persona.Default()
+	}
+	p, err := persona.Load(dir)
+	if err != nil {
+		return nil, fmt.Errorf("persona %s: %w (fix the file, or remove `persona:` from the config to use the built-in one)", dir, err)
+	}
+	return p, nil
+}
+
+// loopback reports whether addr binds only loopback interfaces.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// loadToken reads the bearer token, creating it (0600) on first use.
+func loadToken(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err == nil {
+		tok := strings.TrimSpace(string(b))
+		if len(tok) < 16 {
+			return "", fmt.Errorf("daemon: the token in %s is too short; delete the file and restart to make a new one", path)
+		}
+		return tok, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("daemon: read token %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", fmt.Errorf("daemon: create data dir: %w", err)
+	}
+	raw := make([]byte, 32)
+	_, _ = rand.Read(raw)
+	tok := hex.EncodeToString(raw)
+	if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("daemon: write token %s: %w", path, err)
+	}
+	return tok, nil
+}
+
+// ReadToken returns the token of a data dir, "" when there is none; the CLI
+// sends it when it exists.
+func ReadToken(dataDir string) string {
+	b, err := os.ReadFile(filepath.Join(dataDir, TokenFile))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func listenError(addr string, err error) error {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("daemon: cannot listen on %s: the address is in use (another cyan, or another program); stop it or set CYAN_ADDR to a free host:port", addr)
+	}
+	return fmt.Errorf("daemon: cannot listen on %s: %w (set CYAN_ADDR)", addr, err)
+}

@@ -1,0 +1,433 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Options configures New.
+type Options struct {
+	// Provider is "openai" (the default: any OpenAI-compatible server such
+	// as Ollama, llama.cpp, vLLM, LM Studio or a hosted API) or "anthropic".
+	Provider string
+	// BaseURL is the endpoint. openai: e.g. http://127.0.0.1:11434/v1 (the
+	// default, a local Ollama); the client posts to BaseURL+"/chat/completions"
+	// and lists BaseURL+"/models". anthropic: default https://api.anthropic.com;
+	// a BaseURL that already ends in /v1 is accepted.
+	BaseURL string
+	// Model is used when Request.Model is "".
+	Model  string
+	APIKey string
+	// Timeout bounds a non-streaming call (per try). A streaming call gets
+	// Timeout to receive the response headers and then Timeout between two
+	// chunks. 0: 120s.
+	Timeout time.Duration
+	// MaxRetries is how many times a failed call is tried again (429, 5xx,
+	// transport errors). 0: 2; negative: none.
+	MaxRetries int
+	HTTPClient *http.Client // nil: a new client
+	Logger     *slog.Logger // nil: discard
+	// Sleep waits between tries. nil: a timer that stops early when ctx ends.
+	// Tests inject a recorder so they never sleep.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+const (
+	defaultOpenAIURL    = "http://127.0.0.1:11434/v1"
+	defaultAnthropicURL = "https://api.anthropic.com"
+	defaultTimeout      = 120 * time.Second
+	defaultRetries      = 2
+
+	maxErrorBody = 64 << 10 // bytes of an error body worth reading
+	maxBody      = 64 << 20 // bytes of a non-streamed answer
+)
+
+// New returns a Client for opts.Provider. An unknown provider or an invalid
+// BaseURL is a Config *Error that says what to set.
+func New(opts Options) (Client, error) {
+	provider := strings.ToLower(strings.TrimSpace(opts.Provider))
+	base := defaultOpenAIURL
+	switch provider {
+	case "", "openai":
+		provider = "openai"
+	case "anthropic":
+		base = defaultAnthropicURL
+	default:
+		return nil, &Error{Kind: Config, Provider: opts.Provider, Message: fmt.Sprintf(
+			"unknown provider %q: set CYAN_LLM_PROVIDER (llm.provider) to openai (any OpenAI-compatible server) or anthropic",
+			opts.Provider)}
+	}
+	if s := strings.TrimSpace(opts.BaseURL); s != "" {
+		base = s
+	}
+	base, err := cleanBaseURL(base)
+	if err != nil {
+		return nil, &Error{Kind: Config, Provider: provider, URL: opts.BaseURL, Err: err, Message: fmt.Sprintf(
+			"invalid base URL %q (%v): set CYAN_LLM_BASE_URL (llm.base_url) to an http(s) URL such as %s",
+			opts.BaseURL, err, defaultOpenAIURL)}
+	}
+	c := &conn{
+		provider: provider,
+		baseURL:  base,
+		model:    strings.TrimSpace(opts.Model),
+		apiKey:   opts.APIKey,
+		http:     opts.HTTPClient,
+		log:      opts.Logger,
+		sleep:    opts.Sleep,
+		timeout:  opts.Timeout,
+		retries:  opts.MaxRetries,
+		now:      time.Now,
+	}
+	if c.http == nil {
+		c.http = &http.Client{}
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.sleep == nil {
+		c.sleep = sleepCtx
+	}
+	if c.timeout <= 0 {
+		c.timeout = defaultTimeout
+	}
+	switch {
+	case c.retries == 0:
+		c.retries = defaultRetries
+	case c.retries < 0:
+		c.retries = 0
+	}
+	if provider == "anthropic" {
+		c.baseURL = strings.TrimSuffix(c.baseURL, "/v1")
+		a := &anthropic{c: c}
+		c.header = a.setHeaders
+		return a, nil
+	}
+	o := &openAI{c: c}
+	c.header = o.setHeaders
+	return o, nil
+}
+
+// cleanBaseURL checks that s is an absolute http(s) URL and drops a
+// trailing slash.
+func cleanBaseURL(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", errors.New("scheme must be http or https")
+	}
+	if u.Host == "" {
+		return "", errors.New("no host")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", errors.New("no query or fragment allowed")
+	}
+	return strings.TrimRight(s, "/"), nil
+}
+
+// conn is the HTTP side both providers share: timeouts, retries and the
+// mapping of failures to *Error.
+type conn struct {
+	provider string
+	baseURL  string
+	model    string
+	apiKey   string
+	http     *http.Client
+	log      *slog.Logger
+	sleep    func(context.Context, time.Duration) error
+	timeout  time.Duration
+	retries  int
+	now      func() time.Time
+	header   func(http.Header) // provider headers (auth, version)
+}
+
+// exchange is one HTTP call as the providers describe it.
+type exchange struct {
+	method string
+	path   string // appended to the base URL
+	model  string // for errors and logs
+	body   []byte // nil for GET
+	stream bool
+}
+
+// Causes of an attempt's context ending that are ours, not the caller's.
+var (
+	errCallTimeout = errors.New("llm: call timeout")
+	errIdleTimeout = errors.New("llm: stream idle timeout")
+)
+
+func (c *conn) describe() string {
+	s := c.provider + " at " + c.baseURL
+	if c.model != "" {
+		s += ", model " + c.model
+	}
+	return s
+}
+
+// pickModel returns the request's model, or the default one.
+func (c *conn) pickModel(m string) (string, error) {
+	if m = strings.TrimSpace(m); m != "" {
+		return m, nil
+	}
+	if c.model != "" {
+		return c.model, nil
+	}
+	return "", &Error{Kind: Config, Provider: c.provider, URL: c.baseURL, Message: fmt.Sprintf(
+		"no model chosen for %s at %s: set CYAN_LLM_MODEL (llm.model)", c.provider, c.baseURL)}
+}
+
+// call runs a non-streaming exchange with retries and hands the whole 2xx
+// body to decode.
+func (c *conn) call(ctx context.Context, x exchange, decode func([]byte) error) error {
+	return c.withRetries(ctx, x, nil, func() error {
+		return c.attempt(ctx, x, func(r io.Reader, _ string) error {
+			body, err := c.readBody(r, x)
+			if err != nil {
+				return err
+			}
+			return decode(body)
+		})
+	})
+}
+
+func (c *conn) readBody(r io.Reader, x exchange) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r, maxBody+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(body) > maxBody {
+		return nil, c.badResponse(x.model, fmt.Errorf("answer larger than %d bytes", maxBody))
+	}
+	return body, nil
+}
+
+// callerError carries an error from the caller's onDelta through the
+// retry loop untouched.
+type callerError struct{ err error }
+
+func (e *callerError) Error() string { return e.err.Error() }
+
+// stream runs a streaming exchange. read parses one try's event stream and
+// passes deltas to emit; a try is repeated only while no delta reached
+// onDelta. A server that answers with plain JSON instead of a stream is
+// read by whole, and its answer passed on as one delta.
+func (c *conn) stream(ctx context.Context, x exchange,
+	read func(r io.Reader, emit func(Delta) error) (*Response, error),
+	whole func([]byte) (*Response, error),
+	onDelta func(Delta) error,
+) (*Response, error) {
+	delivered := false
+	emit := func(d Delta) error {
+		if d.Content == "" && d.Reasoning == "" {
+			return nil
+		}
+		delivered = true
+		if onDelta == nil {
+			return nil
+		}
+		if err := onDelta(d); err != nil {
+			return &callerError{err}
+		}
+		return nil
+	}
+	var resp *Response
+	err := c.withRetries(ctx, x, func() bool { return delivered }, func() error {
+		return c.attempt(ctx, x, func(r io.Reader, contentType string) error {
+			var err error
+			if !strings.HasPrefix(contentType, "application/json") {
+				resp, err = read(r, emit)
+				return err
+			}
+			body, err := c.readBody(r, x)
+			if err != nil {
+				return err
+			}
+			if resp, err = whole(body); err != nil {
+				return err
+			}
+			return emit(Delta{Content: resp.Content, Reasoning: resp.Reasoning})
+		})
+	})
+	if ce, ok := err.(*callerError); ok {
+		return nil, ce.err
+	}
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// attempt makes one HTTP request and hands a 2xx body to handle.
+func (c *conn) attempt(ctx context.Context, x exchange, handle func(r io.Reader, contentType string) error) error {
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timer := time.AfterFunc(c.timeout, func() { cancel(errCallTimeout) })
+	defer timer.Stop()
+
+	var body io.Reader
+	if x.body != nil {
+		body = bytes.NewReader(x.body)
+	}
+	req, err := http.NewRequestWithContext(actx, x.method, c.baseURL+x.path, body)
+	if err != nil {
+		return &Error{Kind: Config, Provider: c.provider, URL: c.baseURL, Err: err, Message: fmt.Sprintf(
+			"cannot build a request to %s (%v): check CYAN_LLM_BASE_URL (llm.base_url)", c.baseURL, err)}
+	}
+	if x.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if x.stream {
+		req.Header.Set("Accept", "text/event-stream")
+	} else {
+		req.Header.Set("Accept", "application/json")
+	}
+	if c.header != nil {
+		c.header(req.Header)
+	}
+	c.log.Debug("llm: request", "provider", c.provider, "url", req.URL.String(), "model", x.model, "stream", x.stream)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return c.transportError(ctx, actx, x, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		return c.statusError(x, resp, b)
+	}
+	var r io.Reader = resp.Body
+	if x.stream {
+		timer.Stop()
+		idle := &idleReader{r: resp.Body, d: c.timeout, fire: func() { cancel(errIdleTimeout) }}
+		defer idle.stop()
+		r = idle
+	}
+	ct := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Type")))
+	if err := handle(r, ct); err != nil {
+		return c.readError(ctx, actx, x, err)
+	}
+	return nil
+}
+
+// idleReader cancels the stream when one Read blocks longer than d; the
+// caller's time between reads does not count.
+type idleReader struct {
+	r    io.Reader
+	d    time.Duration
+	fire func()
+	t    *time.Timer
+}
+
+func (ir *idleReader) Read(p []byte) (int, error) {
+	if ir.t == nil {
+		ir.t = time.AfterFunc(ir.d, ir.fire)
+	} else {
+		ir.t.Reset(ir.d)
+	}
+	n, err := ir.r.Read(p)
+	ir.t.Stop()
+	return n, err
+}
+
+func (ir *idleReader) stop() {
+	if ir.t != nil {
+		ir.t.Stop()
+	}
+}
+
+// ctxError is what a call returns when the caller's context ended.
+func (c *conn) ctxError(ctx context.Context) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && cause != err {
+		return fmt.Errorf("llm: %s call stopped: %w (%w)", c.provider, err, cause)
+	}
+	return fmt.Errorf("llm: %s call stopped: %w", c.provider, err)
+}
+
+func (c *conn) newError(kind Kind, model string, status int, msg string, err error) *Error {
+	return &Error{Kind: kind, Provider: c.provider, URL: c.baseURL, Model: model, Status: status, Message: msg, Err: err}
+}
+
+func (c *conn) badResponse(model string, err error) *Error {
+	return c.newError(BadResponse, model, 0, "", err)
+}
+
+// ourTimeout reports whether actx ended because of this package's timers.
+// idle is true for the stream's idle timer.
+func ourTimeout(actx context.Context) (idle, ok bool) {
+	switch context.Cause(actx) {
+	case errCallTimeout:
+		return false, true
+	case errIdleTimeout:
+		return true, true
+	}
+	return false, false
+}
+
+func (c *conn) timeoutError(model string, idle bool, err error) *Error {
+	msg := fmt.Sprintf("no response within %s", c.timeout)
+	if idle {
+		msg = fmt.Sprintf("the stream stalled for %s", c.timeout)
+	}
+	return c.newError(Timeout, model, 0, msg, err)
+}
+
+// transportError maps a failed http.Client.Do.
+func (c *conn) transportError(ctx, actx context.Context, x exchange, err error) error {
+	if ctx.Err() != nil {
+		return c.ctxError(ctx)
+	}
+	if idle, ok := ourTimeout(actx); ok {
+		return c.timeoutError(x.model, idle, err)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return c.timeoutError(x.model, false, err)
+	}
+	return c.newError(Unreachable, x.model, 0, describeCause(err), err)
+}
+
+// readError maps a failure while reading a 2xx body.
+func (c *conn) readError(ctx, actx context.Context, x exchange, err error) error {
+	var ce *callerError
+	if errors.As(err, &ce) {
+		return ce
+	}
+	if ctx.Err() != nil {
+		return c.ctxError(ctx)
+	}
+	if idle, ok := ourTimeout(actx); ok {
+		return c.timeoutError(x.model, idle, err)
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return c.newError(Unreachable, x.model, 0, "connection lost mid-answer: "+describeCause(err), err)
+}
+
+// statusError maps a non-2xx response.
+func (c *conn) statusError(x exchange, resp *http.Response, body []byte) *Error {
+	ae := parseErrorBody(body)
+	if ae.Message == "" {
+		ae.Message = http.StatusText(resp.StatusCode)
+	}
+	e := c.newError(classify(resp.StatusCode, ae), x.model, resp.StatusCode, ae.Message, nil)
+	e.RetryAfter = parseRetryAfter(resp.Header, c.now())
+	return e
+}
+
+// streamError maps an error event inside a stream.
+func (c *conn) streamError(model string, data []byte) *Error {
+	ae := parseErrorBody(data)
+	return c.newError(classify(0, ae), model, 0, ae.Message, nil)
+}

@@ -1,0 +1,211 @@
+package mainvirtual
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/store"
+)
+
+// assembler builds prompt packets. It owns no content: every section comes
+// from a Source, the context from the store.
+type assembler struct {
+	store   *store.Store
+	sources map[Slot]Source
+	budgets map[Slot]int
+	context int // token budget of the context messages
+	count   Counter
+	// window returns the persona's context_count and the agent's name.
+	window func() (contextCount int, agent string)
+}
+
+// assemble builds the packet for a turn in q.Channel whose incoming message
+// is already stored.
+func (a *assembler) assemble(ctx context.Context, q Query) (*Packet, error) {
+	start := time.Now()
+	p := &Packet{Channel: q.Channel, Time: q.Now}
+	var system strings.Builder
+	for _, slot := range Slots {
+		src, ok := a.sources[slot]
+		if !ok {
+			continue
+		}
+		budget := a.budgets[slot]
+		st := SectionTrace{Slot: slot, Budget: budget}
+		sec, err := src.Section(ctx, q, budget, a.count.Count)
+		if err != nil {
+			if slot == SlotMain {
+				return nil, fmt.Errorf("main prompt: %w", err)
+			}
+			st.Error = err.Error()
+			p.Sections = append(p.Sections, st)
+			continue
+		}
+		st.Items, st.Note = sec.Items, sec.Note
+		body := strings.TrimSpace(sec.Body)
+		st.Tokens = a.count.Count(body)
+		if st.Tokens > budget {
+			if slot == SlotMain {
+				st.Note = joinNote(st.Note, "over budget: the main prompt is never clipped")
+			} else {
+				body, st.Tokens = clip(body, budget, a.count.Count)
+				st.Clipped = true
+			}
+		}
+		p.Sections = append(p.Sections, st)
+		if body == "" {
+			continue
+		}
+		if system.Len() > 0 {
+			system.WriteString("\n\n")
+		}
+		if title := slotTitle[slot]; title != "" {
+			system.WriteString(title)
+			system.WriteByte('\n')
+		}
+		system.WriteString(body)
+	}
+	sys := system.String()
+	p.SystemTokens = a.count.Count(sys)
+	if sys != "" {
+		p.Messages = append(p.Messages, llm.Message{Role: llm.RoleSystem, Content: sys})
+	}
+	msgs, ct, err := a.contextMessages(q)
+	if err != nil {
+		return nil, err
+	}
+	p.Context = ct
+	p.Messages = append(p.Messages, msgs...)
+	p.Tokens = p.SystemTokens + ct.Tokens
+	p.AssemblyMicros = time.Since(start).Microseconds()
+	return p, nil
+}
+
+// inContext reports whether a stored message is part of the conversation
+// the model reads: what people and the platform said, and what the agent
+// said (or its choice to stay silent). Tool results reach later turns
+// through the tool-call section instead.
+func inContext(m *store.Message) bool {
+	switch m.Role {
+	case store.RoleUser, store.RoleSystem:
+		return true
+	case store.RoleAssistant:
+		return m.Text != "" || m.Empty
+	}
+	return false
+}
+
+// lineOverhead estimates the tokens of a rendered line's prefix
+// ("^name [2026-11-22 10:31]: ") and the message framing.
+const lineOverhead = 14
+
+// contextMessages reads the newest context_count messages of the channel,
+// keeps the newest that fit the context budget (the incoming message always
+// does), and renders them as provider messages, merging neighbours of the
+// same role.
+func (a *assembler) contextMessages(q Query) ([]llm.Message, ContextTrace, error) {
+	maxCount, agent := a.window()
+	ct := ContextTrace{Budget: a.context, MaxCount: maxCount}
+	recent, err := a.store.Recent(q.Channel, store.Window{Limit: maxCount, MaxScan: 4 * maxCount, Keep: inContext})
+	if err != nil {
+		return nil, ct, fmt.Errorf("context: %w", err)
+	}
+	first := len(recent)
+	for i := len(recent) - 1; i >= 0; i-- {
+		m := recent[i]
+		n := m.Tokens
+		if n == 0 && m.Text != "" {
+			n = a.count.Count(m.Text)
+		}
+		n += lineOverhead
+		if ct.Tokens+n > a.context && i < len(recent)-1 {
+			break
+		}
+		ct.Tokens += n
+		first = i
+	}
+	for _, m := range recent[:first] {
+		ct.Dropped = append(ct.Dropped, DroppedItem{ID: m.ID, Reason: "context budget"})
+	}
+	kept := recent[first:]
+	// The conversation handed to a provider must open with a user turn.
+	for len(kept) > 0 && kept[0].Role == store.RoleAssistant {
+		ct.Dropped = append(ct.Dropped, DroppedItem{ID: kept[0].ID, Reason: "the context must open with a user line"})
+		kept = kept[1:]
+	}
+	var out []llm.Message
+	for _, m := range kept {
+		ct.Included = append(ct.Included, m.ID)
+		role, text := llm.RoleUser, ""
+		switch m.Role {
+		case store.RoleUser:
+			text = userLine(m.User, agent, m.Time, m.Text)
+		case store.RoleSystem:
+			text = platformLine(platformName(m.User), m.Time, m.Text)
+		case store.RoleAssistant:
+			role, text = llm.RoleAssistant, m.Text
+			if m.Empty {
+				text = markEmpty
+			}
+		}
+		if n := len(out); n > 0 && out[n-1].Role == role {
+			sep := "\n"
+			if role == llm.RoleAssistant {
+				sep = "\n" + markBreak + "\n"
+			}
+			out[n-1].Content += sep + text
+			continue
+		}
+		out = append(out, llm.Message{Role: role, Content: text})
+	}
+	return out, ct, nil
+}
+
+// platformName is the name a platform message is shown under: "system"
+// unless the daemon stored it under a process name such as "cyan-limit".
+func platformName(user string) string {
+	if user == "" {
+		return "system"
+	}
+	return SpeakerName(user, "")
+}
+
+// clip cuts body to fit budget tokens, dropping whole lines from the end
+// and then, if a single line is still too long, runes; it marks the cut.
+func clip(body string, budget int, count func(string) int) (string, int) {
+	const mark = "\n[…clipped]"
+	if budget <= count(mark) {
+		return "", 0
+	}
+	lines := strings.Split(body, "\n")
+	for len(lines) > 1 {
+		lines = lines[:len(lines)-1]
+		s := strings.Join(lines, "\n") + mark
+		if n := count(s); n <= budget {
+			return s, n
+		}
+	}
+	s := lines[0]
+	for len(s) > 0 {
+		cut := len(s) * 3 / 4
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+		if n := count(s + mark); n <= budget {
+			return s + mark, n
+		}
+	}
+	return "", 0
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}

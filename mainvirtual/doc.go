@@ -1,0 +1,13 @@
+// Package mainvirtual is main-virtual, the agent's first-person loop. Each
+// turn it assembles the prompt packet of SPEC §2 — the system prompt's
+// sections, each filled by a Source within its token budget, then the
+// timestamped context — calls the model, delivers the answer (split at
+// "@br", silent on "<empty_reply>"), and only then runs the tool calls the
+// answer made, feeding their "#function" results back for the next step.
+//
+// It is an assembler that sources and tools plug into, not the owner of
+// what they hold: memory, events and tools fill their sections through the
+// Source interface and offer their tools through Tools.
+//
+// It may import store, persona, llm and config.
+package mainvirtual

@@ -1,0 +1,194 @@
+package mainvirtual
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/persona"
+	"github.com/cyan-agent/cyan/store"
+)
+
+// Options configure New.
+type Options struct {
+	Store *store.Store
+	LLM   llm.Client
+	// Persona returns the current persona (the daemon swaps it on reload).
+	Persona func() *persona.Persona
+	// Tools offered to the model; nil offers none.
+	Tools Tools
+	// Sources fill the system-prompt slots. The main prompt, the persona
+	// reference and the tool-call area are built in; an entry here replaces
+	// the built-in one of its slot.
+	Sources map[Slot]Source
+	// Agent holds the budgets and the step bound.
+	Agent config.Agent
+	// Temperature and MaxTokens are passed to every call (nil/0: provider
+	// defaults).
+	Temperature *float64
+	MaxTokens   int
+	Counter     Counter          // nil: a TokenCounter
+	Now         func() time.Time // nil: time.Now
+	Logger      *slog.Logger     // nil: discard
+}
+
+// MainVirtual runs turns. Turns of one channel run one at a time, in the
+// order they arrive; channels run in parallel.
+type MainVirtual struct {
+	store   *store.Store
+	llm     llm.Client
+	persona func() *persona.Persona
+	tools   Tools
+	asm     *assembler
+	steps   int
+	temp    *float64
+	maxTok  int
+	count   Counter
+	now     func() time.Time
+	log     *slog.Logger
+	locks   keyedMutex
+
+	mu     sync.Mutex
+	traces map[string]*Trace // last trace per channel
+}
+
+// New checks the options and builds main-virtual.
+func New(o Options) (*MainVirtual, error) {
+	switch {
+	case o.Store == nil:
+		return nil, errors.New("mainvirtual: no store")
+	case o.LLM == nil:
+		return nil, errors.New("mainvirtual: no LLM client")
+	case o.Persona == nil || o.Persona() == nil:
+		return nil, errors.New("mainvirtual: no persona")
+	}
+	if o.Counter == nil {
+		o.Counter = new(TokenCounter)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Tools == nil {
+		o.Tools = noTools{}
+	}
+	steps := o.Agent.MaxToolSteps
+	if steps < 1 {
+		steps = 1
+	}
+	mv := &MainVirtual{
+		store: o.Store, llm: o.LLM, persona: o.Persona, tools: o.Tools, steps: steps,
+		temp: o.Temperature, maxTok: o.MaxTokens, count: o.Counter, now: o.Now, log: o.Logger,
+		traces: make(map[string]*Trace),
+	}
+	sources := map[Slot]Source{
+		SlotMain:      mainPrompt{o.Persona},
+		SlotReference: reference{o.Persona},
+		SlotToolCalls: toolCalls{o.Store},
+	}
+	for slot, src := range o.Sources {
+		sources[slot] = src
+	}
+	s := o.Agent.Sections
+	mv.asm = &assembler{
+		store:   o.Store,
+		sources: sources,
+		budgets: map[Slot]int{
+			SlotMain: s.Main, SlotReference: s.Reference, SlotToolCalls: s.ToolCalls, SlotEvents: s.Events,
+			SlotWorkspace: s.Workspace, SlotPulled: s.Pulled, SlotPlans: s.Plans,
+		},
+		context: o.Agent.ContextBudget,
+		count:   o.Counter,
+		window: func() (int, string) {
+			p := o.Persona()
+			return p.ContextCount, p.Name
+		},
+	}
+	return mv, nil
+}
+
+// AgentName is the current persona's name.
+func (mv *MainVirtual) AgentName() string { return mv.persona().Name }
+
+// LastTrace returns the last turn's trace of a channel: from memory, else
+// from the store (the trace of a turn before a restart).
+func (mv *MainVirtual) LastTrace(channel string) (*Trace, error) {
+	mv.mu.Lock()
+	t := mv.traces[channel]
+	mv.mu.Unlock()
+	if t != nil {
+		return t, nil
+	}
+	b, err := mv.store.Trace(channel)
+	if err != nil {
+		return nil, err
+	}
+	t = new(Trace)
+	if err := json.Unmarshal(b, t); err != nil {
+		return nil, fmt.Errorf("mainvirtual: stored trace of %s: %w", channel, err)
+	}
+	return t, nil
+}
+
+func (mv *MainVirtual) keepTrace(t *Trace) {
+	mv.mu.Lock()
+	mv.traces[t.Channel] = t
+	mv.mu.Unlock()
+	b, err := json.Marshal(t)
+	if err == nil {
+		err = mv.store.PutTrace(t.Channel, b)
+	}
+	if err != nil {
+		mv.log.Warn("keep trace", "channel", t.Channel, "err", err)
+	}
+}
+
+type noTools struct{}
+
+func (noTools) Offer(Query) []llm.Tool { return nil }
+
+// keyedMutex serialises work per key; entries live only while in use.
+type keyedMutex struct {
+	mu sync.Mutex
+	m  map[string]*keyedEntry
+}
+
+type keyedEntry struct {
+	mu   sync.Mutex
+	refs int
+}
+
+func (k *keyedMutex) lock(key string) (unlock func()) {
+	k.mu.Lock()
+	if k.m == nil {
+		k.m = make(map[string]*keyedEntry)
+	}
+	e := k.m[key]
+	if e == nil {
+		e = new(keyedEntry)
+		k.m[key] = e
+	}
+	e.refs++
+	k.mu.Unlock()
+	e.mu.Lock()
+	return func() {
+		e.mu.Unlock()
+		k.mu.Lock()
+		if e.refs--; e.refs == 0 {
+			delete(k.m, key)
+		}
+		k.mu.Unlock()
+	}
+}
+
+func (noTools) Call(_ context.Context, _ Query, call llm.ToolCall) ToolResult {
+	return ToolResult{Text: fmt.Sprintf("there is no tool named %q", call.Name), IsError: true}
+}

@@ -1,0 +1,197 @@
+package mainvirtual
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Output is one model output read as outgoing chat messages.
+type Output struct {
+	// Parts are the messages to send, in order: the output split at "@br",
+	// each part trimmed, empty parts dropped.
+	Parts []string
+	// Empty is set when the model chose to say nothing: the output was only
+	// "<empty_reply>" (or nothing at all).
+	Empty bool
+}
+
+// SplitOutput reads a model output. "@br" splits it where it is not part of
+// a longer word (so "foo@bravo.com" stays whole). "<empty_reply>" is removed
+// wherever it appears; an output left with no text is an empty reply. The
+// seed lets a trailing "@br" send an empty message; chat apps cannot send
+// one, so empty parts are dropped. A part that starts by imitating the
+// platform's prefix for the agent itself ("^Name [time]:") has it removed.
+func SplitOutput(raw, agent string) Output {
+	text := strings.ReplaceAll(raw, markEmpty, "")
+	var parts []string
+	for _, p := range splitBreaks(text) {
+		p = strings.TrimSpace(stripSelfPrefix(p, agent))
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return Output{Parts: parts, Empty: len(parts) == 0}
+}
+
+// splitBreaks splits s at every "@br" that is not followed by a letter,
+// digit or underscore.
+func splitBreaks(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], markBreak)
+		if j < 0 {
+			break
+		}
+		at := i + j
+		end := at + len(markBreak)
+		if end < len(s) {
+			if r, _ := utf8.DecodeRuneInString(s[end:]); wordRune(r) {
+				i = end
+				continue
+			}
+		}
+		out = append(out, s[start:at])
+		start, i = end, end
+	}
+	return append(out, s[start:])
+}
+
+func wordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// stripSelfPrefix removes a leading "^Agent [time]:" or "^Agent:" that a
+// model copied from the user lines onto its own answer.
+func stripSelfPrefix(p, agent string) string {
+	t := strings.TrimLeftFunc(p, unicode.IsSpace)
+	if agent == "" || !strings.HasPrefix(t, "^") {
+		return p
+	}
+	rest := t[1:]
+	switch name := SpeakerName(agent, ""); {
+	case strings.HasPrefix(rest, agent):
+		rest = rest[len(agent):]
+	case strings.HasPrefix(rest, name):
+		rest = rest[len(name):]
+	default:
+		return p
+	}
+	rest = strings.TrimLeft(rest, " ")
+	if strings.HasPrefix(rest, "[") {
+		end := strings.IndexByte(rest, ']')
+		if end < 0 || end > len(" [2006-01-02 15:04]") {
+			return p
+		}
+		rest = strings.TrimLeft(rest[end+1:], " ")
+	}
+	for _, colon := range []string{":", "："} {
+		if strings.HasPrefix(rest, colon) {
+			return rest[len(colon):]
+		}
+	}
+	return p
+}
+
+// StreamEvent is what a live reader of the model's output sees: text to
+// show, or a break between two outgoing messages (only ever between two
+// texts).
+type StreamEvent struct {
+	Text  string
+	Break bool
+}
+
+// streamFilter turns raw streamed fragments into StreamEvents: "@br" becomes
+// a Break, "<empty_reply>" disappears, and a fragment that may be the start
+// of either marker is held back until the next fragment decides it. The
+// authoritative messages still come from SplitOutput on the whole output.
+type streamFilter struct {
+	emit      func(StreamEvent) error
+	pending   string
+	afterStop bool // at the start of a message: leading spaces are dropped
+	broke     bool // a break is due before the next text
+}
+
+func newStreamFilter(emit func(StreamEvent) error) *streamFilter {
+	return &streamFilter{emit: emit, afterStop: true}
+}
+
+// write feeds a fragment.
+func (f *streamFilter) write(frag string) error {
+	f.pending += frag
+	return f.drain(false)
+}
+
+// close flushes what is held back at the end of the output.
+func (f *streamFilter) close() error { return f.drain(true) }
+
+func (f *streamFilter) drain(final bool) error {
+	s := f.pending
+	var out strings.Builder
+	flush := func() error {
+		if out.Len() == 0 {
+			return nil
+		}
+		text := out.String()
+		out.Reset()
+		if f.afterStop {
+			text = strings.TrimLeftFunc(text, unicode.IsSpace)
+			if text == "" {
+				return nil
+			}
+			f.afterStop = false
+		}
+		if f.broke {
+			f.broke = false
+			if err := f.emit(StreamEvent{Break: true}); err != nil {
+				return err
+			}
+		}
+		return f.emit(StreamEvent{Text: text})
+	}
+	i := 0
+	for i < len(s) {
+		k := strings.IndexAny(s[i:], "@<")
+		if k < 0 {
+			out.WriteString(s[i:])
+			i = len(s)
+			break
+		}
+		out.WriteString(s[i : i+k])
+		i += k
+		rest := s[i:]
+		switch {
+		case strings.HasPrefix(rest, markEmpty):
+			i += len(markEmpty)
+		case strings.HasPrefix(rest, markBreak):
+			end := i + len(markBreak)
+			if end == len(s) && !final {
+				goto hold // the next fragment may continue the word
+			}
+			if end < len(s) {
+				if r, _ := utf8.DecodeRuneInString(s[end:]); wordRune(r) {
+					out.WriteString(markBreak)
+					i = end
+					continue
+				}
+			}
+			if err := flush(); err != nil {
+				return err
+			}
+			if !f.afterStop {
+				f.broke = true // sent before the next text, never at the end
+			}
+			f.afterStop = true
+			i = end
+		case !final && (strings.HasPrefix(markEmpty, rest) || strings.HasPrefix(markBreak, rest)):
+			goto hold
+		default:
+			out.WriteByte(s[i])
+			i++
+		}
+	}
+	f.pending = ""
+	return flush()
+hold:
+	f.pending = s[i:]
+	return flush()
+}

@@ -1,0 +1,118 @@
+package mainvirtual
+
+import (
+	"context"
+	"time"
+
+	"github.com/cyan-agent/cyan/llm"
+)
+
+// Slot names the sections of the system prompt, in the order they appear
+// (SPEC §2).
+type Slot string
+
+const (
+	SlotMain      Slot = "main"       // the persona's root prompt
+	SlotReference Slot = "reference"  // the persona's few-shot style corpus
+	SlotToolCalls Slot = "tool_calls" // results of the latest tool calls
+	SlotEvents    Slot = "events"     // recent event records
+	SlotWorkspace Slot = "workspace"  // workspace items
+	SlotPulled    Slot = "pulled"     // pulled-info area
+	SlotPlans     Slot = "plans"      // plan steps
+)
+
+// Slots lists every slot in prompt order.
+var Slots = []Slot{SlotMain, SlotReference, SlotToolCalls, SlotEvents, SlotWorkspace, SlotPulled, SlotPlans}
+
+// slotTitle is the header a section gets in the system prompt; the main
+// prompt has none.
+var slotTitle = map[Slot]string{
+	SlotReference: "# Persona reference",
+	SlotToolCalls: "# Recent tool calls",
+	SlotEvents:    "# Recent event records",
+	SlotWorkspace: "# Workspace",
+	SlotPulled:    "# Pulled information",
+	SlotPlans:     "# Plan steps",
+}
+
+// Query describes the turn a section is filled for.
+type Query struct {
+	Channel string
+	Speaker string // who spoke the incoming message
+	Now     time.Time
+}
+
+// Source fills one section of the system prompt.
+type Source interface {
+	// Section returns the section for this turn. It should fit budget tokens
+	// as measured by count; the assembler clips what does not. An empty
+	// Body leaves the section out.
+	Section(ctx context.Context, q Query, budget int, count func(string) int) (Section, error)
+}
+
+// SourceFunc adapts a function to Source.
+type SourceFunc func(ctx context.Context, q Query, budget int, count func(string) int) (Section, error)
+
+// Section implements Source.
+func (f SourceFunc) Section(ctx context.Context, q Query, budget int, count func(string) int) (Section, error) {
+	return f(ctx, q, budget, count)
+}
+
+// Section is a filled section. Text from users, files, tools or memory in
+// Body must already be escaped (Escape) by the source.
+type Section struct {
+	Body  string
+	Items []ItemTrace // what the source considered, for the trace
+	Note  string      // anything the source wants the trace to say
+}
+
+// ItemTrace records one item a source considered.
+type ItemTrace struct {
+	ID       string `json:"id"`
+	Tokens   int    `json:"tokens"`
+	Included bool   `json:"included"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// SectionTrace is a section as it went into the packet.
+type SectionTrace struct {
+	Slot    Slot        `json:"slot"`
+	Budget  int         `json:"budget"`
+	Tokens  int         `json:"tokens"`
+	Clipped bool        `json:"clipped,omitempty"`
+	Items   []ItemTrace `json:"items,omitempty"`
+	Note    string      `json:"note,omitempty"`
+	Error   string      `json:"error,omitempty"`
+}
+
+// ContextTrace records the context messages chosen for the packet.
+type ContextTrace struct {
+	Budget   int           `json:"budget"`
+	Tokens   int           `json:"tokens"`
+	MaxCount int           `json:"max_count"` // the persona's context_count
+	Included []string      `json:"included"`  // message ids, oldest first
+	Dropped  []DroppedItem `json:"dropped,omitempty"`
+}
+
+// DroppedItem is a message left out, with the reason.
+type DroppedItem struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// Packet is an assembled prompt packet: the exact provider messages and how
+// they were made.
+type Packet struct {
+	Channel  string         `json:"channel"`
+	Time     time.Time      `json:"time"`
+	Messages []llm.Message  `json:"messages"`
+	Tools    []llm.Tool     `json:"tools,omitempty"`
+	Sections []SectionTrace `json:"sections"`
+	Context  ContextTrace   `json:"context"`
+	// SystemTokens and Tokens are the system prompt's and the whole packet's
+	// token counts.
+	SystemTokens int `json:"system_tokens"`
+	Tokens       int `json:"tokens"`
+	// AssemblyMicros is how long assembly took.
+	AssemblyMicros int64 `json:"assembly_us"`
+}

@@ -1,0 +1,24 @@
+package mainvirtual
+
+import (
+	"context"
+
+	"github.com/cyan-agent/cyan/llm"
+)
+
+// Tools is the registry main-virtual offers to the model. Later packages
+// (memory, recall, tools) fill it; main-virtual only offers and calls.
+type Tools interface {
+	// Offer lists the tools the model may call in this turn.
+	Offer(q Query) []llm.Tool
+	// Call runs one call. A tool's own failure (bad arguments, a denied
+	// permission, an unknown name) is a Result with IsError, which the model
+	// reads; Call never fails the turn.
+	Call(ctx context.Context, q Query, call llm.ToolCall) ToolResult
+}
+
+// ToolResult is what a call returns to the model.
+type ToolResult struct {
+	Text    string `json:"text"`
+	IsError bool   `json:"is_error,omitempty"`
+}

@@ -1,0 +1,39 @@
+package mainvirtual
+
+import (
+	"time"
+
+	"github.com/cyan-agent/cyan/llm"
+)
+
+// Trace is the record of one turn: the assembled packet and every model
+// call that followed, with what each appended to the conversation. The
+// provider request of step n is Packet.Messages followed by the Appended
+// messages of steps 0…n-1.
+type Trace struct {
+	Channel   string      `json:"channel"`
+	MessageID string      `json:"message_id"`
+	Time      time.Time   `json:"time"`
+	Model     string      `json:"model,omitempty"`
+	Packet    *Packet     `json:"packet"`
+	Steps     []StepTrace `json:"steps"`
+	Error     string      `json:"error,omitempty"`
+}
+
+// StepTrace is one model call of a turn.
+type StepTrace struct {
+	Step         int            `json:"step"`
+	Offered      []string       `json:"offered_tools,omitempty"`
+	Output       string         `json:"output"`
+	Reasoning    string         `json:"reasoning,omitempty"`
+	Replies      []string       `json:"replies"`
+	Empty        bool           `json:"empty_reply,omitempty"`
+	ToolCalls    []llm.ToolCall `json:"tool_calls,omitempty"`
+	Results      []ToolResult   `json:"tool_results,omitempty"`
+	Appended     []llm.Message  `json:"appended,omitempty"`
+	Usage        llm.Usage      `json:"usage"`
+	FinishReason string         `json:"finish_reason,omitempty"`
+	Millis       int64          `json:"ms"`
+	Note         string         `json:"note,omitempty"`
+	Error        string         `json:"error,omitempty"`
+}

@@ -1,0 +1,255 @@
+package mainvirtual
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/store"
+)
+
+// Incoming is a message that starts a turn.
+type Incoming struct {
+	Channel string
+	User    string // the speaker
+	Text    string
+}
+
+// Listener follows a turn as it happens. Every field may be nil.
+type Listener struct {
+	// Stored is called once the incoming message is durable.
+	Stored func(*store.Message)
+	// Stream receives the live text of each model output ("@br" as Break,
+	// markers removed). Setting it makes the turn stream from the provider.
+	Stream func(StreamEvent) error
+	// Reply is called for each outgoing message once it is durable, before
+	// any tool of that answer runs.
+	Reply func(*store.Message)
+}
+
+// Result is a finished turn.
+type Result struct {
+	Message *store.Message   // the incoming message as stored
+	Replies []*store.Message // the outgoing messages, in order ([] for silence)
+	Trace   *Trace
+	// Err is set when a step after the first failed: the replies before it
+	// were delivered, the rest of the turn was not.
+	Err error
+}
+
+// TurnError is a turn that could not answer. Message is the incoming
+// message when it was stored before the failure (it always is, unless the
+// failure was in storing it).
+type TurnError struct {
+	Stage   string // "store", "assemble" or "llm"
+	Message *store.Message
+	Err     error
+}
+
+func (e *TurnError) Error() string {
+	return fmt.Sprintf("mainvirtual: %s: %v", e.Stage, e.Err)
+}
+
+func (e *TurnError) Unwrap() error { return e.Err }
+
+// MaxTextBytes bounds an incoming message's text.
+const MaxTextBytes = 256 << 10
+
+// Turn stores an incoming message and answers it: assemble the packet, call
+// the model, deliver its answer, then run its tool calls and feed their
+// results back, up to the step bound (the last step offers no tools, so the
+// model must answer in words).
+func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Result, error) {
+	if err := store.ValidChannel(in.Channel); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(in.Text) == "" {
+		return nil, fmt.Errorf("%w: the message text is empty", store.ErrInvalid)
+	}
+	if len(in.Text) > MaxTextBytes {
+		return nil, fmt.Errorf("%w: the message is %d bytes; the limit is %d (send a file reference instead)", store.ErrInvalid, len(in.Text), MaxTextBytes)
+	}
+	if in.User == "" {
+		in.User = "user"
+	}
+	unlock := mv.locks.lock(in.Channel)
+	defer unlock()
+
+	now := mv.now()
+	msg := &store.Message{Channel: in.Channel, Role: store.RoleUser, User: in.User, Text: in.Text, Tokens: mv.count.Count(in.Text)}
+	if err := mv.store.Append(now, msg); err != nil {
+		return nil, &TurnError{Stage: "store", Err: err}
+	}
+	if l.Stored != nil {
+		l.Stored(msg)
+	}
+	q := Query{Channel: in.Channel, Speaker: in.User, Now: now}
+	tr := &Trace{Channel: in.Channel, MessageID: msg.ID, Time: now}
+	defer mv.keepTrace(tr)
+
+	packet, err := mv.asm.assemble(ctx, q)
+	if err != nil {
+		tr.Error = err.Error()
+		return nil, &TurnError{Stage: "assemble", Message: msg, Err: err}
+	}
+	tr.Packet = packet
+	offered := mv.tools.Offer(q)
+	packet.Tools = offered
+	res := &Result{Message: msg, Replies: []*store.Message{}, Trace: tr}
+	conv := packet.Messages
+	agent := mv.AgentName()
+
+	for step := 0; step < mv.steps; step++ {
+		tools := offered
+		if step == mv.steps-1 {
+			tools = nil
+		}
+		st := StepTrace{Step: step, Replies: []string{}}
+		for _, t := range tools {
+			st.Offered = append(st.Offered, t.Name)
+		}
+		began := time.Now()
+		resp, err := mv.call(ctx, llm.Request{Messages: conv, Tools: tools, Temperature: mv.temp, MaxTokens: mv.maxTok}, l.Stream, len(res.Replies) > 0)
+		st.Millis = time.Since(began).Milliseconds()
+		if err != nil {
+			st.Error = err.Error()
+			tr.Steps = append(tr.Steps, st)
+			tr.Error = err.Error()
+			if step == 0 {
+				return nil, &TurnError{Stage: "llm", Message: msg, Err: err}
+			}
+			res.Err = err
+			return res, nil
+		}
+		if tr.Model == "" {
+			tr.Model = resp.Model
+		}
+		st.Output, st.Reasoning, st.Usage, st.FinishReason = resp.Content, resp.Reasoning, resp.Usage, resp.FinishReason
+		calls := resp.ToolCalls
+		if len(tools) == 0 && len(calls) > 0 {
+			st.Note = fmt.Sprintf("ignored %d tool call(s): no tools were offered at this step", len(calls))
+			calls = nil
+		}
+		calls = withCallIDs(calls, step)
+		st.ToolCalls = calls
+
+		out := SplitOutput(resp.Content, agent)
+		st.Replies = append(st.Replies, out.Parts...)
+		st.Empty = out.Empty && len(calls) == 0
+		stored := mv.answerMessages(msg, step, out, calls)
+		if len(stored) > 0 {
+			if err := mv.store.Append(mv.now(), stored...); err != nil {
+				tr.Steps = append(tr.Steps, st)
+				tr.Error = err.Error()
+				return nil, &TurnError{Stage: "store", Message: msg, Err: err}
+			}
+		}
+		for _, m := range stored {
+			if m.Text == "" {
+				continue
+			}
+			res.Replies = append(res.Replies, m)
+			if l.Reply != nil {
+				l.Reply(m)
+			}
+		}
+		if len(calls) == 0 {
+			tr.Steps = append(tr.Steps, st)
+			break
+		}
+
+		// The answer is out; now the tools run.
+		appended := []llm.Message{{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: calls}}
+		var results []*store.Message
+		for _, c := range calls {
+			r := mv.tools.Call(ctx, q, c)
+			st.Results = append(st.Results, r)
+			appended = append(appended, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: toolLine(c.Name, r.Text)})
+			results = append(results, &store.Message{
+				Channel: in.Channel, Role: store.RoleTool, User: c.Name, Text: r.Text, Tokens: mv.count.Count(r.Text),
+				ReplyTo: msg.ID, Step: step, ToolCallID: c.ID, ToolName: c.Name,
+			})
+		}
+		if err := mv.store.Append(mv.now(), results...); err != nil {
+			mv.log.Warn("store tool results", "channel", in.Channel, "err", err)
+		}
+		st.Appended = appended
+		tr.Steps = append(tr.Steps, st)
+		conv = append(conv, appended...)
+	}
+	return res, nil
+}
+
+// answerMessages turns one model output into the messages to store: one per
+// "@br" part; an assistant record of the tool calls when the output had no
+// words; or, on the first step, the agent's choice to stay silent.
+func (mv *MainVirtual) answerMessages(in *store.Message, step int, out Output, calls []llm.ToolCall) []*store.Message {
+	agent := mv.AgentName()
+	mk := func(part int, text string) *store.Message {
+		return &store.Message{Channel: in.Channel, Role: store.RoleAssistant, User: agent, Text: text,
+			Tokens: mv.count.Count(text), ReplyTo: in.ID, Step: step, Part: part}
+	}
+	var msgs []*store.Message
+	for i, p := range out.Parts {
+		msgs = append(msgs, mk(i, p))
+	}
+	switch {
+	case len(msgs) > 0:
+	case len(calls) > 0:
+		msgs = append(msgs, mk(0, ""))
+	case step == 0:
+		m := mk(0, "")
+		m.Empty = true
+		msgs = append(msgs, m)
+	}
+	if len(calls) > 0 && len(msgs) > 0 {
+		last := msgs[len(msgs)-1]
+		for _, c := range calls {
+			last.ToolCalls = append(last.ToolCalls, store.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		}
+	}
+	return msgs
+}
+
+// call runs one model call, streamed through a streamFilter when the
+// listener wants live text; after an earlier step's answer the new text
+// opens with a Break.
+func (mv *MainVirtual) call(ctx context.Context, req llm.Request, stream func(StreamEvent) error, after bool) (*llm.Response, error) {
+	if stream == nil {
+		return mv.llm.Chat(ctx, req)
+	}
+	f := newStreamFilter(stream)
+	f.broke = after
+	resp, err := mv.llm.Stream(ctx, req, func(d llm.Delta) error {
+		if d.Content == "" {
+			return nil
+		}
+		return f.write(d.Content)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := f.close(); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// withCallIDs gives every call a distinct id; some OpenAI-compatible servers
+// send none or repeat them.
+func withCallIDs(calls []llm.ToolCall, step int) []llm.ToolCall {
+	seen := map[string]bool{}
+	for i := range calls {
+		if calls[i].ID == "" || seen[calls[i].ID] {
+			calls[i].ID = fmt.Sprintf("call_%d_%d", step, i)
+		}
+		seen[calls[i].ID] = true
+	}
+	return calls
+}
+
+// IsInvalid reports whether err is a rejected input (a 400 for callers).
+func IsInvalid(err error) bool { return errors.Is(err, store.ErrInvalid) }
