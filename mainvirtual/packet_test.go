@@ -114,7 +114,9 @@ func BenchmarkAssemble(b *testing.B) {
 // nopClient is an llm.Client for benchmarks that never call it.
 type nopClient struct{}
 
-func (nopClient) Chat(context.Context, llm.Request) (*llm.Response, error) { return &llm.Response{}, nil }
+func (nopClient) Chat(context.Context, llm.Request) (*llm.Response, error) {
+	return &llm.Response{}, nil
+}
 func (nopClient) Stream(context.Context, llm.Request, func(llm.Delta) error) (*llm.Response, error) {
 	return &llm.Response{}, nil
 }
