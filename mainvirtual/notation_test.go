@@ -184,14 +184,15 @@ func streamed(t *testing.T, s string, n int) string {
 func TestStreamFilter(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"hello", "hello"},
-		{"line1\n@br\nline2", "line1\n|line2"},
+		{"line1\n@br\nline2", "line1|line2"},
 		{"a@brb", "a@brb"},
-		{"a @br", "a "},
+		{"a @br", "a"},
 		{"<empty_reply>", ""},
-		{"x <empty_reply>", "x "},
+		{"x <empty_reply>", "x"},
+		{"keep  inner\n\nspace ", "keep  inner\n\nspace"},
 		{"mail foo@bravo.com <b>", "mail foo@bravo.com <b>"},
 		{"@br\nstart", "start"},
-		{"a\n@br\n@br\nb", "a\n|b"},
+		{"a\n@br\n@br\nb", "a|b"},
 		{"ends with @", "ends with @"},
 		{"ends with <empty", "ends with <empty"},
 	}

@@ -107,8 +107,9 @@ type StreamEvent struct {
 type streamFilter struct {
 	emit      func(StreamEvent) error
 	pending   string
-	afterStop bool // at the start of a message: leading spaces are dropped
-	broke     bool // a break is due before the next text
+	afterStop bool   // at the start of a message: leading spaces are dropped
+	broke     bool   // a break is due before the next text
+	space     string // trailing white space, held until text follows it
 }
 
 func newStreamFilter(emit func(StreamEvent) error) *streamFilter {
@@ -139,6 +140,15 @@ func (f *streamFilter) drain(final bool) error {
 				return nil
 			}
 			f.afterStop = false
+		} else {
+			text = f.space + text
+		}
+		// White space at the end is held: if a break or the end follows,
+		// it is dropped, as SplitOutput trims the parts.
+		trimmed := strings.TrimRightFunc(text, unicode.IsSpace)
+		f.space = text[len(trimmed):]
+		if text = trimmed; text == "" {
+			return nil
 		}
 		if f.broke {
 			f.broke = false
@@ -180,7 +190,7 @@ func (f *streamFilter) drain(final bool) error {
 			if !f.afterStop {
 				f.broke = true // sent before the next text, never at the end
 			}
-			f.afterStop = true
+			f.afterStop, f.space = true, ""
 			i = end
 		case !final && (strings.HasPrefix(markEmpty, rest) || strings.HasPrefix(markBreak, rest)):
 			goto hold

@@ -398,7 +398,7 @@ func TestTurnStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := b.String(); got != "first part\n|second part" {
+	if got := b.String(); got != "first part|second part" {
 		t.Fatalf("streamed %q", got)
 	}
 	if len(stored) != 1 || stored[0] != res.Message.ID {
