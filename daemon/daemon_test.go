@@ -1,0 +1,126 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/internal/llmtest"
+	"github.com/cyan-agent/cyan/store"
+)
+
+func TestRunGroup(t *testing.T) {
+	boom := errors.New("boom")
+	stopped := make(chan string, 3)
+	err := runGroup(context.Background(), []actor{
+		{"fails", func(context.Context) error { return boom }},
+		{"waits", func(ctx context.Context) error { <-ctx.Done(); return nil }},
+		{"waits too", func(ctx context.Context) error { <-ctx.Done(); return nil }},
+	}, func(name string, err error) { stopped <- name })
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want the first failure", err)
+	}
+	if len(stopped) != 3 {
+		t.Fatalf("%d actors stopped, want all 3", len(stopped))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := runGroup(ctx, []actor{{"waits", func(ctx context.Context) error { <-ctx.Done(); return nil }}}, nil); err != nil {
+		t.Fatalf("cancellation is not an error: %v", err)
+	}
+}
+
+func TestLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:7788": true, "[::1]:1": true, "localhost:80": true,
+		"0.0.0.0:7788": false, ":7788": false, "192.168.1.2:80": false, "garbage": false,
+	} {
+		if got := loopback(addr); got != want {
+			t.Errorf("loopback(%q) = %v", addr, got)
+		}
+	}
+}
+
+func TestLoadToken(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", TokenFile)
+	tok, err := loadToken(path)
+	if err != nil || len(tok) != 64 {
+		t.Fatalf("new token %q, %v", tok, err)
+	}
+	st, _ := os.Stat(path)
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("token file mode %v, want 0600", st.Mode().Perm())
+	}
+	again, _ := loadToken(path)
+	if again != tok || ReadToken(filepath.Dir(path)) != tok {
+		t.Errorf("token not stable")
+	}
+	os.WriteFile(path, []byte("short"), 0o600)
+	if _, err := loadToken(path); err == nil || !strings.Contains(err.Error(), "delete the file") {
+		t.Errorf("short token: %v", err)
+	}
+}
+
+// TestDaemonServesAndStops runs the whole daemon in-process: it answers,
+// stops cleanly on cancel, and releases its data dir.
+func TestDaemonServesAndStops(t *testing.T) {
+	fake := new(llmtest.Server)
+	llmSrv := httptest.NewServer(fake)
+	defer llmSrv.Close()
+	dir := t.TempDir()
+	cfg, err := config.Load(func(k string) string {
+		return map[string]string{"CYAN_DATA_DIR": dir, "CYAN_ADDR": "127.0.0.1:0", "CYAN_LLM_BASE_URL": llmSrv.URL + "/v1", "CYAN_LLM_MODEL": "fake-model"}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrc := make(chan net.Addr, 1)
+	d, err := New(Options{Config: cfg, Ready: func(a net.Addr) { addrc <- a }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(Options{Config: cfg}); !errors.Is(err, store.ErrLocked) {
+		t.Fatalf("a second daemon on the data dir: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	addr := <-addrc
+	resp, err := http.Post("http://"+addr.String()+"/api/v1/messages", "application/json", strings.NewReader(`{"channel":"c","text":"hi"}`))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("post: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run = %v after cancel", err)
+		}
+	case <-time.After(ShutdownTimeout + time.Second):
+		t.Fatal("Run did not return within the shutdown timeout")
+	}
+	if _, held, _ := store.Holder(dir); held {
+		t.Fatal("the data dir is still locked after Run")
+	}
+}
+
+func TestListenError(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, err = net.Listen("tcp", ln.Addr().String())
+	if msg := listenError(ln.Addr().String(), err).Error(); !strings.Contains(msg, "CYAN_ADDR") || !strings.Contains(msg, "in use") {
+		t.Fatalf("listen error = %q", msg)
+	}
+}

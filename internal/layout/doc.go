@@ -1,0 +1,4 @@
+// Package layout holds the repository's structural tests: every package has
+// a doc comment, and imports follow the one-way dependency order of SPEC §1.
+// It has no non-test code.
+package layout

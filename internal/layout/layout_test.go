@@ -1,0 +1,123 @@
+package layout
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/cyan-agent/cyan/"
+
+// allowed lists, for each package, the cyan packages its non-test code may
+// import. Dependencies flow one way (SPEC §1): cmd → daemon → {mainvirtual,
+// observer, limitproc, api} → {memory, events, tools, llm} → config →
+// packets, with store and persona beside them as leaves.
+var allowed = map[string][]string{
+	"packets":          {},
+	"config":           {"packets"},
+	"llm":              {},
+	"persona":          {},
+	"store":            {},
+	"memory":           {"store", "config", "packets", "llm"},
+	"events":           {"store", "config", "packets", "llm"},
+	"tools":            {"store", "llm", "config", "packets", "persona"},
+	"limitproc":        {"config", "packets"},
+	"observer":         {"memory", "events", "tools", "llm", "config", "packets", "store"},
+	"mainvirtual":      {"store", "persona", "llm", "config"},
+	"api":              {"mainvirtual", "store", "llm", "config"},
+	"daemon":           {"*"},
+	"cmd":              {"*"},
+	"cmd/cyan":         {"cmd"},
+	"internal/llmtest": {"llm"},
+	"internal/e2e":     {},
+	"internal/layout":  {},
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		t.Fatalf("no go.mod at %s", dir)
+	}
+	return dir
+}
+
+// packages maps each package dir (relative, slash-separated) to its
+// non-test Go files.
+func packages(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	pkgs := map[string][]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != root {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			rel, _ := filepath.Rel(root, filepath.Dir(path))
+			pkgs[filepath.ToSlash(rel)] = append(pkgs[filepath.ToSlash(rel)], path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+func TestEveryPackageHasADocComment(t *testing.T) {
+	root := repoRoot(t)
+	for dir, files := range packages(t, root) {
+		documented := false
+		for _, f := range files {
+			af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.PackageClauseOnly|parser.ParseComments)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if af.Doc != nil && strings.HasPrefix(af.Doc.Text(), "Package "+af.Name.Name+" ") || af.Name.Name == "main" && af.Doc != nil {
+				documented = true
+			}
+		}
+		if !documented {
+			t.Errorf("package %s has no doc comment (\"// Package x …\", in doc.go)", dir)
+		}
+	}
+}
+
+func TestImportsFollowTheLayering(t *testing.T) {
+	root := repoRoot(t)
+	for dir, files := range packages(t, root) {
+		rules, known := allowed[dir]
+		if !known {
+			t.Errorf("package %s is not in the layering table of %s; add it with the packages it may import", dir, "internal/layout")
+			continue
+		}
+		for _, f := range files {
+			af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range af.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				dep, ok := strings.CutPrefix(path, module)
+				if !ok || slices.Contains(rules, "*") && dep != "cmd" {
+					continue
+				}
+				if !slices.Contains(rules, dep) {
+					rel, _ := filepath.Rel(root, f)
+					t.Errorf("%s imports %s, which package %s may not import (allowed: %v)", rel, dep, dir, rules)
+				}
+			}
+		}
+	}
+}
