@@ -150,8 +150,13 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// noArgs rejects positional arguments.
-func noArgs(pos []string) error {
+// parseNoArgs parses the flags of a command that takes no positional
+// arguments.
+func parseNoArgs(fs *flag.FlagSet, args []string) error {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
 	if len(pos) > 0 {
 		return &usageError{msg: fmt.Sprintf("unexpected argument %q", pos[0])}
 	}

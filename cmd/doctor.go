@@ -27,11 +27,7 @@ type check struct {
 func runDoctor(io IO, args []string) error {
 	fs := newFlags(io, "doctor")
 	timeout := fs.Duration("timeout", 20*time.Second, "how long to wait for the LLM to answer")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(pos); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	var checks []check

@@ -19,11 +19,7 @@ func runHistory(io IO, args []string) error {
 	limit := fs.Int("limit", 50, "show the newest `n` messages")
 	all := fs.Bool("all", false, "include tool results and silent turns")
 	asJSON := fs.Bool("json", false, "print the daemon's JSON answer")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(pos); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	cfg, err := loadConfig(io)
@@ -75,11 +71,7 @@ func runTrace(io IO, args []string) error {
 	fs := newFlags(io, "trace")
 	channel := fs.String("channel", "terminal", "the `channel` whose last turn to show")
 	asJSON := fs.Bool("json", false, "print the whole trace as JSON")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(pos); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	cfg, err := loadConfig(io)
@@ -204,11 +196,7 @@ func runConfig(io IO, args []string) error {
 
 func runVersion(io IO, args []string) error {
 	fs := newFlags(io, "version")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(pos); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	v := Version

@@ -15,11 +15,7 @@ import (
 
 func runServe(io IO, args []string) error {
 	fs := newFlags(io, "serve")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(pos); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	cfg, err := loadConfig(io)

@@ -57,11 +57,7 @@ func runChat(io IO, args []string) error {
 	fs := newFlags(io, "chat")
 	channel := fs.String("channel", "terminal", "the `channel` (conversation) to chat in")
 	user := fs.String("user", defaultUser(io), "your speaker `name`")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(pos); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 	cfg, err := loadConfig(io)

@@ -2,7 +2,6 @@ package llm
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,7 +13,7 @@ import (
 // anthropic speaks Anthropic's Messages API.
 type anthropic struct{ c *conn }
 
-var _ Client = (*anthropic)(nil)
+var _ protocol = (*anthropic)(nil)
 
 const (
 	anthropicVersion   = "2023-06-01"
@@ -34,9 +33,6 @@ func thinkingBudget(t Think) int {
 	return 0
 }
 
-// Describe names the provider, endpoint and default model.
-func (a *anthropic) Describe() string { return a.c.describe() }
-
 func (a *anthropic) setHeaders(h http.Header) {
 	if a.c.apiKey != "" {
 		h.Set("x-api-key", a.c.apiKey)
@@ -44,52 +40,16 @@ func (a *anthropic) setHeaders(h http.Header) {
 	h.Set("anthropic-version", anthropicVersion)
 }
 
-// Chat runs one call and returns the whole response.
-func (a *anthropic) Chat(ctx context.Context, req Request) (*Response, error) {
-	model, err := a.c.pickModel(req.Model)
-	if err != nil {
-		return nil, err
-	}
-	body, err := a.encode(req, model, false)
-	if err != nil {
-		return nil, err
-	}
-	var resp *Response
-	x := exchange{method: http.MethodPost, path: "/v1/messages", model: model, body: body}
-	err = a.c.call(ctx, x, func(b []byte) error {
-		var err error
-		resp, err = a.decode(b, model)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return resp, nil
-}
+func (a *anthropic) chatPath() string   { return "/v1/messages" }
+func (a *anthropic) modelsPath() string { return "/v1/models?limit=1000" }
 
-// Stream runs one call with streaming.
-func (a *anthropic) Stream(ctx context.Context, req Request, onDelta func(Delta) error) (*Response, error) {
-	model, err := a.c.pickModel(req.Model)
-	if err != nil {
+// readStream reads a Messages event stream.
+func (a *anthropic) readStream(r io.Reader, model string, emit func(Delta) error) (*Response, error) {
+	st := &anStream{c: a.c, model: model, emit: emit, blocks: map[int]*anStreamBlock{}}
+	if err := st.read(r); err != nil {
 		return nil, err
 	}
-	body, err := a.encode(req, model, true)
-	if err != nil {
-		return nil, err
-	}
-	x := exchange{method: http.MethodPost, path: "/v1/messages", model: model, body: body, stream: true}
-	return a.c.stream(ctx, x, func(r io.Reader, emit func(Delta) error) (*Response, error) {
-		st := &anStream{c: a.c, model: model, emit: emit, blocks: map[int]*anStreamBlock{}}
-		if err := st.read(r); err != nil {
-			return nil, err
-		}
-		return st.response(), nil
-	}, func(b []byte) (*Response, error) { return a.decode(b, model) }, onDelta)
-}
-
-// Models lists the models the endpoint offers (GET /v1/models).
-func (a *anthropic) Models(ctx context.Context) ([]string, error) {
-	return listModels(ctx, a.c, "/v1/models?limit=1000")
+	return st.response(), nil
 }
 
 // Wire types of the request.

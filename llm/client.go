@@ -105,15 +105,13 @@ func New(opts Options) (Client, error) {
 	case c.retries < 0:
 		c.retries = 0
 	}
+	var p protocol = &openAI{c: c}
 	if provider == "anthropic" {
 		c.baseURL = strings.TrimSuffix(c.baseURL, "/v1")
-		a := &anthropic{c: c}
-		c.header = a.setHeaders
-		return a, nil
+		p = &anthropic{c: c}
 	}
-	o := &openAI{c: c}
-	c.header = o.setHeaders
-	return o, nil
+	c.header = p.setHeaders
+	return &client{c: c, p: p}, nil
 }
 
 // cleanBaseURL checks that s is an absolute http(s) URL and drops a

@@ -15,10 +15,7 @@ import (
 // llama.cpp, vLLM, LM Studio and most hosted APIs also serve.
 type openAI struct{ c *conn }
 
-var _ Client = (*openAI)(nil)
-
-// Describe names the provider, endpoint and default model.
-func (o *openAI) Describe() string { return o.c.describe() }
+var _ protocol = (*openAI)(nil)
 
 // setHeaders adds the bearer token, when there is a key.
 func (o *openAI) setHeaders(h http.Header) {
@@ -27,52 +24,16 @@ func (o *openAI) setHeaders(h http.Header) {
 	}
 }
 
-// Chat runs one call and returns the whole response.
-func (o *openAI) Chat(ctx context.Context, req Request) (*Response, error) {
-	model, err := o.c.pickModel(req.Model)
-	if err != nil {
-		return nil, err
-	}
-	body, err := o.encode(req, model, false)
-	if err != nil {
-		return nil, err
-	}
-	var resp *Response
-	x := exchange{method: http.MethodPost, path: "/chat/completions", model: model, body: body}
-	err = o.c.call(ctx, x, func(b []byte) error {
-		var err error
-		resp, err = o.decode(b, model)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return resp, nil
-}
+func (o *openAI) chatPath() string   { return "/chat/completions" }
+func (o *openAI) modelsPath() string { return "/models" }
 
-// Stream runs one call with streaming.
-func (o *openAI) Stream(ctx context.Context, req Request, onDelta func(Delta) error) (*Response, error) {
-	model, err := o.c.pickModel(req.Model)
-	if err != nil {
+// readStream reads a chat-completions event stream.
+func (o *openAI) readStream(r io.Reader, model string, emit func(Delta) error) (*Response, error) {
+	st := &oaStream{c: o.c, model: model, emit: emit}
+	if err := st.read(r); err != nil {
 		return nil, err
 	}
-	body, err := o.encode(req, model, true)
-	if err != nil {
-		return nil, err
-	}
-	x := exchange{method: http.MethodPost, path: "/chat/completions", model: model, body: body, stream: true}
-	return o.c.stream(ctx, x, func(r io.Reader, emit func(Delta) error) (*Response, error) {
-		st := &oaStream{c: o.c, model: model, emit: emit}
-		if err := st.read(r); err != nil {
-			return nil, err
-		}
-		return st.response(), nil
-	}, func(b []byte) (*Response, error) { return o.decode(b, model) }, onDelta)
-}
-
-// Models lists the models the endpoint offers (GET /models).
-func (o *openAI) Models(ctx context.Context) ([]string, error) {
-	return listModels(ctx, o.c, "/models")
+	return st.response(), nil
 }
 
 // listModels reads the {"data": [{"id": …}]} list both protocols use.
