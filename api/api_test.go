@@ -140,6 +140,7 @@ func TestBadRequests(t *testing.T) {
 		{"not json", "POST", "/api/v1/messages", `{`, 400, "invalid_request"},
 		{"no channel", "POST", "/api/v1/messages", `{"text":"x"}`, 400, "invalid_request"},
 		{"empty text", "POST", "/api/v1/messages", `{"channel":"c","text":" "}`, 400, "invalid_request"},
+		{"bad kind", "POST", "/api/v1/messages", `{"channel":"c","text":"x","kind":"public"}`, 400, "invalid_request"},
 		{"too large", "POST", "/api/v1/messages", `{"channel":"c","text":"` + strings.Repeat("x", 70<<10) + `"}`, 413, "too_large"},
 		{"list without channel", "GET", "/api/v1/messages", "", 400, "invalid_request"},
 		{"bad limit", "GET", "/api/v1/messages?channel=c&limit=0", "", 400, "invalid_request"},

@@ -16,7 +16,10 @@ import (
 type postMessageRequest struct {
 	Channel string `json:"channel"`
 	User    string `json:"user"`
-	Text    string `json:"text"`
+	UserID  string `json:"user_id"`
+	// Kind is "private" (default) or "group".
+	Kind string `json:"kind"`
+	Text string `json:"text"`
 	// Stream answers with server-sent events as the reply is produced.
 	Stream bool `json:"stream"`
 }
@@ -34,7 +37,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	in := mainvirtual.Incoming{Channel: req.Channel, User: req.User, Text: req.Text}
+	in := mainvirtual.Incoming{Channel: req.Channel, User: req.User, UserID: req.UserID, Kind: req.Kind, Text: req.Text}
 	if req.Stream {
 		s.streamMessage(w, r, in)
 		return

@@ -37,9 +37,11 @@ var slotTitle = map[Slot]string{
 
 // Query describes the turn a section is filled for.
 type Query struct {
-	Channel string
-	Speaker string // who spoke the incoming message
-	Now     time.Time
+	Channel   string
+	Speaker   string // who spoke the incoming message (display name)
+	SpeakerID string // their platform id, when known
+	Kind      string // "private" or "group"
+	Now       time.Time
 }
 
 // Source fills one section of the system prompt.

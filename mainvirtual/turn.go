@@ -14,9 +14,18 @@ import (
 // Incoming is a message that starts a turn.
 type Incoming struct {
 	Channel string
-	User    string // the speaker
-	Text    string
+	User    string // the speaker's display name
+	UserID  string // the speaker's platform id, when known
+	// Kind is "private" (the default) or "group".
+	Kind string
+	Text string
 }
+
+// Conversation kinds.
+const (
+	KindPrivate = "private"
+	KindGroup   = "group"
+)
 
 // Listener follows a turn as it happens. Every field may be nil.
 type Listener struct {
@@ -75,18 +84,25 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 	if in.User == "" {
 		in.User = "user"
 	}
+	switch in.Kind {
+	case "":
+		in.Kind = KindPrivate
+	case KindPrivate, KindGroup:
+	default:
+		return nil, fmt.Errorf("%w: kind %q is neither %q nor %q", store.ErrInvalid, in.Kind, KindPrivate, KindGroup)
+	}
 	unlock := mv.locks.lock(in.Channel)
 	defer unlock()
 
 	now := mv.now()
-	msg := &store.Message{Channel: in.Channel, Role: store.RoleUser, User: in.User, Text: in.Text, Tokens: mv.count.Count(in.Text)}
+	msg := &store.Message{Channel: in.Channel, Role: store.RoleUser, User: in.User, UserID: in.UserID, Kind: in.Kind, Text: in.Text, Tokens: mv.count.Count(in.Text)}
 	if err := mv.store.Append(now, msg); err != nil {
 		return nil, &TurnError{Stage: "store", Err: err}
 	}
 	if l.Stored != nil {
 		l.Stored(msg)
 	}
-	q := Query{Channel: in.Channel, Speaker: in.User, Now: now}
+	q := Query{Channel: in.Channel, Speaker: in.User, SpeakerID: in.UserID, Kind: in.Kind, Now: now}
 	tr := &Trace{Channel: in.Channel, MessageID: msg.ID, Time: now}
 	defer mv.keepTrace(tr)
 
@@ -169,7 +185,7 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 			st.Results = append(st.Results, r)
 			appended = append(appended, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: toolLine(c.Name, r.Text)})
 			results = append(results, &store.Message{
-				Channel: in.Channel, Role: store.RoleTool, User: c.Name, Text: r.Text, Tokens: mv.count.Count(r.Text),
+				Channel: in.Channel, Role: store.RoleTool, User: c.Name, Kind: in.Kind, Text: r.Text, Tokens: mv.count.Count(r.Text),
 				ReplyTo: msg.ID, Step: step, ToolCallID: c.ID, ToolName: c.Name,
 			})
 		}
@@ -189,7 +205,7 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 func (mv *MainVirtual) answerMessages(in *store.Message, step int, out Output, calls []llm.ToolCall) []*store.Message {
 	agent := mv.AgentName()
 	mk := func(part int, text string) *store.Message {
-		return &store.Message{Channel: in.Channel, Role: store.RoleAssistant, User: agent, Text: text,
+		return &store.Message{Channel: in.Channel, Role: store.RoleAssistant, User: agent, Kind: in.Kind, Text: text,
 			Tokens: mv.count.Count(text), ReplyTo: in.ID, Step: step, Part: part}
 	}
 	var msgs []*store.Message
