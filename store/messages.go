@@ -34,18 +34,18 @@ type ToolCall struct {
 // per outgoing chat message (the @br parts of one model output share ReplyTo
 // and Step and count up in Part).
 type Message struct {
-	ID      string    `json:"id"`
-	Channel string    `json:"channel"`
-	Role    Role      `json:"role"`
-	User    string    `json:"user,omitempty"` // speaker name (the agent's name on assistant messages)
+	ID      string `json:"id"`
+	Channel string `json:"channel"`
+	Role    Role   `json:"role"`
+	User    string `json:"user,omitempty"` // speaker name (the agent's name on assistant messages)
 	// UserID is the speaker's id on their platform (a QQ or Telegram id),
 	// when the bridge knows it; names can be changed, ids cannot.
 	UserID string `json:"user_id,omitempty"`
 	// Kind is the kind of conversation the message was said in: "private"
 	// (one person and the agent) or "group".
-	Kind string `json:"kind,omitempty"`
-	Text    string    `json:"text"`
-	Time    time.Time `json:"time"`
+	Kind string    `json:"kind,omitempty"`
+	Text string    `json:"text"`
+	Time time.Time `json:"time"`
 	// Tokens caches the token count of Text, measured when stored.
 	Tokens int `json:"tokens,omitempty"`
 	// ReplyTo is the user message whose turn produced this message.
