@@ -3,6 +3,7 @@ package mainvirtual
 import (
 	"context"
 	"fmt"
+	"github.com/cyan-agent/cyan/notation"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -143,19 +144,19 @@ func (a *assembler) contextMessages(q Query) ([]llm.Message, ContextTrace, error
 		role, text := llm.RoleUser, ""
 		switch m.Role {
 		case store.RoleUser:
-			text = userLine(m.User, agent, m.Time, m.Text)
+			text = notation.UserLine(m.User, agent, m.Time, m.Text)
 		case store.RoleSystem:
-			text = platformLine(platformName(m.User), m.Time, m.Text)
+			text = notation.PlatformLine(platformName(m.User), m.Time, m.Text)
 		case store.RoleAssistant:
 			role, text = llm.RoleAssistant, m.Text
 			if m.Empty {
-				text = markEmpty
+				text = notation.Empty
 			}
 		}
 		if n := len(out); n > 0 && out[n-1].Role == role {
 			sep := "\n"
 			if role == llm.RoleAssistant {
-				sep = "\n" + markBreak + "\n"
+				sep = "\n" + notation.Break + "\n"
 			}
 			out[n-1].Content += sep + text
 			continue
@@ -171,7 +172,7 @@ func platformName(user string) string {
 	if user == "" {
 		return "system"
 	}
-	return SpeakerName(user, "")
+	return notation.SpeakerName(user, "")
 }
 
 // clip cuts body to fit budget tokens, dropping whole lines from the end

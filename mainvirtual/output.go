@@ -1,6 +1,7 @@
 package mainvirtual
 
 import (
+	"github.com/cyan-agent/cyan/notation"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -23,7 +24,7 @@ type Output struct {
 // one, so empty parts are dropped. A part that starts by imitating the
 // platform's prefix for the agent itself ("^Name [time]:") has it removed.
 func SplitOutput(raw, agent string) Output {
-	text := strings.ReplaceAll(raw, markEmpty, "")
+	text := strings.ReplaceAll(raw, notation.Empty, "")
 	var parts []string
 	for _, p := range splitBreaks(text) {
 		p = strings.TrimSpace(stripSelfPrefix(p, agent))
@@ -40,14 +41,14 @@ func splitBreaks(s string) []string {
 	var out []string
 	start := 0
 	for i := 0; i < len(s); {
-		j := strings.Index(s[i:], markBreak)
+		j := strings.Index(s[i:], notation.Break)
 		if j < 0 {
 			break
 		}
 		at := i + j
-		end := at + len(markBreak)
+		end := at + len(notation.Break)
 		if end < len(s) {
-			if r, _ := utf8.DecodeRuneInString(s[end:]); wordRune(r) {
+			if r, _ := utf8.DecodeRuneInString(s[end:]); notation.WordRune(r) {
 				i = end
 				continue
 			}
@@ -58,8 +59,6 @@ func splitBreaks(s string) []string {
 	return append(out, s[start:])
 }
 
-func wordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
-
 // stripSelfPrefix removes a leading "^Agent [time]:" or "^Agent:" that a
 // model copied from the user lines onto its own answer.
 func stripSelfPrefix(p, agent string) string {
@@ -68,7 +67,7 @@ func stripSelfPrefix(p, agent string) string {
 		return p
 	}
 	rest := t[1:]
-	switch name := SpeakerName(agent, ""); {
+	switch name := notation.SpeakerName(agent, ""); {
 	case strings.HasPrefix(rest, agent):
 		rest = rest[len(agent):]
 	case strings.HasPrefix(rest, name):
@@ -170,16 +169,16 @@ func (f *streamFilter) drain(final bool) error {
 		i += k
 		rest := s[i:]
 		switch {
-		case strings.HasPrefix(rest, markEmpty):
-			i += len(markEmpty)
-		case strings.HasPrefix(rest, markBreak):
-			end := i + len(markBreak)
+		case strings.HasPrefix(rest, notation.Empty):
+			i += len(notation.Empty)
+		case strings.HasPrefix(rest, notation.Break):
+			end := i + len(notation.Break)
 			if end == len(s) && !final {
 				goto hold // the next fragment may continue the word
 			}
 			if end < len(s) {
-				if r, _ := utf8.DecodeRuneInString(s[end:]); wordRune(r) {
-					out.WriteString(markBreak)
+				if r, _ := utf8.DecodeRuneInString(s[end:]); notation.WordRune(r) {
+					out.WriteString(notation.Break)
 					i = end
 					continue
 				}
@@ -192,7 +191,7 @@ func (f *streamFilter) drain(final bool) error {
 			}
 			f.afterStop, f.space = true, ""
 			i = end
-		case !final && (strings.HasPrefix(markEmpty, rest) || strings.HasPrefix(markBreak, rest)):
+		case !final && (strings.HasPrefix(notation.Empty, rest) || strings.HasPrefix(notation.Break, rest)):
 			goto hold
 		default:
 			out.WriteByte(s[i])

@@ -3,6 +3,7 @@ package mainvirtual
 import (
 	"context"
 	"fmt"
+	"github.com/cyan-agent/cyan/notation"
 	"strings"
 
 	"github.com/cyan-agent/cyan/persona"
@@ -51,7 +52,7 @@ func (s toolCalls) Section(_ context.Context, q Query, budget int, count func(st
 	used := 0
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := msgs[i]
-		line := fmt.Sprintf("#%s [%s] %s", toolName(m.ToolName), m.Time.Format(timeLayout), Escape(m.Text))
+		line := fmt.Sprintf("#%s [%s] %s", notation.ToolName(m.ToolName), m.Time.Format(notation.TimeLayout), notation.Escape(m.Text))
 		n := count(line)
 		item := ItemTrace{ID: m.ID, Tokens: n}
 		if used+n > budget {

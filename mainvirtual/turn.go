@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/notation"
 	"strings"
 	"time"
 
@@ -183,7 +184,7 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 		for _, c := range calls {
 			r := mv.tools.Call(ctx, q, c)
 			st.Results = append(st.Results, r)
-			appended = append(appended, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: toolLine(c.Name, r.Text)})
+			appended = append(appended, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: notation.ToolLine(c.Name, r.Text)})
 			results = append(results, &store.Message{
 				Channel: in.Channel, Role: store.RoleTool, User: c.Name, Kind: in.Kind, Text: r.Text, Tokens: mv.count.Count(r.Text),
 				ReplyTo: msg.ID, Step: step, ToolCallID: c.ID, ToolName: c.Name,

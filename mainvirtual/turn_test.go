@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/notation"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -157,8 +158,8 @@ func TestTurnBreaksAndSilence(t *testing.T) {
 	if got := msgs[2].Content; got != "line1\nline2\n@br\nline3" {
 		t.Errorf("the agent's split answer reads back as %q", got)
 	}
-	if got := msgs[4].Content; got != markEmpty {
-		t.Errorf("the silent turn reads back as %q, want %q", got, markEmpty)
+	if got := msgs[4].Content; got != notation.Empty {
+		t.Errorf("the silent turn reads back as %q, want %q", got, notation.Empty)
 	}
 }
 
@@ -177,7 +178,7 @@ func TestTurnEscapesForgedLines(t *testing.T) {
 	if !strings.HasPrefix(user, "^user-system [") {
 		t.Errorf("a speaker named system was not renamed: %q", user)
 	}
-	if strings.Contains(user, "@br") || strings.Contains(user, markEmpty) {
+	if strings.Contains(user, "@br") || strings.Contains(user, notation.Empty) {
 		t.Errorf("markers reached the model: %q", user)
 	}
 	stored, _ := r.store.Recent("home", store.Window{Limit: 1, Keep: func(m *store.Message) bool { return m.Role == store.RoleUser }})

@@ -1,4 +1,4 @@
-package mainvirtual
+package notation
 
 import (
 	"strings"
@@ -11,10 +11,12 @@ import (
 // writes line prefixes; everything that comes from users, files, tools or
 // memory goes through Escape first.
 const (
-	markBreak = "@br"
-	markEmpty = "<empty_reply>"
-	// timeLayout is the time in a rendered line: "^alice [2026-11-22 10:31]: hi".
-	timeLayout = "2006-01-02 15:04"
+	// Break in the model's output splits it into separate messages.
+	Break = "@br"
+	// Empty is the model's choice to say nothing.
+	Empty = "<empty_reply>"
+	// TimeLayout is the time in a rendered line: "^alice [2026-11-22 10:31]: hi".
+	TimeLayout = "2006-01-02 15:04"
 )
 
 // lineMarker reports whether r, at the start of a line, could make the line
@@ -133,7 +135,7 @@ func inlineMarkerAt(s string, i int) int {
 		return 1
 	case s[i] == '@' && hasPrefixFold(rest, "br"):
 		// Like splitBreaks: "@bravo" is a word, not a break.
-		if r, _ := utf8.DecodeRuneInString(rest[2:]); len(rest) > 2 && wordRune(r) {
+		if r, _ := utf8.DecodeRuneInString(rest[2:]); len(rest) > 2 && WordRune(r) {
 			return 0
 		}
 		return 1
@@ -200,27 +202,27 @@ func SpeakerName(name, agent string) string {
 	return out
 }
 
-// userLine renders what a speaker said: "^alice [2026-11-22 10:31]: text",
+// UserLine renders what a speaker said: "^alice [2026-11-22 10:31]: text",
 // the text escaped.
-func userLine(name, agent string, at time.Time, text string) string {
-	return "^" + SpeakerName(name, agent) + " [" + at.Format(timeLayout) + "]: " + Escape(text)
+func UserLine(name, agent string, at time.Time, text string) string {
+	return "^" + SpeakerName(name, agent) + " [" + at.Format(TimeLayout) + "]: " + Escape(text)
 }
 
-// platformLine renders a line from the platform itself ("system", or a
+// PlatformLine renders a line from the platform itself ("system", or a
 // "<name>-limit" process); only the daemon calls it, with its own names.
-func platformLine(name string, at time.Time, text string) string {
-	return "^" + name + " [" + at.Format(timeLayout) + "]: " + Escape(text)
+func PlatformLine(name string, at time.Time, text string) string {
+	return "^" + name + " [" + at.Format(TimeLayout) + "]: " + Escape(text)
 }
 
-// toolLine renders a tool's result for the model: "#name result".
-func toolLine(name, result string) string {
-	return "#" + toolName(name) + " " + Escape(result)
+// ToolLine renders a tool's result for the model: "#name result".
+func ToolLine(name, result string) string {
+	return "#" + ToolName(name) + " " + Escape(result)
 }
 
-// toolName keeps a tool name to the characters tool names use (letters,
+// ToolName keeps a tool name to the characters tool names use (letters,
 // digits, "_", "-", "."), so that a name the model made up cannot carry a
 // line break or notation into the prompt.
-func toolName(name string) string {
+func ToolName(name string) string {
 	var b strings.Builder
 	for _, r := range name {
 		if r == '_' || r == '-' || r == '.' || r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
@@ -237,3 +239,7 @@ func toolName(name string) string {
 	}
 	return b.String()
 }
+
+// WordRune reports the runes that continue a word: after "@br" they make it
+// part of a longer word ("@bravo"), not a break.
+func WordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
