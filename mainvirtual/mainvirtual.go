@@ -29,6 +29,9 @@ type Options struct {
 	Sources map[Slot]Source
 	// Agent holds the budgets and the step bound.
 	Agent config.Agent
+	// Budgets sets the token budget of slots that config.Agent.Sections
+	// does not hold (the workspace's is memory.budget), or overrides one.
+	Budgets map[Slot]int
 	// Temperature and MaxTokens are passed to every call (nil/0: provider
 	// defaults).
 	Temperature *float64
@@ -98,13 +101,17 @@ func New(o Options) (*MainVirtual, error) {
 		sources[slot] = src
 	}
 	s := o.Agent.Sections
+	budgets := map[Slot]int{
+		SlotMain: s.Main, SlotReference: s.Reference, SlotToolCalls: s.ToolCalls, SlotEvents: s.Events,
+		SlotPulled: s.Pulled, SlotPlans: s.Plans,
+	}
+	for slot, b := range o.Budgets {
+		budgets[slot] = b
+	}
 	mv.asm = &assembler{
 		store:   o.Store,
 		sources: sources,
-		budgets: map[Slot]int{
-			SlotMain: s.Main, SlotReference: s.Reference, SlotToolCalls: s.ToolCalls, SlotEvents: s.Events,
-			SlotWorkspace: s.Workspace, SlotPulled: s.Pulled, SlotPlans: s.Plans,
-		},
+		budgets: budgets,
 		context: o.Agent.ContextBudget,
 		count:   o.Counter,
 		window: func() (int, string) {

@@ -351,7 +351,7 @@ func TestContextBudgetAndCount(t *testing.T) {
 func TestSectionClippedToBudget(t *testing.T) {
 	big := strings.Repeat("a workspace line that is fairly long\n", 200)
 	r := newRig(t, func(o *Options) {
-		o.Agent.Sections.Workspace = 50
+		o.Budgets = map[Slot]int{SlotWorkspace: 50}
 		o.Sources = map[Slot]Source{SlotWorkspace: SourceFunc(func(context.Context, Query, int, func(string) int) (Section, error) {
 			return Section{Body: big}, nil
 		}), SlotPlans: SourceFunc(func(context.Context, Query, int, func(string) int) (Section, error) {
