@@ -36,9 +36,13 @@ type Options struct {
 	// defaults).
 	Temperature *float64
 	MaxTokens   int
-	Counter     Counter          // nil: a TokenCounter
-	Now         func() time.Time // nil: time.Now
-	Logger      *slog.Logger     // nil: discard
+	// AfterTurn, if set, is called when a turn has been answered (its
+	// replies are stored), before Turn returns; main-observer's work after
+	// a turn hangs here. It must not block for long.
+	AfterTurn func(ctx context.Context, q Query, res *Result)
+	Counter   Counter          // nil: a TokenCounter
+	Now       func() time.Time // nil: time.Now
+	Logger    *slog.Logger     // nil: discard
 }
 
 // MainVirtual runs turns. Turns of one channel run one at a time, in the
@@ -56,6 +60,8 @@ type MainVirtual struct {
 	now     func() time.Time
 	log     *slog.Logger
 	locks   keyedMutex
+	// afterTurn is Options.AfterTurn.
+	afterTurn func(context.Context, Query, *Result)
 
 	mu     sync.Mutex
 	traces map[string]*Trace // last trace per channel
@@ -90,7 +96,7 @@ func New(o Options) (*MainVirtual, error) {
 	mv := &MainVirtual{
 		store: o.Store, llm: o.LLM, persona: o.Persona, tools: o.Tools, steps: steps,
 		temp: o.Temperature, maxTok: o.MaxTokens, count: o.Counter, now: o.Now, log: o.Logger,
-		traces: make(map[string]*Trace),
+		traces: make(map[string]*Trace), afterTurn: o.AfterTurn,
 	}
 	sources := map[Slot]Source{
 		SlotMain:      mainPrompt{o.Persona},

@@ -452,3 +452,20 @@ func TestChannelsSerialised(t *testing.T) {
 		}
 	}
 }
+
+func TestAfterTurnHook(t *testing.T) {
+	var got []string
+	r := newRig(t, func(o *Options) {
+		o.AfterTurn = func(_ context.Context, q Query, res *Result) {
+			got = append(got, q.MessageID+"="+res.Message.ID+":"+strings.Join(replyTexts(res.Replies), ","))
+		}
+	})
+	r.fake.Enqueue(llmtest.Reply{Text: "a"}, llmtest.Reply{Status: 500})
+	res := r.turn(t, "alice", "one")
+	if _, err := r.mv.Turn(context.Background(), Incoming{Channel: "home", Text: "two"}, Listener{}); err == nil {
+		t.Fatal("want an LLM error")
+	}
+	if len(got) != 1 || got[0] != res.Message.ID+"="+res.Message.ID+":a" {
+		t.Fatalf("AfterTurn calls = %q (a failed turn is not an answered one)", got)
+	}
+}

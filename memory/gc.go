@@ -87,12 +87,18 @@ func (m *Memory) ActiveGC(ctx context.Context, channel string) ([]GCEvent, error
 		if total <= budget {
 			break
 		}
+		if ctx.Err() != nil { // stopping: never evict because a call was cut short
+			return events, nil
+		}
 		m.mu.Lock()
 		snap := *it
 		r := snap.State.Retrievability(m.curve, m.turn)
 		m.mu.Unlock()
 		before := m.count(snap.render())
 		short, err := m.compress(ctx, &snap)
+		if ctx.Err() != nil {
+			return events, nil
+		}
 		m.mu.Lock()
 		cur, ok := m.items[it.ID]
 		if !ok || !cur.InWorkspace {

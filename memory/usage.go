@@ -9,9 +9,9 @@ import (
 
 // Usage records how one turn's use of the workspace was learnt.
 type Usage struct {
-	Turn      int64    `json:"turn"`
-	Channel   string   `json:"channel"`
-	MessageID string   `json:"message_id"`
+	Turn      int64  `json:"turn"`
+	Channel   string `json:"channel"`
+	MessageID string `json:"message_id"`
 	// Path is "tool" (the model called workspace_usage), "lexical" (it did
 	// not; a word match of its answer against the items stood in) or "none"
 	// (the workspace was empty).
