@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/mainvirtual"
+	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -21,6 +22,8 @@ import (
 type Options struct {
 	Agent *mainvirtual.MainVirtual
 	Store *store.Store
+	// Memory serves /api/v1/memory; nil leaves those routes out.
+	Memory *memory.Memory
 	// Token, when set, is required as "Authorization: Bearer <token>" on
 	// every route but /healthz.
 	Token string
@@ -61,6 +64,11 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/v1/messages", s.postMessage)
 	s.mux.HandleFunc("GET /api/v1/messages", s.listMessages)
 	s.mux.HandleFunc("GET /api/v1/trace/last", s.lastTrace)
+	if o.Memory != nil {
+		s.mux.HandleFunc("GET /api/v1/memory", s.listMemory)
+		s.mux.HandleFunc("GET /api/v1/memory/{id}", s.getMemory)
+		s.mux.HandleFunc("DELETE /api/v1/memory/{id}", s.deleteMemory)
+	}
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -17,6 +17,7 @@ type Config struct {
 	Persona string `yaml:"persona"`
 	LLM     LLM    `yaml:"llm"`
 	Agent   Agent  `yaml:"agent"`
+	Memory  Memory `yaml:"memory"`
 	API     API    `yaml:"api"`
 	Log     Log    `yaml:"log"`
 
@@ -48,14 +49,35 @@ type Agent struct {
 }
 
 // Sections holds one token budget per system-prompt section (SPEC §2).
+// The workspace's budget is memory.budget.
 type Sections struct {
 	Main      int `yaml:"main"`
 	Reference int `yaml:"reference"`
 	ToolCalls int `yaml:"tool_calls"`
 	Events    int `yaml:"events"`
-	Workspace int `yaml:"workspace"`
 	Pulled    int `yaml:"pulled"`
 	Plans     int `yaml:"plans"`
+}
+
+// Memory tunes the workspace and its decay (SPEC §3). Time is counted in
+// the agent's turns.
+type Memory struct {
+	// InitialStability is S of a new item, in turns.
+	InitialStability float64 `yaml:"initial_stability"`
+	// EvictBelow is the R under which passive GC takes an item out of the
+	// workspace.
+	EvictBelow float64 `yaml:"evict_below"`
+	// Gain is a, the growth of S on review.
+	Gain float64 `yaml:"gain"`
+	// MaxJumpMini: a review sooner than this many turns after the last one
+	// does not grow S. MaxJumpLarge: sooner than this, S grows as if D+2.
+	MaxJumpMini  int `yaml:"max_jump_mini"`
+	MaxJumpLarge int `yaml:"max_jump_large"`
+	// Curve is the forgetting curve: qinglan (R = 0.9^(Δt/S)) or fsrs6.
+	Curve string `yaml:"curve"`
+	// Budget is the workspace section's token budget; active GC keeps the
+	// rendered workspace within it.
+	Budget int `yaml:"budget"`
 }
 
 // API tunes the HTTP server.
@@ -106,10 +128,18 @@ func Defaults() Config {
 				Reference: 800,
 				ToolCalls: 800,
 				Events:    800,
-				Workspace: 1500,
 				Pulled:    600,
 				Plans:     300,
 			},
+		},
+		Memory: Memory{
+			InitialStability: 8,
+			EvictBelow:       0.3,
+			Gain:             5,
+			MaxJumpMini:      3,
+			MaxJumpLarge:     8,
+			Curve:            "qinglan",
+			Budget:           1500,
 		},
 		API: API{MaxBodyBytes: 1 << 20},
 		Log: Log{Level: "info", Format: "text"},

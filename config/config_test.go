@@ -49,7 +49,7 @@ func TestLoadFileAndEnv(t *testing.T) {
 	if c.LLM.TimeoutDuration() != 30*time.Second || *c.LLM.Temperature != 0.7 {
 		t.Errorf("timeout/temperature: %v %v", c.LLM.Timeout, c.LLM.Temperature)
 	}
-	if c.Agent.Sections.Main != 2000 || c.Agent.Sections.Workspace != 1500 {
+	if c.Agent.Sections.Main != 2000 || c.Agent.Sections.Plans != 300 {
 		t.Errorf("a partial sections mapping must keep other defaults: %+v", c.Agent.Sections)
 	}
 	if want, _ := filepath.Abs("testdata/personas/mine"); c.Persona != want {
@@ -101,6 +101,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "mapping where a value belongs", file: "addr:\n  host: x\n", want: []string{"cyan.yaml:2: addr: want a single value, got a mapping"}},
 		{name: "data dir file cannot move the data dir", file: "data_dir: /elsewhere\n", want: []string{"cyan.yaml:1: data_dir: a file inside the data dir cannot move it"}},
 		{name: "out of range", file: "agent:\n  context_budget: 10\nlog:\n  level: loud\n", want: []string{"cyan.yaml:2: agent.context_budget", "cyan.yaml:4: log.level"}},
+		{name: "memory values", file: "memory:\n  curve: linear\n  evict_below: 1.5\n", want: []string{"cyan.yaml:2: memory.curve", "cyan.yaml:3: memory.evict_below"}},
 		{name: "duplicate key", file: "addr: 127.0.0.1:1\naddr: 127.0.0.1:2\n", want: []string{"addr"}},
 	}
 	for _, tt := range tests {

@@ -174,12 +174,31 @@ func (c *Config) validate(where func(key string) *Error) error {
 	}{
 		{"main", c.Agent.Sections.Main}, {"reference", c.Agent.Sections.Reference},
 		{"tool_calls", c.Agent.Sections.ToolCalls}, {"events", c.Agent.Sections.Events},
-		{"workspace", c.Agent.Sections.Workspace}, {"pulled", c.Agent.Sections.Pulled},
+		{"pulled", c.Agent.Sections.Pulled},
 		{"plans", c.Agent.Sections.Plans},
 	} {
 		if s.v < 0 {
 			bad("agent.sections."+s.key, "a token budget must not be negative")
 		}
+	}
+	m := c.Memory
+	if m.InitialStability <= 0 {
+		bad("memory.initial_stability", "must be a positive number of turns, e.g. 8")
+	}
+	if m.EvictBelow < 0 || m.EvictBelow >= 1 {
+		bad("memory.evict_below", "%g is out of range: use an R from 0 (never evict) to below 1", m.EvictBelow)
+	}
+	if m.Gain <= 0 {
+		bad("memory.gain", "must be positive (the seed suggests 5)")
+	}
+	if m.MaxJumpMini < 0 || m.MaxJumpLarge < m.MaxJumpMini {
+		bad("memory.max_jump_large", "max_jump_mini (%d) and max_jump_large (%d) must satisfy 0 ≤ mini ≤ large", m.MaxJumpMini, m.MaxJumpLarge)
+	}
+	if m.Curve != "qinglan" && m.Curve != "fsrs6" {
+		bad("memory.curve", "%q is not a curve; use qinglan or fsrs6", m.Curve)
+	}
+	if m.Budget < 50 {
+		bad("memory.budget", "%d tokens is too small for a workspace; use at least 50", m.Budget)
 	}
 	if c.API.MaxBodyBytes < 1024 {
 		bad("api.max_body_bytes", "%d is too small; use at least 1024", c.API.MaxBodyBytes)

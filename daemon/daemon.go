@@ -20,6 +20,7 @@ import (
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
+	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
 )
@@ -49,6 +50,8 @@ type Daemon struct {
 	llm     llm.Client
 	persona atomic.Pointer[persona.Persona]
 	mv      *mainvirtual.MainVirtual
+	mem     *memory.Memory
+	obs     *mainObserver
 	api     *api.Server
 	token   string
 	ready   func(net.Addr)
@@ -100,14 +103,25 @@ func New(o Options) (*Daemon, error) {
 	}
 	d.store = st
 
-	d.mv, err = mainvirtual.New(mainvirtual.Options{
-		Store: st, LLM: client, Persona: d.persona.Load, Agent: cfg.Agent,
-		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
-		Now: now, Logger: log.With("component", "mainvirtual"),
+	counter := new(mainvirtual.TokenCounter)
+	d.mem, err = memory.Open(memory.Options{
+		Store: st, Config: cfg.Memory, Natural: llmNatural{client}, Now: now,
+		Logger: log.With("component", "memory"), Count: counter.Count,
 	})
 	if err == nil {
+		d.obs = newMainObserver(d.mem, log.With("component", "main-observer"))
+		d.mv, err = mainvirtual.New(mainvirtual.Options{
+			Store: st, LLM: client, Persona: d.persona.Load, Agent: cfg.Agent,
+			Tools: toolSet{mem: d.mem}, Sources: memorySources(d.mem),
+			Budgets:     map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget},
+			AfterTurn:   d.obs.afterTurn,
+			Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
+			Counter: counter, Now: now, Logger: log.With("component", "mainvirtual"),
+		})
+	}
+	if err == nil {
 		d.api, err = api.New(api.Options{
-			Agent: d.mv, Store: st, Token: d.token, CheckHost: d.token == "",
+			Agent: d.mv, Store: st, Memory: d.mem, Token: d.token, CheckHost: d.token == "",
 			AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
 			Version: o.Version, Logger: log.With("component", "api"), Now: now,
 		})
@@ -135,7 +149,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if dir := d.cfg.Persona; dir != "" {
 		actors = append(actors, actor{name: "persona-watch", run: d.watchPersona})
 	}
-	actors = append(actors, actor{name: "llm-check", run: d.checkLLM})
+	actors = append(actors, actor{name: "llm-check", run: d.checkLLM}, actor{name: "main-observer", run: d.obs.run})
 	return runGroup(ctx, actors, func(name string, err error) {
 		if err != nil {
 			d.log.Error("part stopped", "part", name, "err", err)

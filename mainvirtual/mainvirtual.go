@@ -29,13 +29,20 @@ type Options struct {
 	Sources map[Slot]Source
 	// Agent holds the budgets and the step bound.
 	Agent config.Agent
+	// Budgets sets the token budget of slots that config.Agent.Sections
+	// does not hold (the workspace's is memory.budget), or overrides one.
+	Budgets map[Slot]int
 	// Temperature and MaxTokens are passed to every call (nil/0: provider
 	// defaults).
 	Temperature *float64
 	MaxTokens   int
-	Counter     Counter          // nil: a TokenCounter
-	Now         func() time.Time // nil: time.Now
-	Logger      *slog.Logger     // nil: discard
+	// AfterTurn, if set, is called when a turn has been answered (its
+	// replies are stored), before Turn returns; main-observer's work after
+	// a turn hangs here. It must not block for long.
+	AfterTurn func(ctx context.Context, q Query, res *Result)
+	Counter   Counter          // nil: a TokenCounter
+	Now       func() time.Time // nil: time.Now
+	Logger    *slog.Logger     // nil: discard
 }
 
 // MainVirtual runs turns. Turns of one channel run one at a time, in the
@@ -53,6 +60,8 @@ type MainVirtual struct {
 	now     func() time.Time
 	log     *slog.Logger
 	locks   keyedMutex
+	// afterTurn is Options.AfterTurn.
+	afterTurn func(context.Context, Query, *Result)
 
 	mu     sync.Mutex
 	traces map[string]*Trace // last trace per channel
@@ -87,7 +96,7 @@ func New(o Options) (*MainVirtual, error) {
 	mv := &MainVirtual{
 		store: o.Store, llm: o.LLM, persona: o.Persona, tools: o.Tools, steps: steps,
 		temp: o.Temperature, maxTok: o.MaxTokens, count: o.Counter, now: o.Now, log: o.Logger,
-		traces: make(map[string]*Trace),
+		traces: make(map[string]*Trace), afterTurn: o.AfterTurn,
 	}
 	sources := map[Slot]Source{
 		SlotMain:      mainPrompt{o.Persona},
@@ -98,13 +107,17 @@ func New(o Options) (*MainVirtual, error) {
 		sources[slot] = src
 	}
 	s := o.Agent.Sections
+	budgets := map[Slot]int{
+		SlotMain: s.Main, SlotReference: s.Reference, SlotToolCalls: s.ToolCalls, SlotEvents: s.Events,
+		SlotPulled: s.Pulled, SlotPlans: s.Plans,
+	}
+	for slot, b := range o.Budgets {
+		budgets[slot] = b
+	}
 	mv.asm = &assembler{
 		store:   o.Store,
 		sources: sources,
-		budgets: map[Slot]int{
-			SlotMain: s.Main, SlotReference: s.Reference, SlotToolCalls: s.ToolCalls, SlotEvents: s.Events,
-			SlotWorkspace: s.Workspace, SlotPulled: s.Pulled, SlotPlans: s.Plans,
-		},
+		budgets: budgets,
 		context: o.Agent.ContextBudget,
 		count:   o.Counter,
 		window: func() (int, string) {

@@ -41,6 +41,9 @@ type Query struct {
 	Speaker   string // who spoke the incoming message (display name)
 	SpeakerID string // their platform id, when known
 	Kind      string // "private" or "group"
+	// MessageID is the incoming message of the turn ("" while a section is
+	// filled for something other than a turn).
+	MessageID string
 	Now       time.Time
 }
 

@@ -103,7 +103,7 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 	if l.Stored != nil {
 		l.Stored(msg)
 	}
-	q := Query{Channel: in.Channel, Speaker: in.User, SpeakerID: in.UserID, Kind: in.Kind, Now: now}
+	q := Query{Channel: in.Channel, Speaker: in.User, SpeakerID: in.UserID, Kind: in.Kind, MessageID: msg.ID, Now: now}
 	tr := &Trace{Channel: in.Channel, MessageID: msg.ID, Time: now}
 	defer mv.keepTrace(tr)
 
@@ -116,6 +116,12 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 	offered := mv.tools.Offer(q)
 	packet.Tools = offered
 	res := &Result{Message: msg, Replies: []*store.Message{}, Trace: tr}
+	answered := false // a turn counts once its first answer is stored
+	defer func() {
+		if answered && mv.afterTurn != nil {
+			mv.afterTurn(ctx, q, res)
+		}
+	}()
 	conv := packet.Messages
 	agent := mv.AgentName()
 
@@ -164,6 +170,7 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 				return nil, &TurnError{Stage: "store", Message: msg, Err: err}
 			}
 		}
+		answered = true
 		for _, m := range stored {
 			if m.Text == "" {
 				continue

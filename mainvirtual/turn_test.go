@@ -351,7 +351,7 @@ func TestContextBudgetAndCount(t *testing.T) {
 func TestSectionClippedToBudget(t *testing.T) {
 	big := strings.Repeat("a workspace line that is fairly long\n", 200)
 	r := newRig(t, func(o *Options) {
-		o.Agent.Sections.Workspace = 50
+		o.Budgets = map[Slot]int{SlotWorkspace: 50}
 		o.Sources = map[Slot]Source{SlotWorkspace: SourceFunc(func(context.Context, Query, int, func(string) int) (Section, error) {
 			return Section{Body: big}, nil
 		}), SlotPlans: SourceFunc(func(context.Context, Query, int, func(string) int) (Section, error) {
@@ -450,5 +450,22 @@ func TestChannelsSerialised(t *testing.T) {
 				t.Fatalf("channel %s turns interleaved at %d", ch, i)
 			}
 		}
+	}
+}
+
+func TestAfterTurnHook(t *testing.T) {
+	var got []string
+	r := newRig(t, func(o *Options) {
+		o.AfterTurn = func(_ context.Context, q Query, res *Result) {
+			got = append(got, q.MessageID+"="+res.Message.ID+":"+strings.Join(replyTexts(res.Replies), ","))
+		}
+	})
+	r.fake.Enqueue(llmtest.Reply{Text: "a"}, llmtest.Reply{Status: 500})
+	res := r.turn(t, "alice", "one")
+	if _, err := r.mv.Turn(context.Background(), Incoming{Channel: "home", Text: "two"}, Listener{}); err == nil {
+		t.Fatal("want an LLM error")
+	}
+	if len(got) != 1 || got[0] != res.Message.ID+"="+res.Message.ID+":a" {
+		t.Fatalf("AfterTurn calls = %q (a failed turn is not an answered one)", got)
 	}
 }

@@ -1,7 +1,13 @@
-// Package memory will own the workspace: items with their memory state
-// (R, S, D, a, last_T and last_compressed_state), the decay curve, passive and
-// active GC, the pulled-info area and plan steps, and the sections of the
-// prompt packet they fill.
+// Package memory is the workspace of main-virtual (SPEC §3): items the agent
+// keeps in mind — notes, file references %[path] and reference info
+// {source, current, extra_data} — each with a memory state (R, S, D, a,
+// last_T and last_compressed_state) that decays over the agent's turns by a
+// spaced-repetition law unless the item is used. Passive GC lets faded
+// items leave the workspace (they stay in the long-term store with their
+// history); active GC compresses or evicts the weakest items when the
+// workspace outgrows its token budget. It also keeps the pulled-info area
+// and the plan steps, fills their sections of the prompt packet, and
+// offers the tools remember, context_operation, plan and workspace_usage.
 //
-// It may import store, config and packets.
+// It may import store, config, packets and llm.
 package memory

@@ -9,6 +9,11 @@ const (
 	prefixMsgID   = "mid\x00" // mid\x00 id(16) → channel
 	prefixChannel = "chn\x00" // chn\x00 channel → Channel JSON
 	prefixTrace   = "trc\x00" // trc\x00 channel → last packet trace JSON
+
+	// PrefixMemory is the workspace's key space (package memory):
+	// mem\x00i\x00<id> items, mem\x00p\x00<id> plans, mem\x00T the turn
+	// counter, mem\x00seq the id counter.
+	PrefixMemory = "mem\x00"
 )
 
 func messagePrefix(channel string) []byte {

@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"observer":         {"memory", "events", "tools", "llm", "config", "packets", "store"},
 	"mainvirtual":      {"store", "persona", "llm", "config", "notation"},
 	"notation":         {},
-	"api":              {"mainvirtual", "store", "llm", "config"},
+	"api":              {"mainvirtual", "store", "llm", "config", "memory"},
 	"daemon":           {"*"},
 	"cmd":              {"*"},
 	"cmd/cyan":         {"cmd"},

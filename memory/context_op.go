@@ -1,0 +1,161 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// contextGuide is what context_operation "help" returns to the model.
+const contextGuide = `context_operation works on your workspace. Send one operation per line (or separate them with ";"):
+  list               the items you hold, with id, kind, R (how fresh) and S (how stable)
+  list all           also the items you let go of, which can come back
+  pin <id>           keep an item in the workspace however long it goes unused
+  unpin <id>         let a pinned item fade again
+  forget <id>        let an item go now; it can come back later (restore)
+  restore <id>       bring an item you let go of back, with its history
+  raise <id> [xN]    multiply an item's stability S by N (default 2): it fades slower
+  help               this guide
+Items fade by R = 0.9^(turns since last use / S); report the items you use with workspace_usage and they stay fresh. Plain sentences work too ("forget the note about the exam"): they are turned into these operations.`
+
+var opLine = regexp.MustCompile(`(?i)^\s*(list|ls|pin|unpin|forget|drop|restore|bring back|raise|strengthen|help)\b\s*(all)?\s*(\S+)?\s*(?:x|×|by)?\s*([0-9.]+)?\s*$`)
+
+// contextOp is one parsed operation.
+type contextOp struct {
+	Op     string  `json:"op"`
+	ID     string  `json:"id,omitempty"`
+	Factor float64 `json:"factor,omitempty"`
+}
+
+var contextOpSchema = json.RawMessage(`{"type":"object","properties":{"ops":{"type":"array","items":{"type":"object","properties":{
+"op":{"type":"string","enum":["list","list_all","pin","unpin","forget","restore","raise","help"]},
+"id":{"type":"string"},"factor":{"type":"number"}},"required":["op"]}}},"required":["ops"]}`)
+
+// runContextOperation is the context_operation tool: the operations of
+// contextGuide, written plainly or in a sentence the context step turns into
+// operations.
+func (m *Memory) runContextOperation(ctx context.Context, c Call) (string, error) {
+	var a struct {
+		Text string `json:"text"`
+	}
+	if err := decodeArgs(c.Arguments, &a); err != nil {
+		return "", err
+	}
+	ops, ok := parseOps(a.Text)
+	if !ok {
+		if m.natural == nil {
+			return "", fmt.Errorf("not understood: %q; send \"help\" for the operations", a.Text)
+		}
+		var out struct {
+			Ops []contextOp `json:"ops"`
+		}
+		in := "Request: " + a.Text + "\n\nWorkspace:\n" + m.listing(c.Channel, true) + "\n\nGuide:\n" + contextGuide
+		if err := m.natural.Ask(ctx, "context_operation", "Turn the request into workspace operations from the guide. Use only ids that appear in the workspace listing.", in, contextOpSchema, &out); err != nil {
+			return "", fmt.Errorf("could not interpret %q (%v); send plain operations, see \"help\"", a.Text, err)
+		}
+		ops = out.Ops
+	}
+	var results []string
+	for _, op := range ops {
+		res, err := m.applyOp(op, c.Channel)
+		if err != nil {
+			res = "error: " + err.Error()
+		}
+		results = append(results, res)
+	}
+	return strings.Join(results, "\n"), nil
+}
+
+// parseOps reads plain operations; ok is false when a line is not one.
+func parseOps(text string) ([]contextOp, bool) {
+	var ops []contextOp
+	for _, line := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == ';' }) {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		mm := opLine.FindStringSubmatch(line)
+		if mm == nil {
+			return nil, false
+		}
+		op := contextOp{Op: strings.ToLower(mm[1]), ID: mm[3]}
+		switch op.Op {
+		case "ls":
+			op.Op = "list"
+		case "drop":
+			op.Op = "forget"
+		case "bring back":
+			op.Op = "restore"
+		case "strengthen":
+			op.Op = "raise"
+		}
+		if op.Op == "list" && (mm[2] != "" || strings.EqualFold(op.ID, "all")) {
+			op.Op, op.ID = "list_all", ""
+		}
+		if mm[4] != "" {
+			op.Factor, _ = strconv.ParseFloat(mm[4], 64)
+		}
+		needsID := op.Op != "list" && op.Op != "list_all" && op.Op != "help"
+		if needsID != (op.ID != "") {
+			return nil, false
+		}
+		ops = append(ops, op)
+	}
+	return ops, len(ops) > 0
+}
+
+func (m *Memory) applyOp(op contextOp, channel string) (string, error) {
+	if op.ID != "" {
+		if _, ok := m.visibleItem(op.ID, channel); !ok {
+			return "", fmt.Errorf("no item %q in your memory", op.ID)
+		}
+	}
+	switch op.Op {
+	case "help":
+		return contextGuide, nil
+	case "list":
+		return m.listing(channel, false), nil
+	case "list_all":
+		return m.listing(channel, true), nil
+	case "pin":
+		return "pinned " + op.ID, m.Pin(op.ID, true)
+	case "unpin":
+		return "unpinned " + op.ID, m.Pin(op.ID, false)
+	case "forget":
+		return "let go of " + op.ID + " (restore brings it back)", m.Let(op.ID, "the agent let it go (context_operation)")
+	case "restore":
+		_, err := m.Review([]string{op.ID}, DMaybe)
+		return "restored " + op.ID, err
+	case "raise":
+		f := op.Factor
+		if f == 0 {
+			f = 2
+		}
+		return fmt.Sprintf("raised the stability of %s ×%g", op.ID, f), m.Strengthen(op.ID, f)
+	}
+	return "", fmt.Errorf("unknown operation %q; see help", op.Op)
+}
+
+// listing is the workspace as context_operation lists it.
+func (m *Memory) listing(channel string, all bool) string {
+	var b strings.Builder
+	for _, v := range m.Items(all) {
+		if !v.visibleIn(channel) {
+			continue
+		}
+		state := "held"
+		switch {
+		case v.Pinned:
+			state = "pinned"
+		case !v.InWorkspace:
+			state = "let go"
+		}
+		fmt.Fprintf(&b, "%s %s R=%.2f S=%.1f %s: %s\n", v.ID, v.Kind, v.R, v.State.S, state, oneLine(v.Content))
+	}
+	if b.Len() == 0 {
+		return "(the workspace is empty)"
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

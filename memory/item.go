@@ -1,0 +1,103 @@
+package memory
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/cyan-agent/cyan/notation"
+)
+
+// Kind is what an item holds.
+type Kind string
+
+const (
+	KindNote Kind = "note" // a remembered fact or thought
+	KindFile Kind = "file" // a file reference %[path], with an optional summary
+	KindInfo Kind = "info" // reference info {source, current, extra_data}
+)
+
+// Info is reference info, in the seed's shape.
+type Info struct {
+	Source    []string `json:"source"`
+	Current   string   `json:"current"`
+	ExtraData string   `json:"extra_data"`
+}
+
+// Origin is where an item came from. An item from a private conversation
+// is shown only in its own channel; one from a group is shown everywhere.
+type Origin struct {
+	Channel string `json:"channel"`
+	Speaker string `json:"speaker,omitempty"`
+	Kind    string `json:"kind"` // "private" or "group"
+}
+
+// Item is one workspace item. Content is the note's text, the file's path,
+// or the info's current text.
+type Item struct {
+	ID      string `json:"id"`
+	Kind    Kind   `json:"kind"`
+	Content string `json:"content"`
+	// Summary describes a file reference (rendered "%[path] - summary").
+	Summary string `json:"summary,omitempty"`
+	Info    *Info  `json:"info,omitempty"`
+	State   State  `json:"state"`
+	Origin  Origin `json:"origin"`
+	// InWorkspace is false once GC or the model let the item go; it stays in
+	// the long-term store with its state until a user deletes it.
+	InWorkspace bool `json:"in_workspace"`
+	// Pinned items are never collected by passive GC.
+	Pinned bool `json:"pinned,omitempty"`
+	// Original is the content before active GC compressed it ("" if it
+	// never did).
+	Original string    `json:"original,omitempty"`
+	Created  time.Time `json:"created"`
+	// Left records why and when the item last left the workspace.
+	Left *Departure `json:"left,omitempty"`
+}
+
+// Departure records an item leaving the workspace.
+type Departure struct {
+	Turn   int64  `json:"turn"`
+	Reason string `json:"reason"`
+}
+
+// visibleIn reports whether the item may be shown in channel.
+func (it *Item) visibleIn(channel string) bool {
+	return it.Origin.Kind != "private" || it.Origin.Channel == channel
+}
+
+// render is the item's line in the workspace section, its id first and its
+// untrusted text escaped.
+func (it *Item) render() string {
+	var b strings.Builder
+	b.WriteString("[" + it.ID + "] ")
+	switch it.Kind {
+	case KindFile:
+		b.WriteString("%[" + notation.Escape(oneLine(it.Content)) + "]")
+		if it.Summary != "" {
+			b.WriteString(" - " + notation.Escape(it.Summary))
+		}
+	case KindInfo:
+		info := Info{Current: it.Content}
+		if it.Info != nil {
+			info = *it.Info
+			info.Current = it.Content
+		}
+		if info.Source == nil {
+			info.Source = []string{}
+		}
+		j, _ := json.Marshal(info)
+		b.WriteString("reference_info: " + notation.Escape(string(j)))
+	default:
+		b.WriteString(notation.Escape(it.Content))
+	}
+	if it.Original != "" {
+		b.WriteString(" (compressed)")
+	}
+	return b.String()
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

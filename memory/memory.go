@@ -1,0 +1,279 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/store"
+)
+
+// Natural runs an LLM-backed step: it asks the model to answer
+// instruction about input with JSON matching schema, and decodes the answer
+// into out. name names the step ("remember", "compress",
+// "context_operation") so that an implementation can run it as a prompt
+// script.
+type Natural interface {
+	Ask(ctx context.Context, name, instruction, input string, schema json.RawMessage, out any) error
+}
+
+// Options configure Open.
+type Options struct {
+	Store  *store.Store
+	Config config.Memory
+	// Natural runs the LLM-backed steps; nil leaves them to plain rules
+	// (remember adds a note, active GC evicts instead of compressing).
+	Natural Natural
+	Now     func() time.Time // nil: time.Now
+	Logger  *slog.Logger     // nil: discard
+	// Count counts tokens (nil: a rough estimate); the daemon passes the
+	// prompt assembler's counter.
+	Count func(string) int
+}
+
+// ErrNotFound means no item (or plan) has the id.
+var ErrNotFound = errors.New("memory: no such item")
+
+// Memory is the workspace and its long-term store. It is safe for
+// concurrent use; every change is durable before the call returns.
+type Memory struct {
+	db      *badger.DB
+	curve   Curve
+	params  Params
+	cfg     config.Memory
+	natural Natural
+	now     func() time.Time
+	log     *slog.Logger
+	count   func(string) int
+
+	mu     sync.Mutex
+	turn   int64
+	seq    int64
+	items  map[string]*Item
+	order  []*Item // every item, in id order
+	plans  map[string]*Plan
+	pulled map[string][]Pulled // per channel
+	usage  []Usage             // newest last, bounded
+	gc     []GCEvent           // newest last, bounded
+	lines  map[string]lineCache
+}
+
+// Open loads the workspace from the store.
+func Open(o Options) (*Memory, error) {
+	if o.Store == nil {
+		return nil, errors.New("memory: no store")
+	}
+	curve, err := CurveByName(o.Config.Curve)
+	if err != nil {
+		return nil, err
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Count == nil {
+		o.Count = func(s string) int { return (len(s) + 3) / 4 }
+	}
+	m := &Memory{
+		db: o.Store.DB(), curve: curve, cfg: o.Config, natural: o.Natural, now: o.Now, log: o.Logger, count: o.Count,
+		params: Params{Gain: o.Config.Gain, MaxJumpMini: int64(o.Config.MaxJumpMini), MaxJumpLarge: int64(o.Config.MaxJumpLarge)},
+		items:  map[string]*Item{}, plans: map[string]*Plan{}, pulled: map[string][]Pulled{},
+	}
+	if err := m.load(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+var (
+	keyTurn    = []byte(store.PrefixMemory + "T")
+	keySeq     = []byte(store.PrefixMemory + "seq")
+	prefixItem = store.PrefixMemory + "i\x00"
+	prefixPlan = store.PrefixMemory + "p\x00"
+)
+
+func (m *Memory) load() error {
+	return m.db.View(func(txn *badger.Txn) error {
+		for _, k := range []struct {
+			key []byte
+			dst *int64
+		}{{keyTurn, &m.turn}, {keySeq, &m.seq}} {
+			it, err := txn.Get(k.key)
+			if errors.Is(err, badger.ErrKeyNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if err := it.Value(func(v []byte) error {
+				n, err := strconv.ParseInt(string(v), 10, 64)
+				*k.dst = n
+				return err
+			}); err != nil {
+				return fmt.Errorf("memory: load counter: %w", err)
+			}
+		}
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(store.PrefixMemory), PrefetchValues: true})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			k := string(it.Item().Key())
+			switch {
+			case len(k) > len(prefixItem) && k[:len(prefixItem)] == prefixItem:
+				item := new(Item)
+				if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, item) }); err != nil {
+					return fmt.Errorf("memory: load %s: %w", k, err)
+				}
+				m.items[item.ID] = item
+				m.order = append(m.order, item)
+			case len(k) > len(prefixPlan) && k[:len(prefixPlan)] == prefixPlan:
+				p := new(Plan)
+				if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, p) }); err != nil {
+					return fmt.Errorf("memory: load %s: %w", k, err)
+				}
+				m.plans[p.ID] = p
+			}
+		}
+		sortItems(m.order)
+		return nil
+	})
+}
+
+// save writes items, plans and the counters in one durable transaction.
+// Callers hold m.mu.
+func (m *Memory) save(items []*Item, plans []*Plan, deleted ...string) error {
+	err := m.db.Update(func(txn *badger.Txn) error {
+		for _, it := range items {
+			b, err := json.Marshal(it)
+			if err != nil {
+				return err
+			}
+			if err := txn.Set([]byte(prefixItem+it.ID), b); err != nil {
+				return err
+			}
+		}
+		for _, p := range plans {
+			b, err := json.Marshal(p)
+			if err != nil {
+				return err
+			}
+			if err := txn.Set([]byte(prefixPlan+p.ID), b); err != nil {
+				return err
+			}
+		}
+		for _, k := range deleted {
+			if err := txn.Delete([]byte(k)); err != nil {
+				return err
+			}
+		}
+		if err := txn.Set(keyTurn, []byte(strconv.FormatInt(m.turn, 10))); err != nil {
+			return err
+		}
+		return txn.Set(keySeq, []byte(strconv.FormatInt(m.seq, 10)))
+	})
+	if err != nil {
+		return fmt.Errorf("memory: save: %w", err)
+	}
+	return nil
+}
+
+// Turn is the agent's turn counter T: one turn per answered message.
+func (m *Memory) Turn() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.turn
+}
+
+// ItemView is an item with R computed at the current turn.
+type ItemView struct {
+	*Item
+	R float64 `json:"R"`
+}
+
+// Items lists items in id order: those in the workspace, or all of them.
+func (m *Memory) Items(all bool) []ItemView {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []ItemView
+	for _, it := range m.items {
+		if all || it.InWorkspace {
+			cp := *it
+			out = append(out, ItemView{Item: &cp, R: cp.State.Retrievability(m.curve, m.turn)})
+		}
+	}
+	slices.SortFunc(out, func(a, b ItemView) int { return compareIDs(a.ID, b.ID) })
+	return out
+}
+
+// Get returns one item with its R now.
+func (m *Memory) Get(id string) (ItemView, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	it, ok := m.items[id]
+	if !ok {
+		return ItemView{}, fmt.Errorf("%w %q", ErrNotFound, id)
+	}
+	cp := *it
+	return ItemView{Item: &cp, R: cp.State.Retrievability(m.curve, m.turn)}, nil
+}
+
+// Curve returns R of an item over the next n turns, from now.
+func (m *Memory) CurveOf(id string, n int) ([]float64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	it, ok := m.items[id]
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrNotFound, id)
+	}
+	out := make([]float64, n+1)
+	for i := range out {
+		out[i] = it.State.Retrievability(m.curve, m.turn+int64(i))
+	}
+	return out, nil
+}
+
+// Delete removes an item for good: the user's "forget this".
+func (m *Memory) Delete(id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.items[id]; !ok {
+		return fmt.Errorf("%w %q", ErrNotFound, id)
+	}
+	delete(m.items, id)
+	delete(m.lines, id)
+	m.order = slices.DeleteFunc(m.order, func(it *Item) bool { return it.ID == id })
+	return m.save(nil, nil, prefixItem+id)
+}
+
+// newID returns the next id with the given letter ("w" items, "p" plans).
+// Callers hold m.mu.
+func (m *Memory) newID(letter string) string {
+	m.seq++
+	return letter + strconv.FormatInt(m.seq, 10)
+}
+
+// compareIDs orders ids by their number ("w2" before "w10").
+func compareIDs(a, b string) int {
+	na, _ := strconv.Atoi(a[1:])
+	nb, _ := strconv.Atoi(b[1:])
+	if na != nb {
+		return na - nb
+	}
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,140 @@
+package memory
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Add puts a new item into the workspace with S = initial_stability and
+// last_T = now, and returns it.
+func (m *Memory) Add(kind Kind, content string, origin Origin) (*Item, error) {
+	content = strings.TrimSpace(content)
+	if content == "" {
+		return nil, fmt.Errorf("memory: nothing to remember")
+	}
+	switch kind {
+	case KindNote, KindFile, KindInfo:
+	default:
+		return nil, fmt.Errorf("memory: unknown kind %q; use note, file or info", kind)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	it := &Item{
+		ID: m.newID("w"), Kind: kind, Content: content, Origin: origin, InWorkspace: true, Created: m.now(),
+		State: State{S: m.cfg.InitialStability, A: m.cfg.Gain, D: DUsed, LastT: m.turn},
+	}
+	if kind == KindInfo {
+		it.Info = &Info{Source: []string{}, Current: content}
+	}
+	m.items[it.ID] = it
+	if err := m.save([]*Item{it}, nil); err != nil {
+		delete(m.items, it.ID)
+		return nil, err
+	}
+	m.order = append(m.order, it) // ids grow, so the order holds
+	cp := *it
+	return &cp, nil
+}
+
+// Review records a use of items at the current turn with difficulty d
+// (DUsed or DMaybe); an item that had left the workspace comes back with its
+// history. Unknown ids are returned, not an error: the model may misremember.
+func (m *Memory) Review(ids []string, d float64) (unknown []string, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var changed []*Item
+	seen := map[string]bool{}
+	for _, id := range ids {
+		id = strings.TrimSpace(id)
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		it, ok := m.items[id]
+		if !ok {
+			unknown = append(unknown, id)
+			continue
+		}
+		it.State = it.State.Review(m.curve, m.params, m.turn, d)
+		if !it.InWorkspace {
+			it.InWorkspace, it.Left = true, nil
+		}
+		changed = append(changed, it)
+	}
+	if len(changed) == 0 {
+		return unknown, nil
+	}
+	return unknown, m.save(changed, nil)
+}
+
+// Let takes an item out of the workspace; it stays in the long-term store
+// with its history (the model's "forget").
+func (m *Memory) Let(id, reason string) error {
+	return m.change(id, func(it *Item) {
+		it.InWorkspace, it.Pinned = false, false
+		it.Left = &Departure{Turn: m.turn, Reason: reason}
+	})
+}
+
+// Pin exempts an item from passive GC, or ends the exemption.
+func (m *Memory) Pin(id string, pinned bool) error {
+	return m.change(id, func(it *Item) {
+		it.Pinned = pinned
+		if pinned && !it.InWorkspace {
+			it.InWorkspace, it.Left = true, nil
+		}
+	})
+}
+
+// Strengthen multiplies an item's stability (context_operation "raise S").
+func (m *Memory) Strengthen(id string, factor float64) error {
+	if factor < 1 || factor > 100 {
+		return fmt.Errorf("memory: a factor of %g is out of range 1–100", factor)
+	}
+	return m.change(id, func(it *Item) { it.State.S *= factor })
+}
+
+func (m *Memory) change(id string, f func(*Item)) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	it, ok := m.items[id]
+	if !ok {
+		return fmt.Errorf("%w %q", ErrNotFound, id)
+	}
+	before := *it
+	f(it)
+	if err := m.save([]*Item{it}, nil); err != nil {
+		*it = before
+		return err
+	}
+	return nil
+}
+
+// visible lists the items in the workspace that channel may see, in id
+// order. Callers hold m.mu.
+func (m *Memory) visible(channel string) []*Item {
+	var out []*Item
+	for _, it := range m.order {
+		if it.InWorkspace && it.visibleIn(channel) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// HasWorkspace reports whether channel's workspace section is not empty.
+func (m *Memory) HasWorkspace(channel string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, it := range m.items {
+		if it.InWorkspace && it.visibleIn(channel) {
+			return true
+		}
+	}
+	return false
+}
+
+func sortItems(items []*Item) {
+	slices.SortFunc(items, func(a, b *Item) int { return compareIDs(a.ID, b.ID) })
+}

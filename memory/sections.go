@@ -1,0 +1,144 @@
+package memory
+
+import (
+	"fmt"
+	"strings"
+)
+
+// SectionItem is one item as the workspace section considered it, for the
+// packet trace.
+type SectionItem struct {
+	ID       string
+	Tokens   int
+	Included bool
+	Reason   string
+}
+
+// lineCache remembers an item's rendered line and its token count, so a
+// turn renders only items that changed.
+type lineCache struct {
+	content, summary string
+	compressed       bool
+	line             string
+	tokens           int
+}
+
+// line returns an item's rendered line and its tokens. Callers hold m.mu.
+func (m *Memory) line(it *Item) (string, int) {
+	if m.lines == nil {
+		m.lines = map[string]lineCache{}
+	}
+	c, ok := m.lines[it.ID]
+	if ok && c.content == it.Content && c.summary == it.Summary && c.compressed == (it.Original != "") {
+		return c.line, c.tokens
+	}
+	line := it.render()
+	c = lineCache{content: it.Content, summary: it.Summary, compressed: it.Original != "", line: line, tokens: m.count(line) + 1}
+	m.lines[it.ID] = c
+	return c.line, c.tokens
+}
+
+// WorkspaceSection renders the workspace channel may see, each item with
+// its id, in id order, within budget tokens. When the items do not fit
+// (active GC has not caught up yet) the strongest are shown — pinned first,
+// then by R — until the next one would not fit, and the rest are traced as
+// left out.
+func (m *Memory) WorkspaceSection(channel string, budget int) (string, []SectionItem) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	items := m.visible(channel)
+	if len(items) == 0 {
+		return "", nil
+	}
+	type cand struct {
+		it     *Item
+		line   string
+		tokens int
+		r      float64
+	}
+	cands := make([]cand, len(items))
+	total := 0
+	for i, it := range items {
+		line, n := m.line(it)
+		cands[i] = cand{it: it, line: line, tokens: n}
+		total += n
+	}
+	include := make([]bool, len(items))
+	reason := ""
+	if total <= budget {
+		for i := range include {
+			include[i] = true
+		}
+	} else {
+		reason = fmt.Sprintf("over budget (%d of %d tokens); waiting for active GC", total, budget)
+		for i := range cands {
+			cands[i].r = cands[i].it.State.Retrievability(m.curve, m.turn)
+		}
+		// Pinned first, then by R, ties in id order: a heap yields the
+		// strongest items one by one, so only those that fit are ordered.
+		stronger := func(x, y int32) bool {
+			a, b := &cands[x], &cands[y]
+			switch {
+			case a.it.Pinned != b.it.Pinned:
+				return a.it.Pinned
+			case a.r != b.r:
+				return a.r > b.r
+			}
+			return x < y
+		}
+		h := make([]int32, len(cands))
+		for i := range h {
+			h[i] = int32(i)
+		}
+		for i := len(h)/2 - 1; i >= 0; i-- {
+			siftDown(h, i, stronger)
+		}
+		used := 0
+		for len(h) > 0 {
+			top := h[0]
+			c := &cands[top]
+			if used+c.tokens > budget {
+				break // the strongest left does not fit: stop here
+			}
+			used += c.tokens
+			include[top] = true
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+			siftDown(h, 0, stronger)
+		}
+	}
+	var b strings.Builder
+	trace := make([]SectionItem, 0, len(cands))
+	for i, c := range cands {
+		in := include[i]
+		si := SectionItem{ID: c.it.ID, Tokens: c.tokens, Included: in}
+		if !in {
+			si.Reason = reason
+		} else {
+			b.WriteString(c.line)
+			b.WriteByte('\n')
+		}
+		trace = append(trace, si)
+	}
+	return strings.TrimRight(b.String(), "\n"), trace
+}
+
+// siftDown restores the heap property of h below i, the "first" element
+// being the one first(x, y) prefers.
+func siftDown(h []int32, i int, first func(x, y int32) bool) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		best := l
+		if r := l + 1; r < len(h) && first(h[r], h[l]) {
+			best = r
+		}
+		if !first(h[best], h[i]) {
+			return
+		}
+		h[i], h[best] = h[best], h[i]
+		i = best
+	}
+}
