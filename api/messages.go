@@ -150,6 +150,9 @@ type messageJSON struct {
 	Time     time.Time `json:"time"`
 	ToolName string    `json:"tool_name,omitempty"`
 	Empty    bool      `json:"empty_reply,omitempty"`
+	// Proactive marks what the agent said on its own, and the platform
+	// line that prompted it.
+	Proactive bool `json:"proactive,omitempty"`
 }
 
 // List limits of GET /api/v1/messages.
@@ -187,7 +190,7 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]messageJSON, 0, len(msgs))
 	for _, m := range msgs {
-		out = append(out, messageJSON{ID: m.ID, Role: string(m.Role), User: m.User, Text: m.Text, Time: m.Time, ToolName: m.ToolName, Empty: m.Empty})
+		out = append(out, messageJSON{ID: m.ID, Role: string(m.Role), User: m.User, Text: m.Text, Time: m.Time, ToolName: m.ToolName, Empty: m.Empty, Proactive: m.Proactive})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"messages": out})
 }

@@ -24,6 +24,10 @@ type Options struct {
 	Store *store.Store
 	// Memory serves /api/v1/memory; nil leaves those routes out.
 	Memory *memory.Memory
+	// Hub streams outgoing messages (/api/v1/stream); nil leaves it out.
+	Hub *Hub
+	// Observers serves /api/v1/observers; nil leaves it out.
+	Observers Observers
 	// Token, when set, is required as "Authorization: Bearer <token>" on
 	// every route but /healthz.
 	Token string
@@ -68,6 +72,13 @@ func New(o Options) (*Server, error) {
 		s.mux.HandleFunc("GET /api/v1/memory", s.listMemory)
 		s.mux.HandleFunc("GET /api/v1/memory/{id}", s.getMemory)
 		s.mux.HandleFunc("DELETE /api/v1/memory/{id}", s.deleteMemory)
+	}
+	if o.Hub != nil {
+		s.mux.HandleFunc("GET /api/v1/stream", s.stream)
+	}
+	if o.Observers != nil {
+		s.mux.HandleFunc("GET /api/v1/observers", s.listObservers)
+		s.mux.HandleFunc("POST /api/v1/observers/{name}/run", s.callObserver)
 	}
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"sync"
 )
 
 // defaultUser is the speaker name of terminal commands.
@@ -72,9 +74,13 @@ func runChat(io IO, args []string) error {
 		return err
 	}
 	interactive := isTerminal(io.Stdin)
+	out := &lockedWriter{w: io.Stdout}
+	io.Stdout = out
 	if interactive {
 		fmt.Fprintf(io.Stdout, "Chatting in channel %q as %s. Type /quit (or Ctrl-D) to leave.\n", *channel, *user)
 	}
+	stop := followProactive(c, *channel, out, interactive)
+	defer stop()
 	sc := bufio.NewScanner(io.Stdin)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for {
@@ -157,4 +163,71 @@ func isTerminal(r any) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// lockedWriter lets the chat loop and the proactive-message listener write
+// to the terminal without tearing each other's lines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// followProactive shows the messages the companion sends on its own while
+// the chat is open (GET /api/v1/stream); answers to the chat's own lines
+// are printed by the chat loop and skipped here.
+func followProactive(c *client, channel string, out io.Writer, interactive bool) (stop func()) {
+	done := make(chan struct{})
+	var once sync.Once
+	var body io.Closer
+	var mu sync.Mutex
+	go func() {
+		resp, err := c.send("GET", "/api/v1/stream"+query("channel", channel), nil, "text/event-stream")
+		if err != nil {
+			return
+		}
+		mu.Lock()
+		body = resp.Body
+		mu.Unlock()
+		select {
+		case <-done:
+			resp.Body.Close()
+			return
+		default:
+		}
+		_ = readSSE(resp.Body, func(ev sseEvent) error {
+			if ev.name != "message" {
+				return nil
+			}
+			var m struct {
+				User      string `json:"user"`
+				Text      string `json:"text"`
+				Proactive bool   `json:"proactive"`
+			}
+			if json.Unmarshal([]byte(ev.data), &m) != nil || !m.Proactive {
+				return nil
+			}
+			prompt := ""
+			if interactive {
+				prompt = "> "
+			}
+			fmt.Fprintf(out, "\r%s: %s\n%s", m.User, m.Text, prompt)
+			return nil
+		})
+	}()
+	return func() {
+		once.Do(func() {
+			close(done)
+			mu.Lock()
+			if body != nil {
+				body.Close()
+			}
+			mu.Unlock()
+		})
+	}
 }

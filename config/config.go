@@ -14,12 +14,13 @@ type Config struct {
 	// bearer token kept in <data dir>/api-token.
 	Addr string `yaml:"addr"`
 	// Persona is a persona folder; empty means the built-in 青蓝.
-	Persona string `yaml:"persona"`
-	LLM     LLM    `yaml:"llm"`
-	Agent   Agent  `yaml:"agent"`
-	Memory  Memory `yaml:"memory"`
-	API     API    `yaml:"api"`
-	Log     Log    `yaml:"log"`
+	Persona   string    `yaml:"persona"`
+	LLM       LLM       `yaml:"llm"`
+	Agent     Agent     `yaml:"agent"`
+	Memory    Memory    `yaml:"memory"`
+	Observers Observers `yaml:"observers"`
+	API       API       `yaml:"api"`
+	Log       Log       `yaml:"log"`
 
 	// File is the configuration file that was read ("" when none was).
 	File string `yaml:"-"`
@@ -78,6 +79,28 @@ type Memory struct {
 	// Budget is the workspace section's token budget; active GC keeps the
 	// rendered workspace within it.
 	Budget int `yaml:"budget"`
+}
+
+// Observers tunes the background processes and their cost governor.
+type Observers struct {
+	// Budget is the tokens per day all background work may spend together
+	// (0: no limit). Observers over it pause until the next day.
+	Budget int `yaml:"budget"`
+	// MainBudget is main-observer's own tokens per day: workspace
+	// compression, due plans and proactive speech.
+	MainBudget int `yaml:"main_budget"`
+	// QuietHours ("23:00-07:00", local time) hold proactive speech; plans
+	// due in them fire when they end.
+	QuietHours string `yaml:"quiet_hours"`
+	// Speech lets main-observer decide on its own, every so often, whether
+	// to start a conversation in the listed channels (off when none are).
+	Speech Speech `yaml:"speech"`
+}
+
+// Speech configures main-observer's self-decided proactive speech.
+type Speech struct {
+	Every    Duration `yaml:"every"`
+	Channels []string `yaml:"channels"`
 }
 
 // API tunes the HTTP server.
@@ -140,6 +163,11 @@ func Defaults() Config {
 			MaxJumpLarge:     8,
 			Curve:            "qinglan",
 			Budget:           1500,
+		},
+		Observers: Observers{
+			Budget:     200_000,
+			MainBudget: 100_000,
+			Speech:     Speech{Every: Duration(3 * time.Hour)},
 		},
 		API: API{MaxBodyBytes: 1 << 20},
 		Log: Log{Level: "info", Format: "text"},

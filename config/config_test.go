@@ -102,6 +102,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "data dir file cannot move the data dir", file: "data_dir: /elsewhere\n", want: []string{"cyan.yaml:1: data_dir: a file inside the data dir cannot move it"}},
 		{name: "out of range", file: "agent:\n  context_budget: 10\nlog:\n  level: loud\n", want: []string{"cyan.yaml:2: agent.context_budget", "cyan.yaml:4: log.level"}},
 		{name: "memory values", file: "memory:\n  curve: linear\n  evict_below: 1.5\n", want: []string{"cyan.yaml:2: memory.curve", "cyan.yaml:3: memory.evict_below"}},
+		{name: "observer values", file: "observers:\n  quiet_hours: late\n  speech:\n    channels: [home]\n    every: 1s\n", want: []string{"cyan.yaml:2: observers.quiet_hours", "observers.speech.every"}},
 		{name: "duplicate key", file: "addr: 127.0.0.1:1\naddr: 127.0.0.1:2\n", want: []string{"addr"}},
 	}
 	for _, tt := range tests {

@@ -200,6 +200,16 @@ func (c *Config) validate(where func(key string) *Error) error {
 	if m.Budget < 50 {
 		bad("memory.budget", "%d tokens is too small for a workspace; use at least 50", m.Budget)
 	}
+	o := c.Observers
+	if o.Budget < 0 || o.MainBudget < 0 {
+		bad("observers.budget", "token budgets must not be negative (0 means no limit)")
+	}
+	if o.QuietHours != "" && !validSpan(o.QuietHours) {
+		bad("observers.quiet_hours", "%q is not HH:MM-HH:MM, e.g. 23:00-07:00", o.QuietHours)
+	}
+	if len(o.Speech.Channels) > 0 && o.Speech.Every < Duration(time.Minute) {
+		bad("observers.speech.every", "%s is too often; use at least 1m", o.Speech.Every)
+	}
 	if c.API.MaxBodyBytes < 1024 {
 		bad("api.max_body_bytes", "%d is too small; use at least 1024", c.API.MaxBodyBytes)
 	}
@@ -241,3 +251,14 @@ func DefaultDataDir(env Env) (string, error) {
 
 // Duration of the LLM timeout, for callers.
 func (l LLM) TimeoutDuration() time.Duration { return time.Duration(l.Timeout) }
+
+// validSpan checks "HH:MM-HH:MM" with two different times.
+func validSpan(s string) bool {
+	a, b, ok := strings.Cut(s, "-")
+	if !ok {
+		return false
+	}
+	ta, err1 := time.Parse("15:04", strings.TrimSpace(a))
+	tb, err2 := time.Parse("15:04", strings.TrimSpace(b))
+	return err1 == nil && err2 == nil && !ta.Equal(tb)
+}

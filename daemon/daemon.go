@@ -21,6 +21,7 @@ import (
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
+	"github.com/cyan-agent/cyan/observer"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
 )
@@ -51,7 +52,8 @@ type Daemon struct {
 	persona atomic.Pointer[persona.Persona]
 	mv      *mainvirtual.MainVirtual
 	mem     *memory.Memory
-	obs     *mainObserver
+	obs     *observers
+	hub     *api.Hub
 	api     *api.Server
 	token   string
 	ready   func(net.Addr)
@@ -103,25 +105,59 @@ func New(o Options) (*Daemon, error) {
 	}
 	d.store = st
 
+	// Background work is metered: a call made for an observer is charged
+	// to its budget; foreground turns are not.
+	quiet, err := observer.ParseQuietHours(cfg.Observers.QuietHours)
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	load, save := observer.StoreBudgets(st)
+	gov := observer.NewGovernor(observer.RealClock{}, cfg.Observers.Budget, load, save)
+	metered := observer.Meter(client, gov)
+	manager := observer.NewManager(observer.Options{Store: st, Governor: gov, Quiet: quiet, Logger: log.With("component", "observer")})
+	natural := llmNatural{metered}
+	d.hub = api.NewHub()
+
 	counter := new(mainvirtual.TokenCounter)
 	d.mem, err = memory.Open(memory.Options{
-		Store: st, Config: cfg.Memory, Natural: llmNatural{client}, Now: now,
+		Store: st, Config: cfg.Memory, Natural: natural, Now: now,
 		Logger: log.With("component", "memory"), Count: counter.Count,
+		OnChange: func() { manager.Publish(observer.Event{Name: observer.MemoryChanged}) },
 	})
 	if err == nil {
-		d.obs = newMainObserver(d.mem, log.With("component", "main-observer"))
 		d.mv, err = mainvirtual.New(mainvirtual.Options{
-			Store: st, LLM: client, Persona: d.persona.Load, Agent: cfg.Agent,
+			Store: st, LLM: metered, Persona: d.persona.Load, Agent: cfg.Agent,
 			Tools: toolSet{mem: d.mem}, Sources: memorySources(d.mem),
-			Budgets:     map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget},
-			AfterTurn:   d.obs.afterTurn,
+			Budgets: map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget},
+			OnIncoming: func(q mainvirtual.Query, m *store.Message) {
+				manager.Publish(observer.Event{Name: observer.AfterUserMessage, Channel: q.Channel, MessageID: m.ID, Text: m.Text})
+			},
+			AfterTurn: func(_ context.Context, q mainvirtual.Query, res *mainvirtual.Result) {
+				var words []string
+				for _, m := range res.Replies {
+					words = append(words, m.Text)
+				}
+				answer := strings.Join(words, "\n")
+				manager.Publish(observer.Event{Name: observer.AfterAIResponse, Channel: q.Channel, MessageID: q.MessageID, Text: answer,
+					Data: memory.TurnDone{Channel: q.Channel, MessageID: q.MessageID, Answer: answer}})
+			},
+			OnOutgoing:  d.hub.Publish,
 			Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
 			Counter: counter, Now: now, Logger: log.With("component", "mainvirtual"),
 		})
 	}
 	if err == nil {
+		d.obs = &observers{m: manager, mem: d.mem, mv: d.mv, store: st, natural: natural, cfg: cfg.Observers,
+			log: log.With("component", "observer"), now: now, plans: map[string]string{}}
+		err = d.obs.builtins()
+		if err == nil && cfg.Persona != "" {
+			d.obs.loadDeclared(cfg.Persona)
+		}
+	}
+	if err == nil {
 		d.api, err = api.New(api.Options{
-			Agent: d.mv, Store: st, Memory: d.mem, Token: d.token, CheckHost: d.token == "",
+			Agent: d.mv, Store: st, Memory: d.mem, Hub: d.hub, Observers: manager, Token: d.token, CheckHost: d.token == "",
 			AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
 			Version: o.Version, Logger: log.With("component", "api"), Now: now,
 		})
@@ -149,7 +185,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if dir := d.cfg.Persona; dir != "" {
 		actors = append(actors, actor{name: "persona-watch", run: d.watchPersona})
 	}
-	actors = append(actors, actor{name: "llm-check", run: d.checkLLM}, actor{name: "main-observer", run: d.obs.run})
+	actors = append(actors, actor{name: "llm-check", run: d.checkLLM}, actor{name: "observers", run: d.obs.m.Run})
 	return runGroup(ctx, actors, func(name string, err error) {
 		if err != nil {
 			d.log.Error("part stopped", "part", name, "err", err)
@@ -183,6 +219,7 @@ func (d *Daemon) serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 	d.log.Info("shutting down")
+	d.hub.Close() // end the streams, so they do not hold the shutdown
 	graceful, cancel := context.WithTimeout(context.Background(), ShutdownTimeout-time.Second)
 	defer cancel()
 	if err := srv.Shutdown(graceful); err != nil {
@@ -208,6 +245,7 @@ func (d *Daemon) watchPersona(ctx context.Context) error {
 		}
 		d.persona.Store(p)
 		d.log.Info("persona reloaded", "name", p.Name)
+		d.obs.loadDeclared(d.cfg.Persona)
 	})
 	if err != nil {
 		d.log.Warn("persona changes will not be picked up until restart", "err", err)

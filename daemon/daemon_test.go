@@ -2,7 +2,9 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +17,7 @@ import (
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/store"
+	"go.uber.org/goleak"
 )
 
 func TestRunGroup(t *testing.T) {
@@ -122,5 +125,64 @@ func TestListenError(t *testing.T) {
 	_, err = net.Listen("tcp", ln.Addr().String())
 	if msg := listenError(ln.Addr().String(), err).Error(); !strings.Contains(msg, "CYAN_ADDR") || !strings.Contains(msg, "in use") {
 		t.Fatalf("listen error = %q", msg)
+	}
+}
+
+// TestNoLeakedGoroutines starts the whole daemon with every observer kind
+// running — main-observer, plan scheduling, self-decided speech and a
+// persona observer — serves a turn, stops, and checks nothing is left.
+func TestNoLeakedGoroutines(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	fake := new(llmtest.Server)
+	llmSrv := httptest.NewServer(fake)
+	defer llmSrv.Close()
+	dir := t.TempDir()
+	pdir := filepath.Join(dir, "persona")
+	os.MkdirAll(filepath.Join(pdir, "observers"), 0o755)
+	os.WriteFile(filepath.Join(pdir, "persona.md"), []byte("---\nname: Tester\n---\nYou are ${agent_name}.\n"), 0o644)
+	os.WriteFile(filepath.Join(pdir, "observers", "nudge.yaml"), []byte("name: nudge\ntriggers: [{cron: '@hourly'}, {on: AfterUserMessage}]\nprompt: say hi if useful\nchannels: [c]\n"), 0o644)
+	cfgFile := filepath.Join(dir, "cyan.yaml")
+	os.WriteFile(cfgFile, []byte("persona: persona\nobservers:\n  speech:\n    every: 1h\n    channels: [c]\n"), 0o644)
+	cfg, err := config.Load(func(k string) string {
+		return map[string]string{"CYAN_DATA_DIR": filepath.Join(dir, "data"), "CYAN_CONFIG": cfgFile, "CYAN_ADDR": "127.0.0.1:0",
+			"CYAN_LLM_BASE_URL": llmSrv.URL + "/v1", "CYAN_LLM_MODEL": "fake-model"}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrc := make(chan net.Addr, 1)
+	d, err := New(Options{Config: cfg, Ready: func(a net.Addr) { addrc <- a }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	addr := <-addrc
+	client := &http.Client{Transport: &http.Transport{}}
+	resp, err := client.Post("http://"+addr.String()+"/api/v1/messages", "application/json", strings.NewReader(`{"channel":"c","text":"hi"}`))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("post: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	resp, err = client.Get("http://" + addr.String() + "/api/v1/observers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Observers []struct{ Name string } `json:"observers"`
+	}
+	json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	names := fmt.Sprint(list.Observers)
+	for _, want := range []string{"main-observer", "main-observer/plans", "main-observer/speech", "nudge"} {
+		if !strings.Contains(names, "{"+want+"}") {
+			t.Errorf("observer %s is not running: %s", want, names)
+		}
+	}
+	client.CloseIdleConnections()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -172,7 +172,7 @@ func platformName(user string) string {
 	if user == "" {
 		return "system"
 	}
-	return notation.SpeakerName(user, "")
+	return notation.CleanName(user)
 }
 
 // clip cuts body to fit budget tokens, dropping whole lines from the end

@@ -40,9 +40,15 @@ type Options struct {
 	// replies are stored), before Turn returns; main-observer's work after
 	// a turn hangs here. It must not block for long.
 	AfterTurn func(ctx context.Context, q Query, res *Result)
-	Counter   Counter          // nil: a TokenCounter
-	Now       func() time.Time // nil: time.Now
-	Logger    *slog.Logger     // nil: discard
+	// OnIncoming, if set, is called once an incoming message is stored.
+	OnIncoming func(q Query, m *store.Message)
+	// OnOutgoing, if set, is called for every outgoing message once it is
+	// stored (answers and proactive messages alike), for listeners that
+	// follow a channel.
+	OnOutgoing func(m *store.Message)
+	Counter    Counter          // nil: a TokenCounter
+	Now        func() time.Time // nil: time.Now
+	Logger     *slog.Logger     // nil: discard
 }
 
 // MainVirtual runs turns. Turns of one channel run one at a time, in the
@@ -60,8 +66,10 @@ type MainVirtual struct {
 	now     func() time.Time
 	log     *slog.Logger
 	locks   keyedMutex
-	// afterTurn is Options.AfterTurn.
-	afterTurn func(context.Context, Query, *Result)
+	// Hooks from Options.
+	afterTurn  func(context.Context, Query, *Result)
+	onIncoming func(Query, *store.Message)
+	onOutgoing func(*store.Message)
 
 	mu     sync.Mutex
 	traces map[string]*Trace // last trace per channel
@@ -96,7 +104,7 @@ func New(o Options) (*MainVirtual, error) {
 	mv := &MainVirtual{
 		store: o.Store, llm: o.LLM, persona: o.Persona, tools: o.Tools, steps: steps,
 		temp: o.Temperature, maxTok: o.MaxTokens, count: o.Counter, now: o.Now, log: o.Logger,
-		traces: make(map[string]*Trace), afterTurn: o.AfterTurn,
+		traces: make(map[string]*Trace), afterTurn: o.AfterTurn, onIncoming: o.OnIncoming, onOutgoing: o.OnOutgoing,
 	}
 	sources := map[Slot]Source{
 		SlotMain:      mainPrompt{o.Persona},

@@ -104,7 +104,44 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 		l.Stored(msg)
 	}
 	q := Query{Channel: in.Channel, Speaker: in.User, SpeakerID: in.UserID, Kind: in.Kind, MessageID: msg.ID, Now: now}
-	tr := &Trace{Channel: in.Channel, MessageID: msg.ID, Time: now}
+	if mv.onIncoming != nil {
+		mv.onIncoming(q, msg)
+	}
+	return mv.run(ctx, msg, q, l)
+}
+
+// Proactive lets the agent speak first in a channel: the platform's note
+// ("plan p3 is due: …") is stored as a "^system" line, and a turn runs on
+// it as on a user message. What the agent says is marked proactive; it may
+// also choose silence. kind is the channel's kind ("" is private).
+func (mv *MainVirtual) Proactive(ctx context.Context, channel, kind, note string, l Listener) (*Result, error) {
+	if err := store.ValidChannel(channel); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(note) == "" {
+		return nil, fmt.Errorf("%w: a proactive turn needs a note saying why", store.ErrInvalid)
+	}
+	if kind == "" {
+		kind = KindPrivate
+	}
+	unlock := mv.locks.lock(channel)
+	defer unlock()
+	now := mv.now()
+	msg := &store.Message{Channel: channel, Role: store.RoleSystem, User: "system", Kind: kind, Text: note, Tokens: mv.count.Count(note), Proactive: true}
+	if err := mv.store.Append(now, msg); err != nil {
+		return nil, &TurnError{Stage: "store", Err: err}
+	}
+	if l.Stored != nil {
+		l.Stored(msg)
+	}
+	return mv.run(ctx, msg, Query{Channel: channel, Speaker: "system", Kind: kind, MessageID: msg.ID, Now: now}, l)
+}
+
+// run answers the stored message msg: assemble, call, deliver, run tools.
+// The caller holds the channel's lock.
+func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l Listener) (*Result, error) {
+	now := q.Now
+	tr := &Trace{Channel: msg.Channel, MessageID: msg.ID, Time: now}
 	defer mv.keepTrace(tr)
 
 	packet, err := mv.asm.assemble(ctx, q)
@@ -163,6 +200,9 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 		st.Replies = append(st.Replies, out.Parts...)
 		st.Empty = out.Empty && len(calls) == 0
 		stored := mv.answerMessages(msg, step, out, calls)
+		for _, m := range stored {
+			m.Proactive = msg.Proactive
+		}
 		if len(stored) > 0 {
 			if err := mv.store.Append(mv.now(), stored...); err != nil {
 				tr.Steps = append(tr.Steps, st)
@@ -179,6 +219,9 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 			if l.Reply != nil {
 				l.Reply(m)
 			}
+			if mv.onOutgoing != nil {
+				mv.onOutgoing(m)
+			}
 		}
 		if len(calls) == 0 {
 			tr.Steps = append(tr.Steps, st)
@@ -193,12 +236,12 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 			st.Results = append(st.Results, r)
 			appended = append(appended, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: notation.ToolLine(c.Name, r.Text)})
 			results = append(results, &store.Message{
-				Channel: in.Channel, Role: store.RoleTool, User: c.Name, Kind: in.Kind, Text: r.Text, Tokens: mv.count.Count(r.Text),
+				Channel: msg.Channel, Role: store.RoleTool, User: c.Name, Kind: msg.Kind, Text: r.Text, Tokens: mv.count.Count(r.Text),
 				ReplyTo: msg.ID, Step: step, ToolCallID: c.ID, ToolName: c.Name,
 			})
 		}
 		if err := mv.store.Append(mv.now(), results...); err != nil {
-			mv.log.Warn("store tool results", "channel", in.Channel, "err", err)
+			mv.log.Warn("store tool results", "channel", msg.Channel, "err", err)
 		}
 		st.Appended = appended
 		tr.Steps = append(tr.Steps, st)

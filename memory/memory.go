@@ -38,6 +38,10 @@ type Options struct {
 	// Count counts tokens (nil: a rough estimate); the daemon passes the
 	// prompt assembler's counter.
 	Count func(string) int
+	// OnChange, if set, is called after plans change (main-observer
+	// schedules deferred plans from it). It must not call back into the
+	// Memory synchronously while holding its own locks.
+	OnChange func()
 }
 
 // ErrNotFound means no item (or plan) has the id.
@@ -46,14 +50,15 @@ var ErrNotFound = errors.New("memory: no such item")
 // Memory is the workspace and its long-term store. It is safe for
 // concurrent use; every change is durable before the call returns.
 type Memory struct {
-	db      *badger.DB
-	curve   Curve
-	params  Params
-	cfg     config.Memory
-	natural Natural
-	now     func() time.Time
-	log     *slog.Logger
-	count   func(string) int
+	db       *badger.DB
+	curve    Curve
+	params   Params
+	cfg      config.Memory
+	natural  Natural
+	now      func() time.Time
+	log      *slog.Logger
+	count    func(string) int
+	onChange func()
 
 	mu     sync.Mutex
 	turn   int64
@@ -86,7 +91,7 @@ func Open(o Options) (*Memory, error) {
 		o.Count = func(s string) int { return (len(s) + 3) / 4 }
 	}
 	m := &Memory{
-		db: o.Store.DB(), curve: curve, cfg: o.Config, natural: o.Natural, now: o.Now, log: o.Logger, count: o.Count,
+		db: o.Store.DB(), curve: curve, cfg: o.Config, natural: o.Natural, now: o.Now, log: o.Logger, count: o.Count, onChange: o.OnChange,
 		params: Params{Gain: o.Config.Gain, MaxJumpMini: int64(o.Config.MaxJumpMini), MaxJumpLarge: int64(o.Config.MaxJumpLarge)},
 		items:  map[string]*Item{}, plans: map[string]*Plan{}, pulled: map[string][]Pulled{},
 	}
@@ -185,6 +190,13 @@ func (m *Memory) save(items []*Item, plans []*Plan, deleted ...string) error {
 		return fmt.Errorf("memory: save: %w", err)
 	}
 	return nil
+}
+
+// changed runs the OnChange hook. Callers do not hold m.mu.
+func (m *Memory) changed() {
+	if m.onChange != nil {
+		m.onChange()
+	}
 }
 
 // Turn is the agent's turn counter T: one turn per answered message.

@@ -320,6 +320,34 @@ func TestRememberAndPlans(t *testing.T) {
 	if _, err := call(m, ctx, "plan", "home", "", `{"op":"fly"}`); err == nil {
 		t.Fatal("unknown op accepted")
 	}
+	// Deferred plans: a time in the future, or a cron schedule.
+	changes := 0
+	m.onChange = func() { changes++ }
+	out, err = call(m, ctx, "plan", "home", "", `{"op":"create","text":"remind alice of the exam","at":"2026-11-27T09:00:00+08:00"}`)
+	if err != nil || out != "created plan p3, due 2026-11-27 09:00" {
+		t.Fatalf("deferred plan = %q, %v", out, err)
+	}
+	if _, err := call(m, ctx, "plan", "home", "", `{"op":"create","text":"x","at":"2020-01-01T00:00:00Z"}`); err == nil || !strings.Contains(err.Error(), "in the past") {
+		t.Fatalf("a past time: %v", err)
+	}
+	if _, err := call(m, ctx, "plan", "home", "", `{"op":"create","text":"x","at":"friday"}`); err == nil || !strings.Contains(err.Error(), "RFC3339") {
+		t.Fatalf("a bad time: %v", err)
+	}
+	if _, err := call(m, ctx, "plan", "home", "", `{"op":"create","text":"x","cron":"every monday"}`); err == nil || !strings.Contains(err.Error(), "five fields") {
+		t.Fatalf("a bad cron: %v", err)
+	}
+	if out, _ := call(m, ctx, "plan", "home", "", `{"op":"create","text":"weekly review","cron":"0 9 * * 1"}`); out != "created plan p4, due on cron 0 9 * * 1" {
+		t.Fatalf("cron plan = %q", out)
+	}
+	if s := m.PlansSection("home"); !strings.Contains(s, "[p3] remind alice of the exam (due 2026-11-27 09:00)") {
+		t.Fatalf("plans section = %q", s)
+	}
+	if err := m.PlanFired("p3"); err != nil {
+		t.Fatal(err)
+	}
+	if ps := m.Plans("home"); ps[0].Deferred() || !ps[1].Deferred() || changes != 3 {
+		t.Fatalf("after firing: %+v, %d changes", ps, changes)
+	}
 }
 
 func TestPulledAreaForgetsAfterTheNextAnswer(t *testing.T) {

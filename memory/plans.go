@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/robfig/cron/v3"
+
 	"github.com/cyan-agent/cyan/notation"
 )
 
@@ -18,24 +20,83 @@ type Plan struct {
 	Details []string  `json:"details,omitempty"`
 	Origin  Origin    `json:"origin"`
 	Created time.Time `json:"created"`
+	// A deferred plan waits for a time: At once, or every time Cron
+	// matches. main-observer wakes main-virtual in the plan's channel when
+	// it is due; a one-off plan then becomes a current one (At cleared).
+	At   *time.Time `json:"at,omitempty"`
+	Cron string     `json:"cron,omitempty"`
 }
 
-// CreatePlan adds a plan.
-func (m *Memory) CreatePlan(text string, origin Origin) (*Plan, error) {
+// Deferred reports whether the plan waits for a time.
+func (p Plan) Deferred() bool { return p.At != nil || p.Cron != "" }
+
+// When says when a deferred plan is due, for prompts and listings.
+func (p Plan) When() string {
+	switch {
+	case p.At != nil:
+		return "due " + p.At.Format("2006-01-02 15:04")
+	case p.Cron != "":
+		return "due on cron " + p.Cron
+	}
+	return ""
+}
+
+var planCron = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// CreatePlan adds a plan; at (RFC3339, in the future) or cronExpr makes it
+// a deferred one. Both empty: a current plan.
+func (m *Memory) CreatePlan(text string, origin Origin, at, cronExpr string) (*Plan, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return nil, fmt.Errorf("memory: a plan needs text")
 	}
+	p := &Plan{Text: text, Origin: origin, Created: m.now()}
+	switch at, cronExpr = strings.TrimSpace(at), strings.TrimSpace(cronExpr); {
+	case at != "" && cronExpr != "":
+		return nil, fmt.Errorf("memory: give a plan either at or cron, not both")
+	case at != "":
+		t, err := time.Parse(time.RFC3339, at)
+		if err != nil {
+			return nil, fmt.Errorf("memory: at %q is not an RFC3339 time such as 2026-11-27T09:00:00+08:00", at)
+		}
+		if !t.After(m.now()) {
+			return nil, fmt.Errorf("memory: at %s is in the past (it is now %s)", t.Format(time.RFC3339), m.now().Format(time.RFC3339))
+		}
+		p.At = &t
+	case cronExpr != "":
+		if _, err := planCron.Parse(cronExpr); err != nil {
+			return nil, fmt.Errorf("memory: cron %q: %v (five fields: minute hour day month weekday, e.g. \"0 9 * * 1\")", cronExpr, err)
+		}
+		p.Cron = cronExpr
+	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	p := &Plan{ID: m.newID("p"), Text: text, Origin: origin, Created: m.now()}
+	p.ID = m.newID("p")
 	m.plans[p.ID] = p
 	if err := m.save(nil, []*Plan{p}); err != nil {
 		delete(m.plans, p.ID)
+		m.mu.Unlock()
 		return nil, err
 	}
 	cp := *p
+	m.mu.Unlock()
+	m.changed()
 	return &cp, nil
+}
+
+// PlanFired records that a deferred plan came due: a one-off plan becomes
+// a current plan; a cron plan keeps waiting for its next time.
+func (m *Memory) PlanFired(id string) error {
+	m.mu.Lock()
+	p, ok := m.plans[id]
+	if !ok || p.At == nil {
+		m.mu.Unlock()
+		return nil
+	}
+	p.At = nil
+	err := m.save(nil, []*Plan{p})
+	m.mu.Unlock()
+	m.changed()
+	return err
 }
 
 // DetailPlan adds a detail to a plan.
@@ -57,13 +118,16 @@ func (m *Memory) DetailPlan(id, channel, detail string) error {
 // EndPlan removes a plan that is complete or forgotten.
 func (m *Memory) EndPlan(id, channel string) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	p, ok := m.plans[id]
 	if !ok || (p.Origin.Kind == "private" && p.Origin.Channel != channel) {
+		m.mu.Unlock()
 		return fmt.Errorf("%w: no plan %q", ErrNotFound, id)
 	}
 	delete(m.plans, id)
-	return m.save(nil, nil, prefixPlan+id)
+	err := m.save(nil, nil, prefixPlan+id)
+	m.mu.Unlock()
+	m.changed()
+	return err
 }
 
 // Plans lists the plans channel may see, in id order ("" lists all).
@@ -84,7 +148,11 @@ func (m *Memory) Plans(channel string) []Plan {
 func (m *Memory) PlansSection(channel string) string {
 	var b strings.Builder
 	for _, p := range m.Plans(channel) {
-		fmt.Fprintf(&b, "[%s] %s\n", p.ID, notation.Escape(p.Text))
+		when := ""
+		if p.Deferred() {
+			when = " (" + p.When() + ")"
+		}
+		fmt.Fprintf(&b, "[%s] %s%s\n", p.ID, notation.Escape(p.Text), when)
 		for _, d := range p.Details {
 			fmt.Fprintf(&b, "    - %s\n", notation.Escape(d))
 		}

@@ -47,8 +47,8 @@ func (m *Memory) Tools(channel string) []Tool {
 		{Name: "context_operation", Description: "Operate on your own workspace in natural language: list items, pin or unpin an item, forget (let go of) an item, bring one back, raise its stability. Send \"help\" for the guide.",
 			Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"the operation, e.g. \"pin w3\", \"forget w5\", \"raise w2 x3\", \"list\" or \"help\""}},"required":["text"]}`),
 			Run:        m.runContextOperation},
-		{Name: "plan", Description: "Manage your plan steps: create a plan, add detail to it, mark it complete, or forget it. Plans show in the plan-steps section until they end.",
-			Parameters: json.RawMessage(`{"type":"object","properties":{"op":{"type":"string","enum":["create","complete","forget","detail"]},"text":{"type":"string","description":"the plan (create) or the detail to add (detail)"},"id":{"type":"string","description":"the plan's id, e.g. p4 (complete, forget, detail)"}},"required":["op"]}`),
+		{Name: "plan", Description: "Manage your plan steps: create a plan, add detail to it, mark it complete, or forget it. Plans show in the plan-steps section until they end. A plan with a time (at, or a cron schedule) waits: when it is due you are woken in this conversation and may speak first — use it for promises such as \"remind me on Friday\".",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"op":{"type":"string","enum":["create","complete","forget","detail"]},"text":{"type":"string","description":"the plan (create) or the detail to add (detail)"},"id":{"type":"string","description":"the plan's id, e.g. p4 (complete, forget, detail)"},"at":{"type":"string","description":"create: when the plan is due, RFC3339 with the time zone, e.g. 2026-11-27T09:00:00+08:00"},"cron":{"type":"string","description":"create: a repeating schedule instead, five cron fields (minute hour day month weekday), e.g. \"0 9 * * 1\""}},"required":["op"]}`),
 			Run:        m.runPlan},
 	}
 	if m.HasWorkspace(channel) {
@@ -101,15 +101,20 @@ func (m *Memory) runPlan(_ context.Context, c Call) (string, error) {
 		Op   string `json:"op"`
 		Text string `json:"text"`
 		ID   string `json:"id"`
+		At   string `json:"at"`
+		Cron string `json:"cron"`
 	}
 	if err := decodeArgs(c.Arguments, &a); err != nil {
 		return "", err
 	}
 	switch a.Op {
 	case "create":
-		p, err := m.CreatePlan(a.Text, c.origin())
+		p, err := m.CreatePlan(a.Text, c.origin(), a.At, a.Cron)
 		if err != nil {
 			return "", err
+		}
+		if p.Deferred() {
+			return "created plan " + p.ID + ", " + p.When(), nil
 		}
 		return "created plan " + p.ID, nil
 	case "detail":

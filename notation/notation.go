@@ -165,6 +165,24 @@ var reservedNames = []string{"system", "assistant", "tool", "developer"}
 // becomes "user". A name that would pose as the platform ("system", a
 // "…-limit" name) or as the agent itself gets a "user-" prefix.
 func SpeakerName(name, agent string) string {
+	out := CleanName(name)
+	lower := strings.ToLower(out)
+	for _, r := range reservedNames {
+		if lower == r {
+			return "user-" + out
+		}
+	}
+	if strings.HasSuffix(lower, "-limit") || (agent != "" && strings.EqualFold(out, CleanName(agent))) {
+		return "user-" + out
+	}
+	return out
+}
+
+// CleanName is SpeakerName without the reserved-name rule: the name with
+// line breaks, invisible characters and the notation's punctuation
+// removed, spaces collapsed, at most 48 runes, "user" when nothing is left.
+// The platform uses it for its own names ("system", "cyan-limit").
+func CleanName(name string) string {
 	var b strings.Builder
 	space := false
 	n := 0
@@ -186,20 +204,10 @@ func SpeakerName(name, agent string) string {
 		b.WriteRune(r)
 		n++
 	}
-	out := b.String()
-	if out == "" {
+	if b.Len() == 0 {
 		return "user"
 	}
-	lower := strings.ToLower(out)
-	for _, r := range reservedNames {
-		if lower == r {
-			return "user-" + out
-		}
-	}
-	if strings.HasSuffix(lower, "-limit") || (agent != "" && strings.EqualFold(out, SpeakerName(agent, ""))) {
-		return "user-" + out
-	}
-	return out
+	return b.String()
 }
 
 // UserLine renders what a speaker said: "^alice [2026-11-22 10:31]: text",

@@ -14,6 +14,12 @@ const (
 	// mem\x00i\x00<id> items, mem\x00p\x00<id> plans, mem\x00T the turn
 	// counter, mem\x00seq the id counter.
 	PrefixMemory = "mem\x00"
+
+	// PrefixObserver is the observers' key space (package observer):
+	// obs\x00last\x00<name> the last time firing handled, obs\x00since\x00<name>
+	// when the observer was first seen, obs\x00spent\x00<day>\x00<name> tokens
+	// spent that day.
+	PrefixObserver = "obs\x00"
 )
 
 func messagePrefix(channel string) []byte {

@@ -56,6 +56,10 @@ type Message struct {
 	Part int `json:"part,omitempty"`
 	// Empty marks the agent's choice to say nothing (<empty_reply>).
 	Empty bool `json:"empty,omitempty"`
+	// Proactive marks what the agent said on its own, not in answer to a
+	// person (a due plan, an observer's prompt), and the platform line that
+	// prompted it.
+	Proactive bool `json:"proactive,omitempty"`
 	// ToolCalls are the calls made by the model output this message ends.
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// ToolCallID and ToolName identify the call a tool message answers.

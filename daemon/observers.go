@@ -1,0 +1,242 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/mainvirtual"
+	"github.com/cyan-agent/cyan/memory"
+	"github.com/cyan-agent/cyan/observer"
+	"github.com/cyan-agent/cyan/store"
+)
+
+// mainAccount is main-observer's budget account: its workspace work, due
+// plans and proactive speech share it.
+const mainAccount = "main-observer"
+
+// observers declares the built-in observers, keeps deferred plans
+// scheduled, and (re)loads the persona's own observers.
+type observers struct {
+	m       *observer.Manager
+	mem     *memory.Memory
+	mv      *mainvirtual.MainVirtual
+	store   *store.Store
+	natural memory.Natural
+	cfg     config.Observers
+	log     *slog.Logger
+	now     func() time.Time
+
+	mu       sync.Mutex
+	plans    map[string]string // plan id → its schedule, as registered
+	declared map[string]bool   // names of the persona's observers
+}
+
+// builtins adds main-observer's parts: the work after each turn, the plan
+// schedule, and (when channels are configured) self-decided speech.
+func (o *observers) builtins() error {
+	specs := []observer.Spec{{
+		Name: mainAccount, Account: mainAccount, Budget: o.cfg.MainBudget, AlwaysRun: true,
+		Triggers: []observer.Trigger{{On: observer.AfterAIResponse}},
+		Run: func(ctx context.Context, f observer.Firing) error {
+			d, ok := f.Event.Data.(memory.TurnDone)
+			if !ok {
+				return nil
+			}
+			events, err := o.mem.AfterTurn(ctx, d)
+			for _, e := range events {
+				o.log.Info("workspace gc", "item", e.Item, "action", e.Action, "reason", e.Reason)
+			}
+			return err
+		},
+	}, {
+		Name: mainAccount + "/plans", Account: mainAccount, AlwaysRun: true,
+		Triggers: []observer.Trigger{{On: observer.MemoryChanged}, {On: observer.AtStartup}},
+		Run:      func(context.Context, observer.Firing) error { return o.syncPlans() },
+	}}
+	if len(o.cfg.Speech.Channels) > 0 {
+		decide, run := o.speaker("main-observer/speech", "You are the companion's sense of timing. From the recent conversation, decide whether the companion should start talking now on its own — a follow-up on something left open, a kind word after a hard day, a promise to keep. Most of the time the answer is no: never interrupt, never repeat yourself, never fill silence for its own sake.", o.cfg.Speech.Channels)
+		specs = append(specs, observer.Spec{
+			Name: mainAccount + "/speech", Account: mainAccount, Speaks: true,
+			Triggers: []observer.Trigger{{Every: time.Duration(o.cfg.Speech.Every)}},
+			Decide:   decide, Run: run,
+		})
+	}
+	for _, s := range specs {
+		if err := o.m.Add(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// syncPlans keeps one observer per deferred plan ("plan:p3"), due at the
+// plan's time or on its cron schedule.
+func (o *observers) syncPlans() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	want := map[string]memory.Plan{}
+	for _, p := range o.mem.Plans("") {
+		if p.Deferred() {
+			want[p.ID] = p
+		}
+	}
+	for id := range o.plans {
+		if _, ok := want[id]; !ok {
+			o.m.Remove("plan:" + id)
+			delete(o.plans, id)
+		}
+	}
+	for id, p := range want {
+		sched := p.When()
+		if o.plans[id] == sched {
+			continue
+		}
+		tr := observer.Trigger{Cron: p.Cron}
+		if p.At != nil {
+			tr = observer.Trigger{At: *p.At}
+		}
+		plan := p
+		err := o.m.Add(observer.Spec{
+			Name: "plan:" + id, Source: "plan", Account: mainAccount, Speaks: true, Hold: true,
+			Triggers: []observer.Trigger{tr},
+			Run:      func(ctx context.Context, f observer.Firing) error { return o.planDue(ctx, plan) },
+		})
+		if err != nil {
+			o.log.Error("schedule plan", "plan", id, "err", err)
+			continue
+		}
+		o.plans[id] = sched
+	}
+	return nil
+}
+
+// planDue wakes main-virtual in the plan's channel with a "^system" line
+// saying the plan is due; it may speak first.
+func (o *observers) planDue(ctx context.Context, p memory.Plan) error {
+	note := fmt.Sprintf("Plan %s is due now (%s): %s", p.ID, p.When(), p.Text)
+	for _, d := range p.Details {
+		note += "\n- " + d
+	}
+	note += "\nIf it calls for it, say something now; mark the plan complete with the plan tool when it is done."
+	_, err := o.mv.Proactive(ctx, p.Origin.Channel, p.Origin.Kind, note, mainvirtual.Listener{})
+	if p.At != nil {
+		if ferr := o.mem.PlanFired(p.ID); ferr != nil && err == nil {
+			err = ferr
+		}
+	}
+	return err
+}
+
+// loadDeclared replaces the persona's observers with those in its folder.
+func (o *observers) loadDeclared(personaDir string) {
+	decls, errs := observer.LoadDeclared(personaDir)
+	for _, err := range errs {
+		o.log.Error("persona observer not loaded", "err", err)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	keep := map[string]bool{}
+	for _, d := range decls {
+		decide, run := o.speaker(d.Name, d.Prompt, d.Channels)
+		spec := observer.Spec{
+			Name: d.Name, Source: "persona", Triggers: d.Triggers, Budget: d.Budget, Quiet: d.Quiet,
+			NoCatchUp: !d.CatchUp, Speaks: true, Decide: decide, Run: run,
+		}
+		if err := o.m.Add(spec); err != nil {
+			o.log.Error("persona observer not loaded", "file", d.File, "err", err)
+			continue
+		}
+		keep[d.Name] = true
+	}
+	for name := range o.declared {
+		if !keep[name] {
+			o.m.Remove(name)
+		}
+	}
+	o.declared = keep
+}
+
+var speakSchema = json.RawMessage(`{"type":"object","properties":{"speak":{"type":"boolean","description":"true only if the companion should speak now"},"note":{"type":"string","description":"if speaking: what to bring up, in a sentence, for the companion (not the words to say)"}},"required":["speak","note"]}`)
+
+// speaker makes the decide and run functions of an observer that may
+// speak first in channels: its instruction reads each channel's recent
+// conversation and answers {speak, note}; main-virtual then speaks in its
+// own voice. A decision made by Decide (self-decided firings) is reused by
+// the Run that follows it.
+func (o *observers) speaker(name, instruction string, channels []string) (func(context.Context, observer.Firing) (bool, string, error), func(context.Context, observer.Firing) error) {
+	var mu sync.Mutex
+	decided := map[string]string{} // channel → note, from the last Decide
+	ask := func(ctx context.Context, channel string) (bool, string, error) {
+		recent, err := o.store.Recent(channel, store.Window{Limit: 20, MaxScan: 200, Keep: func(m *store.Message) bool { return m.Text != "" && m.Role != store.RoleTool }})
+		if err != nil {
+			return false, "", err
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "Channel %s, now %s. Recent conversation, oldest first:\n", channel, o.now().Format("2006-01-02 15:04"))
+		for _, m := range recent {
+			fmt.Fprintf(&b, "[%s] %s: %s\n", m.Time.Format("01-02 15:04"), m.User, m.Text)
+		}
+		var out struct {
+			Speak bool   `json:"speak"`
+			Note  string `json:"note"`
+		}
+		if err := o.natural.Ask(ctx, "observer:"+name, instruction, b.String(), speakSchema, &out); err != nil {
+			return false, "", err
+		}
+		return out.Speak && strings.TrimSpace(out.Note) != "", out.Note, nil
+	}
+	decide := func(ctx context.Context, _ observer.Firing) (bool, string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		clear(decided)
+		for _, ch := range channels {
+			speak, note, err := ask(ctx, ch)
+			if err != nil {
+				return false, "", err
+			}
+			if speak {
+				decided[ch] = note
+			}
+		}
+		if len(decided) == 0 {
+			return false, "nothing worth saying now", nil
+		}
+		return true, "", nil
+	}
+	run := func(ctx context.Context, f observer.Firing) error {
+		mu.Lock()
+		notes := map[string]string{}
+		for k, v := range decided {
+			notes[k] = v
+		}
+		clear(decided)
+		mu.Unlock()
+		if len(notes) == 0 { // fired by time, an event or a call: decide now
+			for _, ch := range channels {
+				speak, note, err := ask(ctx, ch)
+				if err != nil {
+					return err
+				}
+				if speak {
+					notes[ch] = note
+				}
+			}
+		}
+		var errs []error
+		for ch, note := range notes {
+			text := fmt.Sprintf("Observer %s suggests you speak first: %s (You may also stay silent with <empty_reply>.)", name, note)
+			if _, err := o.mv.Proactive(ctx, ch, "", text, mainvirtual.Listener{}); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", ch, err))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	return decide, run
+}

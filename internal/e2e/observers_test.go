@@ -1,0 +1,114 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cyan-agent/cyan/internal/llmtest"
+	"github.com/cyan-agent/cyan/llm"
+)
+
+// follow reads GET /api/v1/stream of a channel and sends each message
+// event's JSON.
+func follow(t *testing.T, d *daemon, channel string) <-chan map[string]any {
+	t.Helper()
+	out := make(chan map[string]any, 16)
+	resp, err := http.Get(d.base + "/api/v1/stream?channel=" + channel)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("stream: %v %v", resp, err)
+	}
+	ready := make(chan struct{})
+	go func() {
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		event := ""
+		for sc.Scan() {
+			line := sc.Text()
+			if e, ok := strings.CutPrefix(line, "event: "); ok {
+				event = e
+				continue
+			}
+			data, ok := strings.CutPrefix(line, "data: ")
+			if !ok {
+				continue
+			}
+			if event == "ready" {
+				close(ready)
+				continue
+			}
+			var m map[string]any
+			if event == "message" && json.Unmarshal([]byte(data), &m) == nil {
+				out <- m
+			}
+		}
+		close(out)
+	}()
+	select {
+	case <-ready:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream never said ready")
+	}
+	return out
+}
+
+func TestDeferredPlanSpeaksFirst(t *testing.T) {
+	fake, url := fakeLLM(t)
+	fake.Default = func(r llmtest.Request) llmtest.Reply {
+		last := r.Messages[len(r.Messages)-1].Content
+		if strings.Contains(last, "^system [") && strings.Contains(last, "Plan p1 is due") {
+			return llmtest.Reply{Text: "该起来活动一下啦！"}
+		}
+		return llmtest.Reply{Text: "ok"}
+	}
+	dir := t.TempDir()
+	envv := env(dir, url)
+	d := start(t, dir, envv)
+	due := time.Now().Add(4 * time.Second).UTC().Format(time.RFC3339)
+	fake.Enqueue(
+		llmtest.Reply{Text: "好，到时候提醒你", ToolCalls: []llm.ToolCall{{ID: "p", Name: "plan", Arguments: fmt.Sprintf(`{"op":"create","text":"remind alice to stretch","at":%q}`, due)}}},
+		llmtest.Reply{Text: "<empty_reply>"},
+	)
+	say(t, d, "home", "remind me to stretch in a few seconds")
+	// Restart before the plan is due: it must survive.
+	d.stop(syscall.SIGTERM, 6*time.Second)
+	d2 := start(t, dir, envv)
+	stream := follow(t, d2, "home")
+	stdout, _, rc := cli(t, d2.cliEnv(), "", "observers", "ls")
+	if rc != 0 || !strings.Contains(stdout, "plan:p1") || !strings.Contains(stdout, "main-observer") {
+		t.Fatalf("cyan observers ls: rc=%d\n%s", rc, stdout)
+	}
+	select {
+	case m := <-stream:
+		if m["text"] != "该起来活动一下啦！" || m["proactive"] != true || m["role"] != "assistant" {
+			t.Fatalf("streamed %v", m)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no proactive message by the due time + 16 s\n%s", d2.stderr.String())
+	}
+	var proactive []map[string]any
+	for _, m := range d2.messages(t, "home") {
+		if m["proactive"] == true {
+			proactive = append(proactive, m)
+		}
+	}
+	if len(proactive) != 2 || proactive[0]["role"] != "system" || !strings.Contains(proactive[0]["text"].(string), "remind alice to stretch") || proactive[1]["text"] != "该起来活动一下啦！" {
+		t.Fatalf("stored proactive messages: %v", proactive)
+	}
+	// The one-off plan becomes a current plan, no longer scheduled.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		code, out, _ := d2.get("/api/v1/observers")
+		if code == 200 && !strings.Contains(fmt.Sprint(out), "plan:p1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("observers after the plan fired: %v", out)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the observer's end, not a schedule
+	}
+}

@@ -1,0 +1,163 @@
+package observer
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Declared is an observer a user declared in the persona folder
+// (observers/*.yaml):
+//
+//	name: water
+//	triggers:
+//	  - cron: "0 */2 * * *"
+//	  - on: Keyword
+//	    keywords: [thirsty, 渴]
+//	  - every: 3h              # self-decided: it asks itself this often
+//	prompt: |
+//	  Decide whether a reminder to drink water would be welcome now.
+//	budget: 20000              # tokens per day
+//	quiet_hours: 23:00-08:00
+//	channels: [home]
+//	catch_up: false            # default true
+//
+// When it fires, its prompt decides — from the recent conversation of each
+// channel — whether to speak; if so main-virtual speaks first there.
+type Declared struct {
+	Name     string
+	File     string
+	Triggers []Trigger
+	Prompt   string
+	Budget   int
+	Quiet    *QuietHours
+	Channels []string
+	CatchUp  bool
+}
+
+type declaredFile struct {
+	Name     string `yaml:"name"`
+	Triggers []struct {
+		Cron     string   `yaml:"cron"`
+		At       string   `yaml:"at"`
+		On       string   `yaml:"on"`
+		Keywords []string `yaml:"keywords"`
+		Every    string   `yaml:"every"`
+	} `yaml:"triggers"`
+	Prompt     string   `yaml:"prompt"`
+	Budget     int      `yaml:"budget"`
+	QuietHours string   `yaml:"quiet_hours"`
+	Channels   []string `yaml:"channels"`
+	CatchUp    *bool    `yaml:"catch_up"`
+}
+
+// LoadDeclared reads every observers/*.yaml of a persona folder. A bad file
+// is reported (with file and line) and skipped; the others load.
+func LoadDeclared(personaDir string) ([]Declared, []error) {
+	dir := filepath.Join(personaDir, "observers")
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, []error{fmt.Errorf("observers: %w", err)}
+	}
+	var out []Declared
+	var errs []error
+	seen := map[string]string{}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if !e.IsDir() && (strings.HasSuffix(e.Name(), ".yaml") || strings.HasSuffix(e.Name(), ".yml")) {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		path := filepath.Join(dir, n)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("observers: %w", err))
+			continue
+		}
+		d, err := ParseDeclared(path, data)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if other, dup := seen[d.Name]; dup {
+			errs = append(errs, fmt.Errorf("%s: name %q is already used by %s", path, d.Name, other))
+			continue
+		}
+		seen[d.Name] = path
+		out = append(out, d)
+	}
+	return out, errs
+}
+
+// ParseDeclared reads one declaration; errors name the file and line.
+func ParseDeclared(file string, data []byte) (Declared, error) {
+	var f declaredFile
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
+		msg = strings.ReplaceAll(msg, " in type observer.declaredFile", "")
+		return Declared{}, fmt.Errorf("%s: %s (known keys: name, triggers, prompt, budget, quiet_hours, channels, catch_up)", file, msg)
+	}
+	d := Declared{Name: strings.TrimSpace(f.Name), File: file, Prompt: strings.TrimSpace(f.Prompt), Budget: f.Budget, Channels: f.Channels, CatchUp: f.CatchUp == nil || *f.CatchUp}
+	bad := func(format string, a ...any) (Declared, error) {
+		return Declared{}, fmt.Errorf("%s: %s", file, fmt.Sprintf(format, a...))
+	}
+	switch {
+	case d.Name == "":
+		return bad("name is missing")
+	case strings.ContainsAny(d.Name, " \t\n/:") || strings.HasPrefix(d.Name, "main-observer") || strings.HasPrefix(d.Name, "plan"):
+		return bad("name %q: use letters, digits and dashes, and not a built-in name", d.Name)
+	case d.Prompt == "":
+		return bad("prompt is missing: say what the observer watches for and when it should speak")
+	case len(d.Channels) == 0:
+		return bad("channels is missing: list the channels it may speak in")
+	case len(f.Triggers) == 0:
+		return bad("triggers is missing: give at least one (cron, at, on or every)")
+	case d.Budget < 0:
+		return bad("budget must not be negative")
+	}
+	if f.QuietHours != "" {
+		q, err := ParseQuietHours(f.QuietHours)
+		if err != nil {
+			return bad("%v", err)
+		}
+		d.Quiet = &q
+	}
+	for i, t := range f.Triggers {
+		tr := Trigger{Cron: t.Cron, On: t.On, Keywords: t.Keywords}
+		if t.At != "" {
+			at, err := time.Parse(time.RFC3339, t.At)
+			if err != nil {
+				return bad("trigger %d: at %q is not an RFC3339 time", i+1, t.At)
+			}
+			tr.At = at
+		}
+		if t.Every != "" {
+			every, err := time.ParseDuration(t.Every)
+			if err != nil {
+				return bad("trigger %d: every %q is not a duration such as 3h", i+1, t.Every)
+			}
+			tr.Every = every
+		}
+		if err := tr.check(); err != nil {
+			return bad("trigger %d: %v", i+1, err)
+		}
+		d.Triggers = append(d.Triggers, tr)
+	}
+	return d, nil
+}
