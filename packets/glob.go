@@ -9,7 +9,13 @@ import (
 // of characters but "/", "**" any run including "/", "?" one character but
 // "/"; everything else matches itself. Matching is linear in
 // len(pattern)·len(name), whatever the input.
-func Match(pattern, name string) bool {
+func Match(pattern, name string) bool { return match(pattern, name, false) }
+
+// MatchText is Match for text that is not a path (a shell command): "*"
+// matches "/" too.
+func MatchText(pattern, name string) bool { return match(pattern, name, true) }
+
+func match(pattern, name string, flat bool) bool {
 	p, s := []rune(pattern), []rune(name)
 	// cur[j]: pattern p[:i] matches s[:j].
 	cur := make([]bool, len(s)+1)
@@ -18,13 +24,15 @@ func Match(pattern, name string) bool {
 	for i := 0; i < len(p); i++ {
 		clear(next)
 		switch {
-		case p[i] == '*' && i+1 < len(p) && p[i+1] == '*':
+		case p[i] == '*' && (flat || i+1 < len(p) && p[i+1] == '*'):
 			any := false
 			for j := 0; j <= len(s); j++ {
 				any = any || cur[j]
 				next[j] = any
 			}
-			i++ // the second star
+			if i+1 < len(p) && p[i+1] == '*' {
+				i++ // the second star
+			}
 		case p[i] == '*':
 			run := false
 			for j := 0; j <= len(s); j++ {
@@ -36,7 +44,7 @@ func Match(pattern, name string) bool {
 			}
 		case p[i] == '?':
 			for j := 1; j <= len(s); j++ {
-				next[j] = cur[j-1] && s[j-1] != '/'
+				next[j] = cur[j-1] && (flat || s[j-1] != '/')
 			}
 		default:
 			for j := 1; j <= len(s); j++ {

@@ -215,3 +215,9 @@ func TestRouter(t *testing.T) {
 		t.Fatal("packet is not JSON-serialisable:", err)
 	}
 }
+
+func TestMatchText(t *testing.T) {
+	if !MatchText("echo *", "echo a > /dev/null") || Match("echo *", "echo a/b") || !MatchText("a?c", "a/c") {
+		t.Fatal("MatchText")
+	}
+}

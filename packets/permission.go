@@ -274,6 +274,9 @@ type Subject struct {
 	// Values returns the values of a parameter as the rules see them
 	// (paths cleaned, compound commands split); none when it is absent.
 	Values func(param string) []string
+	// Text reports the parameters that are not paths (shell commands),
+	// whose globs match with MatchText; nil: every parameter is a path.
+	Text func(param string) bool
 }
 
 // Verdict is a decision and the rule that made it.
@@ -290,10 +293,18 @@ func (s Subject) matches(pattern string) bool {
 	return Match(pattern, s.Tool)
 }
 
-// Check decides a call: a matching "!" rule denies at once; otherwise the
-// most severe of the matching rules decides (deny over confirm over allow),
-// an object rule whose parameter rules a value fails denies; with no
-// matching rule, DefaultAction (deny when empty).
+// Check decides a call:
+//
+//  1. a matching "!" rule denies, whatever else matches;
+//  2. a matching object rule whose parameter rules a value fails, or whose
+//     action is deny, denies;
+//  3. among the other matching object rules, one that names the tool
+//     exactly (no glob, no "@effect") decides over the rest, so an owner can
+//     relax a broad rule for one tool ({name: terminal, action: allow} over
+//     {name: "@execute", action: confirm}); among equals the most cautious
+//     action wins (confirm over allow);
+//  4. else a matching string rule allows;
+//  5. else DefaultAction, deny when empty.
 func (p *Permission) Check(s Subject) Verdict {
 	if p == nil {
 		return Verdict{Deny, "no permission object"}
@@ -303,17 +314,17 @@ func (p *Permission) Check(s Subject) Verdict {
 			return Verdict{Deny, r.String()}
 		}
 	}
-	best, found := Verdict{}, false
-	consider := func(v Verdict) {
-		if !found || v.Decision.severity() > best.Decision.severity() {
-			best, found = v, true
+	var exact, broad, plain *Verdict
+	pick := func(cur **Verdict, v Verdict) {
+		if *cur == nil || v.Decision.severity() > (*cur).Decision.severity() {
+			*cur = &v
 		}
 	}
 	for _, r := range p.Tools {
 		switch {
 		case r.Negate || !s.matches(r.Pattern):
 		case !r.Object:
-			consider(Verdict{Allow, r.String()})
+			pick(&plain, Verdict{Allow, r.String()})
 		default:
 			if v, ok := r.checkParameters(s); !ok {
 				return v
@@ -322,11 +333,20 @@ func (p *Permission) Check(s Subject) Verdict {
 			if action == "" {
 				action = Allow
 			}
-			consider(Verdict{action, r.String()})
+			if action == Deny {
+				return Verdict{Deny, r.String()}
+			}
+			if r.Pattern == s.Tool && !strings.ContainsAny(r.Pattern, "*?@") {
+				pick(&exact, Verdict{action, r.String()})
+			} else {
+				pick(&broad, Verdict{action, r.String()})
+			}
 		}
 	}
-	if found {
-		return best
+	for _, v := range []*Verdict{exact, broad, plain} {
+		if v != nil {
+			return *v
+		}
 	}
 	d := p.DefaultAction
 	if d == "" {
@@ -347,17 +367,21 @@ func (r Rule) checkParameters(s Subject) (Verdict, bool) {
 		if s.Values != nil {
 			values = s.Values(param)
 		}
+		matchFn := Match
+		if s.Text != nil && s.Text(param) {
+			matchFn = MatchText
+		}
 		for _, v := range values {
 			positive, passed := false, false
 			for _, g := range globs {
 				if neg, ok := strings.CutPrefix(g, "!"); ok {
-					if Match(neg, v) {
+					if matchFn(neg, v) {
 						return Verdict{Deny, fmt.Sprintf("%s: %s: %s", r.Pattern, param, g)}, false
 					}
 					continue
 				}
 				positive = true
-				passed = passed || Match(g, v)
+				passed = passed || matchFn(g, v)
 			}
 			if positive && !passed {
 				return Verdict{Deny, fmt.Sprintf("%s: %s: %q matches none of the allowed globs", r.Pattern, param, v)}, false
