@@ -9,7 +9,9 @@ import (
 	"github.com/cyan-agent/cyan/packets"
 )
 
-func nop(context.Context, *Call) (packets.Result, error) { return packets.Result{OutputText: "ran"}, nil }
+func nop(context.Context, *Call) (packets.Result, error) {
+	return packets.Result{OutputText: "ran"}, nil
+}
 
 // tableRegistry registers tools of every kind of effect.
 func tableRegistry(t *testing.T, owner, guest *packets.Permission) *Registry {
@@ -49,7 +51,7 @@ func tableRegistry(t *testing.T, owner, guest *packets.Permission) *Registry {
 // ["id:1001", "hareru"]) and who does not.
 var (
 	ownerCallers = []Caller{
-		{Speaker: "hareru", Kind: "private", Channel: "home"},             // the owner's name, locally
+		{Speaker: "hareru", Kind: "private", Channel: "home"},                 // the owner's name, locally
 		{Speaker: "whatever", SpeakerID: "1001", Kind: "group", Channel: "g"}, // the owner's id, in a group
 		{Owner: true}, // the command line
 	}
