@@ -15,12 +15,18 @@ import (
 
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/tools"
 )
 
 // Options configure New.
 type Options struct {
 	Agent *mainvirtual.MainVirtual
 	Store *store.Store
+	// Tools, Extras and MCP serve the tool and approval routes; nil
+	// leaves those routes answering 503.
+	Tools  *tools.Registry
+	Extras *tools.Extras
+	MCP    *tools.MCPManager
 	// Token, when set, is required as "Authorization: Bearer <token>" on
 	// every route but /healthz.
 	Token string
@@ -61,6 +67,11 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/v1/messages", s.postMessage)
 	s.mux.HandleFunc("GET /api/v1/messages", s.listMessages)
 	s.mux.HandleFunc("GET /api/v1/trace/last", s.lastTrace)
+	s.mux.HandleFunc("GET /api/v1/tools", s.listTools)
+	s.mux.HandleFunc("POST /api/v1/tools/{name}/run", s.runTool)
+	s.mux.HandleFunc("POST /api/v1/tools/{name}/check", s.checkTool)
+	s.mux.HandleFunc("GET /api/v1/approvals", s.listApprovals)
+	s.mux.HandleFunc("POST /api/v1/approvals/{id}", s.answerApproval)
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -50,6 +50,7 @@ type Daemon struct {
 	persona atomic.Pointer[persona.Persona]
 	mv      *mainvirtual.MainVirtual
 	api     *api.Server
+	tools   *toolParts
 	token   string
 	ready   func(net.Addr)
 }
@@ -100,14 +101,23 @@ func New(o Options) (*Daemon, error) {
 	}
 	d.store = st
 
+	d.tools, err = d.buildTools(cfg, client, o.Version, now)
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	d.tools.enableApprovals(d, time.Duration(cfg.Permissions.ApprovalTTL), now)
+
 	d.mv, err = mainvirtual.New(mainvirtual.Options{
 		Store: st, LLM: client, Persona: d.persona.Load, Agent: cfg.Agent,
+		Tools: toolsAdapter{d.tools.reg}, Limits: limitAdapter{chain: d.tools.limits, now: now},
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
 		Now: now, Logger: log.With("component", "mainvirtual"),
 	})
 	if err == nil {
 		d.api, err = api.New(api.Options{
-			Agent: d.mv, Store: st, Token: d.token, CheckHost: d.token == "",
+			Agent: d.mv, Store: st, Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
+			Token: d.token, CheckHost: d.token == "",
 			AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
 			Version: o.Version, Logger: log.With("component", "api"), Now: now,
 		})
@@ -123,6 +133,7 @@ func New(o Options) (*Daemon, error) {
 // closes the store. It returns nil after a clean stop.
 func (d *Daemon) Run(ctx context.Context) error {
 	defer func() {
+		d.tools.paths.Close()
 		if err := d.store.Close(); err != nil {
 			d.log.Error("close store", "err", err)
 		}
@@ -135,7 +146,16 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if dir := d.cfg.Persona; dir != "" {
 		actors = append(actors, actor{name: "persona-watch", run: d.watchPersona})
 	}
-	actors = append(actors, actor{name: "llm-check", run: d.checkLLM})
+	actors = append(actors, actor{name: "llm-check", run: d.checkLLM},
+		actor{name: "extra-tools", run: func(ctx context.Context) error {
+			if err := d.tools.extras.Watch(ctx); err != nil {
+				d.log.Warn("extra tool folders are not watched; changes need a restart", "err", err)
+				<-ctx.Done()
+			}
+			return nil
+		}},
+		actor{name: "mcp", run: d.tools.mcp.Run},
+		actor{name: "approvals", run: func(ctx context.Context) error { return d.tools.reg.Approvals().Run(ctx, time.Minute) }})
 	return runGroup(ctx, actors, func(name string, err error) {
 		if err != nil {
 			d.log.Error("part stopped", "part", name, "err", err)

@@ -171,7 +171,13 @@ func platformName(user string) string {
 	if user == "" {
 		return "system"
 	}
-	return SpeakerName(user, "")
+	// The platform's own names are kept as they are (SpeakerName would
+	// mark a "-limit" name as an imitation), cleaned of notation only.
+	name := SpeakerName(user, "")
+	if rest, ok := strings.CutPrefix(name, "user-"); ok && !strings.HasPrefix(user, "user-") {
+		return rest
+	}
+	return name
 }
 
 // clip cuts body to fit budget tokens, dropping whole lines from the end

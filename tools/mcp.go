@@ -64,6 +64,7 @@ func (m *MCPManager) Run(ctx context.Context) error {
 		wg.Go(func() { m.keep(ctx, s) })
 	}
 	wg.Wait()
+	<-ctx.Done()
 	return nil
 }
 

@@ -447,3 +447,14 @@ func (f *fifo) release() {
 	f.queue = f.queue[1:]
 	close(next)
 }
+
+// CallAsOwner runs a call the owner makes by hand (the command line): the
+// owner's permission object applies, and confirm needs no approval since
+// the owner is the one asking; deny still wins.
+func (r *Registry) CallAsOwner(ctx context.Context, c Caller, name string, args json.RawMessage) Outcome {
+	c.Owner = true
+	return r.call(ctx, c, name, args, true)
+}
+
+// Approvals returns the approvals of EnableApprovals, or nil.
+func (r *Registry) Approvals() *Approvals { return r.approvals }
