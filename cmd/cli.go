@@ -39,6 +39,8 @@ func commands() []command {
 		{"send", "send one message and print the replies", "TEXT", runSend},
 		{"history", "print a channel's conversation", "", runHistory},
 		{"trace", "show the last prompt packet of a channel", "", runTrace},
+		{"tool", "tool ls [--json] | run [--as SPEAKER] [--channel C] NAME 'ARGS_JSON' | check [--as SPEAKER] NAME 'ARGS_JSON'", "ls|run|check …", runTool},
+		{"approvals", "list the tool calls waiting for your approval; approvals allow|deny ID answers one", "[allow|deny ID]", runApprovals},
 		{"doctor", "check the data dir, the config and the LLM, and say how to fix what fails", "", runDoctor},
 		{"config", "config check: validate and print the effective configuration (secrets masked)", "check", runConfig},
 		{"version", "print the version", "", runVersion},
