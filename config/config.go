@@ -191,11 +191,11 @@ func Defaults() Config {
 				Plans:     300,
 			},
 		},
-		API: API{MaxBodyBytes: 1 << 20},
-		Log: Log{Level: "info", Format: "text"},
+		API:         API{MaxBodyBytes: 1 << 20},
+		Log:         Log{Level: "info", Format: "text"},
 		Permissions: Permissions{ApprovalTTL: Duration(time.Hour)},
-		Tools: Tools{Terminal: Terminal{Shell: "/bin/sh", Timeout: Duration(30 * time.Second), MaxOutput: 16 << 10}},
-		Limits: Limits{Name: "cyan", MaxOutputChars: 8000, MessagesPerMinute: 30, ToolCallsPerMinute: 60},
+		Tools:       Tools{Terminal: Terminal{Shell: "/bin/sh", Timeout: Duration(30 * time.Second), MaxOutput: 16 << 10}},
+		Limits:      Limits{Name: "cyan", MaxOutputChars: 8000, MessagesPerMinute: 30, ToolCallsPerMinute: 60},
 	}
 }
 
