@@ -461,6 +461,10 @@ func (e *Extras) Watch(ctx context.Context) error {
 		}
 		bySource[d] = src
 	}
+	// What changed between the first load and the watch starting.
+	for src := range e.dirs {
+		e.reload(src)
+	}
 	const settle = 100 * time.Millisecond
 	pending := map[string]bool{}
 	timer := time.NewTimer(time.Hour)
