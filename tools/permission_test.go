@@ -14,7 +14,7 @@ func nop(context.Context, *Call) (packets.Result, error) {
 }
 
 // tableRegistry registers tools of every kind of effect.
-func tableRegistry(t *testing.T, owner, guest *packets.Permission) *Registry {
+func tableRegistry(t testing.TB, owner, guest *packets.Permission) *Registry {
 	t.Helper()
 	owners, err := ParseOwners([]string{"id:1001", "hareru"})
 	if err != nil {
