@@ -16,6 +16,7 @@ import (
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/tools"
 )
 
 // Options configure New.
@@ -28,6 +29,11 @@ type Options struct {
 	Hub *Hub
 	// Observers serves /api/v1/observers; nil leaves it out.
 	Observers Observers
+	// Tools, Extras and MCP serve the tool and approval routes; nil
+	// leaves those routes answering 503.
+	Tools  *tools.Registry
+	Extras *tools.Extras
+	MCP    *tools.MCPManager
 	// Token, when set, is required as "Authorization: Bearer <token>" on
 	// every route but /healthz.
 	Token string
@@ -80,6 +86,11 @@ func New(o Options) (*Server, error) {
 		s.mux.HandleFunc("GET /api/v1/observers", s.listObservers)
 		s.mux.HandleFunc("POST /api/v1/observers/{name}/run", s.callObserver)
 	}
+	s.mux.HandleFunc("GET /api/v1/tools", s.listTools)
+	s.mux.HandleFunc("POST /api/v1/tools/{name}/run", s.runTool)
+	s.mux.HandleFunc("POST /api/v1/tools/{name}/check", s.checkTool)
+	s.mux.HandleFunc("GET /api/v1/approvals", s.listApprovals)
+	s.mux.HandleFunc("POST /api/v1/approvals/{id}", s.answerApproval)
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

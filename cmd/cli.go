@@ -41,6 +41,8 @@ func commands() []command {
 		{"trace", "show the last prompt packet of a channel", "", runTrace},
 		{"memory", "the workspace: ls [--all], show ID, forget ID (for good), curve ID (R over the coming turns)", "ls|show|forget|curve [ID]", runMemory},
 		{"observers", "the background observers: ls (triggers, last and next run, tokens spent / budget, state), run NAME", "ls|run [NAME]", runObservers},
+		{"tool", "tool ls [--json] | run [--as SPEAKER] [--channel C] NAME 'ARGS_JSON' | check [--as SPEAKER] NAME 'ARGS_JSON'", "ls|run|check …", runTool},
+		{"approvals", "list the tool calls waiting for your approval; approvals allow|deny ID answers one", "[allow|deny ID]", runApprovals},
 		{"doctor", "check the data dir, the config and the LLM, and say how to fix what fails", "", runDoctor},
 		{"config", "config check: validate and print the effective configuration (secrets masked)", "check", runConfig},
 		{"version", "print the version", "", runVersion},

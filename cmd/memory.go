@@ -142,6 +142,7 @@ func printJSON(w io.Writer, raw json.RawMessage) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
 

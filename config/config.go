@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"time"
+
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // Config is the effective configuration of one daemon.
@@ -21,6 +23,14 @@ type Config struct {
 	Observers Observers `yaml:"observers"`
 	API       API       `yaml:"api"`
 	Log       Log       `yaml:"log"`
+	// Permissions decide who may call which tool.
+	Permissions Permissions `yaml:"permissions"`
+	// Tools configures the built-in file and terminal tools.
+	Tools Tools `yaml:"tools"`
+	// MCP lists the MCP servers whose tools are offered.
+	MCP MCP `yaml:"mcp"`
+	// Limits configures the limit-process.
+	Limits Limits `yaml:"limits"`
 
 	// File is the configuration file that was read ("" when none was).
 	File string `yaml:"-"`
@@ -112,6 +122,76 @@ type API struct {
 	AllowedHosts []string `yaml:"allowed_hosts"`
 }
 
+// Permissions decide who may call which tool (SPEC §5).
+type Permissions struct {
+	// Owners names the owner: "id:<platform id>" matches that id anywhere;
+	// a bare name matches only private messages without a platform id (the
+	// local front-ends), since anyone can copy a display name in a group.
+	// Empty: every private message without a platform id is the owner's.
+	Owners []string `yaml:"owners"`
+	// Owner and Guest are the permission objects of the owner's turns and
+	// of everyone else's; empty keeps the built-in ones (the owner confirms
+	// what writes or executes; others get no tool that reads files, writes,
+	// executes or reaches the network).
+	Owner *packets.Permission `yaml:"owner"`
+	Guest *packets.Permission `yaml:"guest"`
+	// ApprovalTTL is how long a call waits for the owner's answer.
+	ApprovalTTL Duration `yaml:"approval_ttl"`
+}
+
+// Tools configures the built-in file and terminal tools.
+type Tools struct {
+	// Roots are the folders file and terminal tools may use; the first is
+	// the terminal's working folder. Empty: file and terminal tools are
+	// refused. The data dir, ~/.ssh and .env files are denied whatever the
+	// roots say.
+	Roots    []string `yaml:"roots"`
+	Terminal Terminal `yaml:"terminal"`
+}
+
+// Terminal configures the terminal tool and extra tools' programs.
+type Terminal struct {
+	Shell     string   `yaml:"shell"`
+	Timeout   Duration `yaml:"timeout"`
+	MaxOutput int      `yaml:"max_output"` // bytes kept, head and tail
+	// Env names variables passed from the daemon's environment; names that
+	// look like secrets are never passed.
+	Env []string `yaml:"env"`
+}
+
+// MCP lists the MCP servers cyan starts.
+type MCP struct {
+	Servers []MCPServer `yaml:"servers"`
+}
+
+// MCPServer is one MCP server run as a program speaking over stdio. Its
+// tools are offered as "<name>__<tool>".
+type MCPServer struct {
+	Name    string            `yaml:"name"`
+	Command string            `yaml:"command"`
+	Args    []string          `yaml:"args"`
+	Env     map[string]string `yaml:"env"`
+}
+
+// Limits configures the limit-process; a zero value turns a stage off.
+type Limits struct {
+	// Name is the system's name: the limit-process speaks as "<name>-limit".
+	Name string `yaml:"name"`
+	// MaxOutputChars bounds one answer (all its messages).
+	MaxOutputChars int `yaml:"max_output_chars"`
+	// Forbidden are regular expressions removed from outgoing text.
+	Forbidden []string `yaml:"forbidden"`
+	// MessagesPerMinute bounds the agent's messages per channel.
+	MessagesPerMinute int `yaml:"messages_per_minute"`
+	// ToolCallsPerMinute bounds tool calls per channel.
+	ToolCallsPerMinute int `yaml:"tool_calls_per_minute"`
+	// DenyTools are tool globs the limit-process refuses to let run.
+	DenyTools []string `yaml:"deny_tools"`
+	// TokenBudgets are tokens per hour for each process ("main-virtual",
+	// an observer's name).
+	TokenBudgets map[string]int `yaml:"token_budgets"`
+}
+
 // Log selects the log level and format.
 type Log struct {
 	Level  string `yaml:"level"`  // debug | info | warn | error
@@ -169,8 +249,11 @@ func Defaults() Config {
 			MainBudget: 100_000,
 			Speech:     Speech{Every: Duration(3 * time.Hour)},
 		},
-		API: API{MaxBodyBytes: 1 << 20},
-		Log: Log{Level: "info", Format: "text"},
+		API:         API{MaxBodyBytes: 1 << 20},
+		Log:         Log{Level: "info", Format: "text"},
+		Permissions: Permissions{ApprovalTTL: Duration(time.Hour)},
+		Tools:       Tools{Terminal: Terminal{Shell: "/bin/sh", Timeout: Duration(30 * time.Second), MaxOutput: 16 << 10}},
+		Limits:      Limits{Name: "cyan", MaxOutputChars: 8000, MessagesPerMinute: 30, ToolCallsPerMinute: 60},
 	}
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -20,7 +21,10 @@ type decoder struct {
 	errs  []error
 }
 
-var durationType = reflect.TypeFor[Duration]()
+var (
+	durationType    = reflect.TypeFor[Duration]()
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+)
 
 func (d *decoder) fail(n *yaml.Node, key, format string, args ...any) {
 	line := 0
@@ -48,6 +52,26 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, key string) {
 	case v.Type() == durationType:
 		d.decodeDuration(n, v, key)
 		return
+	case v.Kind() == reflect.Pointer && v.Type().Implements(jsonUnmarshaler):
+		// A type that reads itself from JSON (a permission object): the
+		// YAML subtree is handed over as JSON, errors keep the line.
+		var generic any
+		if err := n.Decode(&generic); err != nil {
+			d.fail(n, key, "%v", err)
+			return
+		}
+		b, err := json.Marshal(jsonable(generic))
+		if err != nil {
+			d.fail(n, key, "%v", err)
+			return
+		}
+		elem := reflect.New(v.Type().Elem())
+		if err := elem.Interface().(json.Unmarshaler).UnmarshalJSON(b); err != nil {
+			d.fail(n, key, "%v", err)
+			return
+		}
+		v.Set(elem)
+		return
 	case v.Kind() == reflect.Pointer:
 		elem := reflect.New(v.Type().Elem())
 		d.decode(n, elem.Elem(), key)
@@ -67,6 +91,19 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, key string) {
 			d.decode(c, s.Index(i), fmt.Sprintf("%s[%d]", key, i))
 		}
 		v.Set(s)
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			d.fail(n, key, "want a mapping (key: value), got %s", describe(n))
+			return
+		}
+		m := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			val := reflect.New(v.Type().Elem()).Elem()
+			d.decode(n.Content[i+1], val, join(key, k))
+			m.SetMapIndex(reflect.ValueOf(k).Convert(v.Type().Key()), val)
+		}
+		v.Set(m)
 	case reflect.String:
 		if d.scalar(n, key) {
 			v.SetString(n.Value)
@@ -169,6 +206,30 @@ func parseBool(s string) (bool, bool) {
 		return false, true
 	}
 	return false, false
+}
+
+// jsonable turns what YAML decodes (maps with any keys) into what JSON
+// encodes.
+func jsonable(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = jsonable(e)
+		}
+		return x
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[fmt.Sprint(k)] = jsonable(e)
+		}
+		return m
+	case []any:
+		for i, e := range x {
+			x[i] = jsonable(e)
+		}
+		return x
+	}
+	return v
 }
 
 func isNull(n *yaml.Node) bool {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -213,6 +214,7 @@ func (c *Config) validate(where func(key string) *Error) error {
 	if c.API.MaxBodyBytes < 1024 {
 		bad("api.max_body_bytes", "%d is too small; use at least 1024", c.API.MaxBodyBytes)
 	}
+	c.validateTools(bad)
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level) {
 		bad("log.level", "%q is not one of debug, info, warn, error", c.Log.Level)
 	}
@@ -220,6 +222,71 @@ func (c *Config) validate(where func(key string) *Error) error {
 		bad("log.format", "%q is not text or json", c.Log.Format)
 	}
 	return errors.Join(errs...)
+}
+
+var serverName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9-]{0,31}$`)
+
+// validateTools checks permissions, tools, mcp and limits.
+func (c *Config) validateTools(bad func(key, format string, args ...any)) {
+	if c.Permissions.ApprovalTTL <= 0 {
+		bad("permissions.approval_ttl", "must be positive, e.g. 1h")
+	}
+	for i, o := range c.Permissions.Owners {
+		if strings.TrimSpace(o) == "" || o == "id:" {
+			bad("permissions.owners", "entry %d is empty; write a name or id:<platform id>", i)
+		}
+	}
+	for i, r := range c.Tools.Roots {
+		if strings.TrimSpace(r) == "" {
+			bad("tools.roots", "entry %d is empty; name a folder", i)
+		} else if !filepath.IsAbs(r) {
+			bad("tools.roots", "%q is not a full path; write the folder's absolute path", r)
+		}
+	}
+	t := c.Tools.Terminal
+	if t.Timeout <= 0 || time.Duration(t.Timeout) > time.Hour {
+		bad("tools.terminal.timeout", "must be from 1s to 1h")
+	}
+	if t.MaxOutput < 256 || t.MaxOutput > 1<<20 {
+		bad("tools.terminal.max_output", "%d bytes is out of range 256–1048576", t.MaxOutput)
+	}
+	if !filepath.IsAbs(t.Shell) {
+		bad("tools.terminal.shell", "%q is not a full path (e.g. /bin/sh)", t.Shell)
+	}
+	seen := map[string]bool{}
+	for i, s := range c.MCP.Servers {
+		switch {
+		case !serverName.MatchString(s.Name):
+			bad("mcp.servers", "server %d: name %q must be a letter then letters, digits or -, at most 32 (its tools are <name>__<tool>)", i, s.Name)
+		case seen[s.Name]:
+			bad("mcp.servers", "server name %q is used twice", s.Name)
+		case strings.TrimSpace(s.Command) == "":
+			bad("mcp.servers", "server %q has no command", s.Name)
+		}
+		seen[s.Name] = true
+	}
+	l := c.Limits
+	if !serverName.MatchString(l.Name) {
+		bad("limits.name", "%q must be a letter then letters, digits or - (the limit-process speaks as <name>-limit)", l.Name)
+	}
+	for _, x := range []struct {
+		key string
+		v   int
+	}{{"max_output_chars", l.MaxOutputChars}, {"messages_per_minute", l.MessagesPerMinute}, {"tool_calls_per_minute", l.ToolCallsPerMinute}} {
+		if x.v < 0 {
+			bad("limits."+x.key, "must not be negative (0 turns the stage off)")
+		}
+	}
+	for _, f := range l.Forbidden {
+		if _, err := regexp.Compile(f); err != nil {
+			bad("limits.forbidden", "%q is not a regular expression: %v", f, err)
+		}
+	}
+	for p, n := range l.TokenBudgets {
+		if n < 0 {
+			bad("limits.token_budgets."+p, "must not be negative")
+		}
+	}
 }
 
 // DefaultDataDir is the platform's user data dir joined with "cyan":

@@ -27,6 +27,16 @@ func Mask(s string) string {
 func (c Config) Redacted() Config {
 	c.LLM.APIKey = Mask(c.LLM.APIKey)
 	c.API.AllowedHosts = append([]string(nil), c.API.AllowedHosts...)
+	servers := make([]MCPServer, len(c.MCP.Servers))
+	for i, s := range c.MCP.Servers {
+		env := make(map[string]string, len(s.Env))
+		for k, v := range s.Env {
+			env[k] = Mask(v)
+		}
+		s.Env = env
+		servers[i] = s
+	}
+	c.MCP.Servers = servers
 	return c
 }
 

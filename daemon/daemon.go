@@ -54,6 +54,7 @@ type Daemon struct {
 	mem     *memory.Memory
 	obs     *observers
 	hub     *api.Hub
+	tools   *toolParts
 	api     *api.Server
 	token   string
 	ready   func(net.Addr)
@@ -105,12 +106,24 @@ func New(o Options) (*Daemon, error) {
 	}
 	d.store = st
 
-	// Background work is metered: a call made for an observer is charged
-	// to its budget; foreground turns are not.
-	quiet, err := observer.ParseQuietHours(cfg.Observers.QuietHours)
-	if err != nil {
+	if err := d.build(cfg, client, o.Version, now, log); err != nil {
+		if d.tools != nil {
+			d.tools.paths.Close()
+		}
 		_ = st.Close()
 		return nil, err
+	}
+	return d, nil
+}
+
+// build makes the parts on top of the store, in dependency order. Every
+// LLM caller gets the metered client: a call made for an observer is
+// charged to its budget; foreground turns are not.
+func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, now func() time.Time, log *slog.Logger) error {
+	st := d.store
+	quiet, err := observer.ParseQuietHours(cfg.Observers.QuietHours)
+	if err != nil {
+		return err
 	}
 	load, save := observer.StoreBudgets(st)
 	gov := observer.NewGovernor(observer.RealClock{}, cfg.Observers.Budget, load, save)
@@ -125,54 +138,67 @@ func New(o Options) (*Daemon, error) {
 		Logger: log.With("component", "memory"), Count: counter.Count,
 		OnChange: func() { manager.Publish(observer.Event{Name: observer.MemoryChanged}) },
 	})
-	if err == nil {
-		d.mv, err = mainvirtual.New(mainvirtual.Options{
-			Store: st, LLM: metered, Persona: d.persona.Load, Agent: cfg.Agent,
-			Tools: toolSet{mem: d.mem}, Sources: memorySources(d.mem),
-			Budgets: map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget},
-			OnIncoming: func(q mainvirtual.Query, m *store.Message) {
-				manager.Publish(observer.Event{Name: observer.AfterUserMessage, Channel: q.Channel, MessageID: m.ID, Text: m.Text})
-			},
-			AfterTurn: func(_ context.Context, q mainvirtual.Query, res *mainvirtual.Result) {
-				var words []string
-				for _, m := range res.Replies {
-					words = append(words, m.Text)
-				}
-				answer := strings.Join(words, "\n")
-				manager.Publish(observer.Event{Name: observer.AfterAIResponse, Channel: q.Channel, MessageID: q.MessageID, Text: answer,
-					Data: memory.TurnDone{Channel: q.Channel, MessageID: q.MessageID, Answer: answer}})
-			},
-			OnOutgoing:  d.hub.Publish,
-			Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
-			Counter: counter, Now: now, Logger: log.With("component", "mainvirtual"),
-		})
-	}
-	if err == nil {
-		d.obs = &observers{m: manager, mem: d.mem, mv: d.mv, store: st, natural: natural, cfg: cfg.Observers,
-			log: log.With("component", "observer"), now: now, plans: map[string]string{}}
-		err = d.obs.builtins()
-		if err == nil && cfg.Persona != "" {
-			d.obs.loadDeclared(cfg.Persona)
-		}
-	}
-	if err == nil {
-		d.api, err = api.New(api.Options{
-			Agent: d.mv, Store: st, Memory: d.mem, Hub: d.hub, Observers: manager, Token: d.token, CheckHost: d.token == "",
-			AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
-			Version: o.Version, Logger: log.With("component", "api"), Now: now,
-		})
-	}
 	if err != nil {
-		_ = st.Close()
-		return nil, err
+		return err
 	}
-	return d, nil
+	if d.tools, err = d.buildTools(cfg, metered, version); err != nil {
+		return err
+	}
+	d.tools.enableApprovals(d, time.Duration(cfg.Permissions.ApprovalTTL), now)
+	if err := registerMemoryTools(d.tools.reg, d.mem); err != nil {
+		return err
+	}
+
+	d.mv, err = mainvirtual.New(mainvirtual.Options{
+		Store: st, LLM: metered, Persona: d.persona.Load, Agent: cfg.Agent,
+		Tools:   toolsAdapter{reg: d.tools.reg, mem: d.mem},
+		Limits:  limitAdapter{chain: d.tools.limits, now: now},
+		Sources: memorySources(d.mem),
+		Budgets: map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget},
+		OnIncoming: func(q mainvirtual.Query, m *store.Message) {
+			manager.Publish(observer.Event{Name: observer.AfterUserMessage, Channel: q.Channel, MessageID: m.ID, Text: m.Text})
+		},
+		AfterTurn: func(_ context.Context, q mainvirtual.Query, res *mainvirtual.Result) {
+			var words []string
+			for _, m := range res.Replies {
+				words = append(words, m.Text)
+			}
+			answer := strings.Join(words, "\n")
+			manager.Publish(observer.Event{Name: observer.AfterAIResponse, Channel: q.Channel, MessageID: q.MessageID, Text: answer,
+				Data: memory.TurnDone{Channel: q.Channel, MessageID: q.MessageID, Answer: answer}})
+		},
+		OnOutgoing:  d.hub.Publish,
+		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
+		Counter: counter, Now: now, Logger: log.With("component", "mainvirtual"),
+	})
+	if err != nil {
+		return err
+	}
+
+	d.obs = &observers{m: manager, mem: d.mem, mv: d.mv, store: st, natural: natural, cfg: cfg.Observers,
+		log: log.With("component", "observer"), now: now, plans: map[string]string{}}
+	if err := d.obs.builtins(); err != nil {
+		return err
+	}
+	if cfg.Persona != "" {
+		d.obs.loadDeclared(cfg.Persona)
+	}
+
+	d.api, err = api.New(api.Options{
+		Agent: d.mv, Store: st, Memory: d.mem, Hub: d.hub, Observers: manager,
+		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
+		Token: d.token, CheckHost: d.token == "",
+		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
+		Version: version, Logger: log.With("component", "api"), Now: now,
+	})
+	return err
 }
 
 // Run serves until ctx ends or a part fails, then shuts everything down and
 // closes the store. It returns nil after a clean stop.
 func (d *Daemon) Run(ctx context.Context) error {
 	defer func() {
+		d.tools.paths.Close()
 		if err := d.store.Close(); err != nil {
 			d.log.Error("close store", "err", err)
 		}
@@ -185,7 +211,16 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if dir := d.cfg.Persona; dir != "" {
 		actors = append(actors, actor{name: "persona-watch", run: d.watchPersona})
 	}
-	actors = append(actors, actor{name: "llm-check", run: d.checkLLM}, actor{name: "observers", run: d.obs.m.Run})
+	actors = append(actors, actor{name: "llm-check", run: d.checkLLM}, actor{name: "observers", run: d.obs.m.Run},
+		actor{name: "extra-tools", run: func(ctx context.Context) error {
+			if err := d.tools.extras.Watch(ctx); err != nil {
+				d.log.Warn("extra tool folders are not watched; changes need a restart", "err", err)
+				<-ctx.Done()
+			}
+			return nil
+		}},
+		actor{name: "mcp", run: d.tools.mcp.Run},
+		actor{name: "approvals", run: func(ctx context.Context) error { return d.tools.reg.Approvals().Run(ctx, time.Minute) }})
 	return runGroup(ctx, actors, func(name string, err error) {
 		if err != nil {
 			d.log.Error("part stopped", "part", name, "err", err)

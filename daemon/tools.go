@@ -2,45 +2,160 @@ package daemon
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"time"
 
+	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/limitproc"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
+	"github.com/cyan-agent/cyan/packets"
+	"github.com/cyan-agent/cyan/tools"
 )
 
-// toolSet offers main-virtual the tools of the parts (the workspace's now)
-// and runs their calls.
-type toolSet struct {
+// toolParts is the tools side of the System.
+type toolParts struct {
+	reg    *tools.Registry
+	paths  *tools.Paths
+	extras *tools.Extras
+	mcp    *tools.MCPManager
+	limits *limitproc.Chain
+}
+
+// buildTools makes the registry with its built-ins, extra folders, MCP
+// servers and approvals, and the limit-process.
+func (d *Daemon) buildTools(cfg *config.Config, client llm.Client, version string) (*toolParts, error) {
+	owners, err := tools.ParseOwners(cfg.Permissions.Owners)
+	if err != nil {
+		return nil, fmt.Errorf("daemon: permissions.owners: %w", err)
+	}
+	tp := &toolParts{}
+	tp.reg = tools.New(tools.Options{Owners: owners, Owner: cfg.Permissions.Owner, Guest: cfg.Permissions.Guest,
+		Logger: d.log.With("component", "tools")})
+	home, _ := os.UserHomeDir()
+	tp.paths, err = tools.NewPaths(cfg.Tools.Roots, cfg.DataDir, home)
+	if err != nil {
+		return nil, err
+	}
+	term := cfg.Tools.Terminal
+	sandbox := &tools.Sandbox{Timeout: time.Duration(term.Timeout), MaxOutput: term.MaxOutput, Env: term.Env}
+	gen := tools.LLMGenerator{Client: client}
+	for _, t := range (tools.Builtins{Paths: tp.paths, Sandbox: sandbox, Shell: term.Shell, Generator: gen}).Tools() {
+		if err := tp.reg.Register(t); err != nil {
+			return nil, err
+		}
+	}
+	tp.extras, err = tp.reg.NewExtras(tools.ExtrasOptions{Dir: filepath.Join(cfg.DataDir, "tools", "extra"), Sandbox: sandbox, Generator: gen})
+	if err != nil {
+		return nil, err
+	}
+	if err := tp.reg.Register(tp.extras.CustomTool()); err != nil {
+		return nil, err
+	}
+	tp.mcp = tp.reg.NewMCP(cfg.MCP.Servers, sandbox, version, d.log.With("component", "mcp"))
+	tp.limits, err = limitproc.New(cfg.Limits)
+	if err != nil {
+		return nil, err
+	}
+	return tp, nil
+}
+
+func (tp *toolParts) enableApprovals(d *Daemon, ttl time.Duration, now func() time.Time) {
+	tp.reg.EnableApprovals(tools.ApprovalOptions{Store: d.store, TTL: ttl, Now: now, Logger: d.log.With("component", "approvals")})
+}
+
+// callerOf is the tools' view of a turn.
+func callerOf(q mainvirtual.Query, callID string) tools.Caller {
+	return tools.Caller{Channel: q.Channel, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Kind: q.Kind, Process: "main-virtual", CallID: callID, MessageID: q.MessageID}
+}
+
+// toolsAdapter offers the registry to main-virtual. workspace_usage is
+// offered only while the channel's workspace is not empty (SPEC §2).
+type toolsAdapter struct {
+	reg *tools.Registry
 	mem *memory.Memory
 }
 
-var _ mainvirtual.Tools = toolSet{}
+var _ mainvirtual.Tools = toolsAdapter{}
 
-func (t toolSet) Offer(q mainvirtual.Query) []llm.Tool {
+func (a toolsAdapter) Offer(q mainvirtual.Query) []llm.Tool {
 	var out []llm.Tool
-	for _, x := range t.mem.Tools(q.Channel) {
-		out = append(out, llm.Tool{Name: x.Name, Description: x.Description, Parameters: x.Parameters})
+	for _, s := range a.reg.Offer(callerOf(q, "")) {
+		if s.Name == "workspace_usage" && !a.mem.HasWorkspace(q.Channel) {
+			continue
+		}
+		desc := s.Description
+		if s.Title != "" && s.Title != desc {
+			desc = s.Title + ". " + desc
+		}
+		out = append(out, llm.Tool{Name: s.Name, Description: desc, Parameters: s.Parameters})
 	}
 	return out
 }
 
-func (t toolSet) Call(ctx context.Context, q mainvirtual.Query, c llm.ToolCall) mainvirtual.ToolResult {
-	for _, x := range t.mem.Tools(q.Channel) {
-		if x.Name != c.Name {
-			continue
-		}
-		out, err := x.Run(ctx, memory.Call{Channel: q.Channel, Speaker: q.Speaker, Kind: q.Kind, MessageID: q.MessageID, Arguments: []byte(c.Arguments)})
-		if err != nil {
-			if errors.Is(err, context.Canceled) {
-				return mainvirtual.ToolResult{Text: "the call was cut short", IsError: true}
-			}
-			return mainvirtual.ToolResult{Text: "error: " + err.Error(), IsError: true}
-		}
-		return mainvirtual.ToolResult{Text: out}
+func (a toolsAdapter) Call(ctx context.Context, q mainvirtual.Query, call llm.ToolCall) mainvirtual.ToolResult {
+	o := a.reg.Call(ctx, callerOf(q, call.ID), call.Name, json.RawMessage(call.Arguments))
+	return mainvirtual.ToolResult{Text: o.Text(), IsError: o.Failed()}
+}
+
+// limitAdapter puts the limit-process into main-virtual's turn.
+type limitAdapter struct {
+	chain *limitproc.Chain
+	now   func() time.Time
+}
+
+var _ mainvirtual.Limiter = limitAdapter{}
+
+func (a limitAdapter) turn(q mainvirtual.Query) limitproc.Turn {
+	return limitproc.Turn{Channel: q.Channel, Speaker: q.Speaker, Process: "main-virtual", Now: a.now()}
+}
+
+func (a limitAdapter) notices(ns []limitproc.Notice) []mainvirtual.LimitNotice {
+	var out []mainvirtual.LimitNotice
+	for _, n := range ns {
+		out = append(out, mainvirtual.LimitNotice{From: a.chain.Speaker(), Text: n.Text})
 	}
-	return mainvirtual.ToolResult{Text: fmt.Sprintf("there is no tool named %q here", c.Name), IsError: true}
+	return out
+}
+
+func (a limitAdapter) Output(q mainvirtual.Query, parts []string, usage llm.Usage) ([]string, []mainvirtual.LimitNotice) {
+	t := a.turn(q)
+	parts, ns := a.chain.Output(t, parts)
+	ns = append(ns, a.chain.Spend(t, usage.InputTokens+usage.OutputTokens)...)
+	return parts, a.notices(ns)
+}
+
+func (a limitAdapter) ToolCall(q mainvirtual.Query, call llm.ToolCall) (string, []mainvirtual.LimitNotice) {
+	r, ns := a.chain.Call(a.turn(q), call.Name)
+	return r, a.notices(ns)
+}
+
+// registerMemoryTools puts the workspace's tools into the registry: they
+// change only the agent's own memory.
+func registerMemoryTools(reg *tools.Registry, mem *memory.Memory) error {
+	kinds := map[string]tools.Kind{"remember": tools.Natural, "context_operation": tools.Natural, "plan": tools.Process, "workspace_usage": tools.Process}
+	for _, mt := range mem.AllTools() {
+		run := mt.Run
+		spec := tools.Spec{Name: mt.Name, Description: mt.Description, Parameters: mt.Parameters, Kind: kinds[mt.Name], Source: tools.SourceBuiltin}
+		if mt.Name != "workspace_usage" {
+			spec.Effects = []string{tools.EffectMemory}
+		}
+		if spec.Kind == tools.Natural {
+			spec.AimParam = "text"
+		}
+		err := reg.Register(tools.Tool{Spec: spec, Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
+			out, err := run(ctx, memory.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, Kind: c.Caller.Kind, MessageID: c.Caller.MessageID, Arguments: c.Args})
+			return packets.Result{OutputText: out}, err
+		}})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // memorySources fills the workspace, pulled-info and plan slots.

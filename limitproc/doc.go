@@ -1,7 +1,13 @@
-// Package limitproc will own the limit-process: an ordered chain of output
-// policies written in one file (output length, forbidden patterns, messages per
-// channel per minute, tool-call gating, token budgets). It is invisible until a
-// stage fires; then a message from "<system name>-limit" follows the answer.
+// Package limitproc is the limit-process (SPEC §6): an ordered chain of
+// small stages that police main-virtual's output and tool calls — output
+// length, forbidden patterns on outgoing text, messages per channel per
+// minute, tool-call gating and rate, per-process token budgets. The order
+// is written in one place (order.go), CoreDNS-style; each stage is
+// configured by config.Limits and off when its setting is zero.
+//
+// It is invisible until a stage fires; then it returns a notice, which
+// main-virtual stores after the answer as a message from "<name>-limit",
+// so the agent knows which limit it hit.
 //
 // It may import config and packets only.
 package limitproc

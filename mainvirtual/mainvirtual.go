@@ -23,6 +23,8 @@ type Options struct {
 	Persona func() *persona.Persona
 	// Tools offered to the model; nil offers none.
 	Tools Tools
+	// Limits polices the output and the tool calls; nil: none.
+	Limits Limiter
 	// Sources fill the system-prompt slots. The main prompt, the persona
 	// reference and the tool-call area are built in; an entry here replaces
 	// the built-in one of its slot.
@@ -58,6 +60,7 @@ type MainVirtual struct {
 	llm     llm.Client
 	persona func() *persona.Persona
 	tools   Tools
+	limits  Limiter
 	asm     *assembler
 	steps   int
 	temp    *float64
@@ -102,7 +105,7 @@ func New(o Options) (*MainVirtual, error) {
 		steps = 1
 	}
 	mv := &MainVirtual{
-		store: o.Store, llm: o.LLM, persona: o.Persona, tools: o.Tools, steps: steps,
+		store: o.Store, llm: o.LLM, persona: o.Persona, tools: o.Tools, limits: o.Limits, steps: steps,
 		temp: o.Temperature, maxTok: o.MaxTokens, count: o.Counter, now: o.Now, log: o.Logger,
 		traces: make(map[string]*Trace), afterTurn: o.AfterTurn, onIncoming: o.OnIncoming, onOutgoing: o.OnOutgoing,
 	}

@@ -35,5 +35,7 @@ type StepTrace struct {
 	FinishReason string         `json:"finish_reason,omitempty"`
 	Millis       int64          `json:"ms"`
 	Note         string         `json:"note,omitempty"`
-	Error        string         `json:"error,omitempty"`
+	// Limits are the limit-process notices of this step.
+	Limits []LimitNotice `json:"limits,omitempty"`
+	Error  string        `json:"error,omitempty"`
 }

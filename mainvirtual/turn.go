@@ -197,12 +197,18 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 		st.ToolCalls = calls
 
 		out := SplitOutput(resp.Content, agent)
+		var notices []LimitNotice
+		if mv.limits != nil {
+			out.Parts, notices = mv.limits.Output(q, out.Parts, resp.Usage)
+			st.Limits = append(st.Limits, notices...)
+		}
 		st.Replies = append(st.Replies, out.Parts...)
 		st.Empty = out.Empty && len(calls) == 0
 		stored := mv.answerMessages(msg, step, out, calls)
 		for _, m := range stored {
 			m.Proactive = msg.Proactive
 		}
+		stored = append(stored, mv.limitMessages(msg, step, notices)...)
 		if len(stored) > 0 {
 			if err := mv.store.Append(mv.now(), stored...); err != nil {
 				tr.Steps = append(tr.Steps, st)
@@ -212,7 +218,7 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 		}
 		answered = true
 		for _, m := range stored {
-			if m.Text == "" {
+			if m.Text == "" || m.Role != store.RoleAssistant {
 				continue
 			}
 			res.Replies = append(res.Replies, m)
@@ -231,8 +237,20 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 		// The answer is out; now the tools run.
 		appended := []llm.Message{{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: calls}}
 		var results []*store.Message
+		var limitNotes []LimitNotice
 		for _, c := range calls {
-			r := mv.tools.Call(ctx, q, c)
+			var r ToolResult
+			refusal := ""
+			if mv.limits != nil {
+				var notes []LimitNotice
+				refusal, notes = mv.limits.ToolCall(q, c)
+				limitNotes = append(limitNotes, notes...)
+			}
+			if refusal != "" {
+				r = ToolResult{Text: refusal, IsError: true}
+			} else {
+				r = mv.tools.Call(ctx, q, c)
+			}
 			st.Results = append(st.Results, r)
 			appended = append(appended, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: notation.ToolLine(c.Name, r.Text)})
 			results = append(results, &store.Message{
@@ -240,6 +258,8 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 				ReplyTo: msg.ID, Step: step, ToolCallID: c.ID, ToolName: c.Name,
 			})
 		}
+		st.Limits = append(st.Limits, limitNotes...)
+		results = append(results, mv.limitMessages(msg, step, limitNotes)...)
 		if err := mv.store.Append(mv.now(), results...); err != nil {
 			mv.log.Warn("store tool results", "channel", msg.Channel, "err", err)
 		}
@@ -248,6 +268,16 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 		conv = append(conv, appended...)
 	}
 	return res, nil
+}
+
+// limitMessages are the limit-process notices as platform messages.
+func (mv *MainVirtual) limitMessages(in *store.Message, step int, notices []LimitNotice) []*store.Message {
+	var out []*store.Message
+	for _, n := range notices {
+		out = append(out, &store.Message{Channel: in.Channel, Role: store.RoleSystem, User: n.From, Kind: in.Kind,
+			Text: n.Text, Tokens: mv.count.Count(n.Text), ReplyTo: in.ID, Step: step})
+	}
+	return out
 }
 
 // answerMessages turns one model output into the messages to store: one per

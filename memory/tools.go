@@ -36,10 +36,25 @@ func (c Call) origin() Origin {
 	return Origin{Channel: c.Channel, Speaker: c.Speaker, Kind: kind}
 }
 
+// AllTools returns the four tools, whatever the workspace holds (for a
+// registry that decides per turn which to offer).
+func (m *Memory) AllTools() []Tool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.toolList(true)
+}
+
 // Tools returns the workspace's tools for a turn in channel: remember,
 // context_operation and plan always; workspace_usage only when the channel's
 // workspace is not empty (SPEC §2: then every answer reports its use).
 func (m *Memory) Tools(channel string) []Tool {
+	held := m.HasWorkspace(channel)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.toolList(held)
+}
+
+func (m *Memory) toolList(withUsage bool) []Tool {
 	tools := []Tool{
 		{Name: "remember", Description: "Remember something for good: a fact, a preference, a promise, a file worth keeping. Say it in natural language; the tool decides how to keep it (a new workspace item, or strengthening one you already hold).",
 			Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"what to remember, in a sentence"}},"required":["text"]}`),
@@ -51,7 +66,7 @@ func (m *Memory) Tools(channel string) []Tool {
 			Parameters: json.RawMessage(`{"type":"object","properties":{"op":{"type":"string","enum":["create","complete","forget","detail"]},"text":{"type":"string","description":"the plan (create) or the detail to add (detail)"},"id":{"type":"string","description":"the plan's id, e.g. p4 (complete, forget, detail)"},"at":{"type":"string","description":"create: when the plan is due, RFC3339 with the time zone, e.g. 2026-11-27T09:00:00+08:00"},"cron":{"type":"string","description":"create: a repeating schedule instead, five cron fields (minute hour day month weekday), e.g. \"0 9 * * 1\""}},"required":["op"]}`),
 			Run:        m.runPlan},
 	}
-	if m.HasWorkspace(channel) {
+	if withUsage {
 		tools = append(tools, Tool{Name: "workspace_usage",
 			Description: "Report which workspace items your answer used, and which you may use next. Call it with every answer while the workspace is not empty: items in use stay fresh, the rest fade.",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{"used":{"type":"array","items":{"type":"string"},"description":"ids of items this answer used"},"maybe":{"type":"array","items":{"type":"string"},"description":"ids of items you may use next"}},"required":["used","maybe"]}`),

@@ -1,7 +1,15 @@
-// Package packets will own the nl_packet types that cross component
-// boundaries: the natural packet {aim, scene, appendix, output_text_limit,
-// output_file_limit}, the action packet, the result packet with the seed's
-// limits, and the router that delivers packets to components by rule.
+// Package packets owns what crosses a component boundary (SPEC §5): the
+// nl_packet in its two forms — the natural packet {aim, scene, appendix,
+// output_text_limit, output_file_limit} and the action packet, a plain
+// object of parameters — the result {output_text, output_file} with the
+// seed's limits, the router that delivers a packet to one or several
+// components by rule, and the permission object {tools, infos, self_edit,
+// distribute_permission} with ISDK's rule language.
 //
-// It imports nothing of cyan's: every other package may depend on it.
+// The permission object lives here rather than in tools because every
+// component carries one and config validates it (config may import only
+// packets); tools, limitproc and the observers all evaluate it.
+//
+// Everything here is JSON-serialisable. It imports nothing of cyan's:
+// every other package may depend on it.
 package packets

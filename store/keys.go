@@ -22,6 +22,13 @@ const (
 	PrefixObserver = "obs\x00"
 )
 
+// Key prefixes of other packages' key spaces (through DB).
+const (
+	// PrefixApprovals holds the tool calls waiting for the owner's answer
+	// (package tools): apr\x00 id → Approval JSON.
+	PrefixApprovals = "apr\x00"
+)
+
 func messagePrefix(channel string) []byte {
 	k := make([]byte, 0, len(prefixMessage)+len(channel)+1)
 	k = append(k, prefixMessage...)

@@ -1,7 +1,17 @@
-// Package tools will own the tool executor: process tools (action packets, no
-// LLM) and natural tools (natural packets run through prompt scripts), the
-// extra tool folders, MCP servers, and the permission objects checked before
-// every call.
+// Package tools is the tool executor (SPEC §5): a registry of process
+// tools (action packets, no LLM) and natural tools (natural packets, run
+// through a Generator), the built-ins read_file, write_file, terminal,
+// speak and system_operation, extra tools from manifest folders
+// (tools/extra/default, provided, custom) watched while the daemon runs,
+// tools of MCP servers, and the permission checks every call passes:
+// permission objects (package packets) chosen by who is speaking, paths
+// confined to the configured roots through os.Root, commands run in their
+// own process group with a timeout, an output cap and a scrubbed
+// environment, and calls parked for the owner's approval.
+//
+// Other packages add their built-ins with Registry.Register; a Tool says
+// its name, description, JSON-schema parameters, kind, effects and run
+// function, and the effects decide what non-owners may call.
 //
 // It may import store, llm, config and packets.
 package tools

@@ -1,0 +1,188 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/cyan-agent/cyan/packets"
+	"github.com/cyan-agent/cyan/tools"
+)
+
+// toolJSON is a tool as GET /api/v1/tools lists it: what it is, where it
+// comes from, and what the owner and everyone else may do with it.
+type toolJSON struct {
+	Name        string           `json:"name"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description"`
+	Kind        tools.Kind       `json:"kind"`
+	Source      string           `json:"source"`
+	Effects     []string         `json:"effects"`
+	AI          bool             `json:"ai,omitempty"`
+	Parameters  json.RawMessage  `json:"parameters,omitempty"`
+	Owner       packets.Decision `json:"owner"`
+	Others      packets.Decision `json:"others"`
+}
+
+func (s *Server) toolsReady(w http.ResponseWriter) bool {
+	if s.o.Tools == nil {
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "tools are not running in this daemon")
+		return false
+	}
+	return true
+}
+
+func (s *Server) listTools(w http.ResponseWriter, _ *http.Request) {
+	if !s.toolsReady(w) {
+		return
+	}
+	owner := tools.Caller{Owner: true, Kind: "private"}
+	other := tools.Caller{Speaker: "someone", SpeakerID: "\x00not-an-owner", Kind: "group"}
+	out := []toolJSON{}
+	for _, t := range s.o.Tools.List() {
+		eff := t.Effects
+		if eff == nil {
+			eff = []string{}
+		}
+		out = append(out, toolJSON{Name: t.Name, Title: t.Title, Description: t.Description, Kind: t.Kind, Source: t.Source,
+			Effects: eff, AI: t.AI, Parameters: t.Parameters,
+			Owner:  s.o.Tools.Check(owner, t.Name, nil).Decision,
+			Others: s.o.Tools.Check(other, t.Name, nil).Decision})
+	}
+	body := map[string]any{"tools": out, "problems": []*tools.ManifestError{}}
+	if s.o.Extras != nil {
+		if p := s.o.Extras.Problems(); p != nil {
+			body["problems"] = p
+		}
+	}
+	if s.o.MCP != nil {
+		body["mcp"] = s.o.MCP.Status()
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// toolRequest runs or checks a tool. As names who is asking: empty for
+// the owner at the console; "id:<platform id>" or a display name
+// otherwise, with Kind "private" (default) or "group".
+type toolRequest struct {
+	Arguments json.RawMessage `json:"arguments"`
+	As        string          `json:"as"`
+	Kind      string          `json:"kind"`
+	Channel   string          `json:"channel"`
+}
+
+func (req toolRequest) caller() (tools.Caller, error) {
+	c := tools.Caller{Channel: req.Channel, Kind: req.Kind, Process: "cli"}
+	switch c.Kind {
+	case "":
+		c.Kind = "private"
+	case "private", "group":
+	default:
+		return c, fmt.Errorf("kind %q is neither private nor group", req.Kind)
+	}
+	if id, ok := strings.CutPrefix(req.As, "id:"); ok {
+		c.SpeakerID, c.Speaker = id, req.As
+	} else {
+		c.Speaker = req.As
+	}
+	return c, nil
+}
+
+func (s *Server) decodeToolRequest(w http.ResponseWriter, r *http.Request) (toolRequest, tools.Caller, bool) {
+	var req toolRequest
+	if !s.toolsReady(w) || !decodeBody(w, r, &req) {
+		return req, tools.Caller{}, false
+	}
+	c, err := req.caller()
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
+		return req, c, false
+	}
+	if _, ok := s.o.Tools.Get(r.PathValue("name")); !ok {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no tool named %q; cyan tool ls lists them", r.PathValue("name")))
+		return req, c, false
+	}
+	return req, c, true
+}
+
+func (s *Server) runTool(w http.ResponseWriter, r *http.Request) {
+	req, c, ok := s.decodeToolRequest(w, r)
+	if !ok {
+		return
+	}
+	var o tools.Outcome
+	if req.As == "" {
+		o = s.o.Tools.CallAsOwner(r.Context(), c, r.PathValue("name"), req.Arguments)
+	} else {
+		o = s.o.Tools.Call(r.Context(), c, r.PathValue("name"), req.Arguments)
+	}
+	writeJSON(w, http.StatusOK, o)
+}
+
+func (s *Server) checkTool(w http.ResponseWriter, r *http.Request) {
+	req, c, ok := s.decodeToolRequest(w, r)
+	if !ok {
+		return
+	}
+	if req.As == "" {
+		c.Owner = true
+	}
+	writeJSON(w, http.StatusOK, s.o.Tools.Check(c, r.PathValue("name"), req.Arguments))
+}
+
+func (s *Server) approvals(w http.ResponseWriter) *tools.Approvals {
+	if !s.toolsReady(w) {
+		return nil
+	}
+	a := s.o.Tools.Approvals()
+	if a == nil {
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "approvals are off in this daemon")
+	}
+	return a
+}
+
+func (s *Server) listApprovals(w http.ResponseWriter, _ *http.Request) {
+	a := s.approvals(w)
+	if a == nil {
+		return
+	}
+	list, err := a.Pending()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "storage", err.Error())
+		return
+	}
+	if list == nil {
+		list = []tools.Approval{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"approvals": list})
+}
+
+func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) {
+	a := s.approvals(w)
+	if a == nil {
+		return
+	}
+	var req struct {
+		Allow *bool `json:"allow"`
+	}
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	if req.Allow == nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", `say {"allow": true} to run the call or {"allow": false} to refuse it`)
+		return
+	}
+	ans, err := a.Answer(r.Context(), r.PathValue("id"), *req.Allow)
+	switch {
+	case errors.Is(err, tools.ErrNoApproval):
+		writeError(w, http.StatusNotFound, "not_found", err.Error())
+	case errors.Is(err, tools.ErrExpired):
+		writeError(w, http.StatusGone, "expired", err.Error())
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, "storage", err.Error())
+	default:
+		writeJSON(w, http.StatusOK, ans)
+	}
+}

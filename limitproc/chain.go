@@ -1,0 +1,132 @@
+package limitproc
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cyan-agent/cyan/config"
+)
+
+// Turn is what a stage knows of the turn it polices.
+type Turn struct {
+	Channel string
+	Speaker string
+	// Process is the policed process ("main-virtual" when empty).
+	Process string
+	Now     time.Time
+}
+
+func (t Turn) process() string {
+	if t.Process == "" {
+		return "main-virtual"
+	}
+	return t.Process
+}
+
+// Notice is a stage that fired: what it did, told to the agent.
+type Notice struct {
+	Stage string `json:"stage"`
+	Text  string `json:"text"`
+}
+
+// Stage is one link of the chain. A stage implements any of OutputStage,
+// CallStage and UsageStage.
+type Stage interface{ Name() string }
+
+// OutputStage sees an answer's outgoing messages before delivery and
+// returns the ones to deliver; a non-empty notice means it fired.
+type OutputStage interface {
+	Stage
+	Output(t Turn, parts []string) ([]string, string)
+}
+
+// CallStage is asked before each tool call; a non-empty refusal stops it.
+type CallStage interface {
+	Stage
+	Call(t Turn, tool string) string
+}
+
+// UsageStage counts the tokens a model call used; a notice means it fired.
+type UsageStage interface {
+	Stage
+	Spend(t Turn, tokens int) string
+}
+
+// Chain is the limit-process. It is safe for concurrent use.
+type Chain struct {
+	name   string
+	stages []Stage
+}
+
+// New builds the chain from the configuration, in the order of order.go.
+func New(cfg config.Limits) (*Chain, error) {
+	if cfg.Name == "" {
+		cfg.Name = "cyan"
+	}
+	c := &Chain{name: cfg.Name}
+	var errs []error
+	for _, o := range order {
+		s, err := o.build(cfg)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("limitproc: %s: %w", o.name, err))
+			continue
+		}
+		if s != nil {
+			c.stages = append(c.stages, s)
+		}
+	}
+	return c, errors.Join(errs...)
+}
+
+// Speaker is the name the limit-process speaks as: "<name>-limit".
+func (c *Chain) Speaker() string { return c.name + "-limit" }
+
+// Stages names the stages in force, in order.
+func (c *Chain) Stages() []string {
+	var out []string
+	for _, s := range c.stages {
+		out = append(out, s.Name())
+	}
+	return out
+}
+
+// Output runs an answer through the output stages.
+func (c *Chain) Output(t Turn, parts []string) ([]string, []Notice) {
+	var notes []Notice
+	for _, s := range c.stages {
+		if os, ok := s.(OutputStage); ok {
+			var n string
+			parts, n = os.Output(t, parts)
+			if n != "" {
+				notes = append(notes, Notice{Stage: s.Name(), Text: n})
+			}
+		}
+	}
+	return parts, notes
+}
+
+// Call asks the call stages about a tool call; the first refusal stops it.
+func (c *Chain) Call(t Turn, tool string) (string, []Notice) {
+	for _, s := range c.stages {
+		if cs, ok := s.(CallStage); ok {
+			if r := cs.Call(t, tool); r != "" {
+				return r, []Notice{{Stage: s.Name(), Text: r}}
+			}
+		}
+	}
+	return "", nil
+}
+
+// Spend counts a model call's tokens.
+func (c *Chain) Spend(t Turn, tokens int) []Notice {
+	var notes []Notice
+	for _, s := range c.stages {
+		if us, ok := s.(UsageStage); ok {
+			if n := us.Spend(t, tokens); n != "" {
+				notes = append(notes, Notice{Stage: s.Name(), Text: n})
+			}
+		}
+	}
+	return notes
+}

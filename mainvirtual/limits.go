@@ -1,0 +1,27 @@
+package mainvirtual
+
+import "github.com/cyan-agent/cyan/llm"
+
+// Limiter is the limit-process as main-virtual sees it (the daemon fills
+// it with package limitproc). It is invisible until it fires; then its
+// notices are stored after the answer as platform messages from
+// LimitNotice.From ("<system name>-limit"), which the model reads as
+// "^cyan-limit [time]: …" lines.
+//
+// Only the delivered messages are policed: a live stream shows the
+// model's text as it comes, and the stored and delivered replies are the
+// policed ones.
+type Limiter interface {
+	// Output sees one model output's messages (and what the call used)
+	// before they are delivered, and returns the messages to deliver.
+	Output(q Query, parts []string, usage llm.Usage) ([]string, []LimitNotice)
+	// ToolCall is asked before each tool call; a non-empty refusal is
+	// the call's result instead of running it.
+	ToolCall(q Query, call llm.ToolCall) (refusal string, notices []LimitNotice)
+}
+
+// LimitNotice is a limit that fired.
+type LimitNotice struct {
+	From string `json:"from"`
+	Text string `json:"text"`
+}

@@ -1,0 +1,537 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cyan-agent/cyan/packets"
+	"github.com/fsnotify/fsnotify"
+	"go.yaml.in/yaml/v3"
+)
+
+//go:embed extra/default/*.yaml
+var shipped embed.FS
+
+// Manifest is an extra tool's file (see extra/README.md).
+type Manifest struct {
+	Name        string         `yaml:"name"`
+	Title       string         `yaml:"title"`
+	Description string         `yaml:"description"`
+	Input       []yaml.Node    `yaml:"input"`
+	Parameters  map[string]any `yaml:"parameters"`
+	Effects     *[]string      `yaml:"effects"`
+	Timeout     string         `yaml:"timeout"`
+	Run         struct {
+		Argv []string `yaml:"argv"`
+		HTTP *struct {
+			URL    string `yaml:"url"`
+			Method string `yaml:"method"`
+		} `yaml:"http"`
+		Script string `yaml:"script"`
+	} `yaml:"run"`
+}
+
+// ManifestError is a bad manifest, with its file and line.
+type ManifestError struct {
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+	Msg  string `json:"error"`
+}
+
+func (e *ManifestError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Extras loads extra tools from their folders into a registry and keeps
+// them current.
+type Extras struct {
+	reg      *Registry
+	sandbox  *Sandbox
+	gen      Generator
+	dirs     map[string]string // source → folder on disk
+	http     *http.Client
+	log      *slog.Logger
+	mu       sync.Mutex
+	problems map[string][]*ManifestError // source → problems
+}
+
+// ExtrasOptions configure NewExtras.
+type ExtrasOptions struct {
+	// Dir is <data dir>/tools/extra; provided and custom live below it.
+	Dir       string
+	Sandbox   *Sandbox
+	Generator Generator // for script tools; nil: they report they cannot run
+	Logger    *slog.Logger
+}
+
+// NewExtras creates the folders and loads every manifest once.
+func (r *Registry) NewExtras(o ExtrasOptions) (*Extras, error) {
+	if o.Logger == nil {
+		o.Logger = r.log
+	}
+	e := &Extras{reg: r, sandbox: o.Sandbox, gen: o.Generator, log: o.Logger, problems: map[string][]*ManifestError{},
+		http: &http.Client{Timeout: 60 * time.Second},
+		dirs: map[string]string{SourceProvided: filepath.Join(o.Dir, "provided"), SourceCustom: filepath.Join(o.Dir, "custom")}}
+	for _, d := range e.dirs {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("tools: create %s: %w", d, err)
+		}
+	}
+	sub, _ := fs.Sub(shipped, "extra/default")
+	e.load(SourceDefault, sub, "tools/extra/default", "")
+	for _, src := range []string{SourceProvided, SourceCustom} {
+		e.reload(src)
+	}
+	return e, nil
+}
+
+// Problems lists the manifests that could not be loaded.
+func (e *Extras) Problems() []*ManifestError {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []*ManifestError
+	for _, ps := range e.problems {
+		out = append(out, ps...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].File < out[j].File })
+	return out
+}
+
+// Dir returns the folder of a source.
+func (e *Extras) Dir(source string) string { return e.dirs[source] }
+
+func (e *Extras) reload(source string) {
+	dir := e.dirs[source]
+	e.load(source, os.DirFS(dir), dir, dir)
+}
+
+// load parses every manifest of a folder and replaces the source's tools.
+func (e *Extras) load(source string, fsys fs.FS, shown, disk string) {
+	entries, _ := fs.ReadDir(fsys, ".")
+	var list []Tool
+	var problems []*ManifestError
+	for _, ent := range entries {
+		ext := filepath.Ext(ent.Name())
+		if ent.IsDir() || (ext != ".yaml" && ext != ".yml" && ext != ".json") || strings.HasSuffix(ent.Name(), ".ai.yaml") {
+			continue
+		}
+		b, err := fs.ReadFile(fsys, ent.Name())
+		file := filepath.Join(shown, ent.Name())
+		if err != nil {
+			problems = append(problems, &ManifestError{File: file, Msg: err.Error()})
+			continue
+		}
+		t, merr := e.parse(file, disk, strings.TrimSuffix(ent.Name(), ext), b)
+		if merr != nil {
+			problems = append(problems, merr)
+			continue
+		}
+		list = append(list, t)
+	}
+	for _, err := range e.reg.Replace(source, list) {
+		problems = append(problems, &ManifestError{File: shown, Msg: err.Error()})
+	}
+	e.mu.Lock()
+	e.problems[source] = problems
+	e.mu.Unlock()
+	for _, p := range problems {
+		e.log.Warn("extra tool not loaded", "problem", p.Error())
+	}
+	e.log.Info("extra tools loaded", "source", source, "tools", len(list), "problems", len(problems))
+}
+
+// ParseManifest reads a manifest; file names it in errors.
+func (e *Extras) parse(file, dir, stem string, b []byte) (Tool, *ManifestError) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(b, &root); err != nil {
+		return Tool{}, yamlError(file, err)
+	}
+	var m Manifest
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&m); err != nil && !errors.Is(err, io.EOF) {
+		return Tool{}, yamlError(file, err)
+	}
+	line := func(key string) int {
+		if len(root.Content) > 0 {
+			n := root.Content[0]
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == key {
+					return n.Content[i].Line
+				}
+			}
+		}
+		return 0
+	}
+	bad := func(key, format string, args ...any) (Tool, *ManifestError) {
+		return Tool{}, &ManifestError{File: file, Line: line(key), Msg: key + ": " + fmt.Sprintf(format, args...)}
+	}
+	if m.Name == "" {
+		m.Name = stem
+	}
+	if !ValidName(m.Name) {
+		return bad("name", "%q is not a tool name (a letter, then letters, digits, _ . -)", m.Name)
+	}
+	if strings.TrimSpace(m.Title) == "" && strings.TrimSpace(m.Description) == "" {
+		return bad("title", "a tool needs a title or a description")
+	}
+	spec := Spec{Name: m.Name, Title: m.Title, Description: orText(m.Description, m.Title), Kind: Process}
+	switch {
+	case len(m.Input) > 0 && m.Parameters != nil:
+		return bad("parameters", "give input (ISDK's list) or parameters (JSON Schema), not both")
+	case len(m.Input) > 0:
+		schema, err := inputSchema(m.Input)
+		if err != nil {
+			return bad("input", "%v", err)
+		}
+		spec.Parameters = schema
+	case m.Parameters != nil:
+		if m.Parameters["type"] != "object" {
+			return bad("parameters", "must be a JSON Schema object with type: object")
+		}
+		spec.Parameters, _ = json.Marshal(m.Parameters)
+	}
+	timeout := 30 * time.Second
+	if m.Timeout != "" {
+		d, err := time.ParseDuration(m.Timeout)
+		if err != nil || d <= 0 || d > 10*time.Minute {
+			return bad("timeout", "%q is not a duration up to 10m, such as 20s", m.Timeout)
+		}
+		timeout = d
+	}
+	kinds := 0
+	var run RunFunc
+	var effects []string
+	if len(m.Run.Argv) > 0 {
+		kinds++
+		run, effects = e.argvRun(m.Run.Argv, dir, timeout), []string{EffectExecute}
+	}
+	if h := m.Run.HTTP; h != nil {
+		kinds++
+		u, err := url.Parse(h.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return bad("run", "http.url %q is not an http(s) URL", h.URL)
+		}
+		method := strings.ToUpper(orText(h.Method, "POST"))
+		if method != "GET" && method != "POST" {
+			return bad("run", "http.method %q is not GET or POST", h.Method)
+		}
+		run, effects = e.httpRun(u.String(), method, timeout), []string{EffectNetwork}
+	}
+	if m.Run.Script != "" {
+		kinds++
+		if dir == "" || strings.Contains(m.Run.Script, "..") || filepath.IsAbs(m.Run.Script) {
+			return bad("run", "script %q must be a file next to the manifest", m.Run.Script)
+		}
+		run = e.scriptRun(dir, m.Run.Script)
+		spec.AI = true
+	}
+	if kinds != 1 {
+		return bad("run", "give exactly one of argv: [program, args…], http: {url, method} or script: file.ai.yaml")
+	}
+	if m.Effects != nil {
+		effects = *m.Effects
+		for _, ef := range effects {
+			switch ef {
+			case EffectRead, EffectWrite, EffectExecute, EffectNetwork, EffectMemory, EffectOperate, EffectSelfEdit:
+			default:
+				return bad("effects", "%q is not an effect (read, write, execute, network, memory)", ef)
+			}
+		}
+	}
+	spec.Effects = effects
+	return Tool{Spec: spec, Run: run}, nil
+}
+
+func yamlError(file string, err error) *ManifestError {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if _, err := fmt.Sscanf(msg, "line %d:", &line); err == nil {
+		msg = strings.TrimSpace(msg[strings.IndexByte(msg, ':')+1:])
+	} else if i := strings.Index(msg, "line "); i >= 0 {
+		fmt.Sscanf(msg[i:], "line %d", &line)
+	}
+	return &ManifestError{File: file, Line: line, Msg: msg}
+}
+
+// inputSchema turns ISDK's input list into a JSON Schema object.
+func inputSchema(items []yaml.Node) (json.RawMessage, error) {
+	props := map[string]any{}
+	required := []string{}
+	for _, it := range items {
+		var name string
+		spec := map[string]any{}
+		switch it.Kind {
+		case yaml.ScalarNode:
+			name = it.Value
+		case yaml.MappingNode:
+			if len(it.Content) != 2 {
+				return nil, fmt.Errorf("line %d: each entry is one parameter: - name: {description, required, …}", it.Line)
+			}
+			name = it.Content[0].Value
+			if err := it.Content[1].Decode(&spec); err != nil && it.Content[1].Tag != "!!null" {
+				return nil, fmt.Errorf("line %d: %s: want {description, required, default, example, enum, type}", it.Line, name)
+			}
+		default:
+			return nil, fmt.Errorf("line %d: an entry is a name or name: {…}", it.Line)
+		}
+		if !ValidName(name) {
+			return nil, fmt.Errorf("line %d: %q is not a parameter name", it.Line, name)
+		}
+		prop := map[string]any{"type": "string"}
+		for k, v := range spec {
+			switch k {
+			case "required":
+				if v == true {
+					required = append(required, name)
+				}
+			case "description", "default", "enum", "type", "title":
+				prop[k] = v
+			case "example", "examples":
+				if l, ok := v.([]any); ok {
+					prop["examples"] = l
+				} else {
+					prop["examples"] = []any{v}
+				}
+			case "hidden":
+			default:
+				return nil, fmt.Errorf("line %d: %s: unknown key %q", it.Line, name, k)
+			}
+		}
+		props[name] = prop
+	}
+	b, err := json.Marshal(map[string]any{"type": "object", "properties": props, "required": required})
+	return b, err
+}
+
+// resultOf reads a program's or server's output: a JSON object with
+// output_text is a result; anything else is the text.
+func resultOf(out string) packets.Result {
+	var r struct {
+		Text  *string  `json:"output_text"`
+		Files []string `json:"output_file"`
+	}
+	if json.Unmarshal([]byte(strings.TrimSpace(out)), &r) == nil && r.Text != nil {
+		return packets.Result{OutputText: *r.Text, OutputFile: r.Files}
+	}
+	return packets.Result{OutputText: out}
+}
+
+func (e *Extras) argvRun(argv []string, dir string, timeout time.Duration) RunFunc {
+	return func(ctx context.Context, c *Call) (packets.Result, error) {
+		var args map[string]any
+		_ = json.Unmarshal(c.Args, &args)
+		cmd := make([]string, len(argv))
+		for i, a := range argv {
+			for k, v := range args {
+				s, ok := v.(string)
+				if !ok {
+					b, _ := json.Marshal(v)
+					s = string(b)
+				}
+				a = strings.ReplaceAll(a, "{{"+k+"}}", s)
+			}
+			cmd[i] = a
+		}
+		if dir != "" && strings.Contains(cmd[0], "/") && !filepath.IsAbs(cmd[0]) {
+			cmd[0] = filepath.Join(dir, cmd[0])
+		}
+		sb := *e.sandbox
+		sb.Timeout = timeout
+		wd := dir
+		if wd == "" {
+			wd = os.TempDir()
+		}
+		res, err := sb.Run(ctx, cmd, wd, bytes.NewReader(c.Args))
+		if err != nil {
+			return packets.Result{}, err
+		}
+		if res.Exit != 0 {
+			return packets.Result{}, fmt.Errorf("%s failed: %s", c.Tool, strings.TrimSpace(res.Text()))
+		}
+		return resultOf(res.Output), nil
+	}
+}
+
+func (e *Extras) httpRun(u, method string, timeout time.Duration) RunFunc {
+	return func(ctx context.Context, c *Call) (packets.Result, error) {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		var body io.Reader
+		target := u
+		if method == "GET" {
+			var args map[string]any
+			_ = json.Unmarshal(c.Args, &args)
+			q := url.Values{}
+			for k, v := range args {
+				s, ok := v.(string)
+				if !ok {
+					b, _ := json.Marshal(v)
+					s = string(b)
+				}
+				q.Set(k, s)
+			}
+			if len(q) > 0 {
+				target += map[bool]string{true: "&", false: "?"}[strings.Contains(u, "?")] + q.Encode()
+			}
+		} else {
+			body = bytes.NewReader(c.Args)
+		}
+		req, err := http.NewRequestWithContext(ctx, method, target, body)
+		if err != nil {
+			return packets.Result{}, err
+		}
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := e.http.Do(req)
+		if err != nil {
+			return packets.Result{}, fmt.Errorf("%s: %w", c.Tool, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		if resp.StatusCode/100 != 2 {
+			return packets.Result{}, fmt.Errorf("%s: the server answered %s: %.200s", c.Tool, resp.Status, b)
+		}
+		return resultOf(string(b)), nil
+	}
+}
+
+func (e *Extras) scriptRun(dir, script string) RunFunc {
+	return func(ctx context.Context, c *Call) (packets.Result, error) {
+		if e.gen == nil {
+			return packets.Result{}, errors.New("script tools need a model, and none is configured")
+		}
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			return packets.Result{}, err
+		}
+		defer root.Close()
+		f, err := root.Open(script)
+		if err != nil {
+			return packets.Result{}, fmt.Errorf("%s: %w", c.Tool, err)
+		}
+		b, err := io.ReadAll(io.LimitReader(f, 256<<10))
+		f.Close()
+		if err != nil {
+			return packets.Result{}, err
+		}
+		raw, err := e.gen.Generate(ctx, Generation{Name: c.Tool, Instruction: string(b), Input: string(c.Args)})
+		if err != nil {
+			return packets.Result{}, err
+		}
+		var text string
+		if json.Unmarshal(raw, &text) != nil {
+			text = string(raw)
+		}
+		return packets.Result{OutputText: text}, nil
+	}
+}
+
+// Watch reloads a folder when a manifest in it changes, within about a
+// tenth of a second, until ctx ends.
+func (e *Extras) Watch(ctx context.Context) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	bySource := map[string]string{}
+	for src, d := range e.dirs {
+		if err := w.Add(d); err != nil {
+			return fmt.Errorf("tools: watch %s: %w", d, err)
+		}
+		bySource[d] = src
+	}
+	// What changed between the first load and the watch starting.
+	for src := range e.dirs {
+		e.reload(src)
+	}
+	const settle = 100 * time.Millisecond
+	pending := map[string]bool{}
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.Events:
+			if !ok {
+				return nil
+			}
+			if ev.Op == fsnotify.Chmod {
+				continue
+			}
+			if src, ok := bySource[filepath.Dir(ev.Name)]; ok {
+				pending[src] = true
+				timer.Reset(settle)
+			}
+		case err, ok := <-w.Errors:
+			if !ok {
+				return nil
+			}
+			e.log.Warn("watching extra tools", "err", err)
+		case <-timer.C:
+			for src := range pending {
+				e.reload(src)
+			}
+			clear(pending)
+		}
+	}
+}
+
+// CustomTool is the built-in with which the agent writes its own extra
+// tools into tools/extra/custom. The caller's permission object must allow
+// it in self_edit ("tools/extra/custom/<name>.yaml"); the manifest is
+// checked before it is written.
+func (e *Extras) CustomTool() Tool {
+	return Tool{Spec: Spec{
+		Name:  "custom_tool",
+		Title: "write one of your own tools",
+		Description: "Create or replace a tool of your own: manifest is the YAML of an extra tool " +
+			"(name, title, description, input, effects, run: {argv | http | script}). It is live within a second.",
+		Parameters: Schema("name", "string", "the tool's name", "manifest", "string", "the manifest's YAML"),
+		Kind:       Process, Effects: []string{EffectSelfEdit},
+	}, Run: func(ctx context.Context, c *Call) (packets.Result, error) {
+		var a struct {
+			Name     string `json:"name"`
+			Manifest string `json:"manifest"`
+		}
+		if err := c.Decode(&a); err != nil {
+			return packets.Result{}, err
+		}
+		if !ValidName(a.Name) {
+			return packets.Result{}, fmt.Errorf("%q is not a tool name", a.Name)
+		}
+		part := "tools/extra/custom/" + a.Name + ".yaml"
+		if !c.reg.PermissionFor(c.Caller).MaySelfEdit(part) {
+			return packets.Result{}, fmt.Errorf("%w: self_edit does not include %s", ErrDenied, part)
+		}
+		dir := e.dirs[SourceCustom]
+		if _, merr := e.parse(part, dir, a.Name, []byte(a.Manifest)); merr != nil {
+			return packets.Result{}, fmt.Errorf("the manifest has a mistake: %v", merr)
+		}
+		if err := os.WriteFile(filepath.Join(dir, a.Name+".yaml"), []byte(a.Manifest), 0o644); err != nil {
+			return packets.Result{}, err
+		}
+		return packets.Result{OutputText: "saved " + part + "; it is callable in a moment"}, nil
+	}}
+}

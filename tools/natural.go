@@ -1,0 +1,300 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/packets"
+)
+
+// Generator is how natural tools think: one model call that answers an
+// instruction about an input, as JSON matching a schema (or plain text when
+// Schema is nil). LLMGenerator is the plain-LLM implementation; prompt
+// scripts can take its place without the tools changing.
+type Generator interface {
+	Generate(ctx context.Context, g Generation) (json.RawMessage, error)
+}
+
+// Generation is one request to a Generator.
+type Generation struct {
+	Name        string          // the tool, for traces and the schema name
+	Instruction string          // what to do (the system message)
+	Input       string          // what to do it to (the user message)
+	Schema      json.RawMessage // the output's JSON Schema; nil: plain text
+	MaxTokens   int
+}
+
+// LLMGenerator asks a model, with a JSON-schema response format.
+type LLMGenerator struct {
+	Client      llm.Client
+	Temperature *float64
+	// Attempts is how many calls to make before giving up on output that
+	// is not valid JSON (0: 2).
+	Attempts int
+}
+
+// Generate implements Generator. With a schema, the answer must be a JSON
+// object (a ```json fence around it is tolerated); without, the text is
+// returned as a JSON string.
+func (g LLMGenerator) Generate(ctx context.Context, gen Generation) (json.RawMessage, error) {
+	req := llm.Request{
+		Messages:    []llm.Message{{Role: llm.RoleSystem, Content: gen.Instruction}, {Role: llm.RoleUser, Content: gen.Input}},
+		Temperature: g.Temperature, MaxTokens: gen.MaxTokens,
+	}
+	if gen.Schema != nil {
+		req.ResponseFormat = &llm.ResponseFormat{Name: gen.Name, Schema: gen.Schema}
+		req.Messages[0].Content += "\n\nAnswer with one JSON object matching this schema, and nothing else:\n" + string(gen.Schema)
+	}
+	attempts := g.Attempts
+	if attempts <= 0 {
+		attempts = 2
+	}
+	var last error
+	for range attempts {
+		resp, err := g.Client.Chat(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		if gen.Schema == nil {
+			b, _ := json.Marshal(resp.Content)
+			return b, nil
+		}
+		text := strings.TrimSpace(resp.Content)
+		text = strings.TrimPrefix(strings.TrimPrefix(text, "```json"), "```")
+		text = strings.TrimSpace(strings.TrimSuffix(text, "```"))
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(text), &obj); err == nil {
+			return json.RawMessage(text), nil
+		}
+		last = fmt.Errorf("the model's answer is not a JSON object: %.80q", text)
+	}
+	return nil, last
+}
+
+// Segment is one piece of speech for a TTS voice.
+type Segment struct {
+	Emotion  string `json:"emotion"`
+	Language string `json:"language"`
+	Text     string `json:"text"`
+}
+
+var speechSchema = json.RawMessage(`{"type":"object","properties":{"speech":{"type":"array","items":{"type":"object",` +
+	`"properties":{"emotion":{"type":"string"},"language":{"type":"string"},"text":{"type":"string"}},` +
+	`"required":["emotion","language","text"]}}},"required":["speech"]}`)
+
+const speakInstruction = `You turn a short text into speech for a TTS voice. Split it into segments where the emotion or the language changes. ` +
+	`For each give emotion (one word: neutral, happy, sad, ask, surprised, angry, gentle, excited), language (zh, ja, en, …) and the text to say. ` +
+	`You may add a small interjection or switch a word to the language it sounds best in, but keep the meaning. Do not add anything else.`
+
+// MaxSpeakRunes bounds speak's input: it is for a line or two, not essays.
+const MaxSpeakRunes = 500
+
+func speak(g Generator) Tool {
+	return Tool{Spec: Spec{
+		Name:  "speak",
+		Title: "say something aloud",
+		Description: `Turn a short text into speech for the voice: returns {"speech": [{"emotion", "language", "text"}]}. ` +
+			`Keep the text short (a line or two).`,
+		Parameters: Schema("text", "string", "what to say, short"),
+		Kind:       Natural, AI: true, AimParam: "text",
+	}, Run: func(ctx context.Context, c *Call) (packets.Result, error) {
+		text := strings.TrimSpace(c.Natural.Aim)
+		if text == "" {
+			return packets.Result{}, errors.New("speak: the text is empty")
+		}
+		if n := len([]rune(text)); n > MaxSpeakRunes {
+			return packets.Result{}, fmt.Errorf("speak: the text has %d characters; say at most %d at a time", n, MaxSpeakRunes)
+		}
+		segs := []Segment{}
+		raw, err := g.Generate(ctx, Generation{Name: "speak", Instruction: speakInstruction, Input: text, Schema: speechSchema})
+		if err == nil {
+			segs, err = parseSpeech(raw)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return packets.Result{}, ctx.Err()
+			}
+			// The voice must still speak: one plain segment.
+			segs = []Segment{{Emotion: "neutral", Language: guessLanguage(text), Text: text}}
+		}
+		b, _ := json.Marshal(map[string]any{"speech": segs})
+		return packets.Result{OutputText: string(b)}, nil
+	}}
+}
+
+func parseSpeech(raw json.RawMessage) ([]Segment, error) {
+	var out struct {
+		Speech []Segment `json:"speech"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, err
+	}
+	var segs []Segment
+	for _, s := range out.Speech {
+		s.Text = strings.TrimSpace(s.Text)
+		if s.Text == "" {
+			continue
+		}
+		if s.Emotion == "" {
+			s.Emotion = "neutral"
+		}
+		if s.Language == "" {
+			s.Language = guessLanguage(s.Text)
+		}
+		segs = append(segs, s)
+	}
+	if len(segs) == 0 {
+		return nil, errors.New("no speech segments")
+	}
+	return segs, nil
+}
+
+// guessLanguage names the script a text is mostly written in.
+func guessLanguage(s string) string {
+	var han, kana, latin int
+	for _, r := range s {
+		switch {
+		case unicode.In(r, unicode.Hiragana, unicode.Katakana):
+			kana++
+		case unicode.Is(unicode.Han, r):
+			han++
+		case unicode.Is(unicode.Latin, r):
+			latin++
+		}
+	}
+	switch {
+	case kana > 0:
+		return "ja"
+	case han >= latin && han > 0:
+		return "zh"
+	}
+	return "en"
+}
+
+// Step is one concrete step of a system operation.
+type Step struct {
+	Tool    string `json:"tool"` // read_file, write_file or terminal
+	Path    string `json:"path,omitempty"`
+	Content string `json:"content,omitempty"`
+	Command string `json:"command,omitempty"`
+}
+
+var planSchema = json.RawMessage(`{"type":"object","properties":{"steps":{"type":"array","items":{"type":"object",` +
+	`"properties":{"tool":{"type":"string","enum":["read_file","write_file","terminal"]},"path":{"type":"string"},` +
+	`"content":{"type":"string"},"command":{"type":"string"}},"required":["tool"]}},"summary":{"type":"string"}},"required":["steps"]}`)
+
+const planInstruction = `You turn a request to operate a computer into concrete steps. Each step is one of: ` +
+	`read_file {path}, write_file {path, content}, terminal {command} (a POSIX shell command). Use the full paths the request gives; ` +
+	`never touch anything it does not ask for; never use sudo. If the request is unclear or unsafe, return no steps and say why in summary.`
+
+// MaxSteps bounds the steps of one system operation.
+const MaxSteps = 16
+
+func systemOperation(g Generator) Tool {
+	return Tool{Spec: Spec{
+		Name:  "system_operation",
+		Title: "operate the computer",
+		Description: "Do something on the computer, described in natural language with full paths " +
+			"(\"convert /w/a.mp4 to /w/a.mp3, then write /w/readme.txt saying …\"). It is turned into file and terminal steps, " +
+			"each held to the same permissions; steps that need the owner's approval wait for it together.",
+		Parameters: Schema("command", "string", "what to do, with full paths"),
+		Kind:       Natural, AI: true, AimParam: "command", Effects: []string{EffectOperate},
+	}, Run: func(ctx context.Context, c *Call) (packets.Result, error) {
+		var args struct {
+			Command string `json:"command"`
+			Plan    []Step `json:"plan"`
+		}
+		_ = json.Unmarshal(c.Args, &args)
+		steps, summary := args.Plan, ""
+		if len(steps) == 0 {
+			raw, err := g.Generate(ctx, Generation{Name: "system_operation", Instruction: planInstruction, Input: c.Natural.Aim, Schema: planSchema})
+			if err != nil {
+				return packets.Result{}, fmt.Errorf("system_operation: could not plan the steps: %w", err)
+			}
+			var plan struct {
+				Steps   []Step `json:"steps"`
+				Summary string `json:"summary"`
+			}
+			if err := json.Unmarshal(raw, &plan); err != nil {
+				return packets.Result{}, fmt.Errorf("system_operation: the plan is unreadable: %w", err)
+			}
+			steps, summary = plan.Steps, plan.Summary
+		}
+		if len(steps) == 0 {
+			return packets.Result{OutputText: "nothing was done: " + orText(summary, "no steps were planned")}, nil
+		}
+		if len(steps) > MaxSteps {
+			return packets.Result{}, fmt.Errorf("system_operation: %d steps planned; at most %d — split the request", len(steps), MaxSteps)
+		}
+		// Check every step first: a denied step stops the whole operation
+		// before anything runs; steps that need approval park it whole.
+		needsApproval := false
+		for i, s := range steps {
+			args, err := s.arguments()
+			if err != nil {
+				return packets.Result{}, fmt.Errorf("system_operation: step %d: %w", i+1, err)
+			}
+			switch v := c.reg.Check(c.Caller, s.Tool, args); v.Decision {
+			case packets.Deny:
+				return packets.Result{OutputText: fmt.Sprintf("nothing was done: step %d (%s) is denied (rule %s)", i+1, s.describe(), v.Rule)}, nil
+			case packets.Confirm:
+				needsApproval = true
+			}
+		}
+		if needsApproval && !c.Confirmed {
+			planned, _ := json.Marshal(map[string]any{"command": c.Natural.Aim, "plan": steps})
+			o := c.reg.park(c.Caller, "system_operation", planned, "steps need the owner's approval")
+			return packets.Result{OutputText: o.Text()}, nil
+		}
+		var b strings.Builder
+		var files []string
+		for i, s := range steps {
+			args, _ := s.arguments()
+			o := c.Sub(ctx, s.Tool, args)
+			fmt.Fprintf(&b, "%d. %s → %s\n", i+1, s.describe(), o.Text())
+			files = append(files, o.Result.OutputFile...)
+			if o.Failed() {
+				fmt.Fprintf(&b, "stopped at step %d of %d\n", i+1, len(steps))
+				break
+			}
+		}
+		return packets.Result{OutputText: b.String(), OutputFile: files}, nil
+	}}
+}
+
+func (s Step) arguments() (json.RawMessage, error) {
+	var v any
+	switch s.Tool {
+	case "read_file":
+		v = map[string]string{"path": s.Path}
+	case "write_file":
+		v = map[string]string{"path": s.Path, "content": s.Content}
+	case "terminal":
+		v = map[string]string{"command": s.Command}
+	default:
+		return nil, fmt.Errorf("%q is not a step (read_file, write_file or terminal)", s.Tool)
+	}
+	return json.Marshal(v)
+}
+
+func (s Step) describe() string {
+	switch s.Tool {
+	case "terminal":
+		return "terminal `" + s.Command + "`"
+	case "write_file":
+		return fmt.Sprintf("write_file %s (%d bytes)", s.Path, len(s.Content))
+	}
+	return s.Tool + " " + s.Path
+}
+
+func orText(s, alt string) string {
+	if strings.TrimSpace(s) == "" {
+		return alt
+	}
+	return s
+}

@@ -1,0 +1,149 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cyan-agent/cyan/internal/llmtest"
+	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/packets"
+	"github.com/cyan-agent/cyan/store"
+)
+
+func fakeGenerator(t *testing.T) (*llmtest.Server, Generator) {
+	t.Helper()
+	fake := new(llmtest.Server)
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	client, err := llm.New(llm.Options{Provider: "openai", BaseURL: srv.URL + "/v1", Model: "fake-model", Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fake, LLMGenerator{Client: client}
+}
+
+func TestSpeak(t *testing.T) {
+	fake, gen := fakeGenerator(t)
+	r := New(Options{})
+	for _, tl := range (Builtins{Generator: gen, Paths: &Paths{}, Sandbox: &Sandbox{}}).Tools() {
+		must(t, r.Register(tl))
+	}
+	fake.Enqueue(llmtest.Reply{Text: "```json\n" + `{"speech":[{"emotion":"ask","language":"zh","text":"真的吗真的吗？"},{"emotion":"happy","language":"ja","text":"やった！"},{"emotion":"happy","language":"","text":"谢谢你"}]}` + "\n```"})
+	o := r.Call(context.Background(), Caller{Kind: "group", Speaker: "x", SpeakerID: "1"}, "speak", json.RawMessage(`{"text":"真的吗真的吗？Yatta！谢谢你"}`))
+	if o.Decision != packets.Allow || o.Error != "" {
+		t.Fatalf("%+v", o)
+	}
+	var out struct{ Speech []Segment }
+	if err := json.Unmarshal([]byte(o.Text()), &out); err != nil || len(out.Speech) != 3 || out.Speech[1].Language != "ja" || out.Speech[2].Language != "zh" {
+		t.Fatalf("%s %v", o.Text(), err)
+	}
+	req := fake.Requests()[0]
+	if !strings.Contains(string(req.ResponseFormat), "speech") || !strings.Contains(req.Messages[1].Content, "Yatta") {
+		t.Fatalf("request: %s %+v", req.ResponseFormat, req.Messages)
+	}
+	// A model that answers nonsense still gives the voice something to say.
+	fake.Enqueue(llmtest.Reply{Text: "no json"}, llmtest.Reply{Text: "still none"})
+	o = r.Call(context.Background(), Caller{Owner: true}, "speak", json.RawMessage(`{"text":"おはよう"}`))
+	if !strings.Contains(o.Text(), `"language":"ja"`) || !strings.Contains(o.Text(), "おはよう") {
+		t.Fatalf("fallback: %s", o.Text())
+	}
+	if o := r.Call(context.Background(), Caller{Owner: true}, "speak", json.RawMessage(`{"text":"`+strings.Repeat("a", 600)+`"}`)); !strings.Contains(o.Error, "at most") {
+		t.Fatalf("long text: %+v", o)
+	}
+}
+
+func TestSystemOperation(t *testing.T) {
+	fake, gen := fakeGenerator(t)
+	f := newFixture(t)
+	r := New(Options{})
+	for _, tl := range (Builtins{Generator: gen, Paths: f.paths, Sandbox: &Sandbox{Timeout: 5 * time.Second}}).Tools() {
+		must(t, r.Register(tl))
+	}
+	st, err := store.Open(store.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ap := r.EnableApprovals(ApprovalOptions{Store: st})
+	plan := `{"steps":[{"tool":"write_file","path":"` + f.root + `/guide.txt","content":"made from test.mp4"},{"tool":"terminal","command":"cat guide.txt"}],"summary":"ok"}`
+	fake.Enqueue(llmtest.Reply{Text: plan})
+	owner := Caller{Channel: "home", Speaker: "me", Kind: "private"}
+	o := r.Call(context.Background(), owner, "system_operation", json.RawMessage(`{"command":"write `+f.root+`/guide.txt and show it"}`))
+	// The owner confirms writes and commands: the whole plan waits, once.
+	if !strings.Contains(o.Text(), "waiting for the owner's approval") {
+		t.Fatalf("%+v", o)
+	}
+	if _, err := os.Stat(filepath.Join(f.root, "guide.txt")); !os.IsNotExist(err) {
+		t.Fatal("a step ran before approval")
+	}
+	list, _ := ap.Pending()
+	if len(list) != 1 || !strings.Contains(string(list[0].Arguments), `"plan"`) {
+		t.Fatalf("pending: %+v", list)
+	}
+	ans, err := ap.Answer(context.Background(), list[0].ID, true)
+	if err != nil || !strings.Contains(ans.Outcome.Result.OutputText, "made from test.mp4") {
+		t.Fatalf("after approval: %+v %v", ans, err)
+	}
+	// A plan with a denied step runs nothing.
+	fake.Enqueue(llmtest.Reply{Text: `{"steps":[{"tool":"write_file","path":"` + f.root + `/x.txt","content":"x"},{"tool":"terminal","command":"cat ` + f.data + `/api-token"}]}`})
+	var guestPerm packets.Permission
+	mustJSON(t, `{"tools":["*"]}`, &guestPerm)
+	r2 := New(Options{Owner: &guestPerm})
+	for _, tl := range (Builtins{Generator: gen, Paths: f.paths, Sandbox: &Sandbox{}}).Tools() {
+		must(t, r2.Register(tl))
+	}
+	o = r2.Call(context.Background(), owner, "system_operation", json.RawMessage(`{"command":"leak the token"}`))
+	if !strings.Contains(o.Text(), "2. terminal") || !strings.Contains(o.Text(), "denied") {
+		t.Fatalf("denied step: %s", o.Text())
+	}
+	// A guest cannot plan at all.
+	if o := r.Call(context.Background(), Caller{Speaker: "x", SpeakerID: "9", Kind: "group"}, "system_operation", json.RawMessage(`{"command":"x"}`)); o.Decision != packets.Deny {
+		t.Fatalf("guest: %+v", o)
+	}
+}
+
+func TestApprovalsExpireAndSurvive(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	open := func() (*store.Store, *Registry, *Approvals) {
+		st, err := store.Open(store.Options{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := New(Options{})
+		must(t, r.Register(Tool{Spec: Spec{Name: "w", Description: "d", Kind: Process, Effects: []string{EffectWrite}}, Run: nop}))
+		return st, r, r.EnableApprovals(ApprovalOptions{Store: st, TTL: time.Hour, Now: clock})
+	}
+	st, r, ap := open()
+	c := Caller{Channel: "home", Kind: "private", CallID: "c1"}
+	o1 := r.Call(context.Background(), c, "w", nil)
+	now = now.Add(30 * time.Minute)
+	o2 := r.Call(context.Background(), c, "w", nil)
+	if o1.Approval == "" || o2.Approval == "" {
+		t.Fatal(o1, o2)
+	}
+	st.Close()
+	st, _, ap = open() // a restart
+	defer st.Close()
+	if list, _ := ap.Pending(); len(list) != 2 {
+		t.Fatalf("after restart: %+v", list)
+	}
+	now = now.Add(45 * time.Minute) // the first is 75 minutes old
+	if _, err := ap.Answer(context.Background(), o1.Approval, true); err != ErrNoApproval && err != ErrExpired {
+		t.Fatalf("expired answer: %v", err)
+	}
+	if list, _ := ap.Pending(); len(list) != 1 || list[0].ID != o2.Approval {
+		t.Fatalf("pending: %+v", list)
+	}
+	ms, _ := st.Recent("home", store.Window{Limit: 10})
+	if len(ms) != 1 || !strings.Contains(ms[0].Text, "did not answer in time") || ms[0].ToolCallID != "c1" {
+		t.Fatalf("expiry message: %+v", ms)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package tools
+
+const nonblock = 0

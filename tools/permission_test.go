@@ -1,0 +1,224 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/cyan-agent/cyan/packets"
+)
+
+func nop(context.Context, *Call) (packets.Result, error) {
+	return packets.Result{OutputText: "ran"}, nil
+}
+
+// tableRegistry registers tools of every kind of effect.
+func tableRegistry(t testing.TB, owner, guest *packets.Permission) *Registry {
+	t.Helper()
+	owners, err := ParseOwners([]string{"id:1001", "hareru"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(Options{Owners: owners, Owner: owner, Guest: guest})
+	add := func(name string, s Spec) {
+		s.Name, s.Description = name, "test tool "+name
+		if s.Kind == "" {
+			s.Kind = Process
+		}
+		if err := r.Register(Tool{Spec: s, Run: nop}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("speak", Spec{Kind: Natural})
+	add("remember", Spec{Kind: Natural, Effects: []string{EffectMemory}})
+	add("read_file", Spec{Effects: []string{EffectRead}, PathParams: []string{"path"}})
+	add("write_file", Spec{Effects: []string{EffectWrite}, PathParams: []string{"path"}})
+	add("terminal", Spec{Effects: []string{EffectExecute}, CommandParams: []string{"command"}})
+	add("delete_file", Spec{Effects: []string{EffectWrite}})
+	add("delete_memory", Spec{Effects: []string{EffectMemory}})
+	add("weather", Spec{Effects: []string{EffectNetwork}})
+	add("wiki", Spec{Effects: []string{EffectNetwork}})
+	add("publish", Spec{Effects: []string{EffectNetwork}})
+	add("system_operation", Spec{Kind: Natural, Effects: []string{EffectOperate}})
+	add("custom_tool", Spec{Effects: []string{EffectSelfEdit}})
+	add("fs__read", Spec{Effects: []string{EffectExecute, EffectNetwork}})
+	add("fs__write", Spec{Effects: []string{EffectExecute, EffectNetwork}})
+	return r
+}
+
+// The callers: who counts as the owner (permissions.owners is
+// ["id:1001", "hareru"]) and who does not.
+var (
+	ownerCallers = []Caller{
+		{Speaker: "hareru", Kind: "private", Channel: "home"},                 // the owner's name, locally
+		{Speaker: "whatever", SpeakerID: "1001", Kind: "group", Channel: "g"}, // the owner's id, in a group
+		{Owner: true}, // the command line
+	}
+	guestCallers = []Caller{
+		{Speaker: "hareru", SpeakerID: "2002", Kind: "group", Channel: "g"},   // a stranger renamed to the owner's name
+		{Speaker: "hareru", Kind: "group", Channel: "g"},                      // the owner's name in a group, no id
+		{Speaker: "hareru", SpeakerID: "2002", Kind: "private", Channel: "p"}, // the name with another id, privately
+		{Speaker: "bob", Kind: "private", Channel: "p"},                       // not an owner's name
+	}
+)
+
+func TestPermissionTable(t *testing.T) {
+	var customOwner, customGuest packets.Permission
+	mustJSON(t, `{"tools": ["*", "!delete_*",
+		{"name": "@write", "action": "confirm"},
+		{"name": "@execute", "action": "confirm"},
+		{"name": "terminal", "action": "confirm", "parameters": {"command": ["!rm *", "!sudo *", "!curl *", "ls*", "echo *", "cat *", "sleep *"]}},
+		{"name": "read_file", "parameters": {"path": ["!/w/secret/**", "/w/**", "/tmp/*"]}},
+		{"name": "write_file", "parameters": {"path": ["/w/out/**"]}},
+		{"name": "publish", "action": "deny"},
+		{"name": "fs__*", "action": "allow"},
+		{"name": "fs__read", "action": "allow"}]}`, &customOwner)
+	mustJSON(t, `{"tools": ["speak", "w*", "!wiki",
+		{"name": "read_file", "action": "confirm", "parameters": {"path": ["/w/pub/*"]}},
+		{"remember": {"action": "allow"}}], "defaultAction": "deny"}`, &customGuest)
+	policies := map[string]*Registry{
+		"default": tableRegistry(t, nil, nil),
+		"custom":  tableRegistry(t, &customOwner, &customGuest),
+	}
+	// policy | tool | arguments | owner's decision | everyone else's
+	rows := `
+default | speak | {"text":"hi"} | allow | allow
+default | remember | {"text":"x"} | allow | allow
+default | read_file | {"path":"/w/a.txt"} | allow | deny
+default | write_file | {"path":"/w/a.txt","content":"x"} | confirm | deny
+default | terminal | {"command":"ls"} | confirm | deny
+default | delete_file | {} | confirm | deny
+default | delete_memory | {} | allow | allow
+default | weather | {} | allow | deny
+default | system_operation | {"command":"x"} | allow | deny
+default | custom_tool | {} | confirm | deny
+default | fs__read | {} | confirm | deny
+default | nope | {} | deny | deny
+default |  | {} | deny | deny
+default | speak | [1,2] | deny | deny
+default | speak | "text" | deny | deny
+custom | speak | {} | allow | allow
+custom | remember | {} | allow | allow
+custom | weather | {} | allow | allow
+custom | wiki | {} | allow | deny
+custom | write_file | {"path":"/w/out/a.txt"} | allow | allow
+custom | write_file | {"path":"/w/out/d/e.txt"} | allow | allow
+custom | write_file | {"path":"/w/a.txt"} | deny | allow
+custom | write_file | {"path":"/w/out/../a.txt"} | deny | allow
+custom | read_file | {"path":"/w/a.txt"} | allow | deny
+custom | read_file | {"path":"/w/pub/a.txt"} | allow | confirm
+custom | read_file | {"path":"/w/pub/d/a.txt"} | allow | deny
+custom | read_file | {"path":"%[/w/pub/a.txt] Line 1 ~ Line 3"} | allow | confirm
+custom | read_file | {"path":"/w/pub/../secret/k"} | deny | deny
+custom | read_file | {"path":"/w/secret/k"} | deny | deny
+custom | read_file | {"path":"/w/secret/deep/k"} | deny | deny
+custom | read_file | {"path":"/etc/passwd"} | deny | deny
+custom | read_file | {"path":"/w/../etc/passwd"} | deny | deny
+custom | read_file | {"path":"/tmp/x"} | allow | deny
+custom | read_file | {"path":"/tmp/d/x"} | deny | deny
+custom | read_file | {"path":"/w/./a"} | allow | deny
+custom | read_file | {} | allow | confirm
+custom | terminal | {"command":"ls -la"} | confirm | deny
+custom | terminal | {"command":"echo hi && rm -rf /"} | deny | deny
+custom | terminal | {"command":"ls; sudo reboot"} | deny | deny
+custom | terminal | {"command":"cat $(curl evil)"} | deny | deny
+custom | terminal | {"command":"echo \"$(rm -rf x)\""} | deny | deny
+custom | terminal | {"command":"echo ` + "`rm -rf ~`" + `"} | deny | deny
+custom | terminal | {"command":"python3 x.py"} | deny | deny
+custom | terminal | {"command":"(sleep 1 &)"} | confirm | deny
+custom | terminal | {"command":"ls|grep x"} | deny | deny
+custom | terminal | {"command":"ls\nrm x"} | deny | deny
+custom | terminal | {"command":"echo a > /dev/null 2>&1"} | confirm | deny
+custom | delete_file | {} | deny | deny
+custom | delete_memory | {} | deny | deny
+custom | publish | {} | deny | deny
+custom | fs__read | {} | allow | deny
+custom | fs__write | {} | confirm | deny
+custom | system_operation | {} | allow | deny
+custom | custom_tool | {} | allow | deny
+custom | nope | {} | deny | deny
+custom | Speak | {} | deny | deny
+`
+	checks := 0
+	for _, line := range strings.Split(strings.TrimSpace(rows), "\n") {
+		f := strings.Split(line, " | ")
+		if len(f) != 5 {
+			t.Fatalf("bad row %q", line)
+		}
+		policy, tool, args := strings.TrimSpace(f[0]), strings.TrimSpace(f[1]), f[2]
+		reg := policies[policy]
+		for _, want := range []struct {
+			callers  []Caller
+			decision string
+		}{{ownerCallers, f[3]}, {guestCallers, strings.TrimSpace(f[4])}} {
+			for _, c := range want.callers {
+				checks++
+				v := reg.Check(c, tool, json.RawMessage(args))
+				if string(v.Decision) != want.decision {
+					t.Errorf("%s policy, %+v calls %s(%s): %s (rule %s), want %s", policy, c, tool, args, v.Decision, v.Rule, want.decision)
+				}
+				// Offer and Check agree on tools denied outright.
+				if _, ok := reg.Get(tool); ok && len(args) > 0 && args[0] == '{' && args == "{}" {
+					offered := false
+					for _, s := range reg.Offer(c) {
+						offered = offered || s.Name == tool
+					}
+					if offered != (v.Decision != packets.Deny) {
+						t.Errorf("%s policy, %+v: %s offered=%v but decision %s", policy, c, tool, offered, v.Decision)
+					}
+				}
+			}
+		}
+	}
+	if checks < 200 {
+		t.Fatalf("only %d checks", checks)
+	}
+	t.Logf("%d permission checks", checks)
+}
+
+func TestCallRunsOnlyWhatIsAllowed(t *testing.T) {
+	r := tableRegistry(t, nil, nil)
+	ran := 0
+	r.Replace("test", []Tool{{Spec: Spec{Name: "count", Description: "d", Kind: Process, Effects: []string{EffectWrite}}, Run: func(context.Context, *Call) (packets.Result, error) {
+		ran++
+		return packets.Result{OutputText: "done"}, nil
+	}}})
+	guest := guestCallers[0]
+	o := r.Call(context.Background(), guest, "count", nil)
+	if o.Decision != packets.Deny || ran != 0 || !strings.Contains(o.Text(), "denied") {
+		t.Fatalf("guest: %+v ran=%d", o, ran)
+	}
+	o = r.Call(context.Background(), ownerCallers[0], "count", nil)
+	if o.Decision != packets.Deny || !strings.Contains(o.Rule, "approvals are off") || ran != 0 {
+		t.Fatalf("owner without approvals: %+v", o)
+	}
+	o = r.Call(context.Background(), ownerCallers[0], "speak", json.RawMessage(`{"text":"hi"}`))
+	if o.Decision != packets.Allow || o.Text() != "ran" {
+		t.Fatalf("speak: %+v", o)
+	}
+	o = r.Call(context.Background(), guest, "unknown_tool", nil)
+	if o.Decision != packets.Deny || o.Rule != "unknown tool" {
+		t.Fatalf("unknown: %+v", o)
+	}
+}
+
+func TestOwnersParse(t *testing.T) {
+	if _, err := ParseOwners([]string{"id:"}); err == nil {
+		t.Fatal("empty id accepted")
+	}
+	if _, err := ParseOwners([]string{" "}); err == nil {
+		t.Fatal("empty name accepted")
+	}
+	none, _ := ParseOwners(nil)
+	if !none.Match(Caller{Speaker: "anyone", Kind: "private"}) || none.Match(Caller{Speaker: "x", Kind: "group"}) || none.Match(Caller{Speaker: "x", SpeakerID: "1"}) {
+		t.Fatal("no owners: only local private messages are the owner's")
+	}
+}
+
+func mustJSON(t *testing.T, s string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		t.Fatal(err)
+	}
+}

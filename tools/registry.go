@@ -1,0 +1,460 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/cyan-agent/cyan/packets"
+)
+
+// Options configure New.
+type Options struct {
+	// Owners tells the owner from everyone else.
+	Owners Owners
+	// Owner and Guest are the permission objects of the owner's turns and
+	// of everyone else's (nil: DefaultOwner, DefaultGuest).
+	Owner, Guest *packets.Permission
+	Logger       *slog.Logger // nil: discard
+}
+
+// Registry holds the tools and runs calls through the permission checks.
+// It is safe for concurrent use; tools come and go while it runs (extra
+// folders, MCP servers).
+type Registry struct {
+	owners       Owners
+	owner, guest *packets.Permission
+	log          *slog.Logger
+	ai           *fifo
+	approvals    *Approvals
+
+	mu    sync.RWMutex
+	tools map[string]Tool
+}
+
+// New builds an empty registry.
+func New(o Options) *Registry {
+	if o.Owner == nil {
+		o.Owner = DefaultOwner()
+	}
+	if o.Guest == nil {
+		o.Guest = DefaultGuest()
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Owners.ids == nil {
+		o.Owners, _ = ParseOwners(nil)
+	}
+	return &Registry{owners: o.Owners, owner: o.Owner, guest: o.Guest, log: o.Logger, ai: newFIFO(), tools: map[string]Tool{}}
+}
+
+// ErrTaken is returned when a name is already used by another source.
+var ErrTaken = errors.New("the name is taken")
+
+// Register adds a tool. A built-in's name must be free; an invalid spec is
+// an error that names what to fix.
+func (r *Registry) Register(t Tool) error {
+	if t.Source == "" {
+		t.Source = SourceBuiltin
+	}
+	if err := checkTool(t); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if old, ok := r.tools[t.Name]; ok {
+		return fmt.Errorf("tools: %s: %w by %s", t.Name, ErrTaken, old.Source)
+	}
+	r.tools[t.Name] = t
+	return nil
+}
+
+// Replace sets the tools of one source at once: those not in list leave,
+// the rest are added or updated. A name another source holds is skipped
+// and reported; built-ins and earlier sources keep their names.
+func (r *Registry) Replace(source string, list []Tool) []error {
+	var errs []error
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for name, t := range r.tools {
+		if t.Source == source {
+			delete(r.tools, name)
+		}
+	}
+	for _, t := range list {
+		t.Source = source
+		if err := checkTool(t); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if old, ok := r.tools[t.Name]; ok {
+			errs = append(errs, fmt.Errorf("tools: %s: %w by %s", t.Name, ErrTaken, old.Source))
+			continue
+		}
+		r.tools[t.Name] = t
+	}
+	return errs
+}
+
+func checkTool(t Tool) error {
+	switch {
+	case !ValidName(t.Name):
+		return fmt.Errorf("tools: %q is not a tool name (a letter, then letters, digits, _ . -; at most 64)", t.Name)
+	case t.Run == nil:
+		return fmt.Errorf("tools: %s has no run function", t.Name)
+	case strings.TrimSpace(t.Description) == "" && strings.TrimSpace(t.Title) == "":
+		return fmt.Errorf("tools: %s needs a title or a description, so the model knows when to call it", t.Name)
+	case t.Kind != Process && t.Kind != Natural:
+		return fmt.Errorf("tools: %s: kind %q is neither process nor natural", t.Name, t.Kind)
+	}
+	if len(t.Parameters) > 0 {
+		var schema map[string]any
+		if err := json.Unmarshal(t.Parameters, &schema); err != nil || schema["type"] != "object" {
+			return fmt.Errorf("tools: %s: parameters must be a JSON Schema object ({\"type\": \"object\", …})", t.Name)
+		}
+	}
+	return nil
+}
+
+// Get returns a tool's spec.
+func (r *Registry) Get(name string) (Spec, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.tools[name]
+	return t.Spec, ok
+}
+
+// List returns every tool's spec, by name.
+func (r *Registry) List() []Spec {
+	r.mu.RLock()
+	out := make([]Spec, 0, len(r.tools))
+	for _, t := range r.tools {
+		out = append(out, t.Spec)
+	}
+	r.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// IsOwner reports whether c is the owner.
+func (r *Registry) IsOwner(c Caller) bool { return r.owners.Match(c) }
+
+// PermissionFor returns the permission object of a caller.
+func (r *Registry) PermissionFor(c Caller) *packets.Permission {
+	if r.IsOwner(c) {
+		return r.owner
+	}
+	return r.guest
+}
+
+// Offer lists the tools a caller may call (allowed or to be confirmed),
+// by name: the tools its permission object denies outright are not shown.
+func (r *Registry) Offer(c Caller) []Spec {
+	perm := r.PermissionFor(c)
+	var out []Spec
+	for _, s := range r.List() {
+		if perm.Check(subject(s, nil)).Decision != packets.Deny {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Check decides a call without running it. An unknown tool is denied.
+func (r *Registry) Check(c Caller, name string, args json.RawMessage) packets.Verdict {
+	spec, ok := r.Get(name)
+	if !ok {
+		return packets.Verdict{Decision: packets.Deny, Rule: "unknown tool"}
+	}
+	obj, err := argsObject(args)
+	if err != nil {
+		return packets.Verdict{Decision: packets.Deny, Rule: "arguments: " + err.Error()}
+	}
+	return r.PermissionFor(c).Check(subject(spec, obj))
+}
+
+// Outcome is a finished (or parked, or refused) call.
+type Outcome struct {
+	Tool     string           `json:"tool"`
+	Decision packets.Decision `json:"decision"`
+	Rule     string           `json:"rule"`
+	Result   packets.Result   `json:"result"`
+	// Error is the tool's own failure (bad arguments, a missing file).
+	Error string `json:"error,omitempty"`
+	// Approval is the id of the parked call when Decision is confirm.
+	Approval string `json:"approval,omitempty"`
+}
+
+// Failed reports whether the call did not produce a result.
+func (o Outcome) Failed() bool { return o.Decision != packets.Allow || o.Error != "" }
+
+// Text is what the model reads as the tool's result.
+func (o Outcome) Text() string {
+	switch {
+	case o.Decision == packets.Deny:
+		return fmt.Sprintf("denied: %s may not be called here (rule %s); it did not run. Do not retry; tell the speaker if it matters.", o.Tool, o.Rule)
+	case o.Decision == packets.Confirm:
+		return fmt.Sprintf("waiting for the owner's approval (approval %s): %s has not run yet; its result will appear among the tool calls once the owner answers.", o.Approval, o.Tool)
+	case o.Error != "":
+		return "error: " + o.Error
+	case len(o.Result.OutputFile) > 0:
+		b, _ := json.Marshal(o.Result)
+		return string(b)
+	}
+	return o.Result.OutputText
+}
+
+// Call checks and runs one call for c. Every failure is in the Outcome.
+func (r *Registry) Call(ctx context.Context, c Caller, name string, args json.RawMessage) Outcome {
+	return r.call(ctx, c, name, args, false)
+}
+
+func (r *Registry) call(ctx context.Context, c Caller, name string, args json.RawMessage, confirmed bool) Outcome {
+	out := Outcome{Tool: name, Result: packets.Result{OutputFile: []string{}}}
+	r.mu.RLock()
+	t, ok := r.tools[name]
+	r.mu.RUnlock()
+	if !ok {
+		out.Decision, out.Rule = packets.Deny, "unknown tool"
+		return out
+	}
+	obj, err := argsObject(args)
+	if err != nil {
+		out.Decision, out.Rule = packets.Deny, "arguments: "+err.Error()
+		return out
+	}
+	v := r.PermissionFor(c).Check(subject(t.Spec, obj))
+	out.Decision, out.Rule = v.Decision, v.Rule
+	switch {
+	case v.Decision == packets.Deny:
+		r.log.Info("tool call denied", "tool", name, "channel", c.Channel, "speaker", c.Speaker, "rule", v.Rule)
+		return out
+	case v.Decision == packets.Confirm && !confirmed:
+		return r.park(c, name, normalized(args), v.Rule)
+	}
+	out.Decision = packets.Allow
+	call := &Call{Tool: name, Args: normalized(args), Caller: c, Confirmed: confirmed, reg: r}
+	if t.Kind == Natural {
+		n, err := naturalOf(t.Spec, call.Args)
+		if err != nil {
+			out.Error = err.Error()
+			return out
+		}
+		call.Natural = &n
+	}
+	if t.AI {
+		release, err := r.ai.acquire(ctx)
+		if err != nil {
+			out.Error = "cancelled while waiting for the AI tool queue"
+			return out
+		}
+		defer release()
+	}
+	res, err := runSafely(ctx, t.Run, call)
+	if call.Natural != nil {
+		res = call.Natural.Clip(res)
+	} else {
+		res = (packets.Natural{OutputTextLimit: packets.Unlimited}).Clip(res)
+	}
+	out.Result = res
+	if err != nil {
+		out.Error = err.Error()
+	}
+	return out
+}
+
+// park keeps a call for the owner's answer and says so.
+func (r *Registry) park(c Caller, name string, args json.RawMessage, rule string) Outcome {
+	out := Outcome{Tool: name, Decision: packets.Confirm, Rule: rule, Result: packets.Result{OutputFile: []string{}}}
+	if r.approvals == nil {
+		out.Decision, out.Rule = packets.Deny, rule+" (needs the owner's approval, and approvals are off)"
+		return out
+	}
+	a, err := r.approvals.park(c, name, args, rule)
+	if err != nil {
+		out.Decision, out.Rule = packets.Deny, rule+" (could not park for approval: "+err.Error()+")"
+		return out
+	}
+	out.Approval = a.ID
+	return out
+}
+
+func runSafely(ctx context.Context, run RunFunc, c *Call) (res packets.Result, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%s crashed: %v", c.Tool, v)
+		}
+	}()
+	return run(ctx, c)
+}
+
+// naturalOf builds a natural tool's request: the arguments themselves when
+// they are a natural packet, else the aim parameter as the aim.
+func naturalOf(s Spec, args json.RawMessage) (packets.Natural, error) {
+	var probe map[string]json.RawMessage
+	_ = json.Unmarshal(args, &probe)
+	if _, ok := probe["aim"]; ok && s.AimParam != "aim" {
+		return packets.DecodeNatural(args)
+	}
+	n := packets.Natural{OutputTextLimit: packets.Unlimited, Appendix: []string{}, OutputFileLimit: []string{}}
+	if s.AimParam != "" {
+		if raw, ok := probe[s.AimParam]; ok {
+			if err := json.Unmarshal(raw, &n.Aim); err != nil {
+				return n, fmt.Errorf("%s: %s must be a string", s.Name, s.AimParam)
+			}
+		}
+	}
+	if n.Aim == "" {
+		n.Aim = string(args)
+	}
+	return n, nil
+}
+
+func argsObject(args json.RawMessage) (map[string]any, error) {
+	t := bytes.TrimSpace(args)
+	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return map[string]any{}, nil
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(t, &obj); err != nil || obj == nil {
+		return nil, errors.New("the arguments are not a JSON object; call again with an object of the tool's parameters")
+	}
+	return obj, nil
+}
+
+func normalized(args json.RawMessage) json.RawMessage {
+	t := bytes.TrimSpace(args)
+	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(t)
+}
+
+// subject is what the rules see of a call: path parameters cleaned,
+// command parameters split into their parts.
+func subject(s Spec, args map[string]any) packets.Subject {
+	return packets.Subject{Tool: s.Name, Effects: s.Effects, Text: func(param string) bool {
+		return !slices.Contains(s.PathParams, param)
+	}, Values: func(param string) []string {
+		v, ok := args[param]
+		if !ok {
+			return nil
+		}
+		var vals []string
+		switch x := v.(type) {
+		case string:
+			vals = []string{x}
+		case []any:
+			for _, e := range x {
+				if s, ok := e.(string); ok {
+					vals = append(vals, s)
+				} else {
+					b, _ := json.Marshal(e)
+					vals = append(vals, string(b))
+				}
+			}
+		default:
+			b, _ := json.Marshal(x)
+			vals = []string{string(b)}
+		}
+		switch {
+		case slices.Contains(s.PathParams, param):
+			for i, p := range vals {
+				vals[i] = cleanRulePath(p)
+			}
+		case slices.Contains(s.CommandParams, param):
+			var parts []string
+			for _, cmd := range vals {
+				ps, err := SplitCommand(cmd)
+				if err != nil {
+					ps = []string{cmd}
+				}
+				parts = append(parts, ps...)
+			}
+			vals = parts
+		}
+		return vals
+	}}
+}
+
+// cleanRulePath is a path as the rules see it: a "%[path] Line n ~ Line m"
+// reference reduced to its path, then cleaned.
+func cleanRulePath(p string) string {
+	if ref, err := ParseRef(p); err == nil {
+		p = ref.Path
+	}
+	if p == "" {
+		return p
+	}
+	return path.Clean(p)
+}
+
+// fifo serialises the AI tools: one runs at a time, the others wait in the
+// order they came.
+type fifo struct {
+	mu    sync.Mutex
+	busy  bool
+	queue []chan struct{}
+}
+
+func newFIFO() *fifo { return &fifo{} }
+
+func (f *fifo) acquire(ctx context.Context) (func(), error) {
+	f.mu.Lock()
+	if !f.busy {
+		f.busy = true
+		f.mu.Unlock()
+		return f.release, nil
+	}
+	ch := make(chan struct{})
+	f.queue = append(f.queue, ch)
+	f.mu.Unlock()
+	select {
+	case <-ch:
+		return f.release, nil
+	case <-ctx.Done():
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if i := slices.Index(f.queue, ch); i >= 0 {
+			f.queue = slices.Delete(f.queue, i, i+1)
+			return nil, ctx.Err()
+		}
+		// Handed the slot while giving up: pass it on.
+		f.mu.Unlock()
+		f.release()
+		f.mu.Lock()
+		return nil, ctx.Err()
+	}
+}
+
+func (f *fifo) release() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.queue) == 0 {
+		f.busy = false
+		return
+	}
+	next := f.queue[0]
+	f.queue = f.queue[1:]
+	close(next)
+}
+
+// CallAsOwner runs a call the owner makes by hand (the command line): the
+// owner's permission object applies, and confirm needs no approval since
+// the owner is the one asking; deny still wins.
+func (r *Registry) CallAsOwner(ctx context.Context, c Caller, name string, args json.RawMessage) Outcome {
+	c.Owner = true
+	return r.call(ctx, c, name, args, true)
+}
+
+// Approvals returns the approvals of EnableApprovals, or nil.
+func (r *Registry) Approvals() *Approvals { return r.approvals }
