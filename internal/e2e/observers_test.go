@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -110,5 +111,61 @@ func TestDeferredPlanSpeaksFirst(t *testing.T) {
 			t.Fatalf("observers after the plan fired: %v", out)
 		}
 		time.Sleep(20 * time.Millisecond) // polling the observer's end, not a schedule
+	}
+}
+
+// TestChatShowsProactiveMessages keeps `cyan chat` open while a plan comes
+// due, and the companion's own message appears in the terminal.
+func TestChatShowsProactiveMessages(t *testing.T) {
+	fake, url := fakeLLM(t)
+	fake.Default = func(r llmtest.Request) llmtest.Reply {
+		if strings.Contains(r.Messages[len(r.Messages)-1].Content, "is due now") {
+			return llmtest.Reply{Text: "time to stretch!"}
+		}
+		return llmtest.Reply{Text: "ok"}
+	}
+	dir := t.TempDir()
+	d := start(t, dir, env(dir, url))
+	due := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339)
+	fake.Enqueue(
+		llmtest.Reply{Text: "will do", ToolCalls: []llm.ToolCall{{ID: "p", Name: "plan", Arguments: fmt.Sprintf(`{"op":"create","text":"stretch","at":%q}`, due)}}},
+		llmtest.Reply{Text: "<empty_reply>"},
+	)
+	chat := exec.Command(binary, "chat", "--channel", "home")
+	chat.Env = d.cliEnv()
+	stdin, _ := chat.StdinPipe()
+	stdout, _ := chat.StdoutPipe()
+	if err := chat.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer chat.Process.Kill()
+	lines := make(chan string, 32)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	fmt.Fprintln(stdin, "remind me to stretch")
+	deadline := time.After(20 * time.Second)
+	sawAnswer := false
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatal("cyan chat exited")
+			}
+			sawAnswer = sawAnswer || strings.Contains(line, "will do")
+			if strings.Contains(line, "青蓝: time to stretch!") {
+				if !sawAnswer {
+					t.Fatal("the proactive message came before the chat's own answer")
+				}
+				stdin.Close()
+				return
+			}
+		case <-deadline:
+			t.Fatal("the proactive message never showed in cyan chat")
+		}
 	}
 }
