@@ -19,6 +19,7 @@ type Config struct {
 	Agent   Agent  `yaml:"agent"`
 	API     API    `yaml:"api"`
 	Log     Log    `yaml:"log"`
+	Events  Events `yaml:"events"`
 
 	// File is the configuration file that was read ("" when none was).
 	File string `yaml:"-"`
@@ -56,6 +57,44 @@ type Sections struct {
 	Workspace int `yaml:"workspace"`
 	Pulled    int `yaml:"pulled"`
 	Plans     int `yaml:"plans"`
+}
+
+// Events tunes the event log: how topics close, which records are
+// candidates for the "recent event records" section and how they are
+// weighed, and when rollups run (SPEC §4).
+type Events struct {
+	// TopicSilence closes a topic: a conversation quiet this long is one
+	// event.
+	TopicSilence Duration `yaml:"topic_silence"`
+	// RememberYears, RememberMonths, RememberDays and RememberEvents are how
+	// many of the most recent year, month, day and event records are
+	// candidates for the prompt (weeks follow the days: RememberDays/7,
+	// at least 1).
+	RememberYears  int `yaml:"remember_years"`
+	RememberMonths int `yaml:"remember_months"`
+	RememberDays   int `yaml:"remember_days"`
+	RememberEvents int `yaml:"remember_events"`
+	// Weights weigh a candidate's memory (S and the time since it), its
+	// recency and its importance when choosing what fits the budget.
+	Weights EventWeights `yaml:"weights"`
+	// RollupSchedule is the cron spec (5 fields, local time) of the rollup
+	// run; periods missed while the daemon was down are caught up at start.
+	RollupSchedule string `yaml:"rollup_schedule"`
+	// WeekStart is the first day of a week record: sunday or monday.
+	WeekStart string `yaml:"week_start"`
+	// Timezone names the zone of days, weeks and labels (IANA, e.g.
+	// Asia/Shanghai); empty is the machine's local zone.
+	Timezone string `yaml:"timezone"`
+	// ObjectsBudget bounds the tokens of the people-present block inside
+	// the events section (at most half the section).
+	ObjectsBudget int `yaml:"objects_budget"`
+}
+
+// EventWeights are the selection weights of event records.
+type EventWeights struct {
+	Memory     float64 `yaml:"memory"`
+	Recency    float64 `yaml:"recency"`
+	Importance float64 `yaml:"importance"`
 }
 
 // API tunes the HTTP server.
@@ -112,6 +151,17 @@ func Defaults() Config {
 			},
 		},
 		API: API{MaxBodyBytes: 1 << 20},
+		Events: Events{
+			TopicSilence:   Duration(30 * time.Minute),
+			RememberYears:  3,
+			RememberMonths: 6,
+			RememberDays:   14,
+			RememberEvents: 40,
+			Weights:        EventWeights{Memory: 1, Recency: 1, Importance: 1},
+			RollupSchedule: "10 0 * * *",
+			WeekStart:      "sunday",
+			ObjectsBudget:  300,
+		},
 		Log: Log{Level: "info", Format: "text"},
 	}
 }
