@@ -74,7 +74,9 @@ func periodKey(prefix, channel string, level Level, start time.Time) []byte {
 
 func objectKey(id string) []byte { return append([]byte(store.PrefixObject), id...) }
 
-func nameKey(name string) []byte { return append([]byte(store.PrefixObjectName), "n:"+normName(name)...) }
+func nameKey(name string) []byte {
+	return append([]byte(store.PrefixObjectName), "n:"+normName(name)...)
+}
 
 func userKey(userID string) []byte { return append([]byte(store.PrefixObjectName), "u:"+userID...) }
 
