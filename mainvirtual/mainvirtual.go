@@ -27,6 +27,8 @@ type Options struct {
 	// reference and the tool-call area are built in; an entry here replaces
 	// the built-in one of its slot.
 	Sources map[Slot]Source
+	// ContextStart bounds where the context begins; nil: no bound.
+	ContextStart ContextStarter
 	// Agent holds the budgets and the step bound.
 	Agent config.Agent
 	// Temperature and MaxTokens are passed to every call (nil/0: provider
@@ -106,6 +108,7 @@ func New(o Options) (*MainVirtual, error) {
 			SlotWorkspace: s.Workspace, SlotPulled: s.Pulled, SlotPlans: s.Plans,
 		},
 		context: o.Agent.ContextBudget,
+		start:   o.ContextStart,
 		count:   o.Counter,
 		window: func() (int, string) {
 			p := o.Persona()
