@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/store"
 )
@@ -21,6 +22,9 @@ import (
 type Options struct {
 	Agent *mainvirtual.MainVirtual
 	Store *store.Store
+	// Events is the event log behind /api/v1/events, objects, relations and
+	// theories; nil answers those routes with 503.
+	Events *events.Log
 	// Token, when set, is required as "Authorization: Bearer <token>" on
 	// every route but /healthz.
 	Token string
@@ -61,6 +65,12 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/v1/messages", s.postMessage)
 	s.mux.HandleFunc("GET /api/v1/messages", s.listMessages)
 	s.mux.HandleFunc("GET /api/v1/trace/last", s.lastTrace)
+	s.mux.HandleFunc("GET /api/v1/events", s.listEvents)
+	s.mux.HandleFunc("POST /api/v1/events/rollup", s.rollup)
+	s.mux.HandleFunc("POST /api/v1/events/build", s.buildHistory)
+	s.mux.HandleFunc("GET /api/v1/objects", s.listObjects)
+	s.mux.HandleFunc("GET /api/v1/relations", s.listRelations)
+	s.mux.HandleFunc("GET /api/v1/theories", s.listTheories)
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

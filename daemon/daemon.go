@@ -18,6 +18,7 @@ import (
 
 	"github.com/cyan-agent/cyan/api"
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/persona"
@@ -48,6 +49,7 @@ type Daemon struct {
 	store   *store.Store
 	llm     llm.Client
 	persona atomic.Pointer[persona.Persona]
+	events  *events.Log
 	mv      *mainvirtual.MainVirtual
 	api     *api.Server
 	token   string
@@ -100,14 +102,27 @@ func New(o Options) (*Daemon, error) {
 	}
 	d.store = st
 
+	d.events, err = events.New(events.Options{
+		Store: st, Config: cfg.Events, Writer: events.NewLLMWriter(client),
+		AgentName: func() string { return d.persona.Load().Name }, Escape: mainvirtual.Escape,
+		Now: now, Logger: log.With("component", "events"),
+	})
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+
 	d.mv, err = mainvirtual.New(mainvirtual.Options{
 		Store: st, LLM: client, Persona: d.persona.Load, Agent: cfg.Agent,
-		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
+		Sources:      map[mainvirtual.Slot]mainvirtual.Source{mainvirtual.SlotEvents: eventsSource(d.events)},
+		Tools:        toolSet{tools: d.events.Tools()},
+		ContextStart: d.events,
+		Temperature:  cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
 		Now: now, Logger: log.With("component", "mainvirtual"),
 	})
 	if err == nil {
 		d.api, err = api.New(api.Options{
-			Agent: d.mv, Store: st, Token: d.token, CheckHost: d.token == "",
+			Agent: d.mv, Store: st, Events: d.events, Token: d.token, CheckHost: d.token == "",
 			AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
 			Version: o.Version, Logger: log.With("component", "api"), Now: now,
 		})
@@ -135,7 +150,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if dir := d.cfg.Persona; dir != "" {
 		actors = append(actors, actor{name: "persona-watch", run: d.watchPersona})
 	}
-	actors = append(actors, actor{name: "llm-check", run: d.checkLLM})
+	actors = append(actors, actor{name: "llm-check", run: d.checkLLM}, actor{name: "events", run: d.events.Run})
 	return runGroup(ctx, actors, func(name string, err error) {
 		if err != nil {
 			d.log.Error("part stopped", "part", name, "err", err)

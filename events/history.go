@@ -65,8 +65,15 @@ func (l *Log) BuildHistory(ctx context.Context, channel string, from, to time.Ti
 		}
 		segs = append(segs, newSegment(m))
 	}
-	if n := len(segs); n > 0 && now.Sub(segs[n-1].LastTime) < l.silence {
-		segs = segs[:n-1] // still open: the tracker closes it
+	var covered cursor
+	if err := l.db.View(func(txn *badger.Txn) error {
+		_, err := getJSON(txn, cursorKey(channel), &covered)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if n := len(segs); n > 0 && now.Sub(segs[n-1].LastTime) < l.silence && covered.Covered < segs[n-1].LastID {
+		segs = segs[:n-1] // still open (and not closed by the tracker): the tracker closes it
 	}
 	rep := &BuildReport{Messages: len(msgs), Topics: len(segs)}
 	l.mu.Lock()
