@@ -16,7 +16,9 @@ type startAt struct {
 	err error
 }
 
-func (s *startAt) ContextStart(context.Context, string, time.Time) (string, error) { return s.id, s.err }
+func (s *startAt) ContextStart(context.Context, string, time.Time) (string, error) {
+	return s.id, s.err
+}
 
 func TestContextStartsAtThePreviousTopic(t *testing.T) {
 	start := &startAt{}
