@@ -32,6 +32,7 @@ type toolSet struct{ tools []events.Tool }
 
 var _ mainvirtual.Tools = toolSet{}
 
+// Offer implements mainvirtual.Tools: every tool, every turn.
 func (t toolSet) Offer(mainvirtual.Query) []llm.Tool {
 	out := make([]llm.Tool, 0, len(t.tools))
 	for _, tl := range t.tools {
@@ -40,6 +41,7 @@ func (t toolSet) Offer(mainvirtual.Query) []llm.Tool {
 	return out
 }
 
+// Call implements mainvirtual.Tools; a tool's error goes back to the model.
 func (t toolSet) Call(ctx context.Context, q mainvirtual.Query, call llm.ToolCall) mainvirtual.ToolResult {
 	for _, tl := range t.tools {
 		if tl.Name != call.Name {
