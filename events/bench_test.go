@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/mainvirtual"
+	"github.com/cyan-agent/cyan/store"
 	"github.com/dgraph-io/badger/v4"
 )
 
@@ -62,5 +63,35 @@ func BenchmarkSection100k(b *testing.B) {
 		if _, err := f.log.Section(context.Background(), q, 800, counter.Count); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkBuildHistory builds the records of 100,000 history messages
+// (5,000 topics over 142 days) in one channel, with a writer that answers at
+// once: the cost of the hook an importer calls, without the model's time.
+func BenchmarkBuildHistory(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		f := newFixture(b, day(2026, 1, 1, 0, 0), testConfig())
+		var msgs []*store.Message
+		at := day(2025, 7, 1, 8, 0)
+		for i := range 100000 {
+			if i%20 == 0 {
+				at = at.Add(31 * time.Minute) // a new topic after the silence
+			}
+			at = at.Add(30 * time.Second)
+			msgs = append(msgs, &store.Message{Channel: "h", Role: store.RoleUser, User: "amy", Text: fmt.Sprintf("message %d", i), Time: at})
+		}
+		for i := 0; i < len(msgs); i += 5000 {
+			if err := f.st.AppendHistory(msgs[i : i+5000]...); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		rep, err := f.log.BuildHistory(context.Background(), "h", time.Time{}, time.Time{})
+		if err != nil || rep.Written != 5000 {
+			b.Fatalf("%+v %v", rep, err)
+		}
+		b.ReportMetric(float64(rep.Messages)/b.Elapsed().Seconds(), "msgs/s")
 	}
 }

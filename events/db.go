@@ -144,14 +144,24 @@ func eventsIn(txn *badger.Txn, channel string, level Level, from, to time.Time) 
 // lastEvents returns up to n of a channel's newest records of a level,
 // newest first, keeping only those keep accepts (nil keeps all).
 func lastEvents(txn *badger.Txn, channel string, level Level, n int, keep func(*Event) bool) ([]*Event, error) {
+	return eventsBefore(txn, channel, level, time.Time{}, n, keep)
+}
+
+// eventsBefore is lastEvents among the records that start before t (zero:
+// all of them).
+func eventsBefore(txn *badger.Txn, channel string, level Level, t time.Time, n int, keep func(*Event) bool) ([]*Event, error) {
 	if n <= 0 {
 		return nil, nil
 	}
 	prefix := levelPrefix(channel, level)
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, Reverse: true, PrefetchValues: true, PrefetchSize: min(n, 64)})
 	defer it.Close()
+	from := prefixEnd(prefix)
+	if !t.IsZero() {
+		from = append(append([]byte(nil), prefix...), timeBytes(t)...)
+	}
 	var out []*Event
-	for it.Seek(prefixEnd(prefix)); it.Valid() && len(out) < n; it.Next() {
+	for it.Seek(from); it.Valid() && len(out) < n; it.Next() {
 		e := new(Event)
 		if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, e) }); err != nil {
 			return nil, fmt.Errorf("decode record %x: %w", it.Item().Key(), err)
@@ -162,8 +172,6 @@ func lastEvents(txn *badger.Txn, channel string, level Level, n int, keep func(*
 	}
 	return out, nil
 }
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 func getEventByRawID(txn *badger.Txn, raw []byte) (*Event, error) {
 	u, err := uuid.FromBytes(raw)

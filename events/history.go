@@ -76,26 +76,31 @@ func (l *Log) BuildHistory(ctx context.Context, channel string, from, to time.Ti
 		segs = segs[:n-1] // still open (and not closed by the tracker): the tracker closes it
 	}
 	rep := &BuildReport{Messages: len(msgs), Topics: len(segs)}
+	// Small transactions: a write transaction's reads grow with its writes.
+	const perTxn = 100
 	l.mu.Lock()
-	err = l.db.Update(func(txn *badger.Txn) error {
-		var cur cursor
-		if _, err := getJSON(txn, cursorKey(channel), &cur); err != nil {
-			return err
-		}
-		last := ""
-		for _, s := range segs {
-			if err := l.buildTopic(txn, channel, s, now, rep); err != nil {
+	last := ""
+	for i := 0; i < len(segs) && err == nil; i += perTxn {
+		err = l.db.Update(func(txn *badger.Txn) error {
+			for _, s := range segs[i:min(i+perTxn, len(segs))] {
+				if err := l.buildTopic(txn, channel, s, now, rep); err != nil {
+					return err
+				}
+				last = max(last, s.LastID)
+			}
+			return nil
+		})
+	}
+	if err == nil && last != "" {
+		// The tracker must not read this history again as a live topic.
+		err = l.db.Update(func(txn *badger.Txn) error {
+			var cur cursor
+			if _, err := getJSON(txn, cursorKey(channel), &cur); err != nil || last <= cur.Scanned {
 				return err
 			}
-			last = max(last, s.LastID)
-		}
-		// The tracker must not read this history again as a live topic.
-		if last != "" && last > cur.Scanned {
-			cur = cursor{Covered: last, Scanned: last}
-			return setJSON(txn, cursorKey(channel), &cur)
-		}
-		return nil
-	})
+			return setJSON(txn, cursorKey(channel), &cursor{Covered: last, Scanned: last})
+		})
+	}
 	l.mu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("events: build history of %s: %w", channel, err)

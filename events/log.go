@@ -169,7 +169,7 @@ type Report struct {
 	Extracted int      `json:"extracted"` // records whose facts and lines were extracted
 	Rollups   []string `json:"rollups"`   // rollup records written, as "level label (channel)"
 	Failed    []string `json:"failed"`    // steps that failed and will be retried
-	// Pending lists the rollups still due after the pass.
+	// Pending lists the rollups still due after a pass that ran them.
 	Pending []PendingRollup `json:"pending"`
 }
 
@@ -202,13 +202,14 @@ func (l *Log) Process(ctx context.Context, now time.Time, o ProcessOptions) (*Re
 	if err := l.processPending(ctx, now, o.IgnoreBackoff, rep); err != nil {
 		return nil, err
 	}
-	if o.Rollups {
-		if err := l.rollups(ctx, now, o.IgnoreBackoff, rep); err != nil {
-			return nil, err
-		}
+	rep.Pending = []PendingRollup{}
+	if !o.Rollups {
+		return rep, nil
 	}
-	rep.Pending, err = l.PendingRollups(now)
-	if err != nil {
+	if err := l.rollups(ctx, now, o.IgnoreBackoff, rep); err != nil {
+		return nil, err
+	}
+	if rep.Pending, err = l.PendingRollups(now); err != nil {
 		return nil, err
 	}
 	return rep, nil

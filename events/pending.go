@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/cyan-agent/cyan/store"
@@ -155,7 +154,7 @@ func (l *Log) titleEvent(ctx context.Context, e *Event, now time.Time) error {
 	}
 	var earlier []EarlierEvent
 	err = l.db.View(func(txn *badger.Txn) error {
-		prev, err := lastEvents(txn, e.Source.Channel, LevelEvent, 10, func(x *Event) bool { return x.titled() && x.Start.Before(e.Start) })
+		prev, err := eventsBefore(txn, e.Source.Channel, LevelEvent, e.Start, 10, (*Event).titled)
 		for i := len(prev) - 1; i >= 0; i-- {
 			earlier = append(earlier, EarlierEvent{ID: prev[i].ID, Label: l.cal.label(LevelEvent, prev[i].Start), Title: prev[i].Title})
 		}
@@ -338,6 +337,3 @@ func (l *Log) applyExtraction(txn *badger.Txn, e *Event, speakers map[string]str
 	}
 	return nil
 }
-
-// speakerList is the names of a record's speakers for display.
-func speakerList(e *Event) string { return strings.Join(e.Speakers, ", ") }

@@ -3,6 +3,7 @@ package events
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -286,7 +287,7 @@ func (l *Log) PendingRollups(now time.Time) ([]PendingRollup, error) {
 	err := l.db.View(func(txn *badger.Txn) error {
 		for _, ch := range markedChannels(txn) {
 			for _, lv := range rollupLevels {
-				p, seq, ok, err := l.nextPeriod(txn, ch, lv, now)
+				p, _, ok, err := l.nextPeriod(txn, ch, lv, now)
 				if err != nil {
 					return err
 				}
@@ -306,7 +307,6 @@ func (l *Log) PendingRollups(now time.Time) ([]PendingRollup, error) {
 				for q := l.cal.periodOf(lv, m.DoneUntil); !q.end.After(now) && pr.Due < 100000; q = l.cal.next(q) {
 					pr.Due++
 				}
-				_ = seq
 				if pr.Waiting, err = l.waiting(txn, ch, p); err != nil {
 					return err
 				}
@@ -339,7 +339,7 @@ func (l *Log) nextRetry() (time.Time, bool) {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(store.PrefixRollupFail), PrefetchValues: true})
 		for it.Rewind(); it.Valid(); it.Next() {
 			var f failure
-			if it.Item().Value(func(b []byte) error { return jsonUnmarshal(b, &f) }) == nil {
+			if it.Item().Value(func(b []byte) error { return json.Unmarshal(b, &f) }) == nil {
 				take(f.NextTry)
 			}
 		}

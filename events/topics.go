@@ -152,7 +152,7 @@ func (l *Log) writeTopic(txn *badger.Txn, channel string, s *segment, now time.T
 		return nil, err
 	}
 	if s.Users == 0 {
-		prev, err := lastEvents(txn, channel, LevelEvent, 1, nil)
+		prev, err := eventsBefore(txn, channel, LevelEvent, s.FirstTime, 1, nil)
 		if err != nil || len(prev) == 0 || l.gapOver(s.FirstTime, prev[0].End) {
 			return nil, err
 		}

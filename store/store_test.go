@@ -11,7 +11,7 @@ import (
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
-func openDir(t *testing.T, dir string) *Store {
+func openDir(t testing.TB, dir string) *Store {
 	t.Helper()
 	s, err := Open(Options{Dir: dir})
 	if err != nil {
