@@ -18,9 +18,11 @@ import (
 )
 
 type rig struct {
-	srv  *httptest.Server
-	fake *llmtest.Server
-	st   *store.Store
+	srv     *httptest.Server
+	server  *Server
+	fake    *llmtest.Server
+	fakeURL string
+	st      *store.Store
 }
 
 func newRig(t *testing.T, mutate func(*Options)) *rig {
@@ -52,7 +54,7 @@ func newRig(t *testing.T, mutate func(*Options)) *rig {
 	}
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	return &rig{srv: srv, fake: fake, st: st}
+	return &rig{srv: srv, server: s, fake: fake, fakeURL: llmSrv.URL, st: st}
 }
 
 func (r *rig) do(t *testing.T, method, path, body string, hdr ...string) (int, map[string]any) {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/store"
@@ -34,6 +35,9 @@ type Options struct {
 	Tools  *tools.Registry
 	Extras *tools.Extras
 	MCP    *tools.MCPManager
+	// Events is the event log behind /api/v1/events, objects, relations and
+	// theories; nil answers those routes with 503.
+	Events *events.Log
 	// Token, when set, is required as "Authorization: Bearer <token>" on
 	// every route but /healthz.
 	Token string
@@ -91,6 +95,12 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/v1/tools/{name}/check", s.checkTool)
 	s.mux.HandleFunc("GET /api/v1/approvals", s.listApprovals)
 	s.mux.HandleFunc("POST /api/v1/approvals/{id}", s.answerApproval)
+	s.mux.HandleFunc("GET /api/v1/events", s.listEvents)
+	s.mux.HandleFunc("POST /api/v1/events/rollup", s.rollup)
+	s.mux.HandleFunc("POST /api/v1/events/build", s.buildHistory)
+	s.mux.HandleFunc("GET /api/v1/objects", s.listObjects)
+	s.mux.HandleFunc("GET /api/v1/relations", s.listRelations)
+	s.mux.HandleFunc("GET /api/v1/theories", s.listTheories)
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

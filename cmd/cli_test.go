@@ -65,6 +65,14 @@ func TestMainExitCodes(t *testing.T) {
 	if code, out := run("config", "frob"); code != 2 || !strings.Contains(out, "cyan config check") {
 		t.Errorf("config frob: %d %q", code, out)
 	}
+	for _, bad := range [][]string{
+		{"events"}, {"events", "frob"}, {"events", "ls", "--level", "decade"}, {"events", "rollup", "--now", "tomorrow"},
+		{"events", "ls", "extra"}, {"objects"}, {"objects", "rm"}, {"relations", "ls", "x"},
+	} {
+		if code, out := run(bad...); code != 2 || !strings.Contains(out, "cyan "+bad[0]) {
+			t.Errorf("%q: %d %q", bad, code, out)
+		}
+	}
 	if code, out := run("version"); code != 0 || !strings.HasPrefix(out, "cyan ") {
 		t.Errorf("version: %d %q", code, out)
 	}

@@ -135,11 +135,8 @@ func runMemory(io IO, args []string) error {
 	return &usageError{msg: fmt.Sprintf("unknown verb %q: cyan memory ls | show ID | forget ID | curve ID", verb)}
 }
 
-func printJSON(w io.Writer, raw json.RawMessage) error {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return err
-	}
+// printJSON prints a value (or raw JSON) indented.
+func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

@@ -31,6 +31,7 @@ type Config struct {
 	MCP MCP `yaml:"mcp"`
 	// Limits configures the limit-process.
 	Limits Limits `yaml:"limits"`
+	Events Events `yaml:"events"`
 
 	// File is the configuration file that was read ("" when none was).
 	File string `yaml:"-"`
@@ -99,6 +100,9 @@ type Observers struct {
 	// MainBudget is main-observer's own tokens per day: workspace
 	// compression, due plans and proactive speech.
 	MainBudget int `yaml:"main_budget"`
+	// EventsBudget is the event log's tokens per day: titling topics,
+	// extracting facts and rolling days up (0: only the daemon-wide budget).
+	EventsBudget int `yaml:"events_budget"`
 	// QuietHours ("23:00-07:00", local time) hold proactive speech; plans
 	// due in them fire when they end.
 	QuietHours string `yaml:"quiet_hours"`
@@ -111,6 +115,44 @@ type Observers struct {
 type Speech struct {
 	Every    Duration `yaml:"every"`
 	Channels []string `yaml:"channels"`
+}
+
+// Events tunes the event log: how topics close, which records are
+// candidates for the "recent event records" section and how they are
+// weighed, and when rollups run (SPEC §4).
+type Events struct {
+	// TopicSilence closes a topic: a conversation quiet this long is one
+	// event.
+	TopicSilence Duration `yaml:"topic_silence"`
+	// RememberYears, RememberMonths, RememberDays and RememberEvents are how
+	// many of the most recent year, month, day and event records are
+	// candidates for the prompt (weeks follow the days: RememberDays/7,
+	// at least 1).
+	RememberYears  int `yaml:"remember_years"`
+	RememberMonths int `yaml:"remember_months"`
+	RememberDays   int `yaml:"remember_days"`
+	RememberEvents int `yaml:"remember_events"`
+	// Weights weigh a candidate's memory (S and the time since it), its
+	// recency and its importance when choosing what fits the budget.
+	Weights EventWeights `yaml:"weights"`
+	// RollupSchedule is the cron spec (5 fields, local time) of the rollup
+	// run; periods missed while the daemon was down are caught up at start.
+	RollupSchedule string `yaml:"rollup_schedule"`
+	// WeekStart is the first day of a week record: sunday or monday.
+	WeekStart string `yaml:"week_start"`
+	// Timezone names the zone of days, weeks and labels (IANA, e.g.
+	// Asia/Shanghai); empty is the machine's local zone.
+	Timezone string `yaml:"timezone"`
+	// ObjectsBudget bounds the tokens of the people-present block inside
+	// the events section (at most half the section).
+	ObjectsBudget int `yaml:"objects_budget"`
+}
+
+// EventWeights are the selection weights of event records.
+type EventWeights struct {
+	Memory     float64 `yaml:"memory"`
+	Recency    float64 `yaml:"recency"`
+	Importance float64 `yaml:"importance"`
 }
 
 // API tunes the HTTP server.
@@ -245,15 +287,27 @@ func Defaults() Config {
 			Budget:           1500,
 		},
 		Observers: Observers{
-			Budget:     200_000,
-			MainBudget: 100_000,
-			Speech:     Speech{Every: Duration(3 * time.Hour)},
+			Budget:       200_000,
+			MainBudget:   100_000,
+			EventsBudget: 100_000,
+			Speech:       Speech{Every: Duration(3 * time.Hour)},
 		},
 		API:         API{MaxBodyBytes: 1 << 20},
 		Log:         Log{Level: "info", Format: "text"},
 		Permissions: Permissions{ApprovalTTL: Duration(time.Hour)},
 		Tools:       Tools{Terminal: Terminal{Shell: "/bin/sh", Timeout: Duration(30 * time.Second), MaxOutput: 16 << 10}},
 		Limits:      Limits{Name: "cyan", MaxOutputChars: 8000, MessagesPerMinute: 30, ToolCallsPerMinute: 60},
+		Events: Events{
+			TopicSilence:   Duration(30 * time.Minute),
+			RememberYears:  3,
+			RememberMonths: 6,
+			RememberDays:   14,
+			RememberEvents: 40,
+			Weights:        EventWeights{Memory: 1, Recency: 1, Importance: 1},
+			RollupSchedule: "10 0 * * *",
+			WeekStart:      "sunday",
+			ObjectsBudget:  300,
+		},
 	}
 }
 

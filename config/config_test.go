@@ -52,6 +52,10 @@ func TestLoadFileAndEnv(t *testing.T) {
 	if c.Agent.Sections.Main != 2000 || c.Agent.Sections.Plans != 300 {
 		t.Errorf("a partial sections mapping must keep other defaults: %+v", c.Agent.Sections)
 	}
+	if ev := c.Events; time.Duration(ev.TopicSilence) != 45*time.Minute || ev.RememberDays != 7 || ev.RememberEvents != 40 ||
+		ev.Weights.Importance != 2 || ev.Weights.Memory != 1 || ev.WeekStart != "monday" || ev.Location() != time.UTC {
+		t.Errorf("events section: %+v", ev)
+	}
 	if want, _ := filepath.Abs("testdata/personas/mine"); c.Persona != want {
 		t.Errorf("persona must resolve against the file's folder: %q, want %q", c.Persona, want)
 	}
@@ -103,6 +107,8 @@ func TestLoadErrors(t *testing.T) {
 		{name: "out of range", file: "agent:\n  context_budget: 10\nlog:\n  level: loud\n", want: []string{"cyan.yaml:2: agent.context_budget", "cyan.yaml:4: log.level"}},
 		{name: "memory values", file: "memory:\n  curve: linear\n  evict_below: 1.5\n", want: []string{"cyan.yaml:2: memory.curve", "cyan.yaml:3: memory.evict_below"}},
 		{name: "observer values", file: "observers:\n  quiet_hours: late\n  speech:\n    channels: [home]\n    every: 1s\n", want: []string{"cyan.yaml:2: observers.quiet_hours", "observers.speech.every"}},
+		{name: "events values", file: "events:\n  topic_silence: 5s\n  remember_days: -1\n  weights: {recency: -2}\n  rollup_schedule: every night\n  week_start: friday\n  timezone: Mars/Olympus\n  objects_budget: -5\n",
+			want: []string{"cyan.yaml:2: events.topic_silence", "cyan.yaml:3: events.remember_days", "events.weights.recency", "cyan.yaml:5: events.rollup_schedule", "cyan.yaml:6: events.week_start", "cyan.yaml:7: events.timezone", "cyan.yaml:8: events.objects_budget"}},
 		{name: "duplicate key", file: "addr: 127.0.0.1:1\naddr: 127.0.0.1:2\n", want: []string{"addr"}},
 	}
 	for _, tt := range tests {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/robfig/cron/v3"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -215,6 +216,7 @@ func (c *Config) validate(where func(key string) *Error) error {
 		bad("api.max_body_bytes", "%d is too small; use at least 1024", c.API.MaxBodyBytes)
 	}
 	c.validateTools(bad)
+	c.validateEvents(bad)
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level) {
 		bad("log.level", "%q is not one of debug, info, warn, error", c.Log.Level)
 	}
@@ -287,6 +289,54 @@ func (c *Config) validateTools(bad func(key, format string, args ...any)) {
 			bad("limits.token_budgets."+p, "must not be negative")
 		}
 	}
+}
+
+func (c *Config) validateEvents(bad func(key, format string, args ...any)) {
+	e := c.Events
+	if time.Duration(e.TopicSilence) < time.Minute {
+		bad("events.topic_silence", "%s is too short; a topic closes after this much silence, use at least 1m (e.g. 30m)", e.TopicSilence)
+	}
+	for _, r := range []struct {
+		key string
+		v   int
+	}{{"remember_years", e.RememberYears}, {"remember_months", e.RememberMonths}, {"remember_days", e.RememberDays}, {"remember_events", e.RememberEvents}} {
+		if r.v < 0 || r.v > 10000 {
+			bad("events."+r.key, "%d is out of range 0–10000", r.v)
+		}
+	}
+	for _, w := range []struct {
+		key string
+		v   float64
+	}{{"memory", e.Weights.Memory}, {"recency", e.Weights.Recency}, {"importance", e.Weights.Importance}} {
+		if w.v < 0 || w.v > 100 {
+			bad("events.weights."+w.key, "%g is out of range 0–100", w.v)
+		}
+	}
+	if _, err := cron.ParseStandard(e.RollupSchedule); err != nil {
+		bad("events.rollup_schedule", "%q is not a cron spec (%v); write five fields, e.g. \"10 0 * * *\" for 00:10 every day", e.RollupSchedule, err)
+	}
+	if e.WeekStart != "sunday" && e.WeekStart != "monday" {
+		bad("events.week_start", "%q is not sunday or monday", e.WeekStart)
+	}
+	if e.Timezone != "" {
+		if _, err := time.LoadLocation(e.Timezone); err != nil {
+			bad("events.timezone", "%q is not a known time zone; use an IANA name such as Asia/Shanghai, or leave it empty for the local zone", e.Timezone)
+		}
+	}
+	if e.ObjectsBudget < 0 {
+		bad("events.objects_budget", "a token budget must not be negative")
+	}
+}
+
+// Location is the time zone of the event log's days and labels.
+func (e Events) Location() *time.Location {
+	if e.Timezone == "" {
+		return time.Local
+	}
+	if loc, err := time.LoadLocation(e.Timezone); err == nil {
+		return loc
+	}
+	return time.Local
 }
 
 // DefaultDataDir is the platform's user data dir joined with "cyan":

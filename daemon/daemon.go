@@ -18,9 +18,11 @@ import (
 
 	"github.com/cyan-agent/cyan/api"
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
+	"github.com/cyan-agent/cyan/notation"
 	"github.com/cyan-agent/cyan/observer"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
@@ -50,6 +52,7 @@ type Daemon struct {
 	store   *store.Store
 	llm     llm.Client
 	persona atomic.Pointer[persona.Persona]
+	events  *events.Log
 	mv      *mainvirtual.MainVirtual
 	mem     *memory.Memory
 	obs     *observers
@@ -141,6 +144,15 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	if err != nil {
 		return err
 	}
+	d.events, err = events.New(events.Options{
+		Store: st, Config: cfg.Events, Writer: events.NewLLMWriter(metered),
+		AgentName: func() string { return d.persona.Load().Name }, Escape: notation.Escape,
+		Now: now, Logger: log.With("component", "events"),
+	})
+	if err != nil {
+		return err
+	}
+	gov.SetBudget(eventsAccount, cfg.Observers.EventsBudget)
 	if d.tools, err = d.buildTools(cfg, metered, version); err != nil {
 		return err
 	}
@@ -148,12 +160,17 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	if err := registerMemoryTools(d.tools.reg, d.mem); err != nil {
 		return err
 	}
+	if err := registerEventTools(d.tools.reg, d.events); err != nil {
+		return err
+	}
+	sources := memorySources(d.mem)
+	sources[mainvirtual.SlotEvents] = eventsSource(d.events)
 
 	d.mv, err = mainvirtual.New(mainvirtual.Options{
 		Store: st, LLM: metered, Persona: d.persona.Load, Agent: cfg.Agent,
 		Tools:   toolsAdapter{reg: d.tools.reg, mem: d.mem},
 		Limits:  limitAdapter{chain: d.tools.limits, now: now},
-		Sources: memorySources(d.mem),
+		Sources: sources, ContextStart: d.events,
 		Budgets: map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget},
 		OnIncoming: func(q mainvirtual.Query, m *store.Message) {
 			manager.Publish(observer.Event{Name: observer.AfterUserMessage, Channel: q.Channel, MessageID: m.ID, Text: m.Text})
@@ -185,7 +202,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	}
 
 	d.api, err = api.New(api.Options{
-		Agent: d.mv, Store: st, Memory: d.mem, Hub: d.hub, Observers: manager,
+		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Hub: d.hub, Observers: manager,
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
@@ -212,6 +229,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		actors = append(actors, actor{name: "persona-watch", run: d.watchPersona})
 	}
 	actors = append(actors, actor{name: "llm-check", run: d.checkLLM}, actor{name: "observers", run: d.obs.m.Run},
+		actor{name: "events", run: func(ctx context.Context) error { return d.events.Run(observer.WithAccount(ctx, eventsAccount)) }},
 		actor{name: "extra-tools", run: func(ctx context.Context) error {
 			if err := d.tools.extras.Watch(ctx); err != nil {
 				d.log.Warn("extra tool folders are not watched; changes need a restart", "err", err)

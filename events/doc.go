@@ -1,6 +1,23 @@
-// Package events will own the event log (event, day, week, month and year
-// records with their rollups), objects with info blocks, relationship lines
-// that decay by time, theory packets, and history import.
+// Package events owns the agent's life story and the people in it (SPEC §4):
 //
-// It may import store, config and packets.
+//   - the event log: one record per topic of conversation, closed by
+//     silence or by the `event` tool, titled and scored by an LLM step; day,
+//     week, month and year records summarised from their children on a
+//     cron schedule, with durable markers so that periods missed while the
+//     daemon was down are caught up and a failed summary is retried, never
+//     skipped; the "recent event records" section of the prompt, chosen by
+//     memory, recency and importance and rendered in time order;
+//   - objects (people, agents, things) with info blocks, and relation lines
+//     between two objects whose weight decays by time (decay.go);
+//   - theory packets, kept at their current version only.
+//
+// Each channel has its own chain of records: a group chat's life story never
+// shows in another chat's prompt. Objects, relations and theories are shared.
+//
+// The LLM-backed steps go through the Writer interface, filled by the
+// daemon; the tools are plain values (Tool) the daemon offers to the model.
+// It keeps its data in the store's database under the prefixes registered
+// in store/keys.go.
+//
+// It may import store, config, packets and llm.
 package events

@@ -19,6 +19,7 @@ type assembler struct {
 	sources map[Slot]Source
 	budgets map[Slot]int
 	context int // token budget of the context messages
+	start   ContextStarter
 	count   Counter
 	// window returns the persona's context_count and the agent's name.
 	window func() (contextCount int, agent string)
@@ -75,7 +76,7 @@ func (a *assembler) assemble(ctx context.Context, q Query) (*Packet, error) {
 	if sys != "" {
 		p.Messages = append(p.Messages, llm.Message{Role: llm.RoleSystem, Content: sys})
 	}
-	msgs, ct, err := a.contextMessages(q)
+	msgs, ct, err := a.contextMessages(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -104,14 +105,23 @@ func inContext(m *store.Message) bool {
 // ("^name [2026-11-22 10:31]: ") and the message framing.
 const lineOverhead = 14
 
-// contextMessages reads the newest context_count messages of the channel,
-// keeps the newest that fit the context budget (the incoming message always
-// does), and renders them as provider messages, merging neighbours of the
-// same role.
-func (a *assembler) contextMessages(q Query) ([]llm.Message, ContextTrace, error) {
+// contextMessages reads the newest context_count messages of the channel
+// since the start the ContextStarter gives (the previous topic's), keeps the
+// newest that fit the context budget (the incoming message always does),
+// and renders them as provider messages, merging neighbours of the same
+// role. If the start cannot be found the context is read without it and the
+// trace says why.
+func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message, ContextTrace, error) {
 	maxCount, agent := a.window()
 	ct := ContextTrace{Budget: a.context, MaxCount: maxCount}
-	recent, err := a.store.Recent(q.Channel, store.Window{Limit: maxCount, MaxScan: 4 * maxCount, Keep: inContext})
+	if a.start != nil {
+		id, err := a.start.ContextStart(ctx, q.Channel, q.Now)
+		if err != nil {
+			ct.StartError = err.Error()
+		}
+		ct.Start = id
+	}
+	recent, err := a.store.Recent(q.Channel, store.Window{Limit: maxCount, MaxScan: 4 * maxCount, Keep: inContext, Since: ct.Start})
 	if err != nil {
 		return nil, ct, fmt.Errorf("context: %w", err)
 	}

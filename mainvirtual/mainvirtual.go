@@ -29,6 +29,8 @@ type Options struct {
 	// reference and the tool-call area are built in; an entry here replaces
 	// the built-in one of its slot.
 	Sources map[Slot]Source
+	// ContextStart bounds where the context begins; nil: no bound.
+	ContextStart ContextStarter
 	// Agent holds the budgets and the step bound.
 	Agent config.Agent
 	// Budgets sets the token budget of slots that config.Agent.Sections
@@ -130,6 +132,7 @@ func New(o Options) (*MainVirtual, error) {
 		sources: sources,
 		budgets: budgets,
 		context: o.Agent.ContextBudget,
+		start:   o.ContextStart,
 		count:   o.Counter,
 		window: func() (int, string) {
 			p := o.Persona()

@@ -92,11 +92,16 @@ type SectionTrace struct {
 
 // ContextTrace records the context messages chosen for the packet.
 type ContextTrace struct {
-	Budget   int           `json:"budget"`
-	Tokens   int           `json:"tokens"`
-	MaxCount int           `json:"max_count"` // the persona's context_count
-	Included []string      `json:"included"`  // message ids, oldest first
-	Dropped  []DroppedItem `json:"dropped,omitempty"`
+	Budget   int `json:"budget"`
+	Tokens   int `json:"tokens"`
+	MaxCount int `json:"max_count"` // the persona's context_count
+	// Start is the oldest message the context could hold (the previous
+	// topic's first), when a ContextStarter gave one; StartError is why it
+	// could not.
+	Start      string        `json:"start,omitempty"`
+	StartError string        `json:"start_error,omitempty"`
+	Included   []string      `json:"included"` // message ids, oldest first
+	Dropped    []DroppedItem `json:"dropped,omitempty"`
 }
 
 // DroppedItem is a message left out, with the reason.

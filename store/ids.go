@@ -75,3 +75,40 @@ func makeV7(ms int64, seq uint16) uuid.UUID {
 func idMillis(u uuid.UUID) int64 {
 	return int64(u[0])<<40 | int64(u[1])<<32 | int64(u[2])<<24 | int64(u[3])<<16 | int64(u[4])<<8 | int64(u[5])
 }
+
+// historyIDs makes ids for messages that happened in the past: each id
+// carries its message's own time, so history sorts among a channel's
+// messages by when it was said. Within one batch, messages of the same
+// millisecond count up in the 12-bit field and keep the batch's order;
+// the 62 random bits keep ids of separate batches apart.
+type historyIDs struct {
+	lastMS int64
+	seq    uint16
+}
+
+func (h *historyIDs) next(t time.Time) uuid.UUID {
+	ms := t.UnixMilli()
+	if ms == h.lastMS && h.seq < 0x0fff {
+		h.seq++
+	} else {
+		h.lastMS, h.seq = ms, randomSeq()
+	}
+	return makeV7(ms, h.seq)
+}
+
+// IDAt returns the smallest message id of time t: every message stored at
+// or after t sorts at or after it. Scans use it to start at a time.
+func IDAt(t time.Time) string { return makeFloorV7(t.UnixMilli()).String() }
+
+func makeFloorV7(ms int64) uuid.UUID {
+	var u uuid.UUID
+	if ms < 0 {
+		ms = 0
+	}
+	for i := range 6 {
+		u[i] = byte(ms >> (40 - 8*i))
+	}
+	u[6] = 0x70
+	u[8] = 0x80
+	return u
+}

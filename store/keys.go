@@ -29,6 +29,24 @@ const (
 	PrefixApprovals = "apr\x00"
 )
 
+// Key spaces of other packages, which read and write them through DB. Each
+// is registered here so that no two collide; the owning package documents
+// the layout after the prefix.
+const (
+	PrefixEvent        = "evt\x00" // events: records by channel, level and start
+	PrefixEventID      = "evi\x00" // events: record id → its key
+	PrefixEventFirst   = "evf\x00" // events: channel + first message id → record id
+	PrefixEventPending = "evp\x00" // events: records still to title or to extract from
+	PrefixTopicCursor  = "etc\x00" // events: per channel, the last message a record covers
+	PrefixRollupMark   = "erm\x00" // events: per channel and level, the periods completed
+	PrefixRollupDirty  = "erd\x00" // events: periods to summarise again
+	PrefixRollupFail   = "erf\x00" // events: failed summaries waiting for a retry
+	PrefixObject       = "obj\x00" // events: objects with info blocks
+	PrefixObjectName   = "obn\x00" // events: object name or platform id → object id
+	PrefixRelation     = "rel\x00" // events: relation lines between two objects
+	PrefixTheory       = "thy\x00" // events: theory packets
+)
+
 func messagePrefix(channel string) []byte {
 	k := make([]byte, 0, len(prefixMessage)+len(channel)+1)
 	k = append(k, prefixMessage...)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -114,6 +115,25 @@ func (s *Store) Append(now time.Time, msgs ...*Message) error {
 	return s.write(msgs)
 }
 
+// AppendHistory stores messages that happened in the past (an import, a
+// bridge's backlog) in one durable transaction. Each message must carry its
+// Time; its id is made from that time, not from now, so it sorts among the
+// channel's messages where it was said. It does not check for duplicates:
+// an importer that must be idempotent skips what it already stored.
+func (s *Store) AppendHistory(msgs ...*Message) error {
+	var ids historyIDs
+	for i, m := range msgs {
+		if err := ValidChannel(m.Channel); err != nil {
+			return err
+		}
+		if m.Time.IsZero() {
+			return fmt.Errorf("%w: history message %d has no time", ErrInvalid, i)
+		}
+		m.ID = ids.next(m.Time).String()
+	}
+	return s.write(msgs)
+}
+
 func (s *Store) write(msgs []*Message) error {
 	err := s.db.Update(func(txn *badger.Txn) error {
 		for _, m := range msgs {
@@ -190,6 +210,9 @@ type Window struct {
 	MaxScan int
 	// Keep filters the messages; nil keeps all.
 	Keep func(*Message) bool
+	// Since, when set, is the id of the oldest message that may be
+	// returned: the walk stops at the first message sorting before it.
+	Since string
 }
 
 // Recent returns the newest messages of a channel that w selects, oldest
@@ -199,6 +222,14 @@ func (s *Store) Recent(channel string, w Window) ([]*Message, error) {
 	if w.Limit <= 0 {
 		return nil, nil
 	}
+	var since []byte
+	if w.Since != "" {
+		u, err := uuid.Parse(w.Since)
+		if err != nil {
+			return nil, fmt.Errorf("%w: window start %q is not a message id", ErrInvalid, w.Since)
+		}
+		since = messageKey(channel, u)
+	}
 	var out []*Message
 	err := s.db.View(func(txn *badger.Txn) error {
 		prefix := messagePrefix(channel)
@@ -207,6 +238,9 @@ func (s *Store) Recent(channel string, w Window) ([]*Message, error) {
 		scanned := 0
 		for it.Seek(prefixEnd(prefix)); it.Valid() && len(out) < w.Limit; it.Next() {
 			if w.MaxScan > 0 && scanned >= w.MaxScan {
+				break
+			}
+			if since != nil && bytes.Compare(it.Item().Key(), since) < 0 {
 				break
 			}
 			scanned++
@@ -225,6 +259,40 @@ func (s *Store) Recent(channel string, w Window) ([]*Message, error) {
 	}
 	slices.Reverse(out)
 	return out, nil
+}
+
+// Scan calls fn with the messages of a channel that sort after the message
+// id after ("" for all of them), oldest first, until fn returns false or an
+// error. Its cost follows what fn reads, not the size of the channel.
+func (s *Store) Scan(channel, after string, fn func(*Message) (more bool, err error)) error {
+	prefix := messagePrefix(channel)
+	start := prefix
+	if after != "" {
+		u, err := uuid.Parse(after)
+		if err != nil {
+			return fmt.Errorf("%w: scan start %q is not a message id", ErrInvalid, after)
+		}
+		start = append(messageKey(channel, u), 0)
+	}
+	err := s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 64})
+		defer it.Close()
+		for it.Seek(start); it.Valid(); it.Next() {
+			m := new(Message)
+			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, m) }); err != nil {
+				return fmt.Errorf("decode %x: %w", it.Item().Key(), err)
+			}
+			more, err := fn(m)
+			if err != nil || !more {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: scan %s: %w", channel, err)
+	}
+	return nil
 }
 
 // Channels lists every channel that has messages, in name order.

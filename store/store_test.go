@@ -11,7 +11,7 @@ import (
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
-func openDir(t *testing.T, dir string) *Store {
+func openDir(t testing.TB, dir string) *Store {
 	t.Helper()
 	s, err := Open(Options{Dir: dir})
 	if err != nil {
@@ -188,4 +188,50 @@ func texts(ms []*Message) []string {
 		out = append(out, m.Text)
 	}
 	return out
+}
+
+func TestHistoryScanSince(t *testing.T) {
+	s, err := Open(Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// A live message now, then history from a week ago: history sorts first.
+	if err := s.Append(t0, &Message{Channel: "c", Role: RoleUser, Text: "live"}); err != nil {
+		t.Fatal(err)
+	}
+	old := t0.Add(-7 * 24 * time.Hour)
+	hist := []*Message{
+		{Channel: "c", Role: RoleUser, Text: "h1", Time: old},
+		{Channel: "c", Role: RoleUser, Text: "h2", Time: old}, // same ms: keeps batch order
+		{Channel: "c", Role: RoleUser, Text: "h3", Time: old.Add(time.Hour)},
+	}
+	if err := s.AppendHistory(hist...); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendHistory(&Message{Channel: "c", Text: "no time"}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("history without time: %v", err)
+	}
+	var seen []string
+	err = s.Scan("c", "", func(m *Message) (bool, error) { seen = append(seen, m.Text); return true, nil })
+	if err != nil || fmt.Sprint(seen) != "[h1 h2 h3 live]" {
+		t.Fatalf("Scan all = %v, %v", seen, err)
+	}
+	seen = nil
+	_ = s.Scan("c", hist[1].ID, func(m *Message) (bool, error) { seen = append(seen, m.Text); return len(seen) < 1, nil })
+	if fmt.Sprint(seen) != "[h3]" {
+		t.Fatalf("Scan after h2, stop after one = %v", seen)
+	}
+	seen = nil
+	_ = s.Scan("c", IDAt(old.Add(time.Minute)), func(m *Message) (bool, error) { seen = append(seen, m.Text); return true, nil })
+	if fmt.Sprint(seen) != "[h3 live]" {
+		t.Fatalf("Scan from a time = %v", seen)
+	}
+	got, err := s.Recent("c", Window{Limit: 10, Since: hist[1].ID})
+	if err != nil || fmt.Sprint(texts(got)) != "[h2 h3 live]" {
+		t.Fatalf("Recent since h2 = %v, %v", texts(got), err)
+	}
+	if _, err := s.Recent("c", Window{Limit: 1, Since: "x"}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("bad Since: %v", err)
+	}
 }

@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"observer":           {"memory", "events", "tools", "llm", "config", "packets", "store"},
 	"mainvirtual":        {"store", "persona", "llm", "config", "notation"},
 	"notation":           {},
-	"api":                {"mainvirtual", "tools", "packets", "store", "llm", "config", "memory", "observer"},
+	"api":                {"mainvirtual", "tools", "packets", "events", "store", "llm", "config", "memory", "observer"},
 	"daemon":             {"*"},
 	"cmd":                {"*"},
 	"cmd/cyan":           {"cmd"},

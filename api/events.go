@@ -1,0 +1,192 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cyan-agent/cyan/events"
+	"github.com/cyan-agent/cyan/store"
+)
+
+// eventsLog returns the event log, or answers 503 when there is none.
+func (s *Server) eventsLog(w http.ResponseWriter) *events.Log {
+	if s.o.Events == nil {
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "the event log is not running in this daemon")
+	}
+	return s.o.Events
+}
+
+// listEvents answers GET /api/v1/events?level=L&channel=C&limit=N with the
+// newest records (oldest first) and the rollups still pending.
+func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
+	log := s.eventsLog(w)
+	if log == nil {
+		return
+	}
+	q := r.URL.Query()
+	f := events.Filter{Channel: q.Get("channel"), Limit: 100}
+	if lv := q.Get("level"); lv != "" {
+		level, err := events.ParseLevel(lv)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), "invalid: "))
+			return
+		}
+		f.Level = level
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100000 {
+			writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("limit %q is not a number from 1 to 100000", v))
+			return
+		}
+		f.Limit = n
+	}
+	now := s.o.Now()
+	evs, err := log.Events(f, now)
+	if err != nil {
+		s.internal(w, err)
+		return
+	}
+	pending, err := log.PendingRollups(now)
+	if err != nil {
+		s.internal(w, err)
+		return
+	}
+	if f.Channel != "" || f.Level != "" {
+		kept := pending[:0]
+		for _, p := range pending {
+			if (f.Channel == "" || p.Channel == f.Channel) && (f.Level == "" || p.Level == f.Level) {
+				kept = append(kept, p)
+			}
+		}
+		pending = kept
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"events": evs, "pending": pending})
+}
+
+type rollupRequest struct {
+	// Now is the time to run the rollups as of (RFC 3339); empty is now.
+	Now string `json:"now"`
+}
+
+// rollup answers POST /api/v1/events/rollup: close the topics silent by
+// then and run every due rollup as of now (failed ones too, without
+// waiting for their backoff).
+func (s *Server) rollup(w http.ResponseWriter, r *http.Request) {
+	log := s.eventsLog(w)
+	if log == nil {
+		return
+	}
+	var req rollupRequest
+	if r.ContentLength != 0 && !decodeBody(w, r, &req) {
+		return
+	}
+	now := s.o.Now()
+	if req.Now != "" {
+		t, err := time.Parse(time.RFC3339, req.Now)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("now %q is not an RFC 3339 time such as 2026-02-16T03:16:00+08:00", req.Now))
+			return
+		}
+		now = t
+	}
+	rep, err := log.Process(r.Context(), now, events.ProcessOptions{Rollups: true, IgnoreBackoff: true})
+	if err != nil {
+		s.internal(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+type buildRequest struct {
+	Channel string `json:"channel"`
+	From    string `json:"from"` // RFC 3339; empty: from the first message
+	To      string `json:"to"`   // RFC 3339; empty: to the last
+}
+
+// buildHistory answers POST /api/v1/events/build: build the records that a
+// channel's stored history implies (the hook an importer calls when it is
+// done).
+func (s *Server) buildHistory(w http.ResponseWriter, r *http.Request) {
+	log := s.eventsLog(w)
+	if log == nil {
+		return
+	}
+	var req buildRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	var bounds [2]time.Time
+	for i, v := range []string{req.From, req.To} {
+		if v == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("%q is not an RFC 3339 time", v))
+			return
+		}
+		bounds[i] = t
+	}
+	rep, err := log.BuildHistory(r.Context(), req.Channel, bounds[0], bounds[1])
+	if errors.Is(err, store.ErrInvalid) {
+		writeError(w, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), "invalid: "))
+		return
+	}
+	if err != nil {
+		s.internal(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+func (s *Server) listObjects(w http.ResponseWriter, _ *http.Request) {
+	log := s.eventsLog(w)
+	if log == nil {
+		return
+	}
+	objs, err := log.Objects()
+	if err != nil {
+		s.internal(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"objects": objs})
+}
+
+func (s *Server) listRelations(w http.ResponseWriter, _ *http.Request) {
+	log := s.eventsLog(w)
+	if log == nil {
+		return
+	}
+	rels, err := log.Relations(s.o.Now())
+	if err != nil {
+		s.internal(w, err)
+		return
+	}
+	if rels == nil {
+		rels = []*events.Relation{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"relations": rels})
+}
+
+func (s *Server) listTheories(w http.ResponseWriter, _ *http.Request) {
+	log := s.eventsLog(w)
+	if log == nil {
+		return
+	}
+	ts, err := log.Theories()
+	if err != nil {
+		s.internal(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"theories": ts})
+}
+
+func (s *Server) internal(w http.ResponseWriter, err error) {
+	s.log.Error("request failed", "err", err)
+	writeError(w, http.StatusInternalServerError, "internal", "internal error: "+err.Error())
+}

@@ -1,0 +1,50 @@
+package daemon
+
+import (
+	"context"
+	"time"
+
+	"github.com/cyan-agent/cyan/events"
+	"github.com/cyan-agent/cyan/mainvirtual"
+	"github.com/cyan-agent/cyan/packets"
+	"github.com/cyan-agent/cyan/tools"
+)
+
+// eventsSource fills main-virtual's events slot from the event log.
+func eventsSource(log *events.Log) mainvirtual.Source {
+	return mainvirtual.SourceFunc(func(ctx context.Context, q mainvirtual.Query, budget int, count func(string) int) (mainvirtual.Section, error) {
+		s, err := log.Section(ctx, events.SectionQuery{Channel: q.Channel, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Now: q.Now}, budget, count)
+		if err != nil {
+			return mainvirtual.Section{}, err
+		}
+		out := mainvirtual.Section{Body: s.Body, Note: s.Note}
+		for _, it := range s.Items {
+			out.Items = append(out.Items, mainvirtual.ItemTrace{ID: it.ID, Tokens: it.Tokens, Included: it.Included, Reason: it.Reason})
+		}
+		return out, nil
+	})
+}
+
+// eventsAccount is the budget account of the event log's background work
+// (titling topics, extracting facts, rollups).
+const eventsAccount = "event-log"
+
+// registerEventTools puts the event and theory tools into the registry:
+// they write only the agent's own record.
+func registerEventTools(reg *tools.Registry, log *events.Log) error {
+	for _, et := range log.Tools() {
+		run := et.Run
+		err := reg.Register(tools.Tool{
+			Spec: tools.Spec{Name: et.Name, Description: et.Description, Parameters: et.Parameters, Kind: tools.Process,
+				Effects: []string{tools.EffectMemory}, Source: tools.SourceBuiltin},
+			Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
+				out, err := run(ctx, events.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, Now: time.Now()}, c.Args)
+				return packets.Result{OutputText: out}, err
+			},
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

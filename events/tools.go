@@ -1,0 +1,144 @@
+package events
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Tool is a function the model may call, as a plain value: the daemon
+// offers it through main-virtual (and the tool registry will hold it).
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage // a JSON Schema object
+	// Run does the call; an error is shown to the model as the tool's
+	// failure, so it says what to change.
+	Run func(ctx context.Context, c Call, args json.RawMessage) (string, error)
+}
+
+// Call is the turn a tool is called in.
+type Call struct {
+	Channel string
+	Speaker string
+	Now     time.Time
+}
+
+// Tools returns the `event` and `theory` tools.
+func (l *Log) Tools() []Tool {
+	return []Tool{
+		{
+			Name: "event",
+			Description: "Mark the current matter done: {\"op\": \"close\"} closes the conversation's current topic now " +
+				"and writes it to your event log (a topic also closes by itself after a silence). " +
+				"Give \"title\" to record it under your own words.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"op":{"type":"string","enum":["close"]},"title":{"type":"string","description":"a one-sentence record of the matter, in the first person"}},"required":["op"],"additionalProperties":false}`),
+			Run:        l.runEventTool,
+		},
+		{
+			Name: "theory",
+			Description: "Keep theory packets: articles on a system of ideas with what they were drawn from. " +
+				"op create {title, article, related_info}; op update {id, article, title?, related_info?} replaces the article " +
+				"(only the current version is kept, so write the whole new version; related_info lists what it drew on: " +
+				"{kind: message|theory_line|file, ref: message id | \"theory-id:line\" | path}); op get {id}; op list.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{` +
+				`"op":{"type":"string","enum":["create","update","get","list"]},"id":{"type":"string"},"title":{"type":"string"},"article":{"type":"string"},` +
+				`"related_info":{"type":"array","items":{"type":"object","properties":{"kind":{"type":"string","enum":["message","theory_line","file"]},"ref":{"type":"string"}},"required":["kind","ref"],"additionalProperties":false}}},` +
+				`"required":["op"],"additionalProperties":false}`),
+			Run: l.runTheoryTool,
+		},
+	}
+}
+
+// decodeArgs reads a model's arguments strictly, so a misspelt field is
+// reported instead of ignored.
+func decodeArgs(args json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: the arguments are not valid: %v", ErrInvalid, err)
+	}
+	return nil
+}
+
+func (l *Log) runEventTool(_ context.Context, c Call, args json.RawMessage) (string, error) {
+	var a struct {
+		Op    string `json:"op"`
+		Title string `json:"title"`
+	}
+	if err := decodeArgs(args, &a); err != nil {
+		return "", err
+	}
+	if a.Op != "close" {
+		return "", fmt.Errorf("%w: op %q is unknown; the event tool has one op: close", ErrInvalid, a.Op)
+	}
+	e, err := l.CloseTopic(c.Channel, cleanText(a.Title, maxTitleRunes), c.Now)
+	if err != nil {
+		return "", err
+	}
+	if e == nil {
+		return "there is no open topic to close in this conversation", nil
+	}
+	what := "it will be titled shortly"
+	if e.Title != "" {
+		what = fmt.Sprintf("recorded as %q", e.Title)
+	}
+	return fmt.Sprintf("closed the topic that began %s (%d messages) as an event; %s", l.cal.label(LevelEvent, e.Start), e.Messages, what), nil
+}
+
+func (l *Log) runTheoryTool(_ context.Context, c Call, args json.RawMessage) (string, error) {
+	var a struct {
+		Op          string    `json:"op"`
+		ID          string    `json:"id"`
+		Title       string    `json:"title"`
+		Article     string    `json:"article"`
+		RelatedInfo []Related `json:"related_info"`
+	}
+	if err := decodeArgs(args, &a); err != nil {
+		return "", err
+	}
+	switch a.Op {
+	case "create":
+		t, err := l.CreateTheory(a.Title, a.Article, a.RelatedInfo, c.Now)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("created theory %s %q (version 1)", t.ID, t.Title), nil
+	case "update":
+		if a.ID == "" {
+			return "", fmt.Errorf("%w: update needs the theory's id", ErrInvalid)
+		}
+		t, err := l.UpdateTheory(a.ID, a.Title, a.Article, a.RelatedInfo, c.Now)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("updated theory %s %q to version %d; the previous article is gone, this one is current", t.ID, t.Title, t.Version), nil
+	case "get":
+		t, err := l.Theory(a.ID)
+		if err != nil {
+			return "", err
+		}
+		b, _ := json.Marshal(t)
+		return string(b), nil
+	case "list":
+		ts, err := l.Theories()
+		if err != nil {
+			return "", err
+		}
+		if len(ts) == 0 {
+			return "there are no theories yet", nil
+		}
+		var b strings.Builder
+		for _, t := range ts {
+			fmt.Fprintf(&b, "%s %q (version %d, %d sources)\n", t.ID, t.Title, t.Version, len(t.RelatedInfo))
+		}
+		return strings.TrimRight(b.String(), "\n"), nil
+	}
+	return "", fmt.Errorf("%w: op %q is unknown; use create, update, get or list", ErrInvalid, a.Op)
+}
