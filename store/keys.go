@@ -9,6 +9,17 @@ const (
 	prefixMsgID   = "mid\x00" // mid\x00 id(16) → channel
 	prefixChannel = "chn\x00" // chn\x00 channel → Channel JSON
 	prefixTrace   = "trc\x00" // trc\x00 channel → last packet trace JSON
+	// prefixCompressed holds the compressed form of model messages.
+	prefixCompressed = "cmp\x00" // cmp\x00 id(16) → Compressed JSON
+)
+
+// Key spaces other packages keep through DB().
+const (
+	// PrefixGenerateTrace: the ring of generate traces (package generate).
+	PrefixGenerateTrace = "gtr\x00" // gtr\x00 id(16) → generate.Trace JSON
+	// PrefixGenerateSummary: their summaries, listed without reading the
+	// whole traces.
+	PrefixGenerateSummary = "gts\x00" // gts\x00 id(16) → generate.Summary JSON
 )
 
 func messagePrefix(channel string) []byte {
@@ -28,6 +39,10 @@ func idKey(id uuid.UUID) []byte {
 
 func channelKey(channel string) []byte {
 	return append([]byte(prefixChannel), channel...)
+}
+
+func compressedKey(id uuid.UUID) []byte {
+	return append([]byte(prefixCompressed), id[:]...)
 }
 
 func traceKey(channel string) []byte {

@@ -24,6 +24,8 @@ var allowed = map[string][]string{
 	"llm":              {},
 	"persona":          {},
 	"store":            {},
+	"generate":         {"llm", "store"},
+	"script":           {"generate", "llm"},
 	"memory":           {"store", "config", "packets", "llm"},
 	"events":           {"store", "config", "packets", "llm"},
 	"tools":            {"store", "llm", "config", "packets", "persona"},
