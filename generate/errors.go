@@ -27,6 +27,7 @@ const (
 type Error struct {
 	Kind     ErrorKind
 	Name     string // what made the call
+	Site     string // the script's generation site, if any
 	Attempts int    // tries made
 	TraceID  string
 	Trace    *Trace
@@ -38,6 +39,9 @@ func (e *Error) Error() string {
 	who := "generate"
 	if e.Name != "" {
 		who += " " + e.Name
+	}
+	if e.Site != "" {
+		who += " [[" + e.Site + "]]"
 	}
 	switch e.Kind {
 	case KindParse, KindValidation:

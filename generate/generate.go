@@ -179,7 +179,7 @@ func (g *Generator) Generate(ctx context.Context, req Request) (*Result, error) 
 		tr.Error = err.Error()
 		tr.Millis = time.Since(clock).Milliseconds()
 		g.keep(tr)
-		return nil, &Error{Kind: kind, Name: req.Name, Attempts: len(tr.Attempts), TraceID: tr.ID, Trace: tr, Err: err}
+		return nil, &Error{Kind: kind, Name: req.Name, Site: req.Site, Attempts: len(tr.Attempts), TraceID: tr.ID, Trace: tr, Err: err}
 	}
 	if err := req.check(); err != nil {
 		return fail(KindRequest, err)

@@ -186,6 +186,29 @@ func (s *Shape) check(answer string) (v any, coerced []string, err error) {
 	return v, coerced, nil
 }
 
+// Check coerces (unless the shape is strict) and validates a value that is
+// already decoded — any Go value that encodes to JSON. It returns the value
+// in JSON's types (numbers as json.Number) and what was coerced. The error
+// reads like "at /n: got string, want number".
+func (s *Shape) Check(v any) (any, []string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("not a JSON value: %w", err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return nil, nil, err
+	}
+	var coerced []string
+	if !s.strict {
+		doc = coerce(doc, s.doc, "", &coerced)
+	}
+	if err := s.schema.Validate(doc); err != nil {
+		return nil, coerced, &validationError{describe(err)}
+	}
+	return doc, coerced, nil
+}
+
 // parseError is an answer without a usable JSON value.
 type parseError struct{ err error }
 
