@@ -14,11 +14,12 @@ type Config struct {
 	// bearer token kept in <data dir>/api-token.
 	Addr string `yaml:"addr"`
 	// Persona is a persona folder; empty means the built-in 青蓝.
-	Persona string `yaml:"persona"`
-	LLM     LLM    `yaml:"llm"`
-	Agent   Agent  `yaml:"agent"`
-	API     API    `yaml:"api"`
-	Log     Log    `yaml:"log"`
+	Persona  string   `yaml:"persona"`
+	LLM      LLM      `yaml:"llm"`
+	Agent    Agent    `yaml:"agent"`
+	Generate Generate `yaml:"generate"`
+	API      API      `yaml:"api"`
+	Log      Log      `yaml:"log"`
 
 	// File is the configuration file that was read ("" when none was).
 	File string `yaml:"-"`
@@ -45,6 +46,29 @@ type Agent struct {
 	ContextBudget int `yaml:"context_budget"`
 	// Sections are the token budgets of the system-prompt sections.
 	Sections Sections `yaml:"sections"`
+	// Compress tunes the compression of old model messages.
+	Compress Compress `yaml:"compress"`
+}
+
+// Compress tunes how main-virtual compresses its own older messages once
+// the context outgrows its budget (SPEC §2). The persona's
+// mini_full_context_count newest model messages and every user message
+// stay whole.
+type Compress struct {
+	// Enabled turns compression on; off, messages that do not fit are
+	// dropped, oldest first.
+	Enabled bool `yaml:"enabled"`
+	// PerTurn bounds the compressions made in one turn (each is a model
+	// call); compressed forms are kept, so a message is compressed once.
+	PerTurn int `yaml:"per_turn"`
+	// MinTokens: a message shorter than this is left whole.
+	MinTokens int `yaml:"min_tokens"`
+}
+
+// Generate tunes the generate calls of natural tools.
+type Generate struct {
+	// Traces is how many generate traces the store keeps (oldest dropped).
+	Traces int `yaml:"traces"`
 }
 
 // Sections holds one token budget per system-prompt section (SPEC §2).
@@ -110,9 +134,11 @@ func Defaults() Config {
 				Pulled:    600,
 				Plans:     300,
 			},
+			Compress: Compress{Enabled: true, PerTurn: 4, MinTokens: 40},
 		},
-		API: API{MaxBodyBytes: 1 << 20},
-		Log: Log{Level: "info", Format: "text"},
+		Generate: Generate{Traces: 1000},
+		API:      API{MaxBodyBytes: 1 << 20},
+		Log:      Log{Level: "info", Format: "text"},
 	}
 }
 

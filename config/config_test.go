@@ -49,6 +49,9 @@ func TestLoadFileAndEnv(t *testing.T) {
 	if c.LLM.TimeoutDuration() != 30*time.Second || *c.LLM.Temperature != 0.7 {
 		t.Errorf("timeout/temperature: %v %v", c.LLM.Timeout, c.LLM.Temperature)
 	}
+	if c.Agent.Compress.PerTurn != 2 || !c.Agent.Compress.Enabled || c.Agent.Compress.MinTokens != 40 || c.Generate.Traces != 200 {
+		t.Errorf("compress and generate: %+v %+v", c.Agent.Compress, c.Generate)
+	}
 	if c.Agent.Sections.Main != 2000 || c.Agent.Sections.Workspace != 1500 {
 		t.Errorf("a partial sections mapping must keep other defaults: %+v", c.Agent.Sections)
 	}
@@ -101,6 +104,8 @@ func TestLoadErrors(t *testing.T) {
 		{name: "mapping where a value belongs", file: "addr:\n  host: x\n", want: []string{"cyan.yaml:2: addr: want a single value, got a mapping"}},
 		{name: "data dir file cannot move the data dir", file: "data_dir: /elsewhere\n", want: []string{"cyan.yaml:1: data_dir: a file inside the data dir cannot move it"}},
 		{name: "out of range", file: "agent:\n  context_budget: 10\nlog:\n  level: loud\n", want: []string{"cyan.yaml:2: agent.context_budget", "cyan.yaml:4: log.level"}},
+		{name: "compress and generate ranges", file: "agent:\n  compress:\n    per_turn: 99\n    min_tokens: -1\ngenerate:\n  traces: 0\n",
+			want: []string{"cyan.yaml:3: agent.compress.per_turn: 99 is out of range", "cyan.yaml:4: agent.compress.min_tokens", "cyan.yaml:6: generate.traces"}},
 		{name: "duplicate key", file: "addr: 127.0.0.1:1\naddr: 127.0.0.1:2\n", want: []string{"addr"}},
 	}
 	for _, tt := range tests {

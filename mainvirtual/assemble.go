@@ -3,11 +3,14 @@ package mainvirtual
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -19,8 +22,11 @@ type assembler struct {
 	budgets map[Slot]int
 	context int // token budget of the context messages
 	count   Counter
-	// window returns the persona's context_count and the agent's name.
-	window func() (contextCount int, agent string)
+	persona func() *persona.Persona
+	// compressor shortens old model messages (nil: none); compress tunes it.
+	compressor Compressor
+	compress   config.Compress
+	log        *slog.Logger
 }
 
 // assemble builds the packet for a turn in q.Channel whose incoming message
@@ -74,7 +80,7 @@ func (a *assembler) assemble(ctx context.Context, q Query) (*Packet, error) {
 	if sys != "" {
 		p.Messages = append(p.Messages, llm.Message{Role: llm.RoleSystem, Content: sys})
 	}
-	msgs, ct, err := a.contextMessages(q)
+	msgs, ct, err := a.contextMessages(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -104,42 +110,40 @@ func inContext(m *store.Message) bool {
 const lineOverhead = 14
 
 // contextMessages reads the newest context_count messages of the channel,
-// keeps the newest that fit the context budget (the incoming message always
-// does), and renders them as provider messages, merging neighbours of the
-// same role.
-func (a *assembler) contextMessages(q Query) ([]llm.Message, ContextTrace, error) {
-	maxCount, agent := a.window()
-	ct := ContextTrace{Budget: a.context, MaxCount: maxCount}
+// fits them to the context budget (fit: compressing the agent's older
+// messages, then dropping the oldest; the incoming message always stays),
+// and renders them as provider messages, merging neighbours of the same
+// role.
+func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message, ContextTrace, error) {
+	p := a.persona()
+	maxCount, agent := p.ContextCount, p.Name
+	ct := ContextTrace{Budget: a.context, MaxCount: maxCount, MiniFull: p.MiniFullContextCount}
 	recent, err := a.store.Recent(q.Channel, store.Window{Limit: maxCount, MaxScan: 4 * maxCount, Keep: inContext})
 	if err != nil {
 		return nil, ct, fmt.Errorf("context: %w", err)
 	}
-	first := len(recent)
-	for i := len(recent) - 1; i >= 0; i-- {
-		m := recent[i]
+	items := make([]ctxItem, len(recent))
+	for i, m := range recent {
 		n := m.Tokens
 		if n == 0 && m.Text != "" {
 			n = a.count.Count(m.Text)
 		}
-		n += lineOverhead
-		if ct.Tokens+n > a.context && i < len(recent)-1 {
-			break
-		}
-		ct.Tokens += n
-		first = i
+		items[i] = ctxItem{m: m, full: n + lineOverhead}
 	}
-	for _, m := range recent[:first] {
-		ct.Dropped = append(ct.Dropped, DroppedItem{ID: m.ID, Reason: "context budget"})
-	}
-	kept := recent[first:]
+	kept := items[a.fit(ctx, q, items, p.MiniFullContextCount, &ct):]
 	// The conversation handed to a provider must open with a user turn.
-	for len(kept) > 0 && kept[0].Role == store.RoleAssistant {
-		ct.Dropped = append(ct.Dropped, DroppedItem{ID: kept[0].ID, Reason: "the context must open with a user line"})
+	for len(kept) > 0 && kept[0].m.Role == store.RoleAssistant {
+		ct.Dropped = append(ct.Dropped, DroppedItem{ID: kept[0].m.ID, Reason: "the context must open with a user line"})
+		if kept[0].inUse {
+			ct.Compressed = ct.Compressed[1:]
+		}
 		kept = kept[1:]
 	}
 	var out []llm.Message
-	for _, m := range kept {
+	for _, it := range kept {
+		m := it.m
 		ct.Included = append(ct.Included, m.ID)
+		ct.Tokens += it.cost()
 		role, text := llm.RoleUser, ""
 		switch m.Role {
 		case store.RoleUser:
@@ -148,8 +152,11 @@ func (a *assembler) contextMessages(q Query) ([]llm.Message, ContextTrace, error
 			text = platformLine(platformName(m.User), m.Time, m.Text)
 		case store.RoleAssistant:
 			role, text = llm.RoleAssistant, m.Text
-			if m.Empty {
+			switch {
+			case m.Empty:
 				text = markEmpty
+			case it.inUse:
+				text = compressedMark + it.short
 			}
 		}
 		if n := len(out); n > 0 && out[n-1].Role == role {

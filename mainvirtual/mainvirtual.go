@@ -27,8 +27,12 @@ type Options struct {
 	// reference and the tool-call area are built in; an entry here replaces
 	// the built-in one of its slot.
 	Sources map[Slot]Source
-	// Agent holds the budgets and the step bound.
+	// Agent holds the budgets, the step bound and the compression
+	// settings.
 	Agent config.Agent
+	// Compressor shortens the agent's older messages once the context
+	// outgrows its budget; nil drops them instead.
+	Compressor Compressor
 	// Temperature and MaxTokens are passed to every call (nil/0: provider
 	// defaults).
 	Temperature *float64
@@ -105,12 +109,12 @@ func New(o Options) (*MainVirtual, error) {
 			SlotMain: s.Main, SlotReference: s.Reference, SlotToolCalls: s.ToolCalls, SlotEvents: s.Events,
 			SlotWorkspace: s.Workspace, SlotPulled: s.Pulled, SlotPlans: s.Plans,
 		},
-		context: o.Agent.ContextBudget,
-		count:   o.Counter,
-		window: func() (int, string) {
-			p := o.Persona()
-			return p.ContextCount, p.Name
-		},
+		context:    o.Agent.ContextBudget,
+		count:      o.Counter,
+		persona:    o.Persona,
+		compressor: o.Compressor,
+		compress:   o.Agent.Compress,
+		log:        o.Logger,
 	}
 	return mv, nil
 }
