@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cyan-agent/cyan/generate"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/store"
 )
@@ -21,6 +22,8 @@ import (
 type Options struct {
 	Agent *mainvirtual.MainVirtual
 	Store *store.Store
+	// Traces is the ring of generate traces (nil: none kept).
+	Traces *generate.Traces
 	// Token, when set, is required as "Authorization: Bearer <token>" on
 	// every route but /healthz.
 	Token string
@@ -61,6 +64,8 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/v1/messages", s.postMessage)
 	s.mux.HandleFunc("GET /api/v1/messages", s.listMessages)
 	s.mux.HandleFunc("GET /api/v1/trace/last", s.lastTrace)
+	s.mux.HandleFunc("GET /api/v1/traces", s.listTraces)
+	s.mux.HandleFunc("GET /api/v1/traces/{id}", s.getTrace)
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

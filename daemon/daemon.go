@@ -18,9 +18,11 @@ import (
 
 	"github.com/cyan-agent/cyan/api"
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/generate"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/persona"
+	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -48,6 +50,8 @@ type Daemon struct {
 	store   *store.Store
 	llm     llm.Client
 	persona atomic.Pointer[persona.Persona]
+	gen     *generate.Generator
+	scripts *script.Library
 	mv      *mainvirtual.MainVirtual
 	api     *api.Server
 	token   string
@@ -100,14 +104,10 @@ func New(o Options) (*Daemon, error) {
 	}
 	d.store = st
 
-	d.mv, err = mainvirtual.New(mainvirtual.Options{
-		Store: st, LLM: client, Persona: d.persona.Load, Agent: cfg.Agent,
-		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
-		Now: now, Logger: log.With("component", "mainvirtual"),
-	})
+	err = d.build(cfg, client, now, log)
 	if err == nil {
 		d.api, err = api.New(api.Options{
-			Agent: d.mv, Store: st, Token: d.token, CheckHost: d.token == "",
+			Agent: d.mv, Store: st, Traces: d.gen.Traces(), Token: d.token, CheckHost: d.token == "",
 			AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
 			Version: o.Version, Logger: log.With("component", "api"), Now: now,
 		})
@@ -117,6 +117,41 @@ func New(o Options) (*Daemon, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// build makes the parts between the store and the API: the generate
+// calls and their trace ring, the prompt-script library (the persona's
+// scripts/ over the built-in ones) and main-virtual, which compresses its
+// older messages with the compress script.
+func (d *Daemon) build(cfg *config.Config, client llm.Client, now func() time.Time, log *slog.Logger) error {
+	counter := new(mainvirtual.TokenCounter)
+	traces, err := generate.OpenTraces(d.store, cfg.Generate.Traces)
+	if err != nil {
+		return err
+	}
+	d.gen, err = generate.New(generate.Options{LLM: client, Traces: traces, Count: counter.Count, Now: now,
+		Logger: log.With("component", "generate")})
+	if err != nil {
+		return err
+	}
+	d.scripts, err = script.NewLibrary(script.LibraryOptions{Generator: d.gen,
+		PersonaDir: func() string { return d.persona.Load().Dir }, Logger: log.With("component", "script")})
+	if err != nil {
+		return err
+	}
+	var compressor mainvirtual.Compressor
+	if cfg.Agent.Compress.Enabled {
+		if _, err := d.scripts.Load(CompressScript); err != nil {
+			return fmt.Errorf("daemon: the %s script: %w (fix it, or set agent.compress.enabled: false)", CompressScript, err)
+		}
+		compressor = &scriptCompressor{lib: d.scripts, persona: d.persona.Load}
+	}
+	d.mv, err = mainvirtual.New(mainvirtual.Options{
+		Store: d.store, LLM: client, Persona: d.persona.Load, Agent: cfg.Agent, Compressor: compressor,
+		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens, Counter: counter,
+		Now: now, Logger: log.With("component", "mainvirtual"),
+	})
+	return err
 }
 
 // Run serves until ctx ends or a part fails, then shuts everything down and

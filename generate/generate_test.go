@@ -24,7 +24,7 @@ type rig struct {
 	log    *bytes.Buffer
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t testing.TB) *rig {
 	t.Helper()
 	fake := new(llmtest.Server)
 	srv := httptest.NewServer(fake)
@@ -32,7 +32,7 @@ func newRig(t *testing.T) *rig {
 	return newRigAt(t, fake, srv.URL+"/v1", "openai")
 }
 
-func newRigAt(t *testing.T, fake *llmtest.Server, url, provider string) *rig {
+func newRigAt(t testing.TB, fake *llmtest.Server, url, provider string) *rig {
 	t.Helper()
 	client, err := llm.New(llm.Options{Provider: provider, BaseURL: url, Model: "fake-model", APIKey: "k", MaxRetries: -1})
 	if err != nil {

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
@@ -166,5 +168,52 @@ func TestNoCompressionWhenItFits(t *testing.T) {
 	tr, _ := r.mv.LastTrace("home")
 	if len(c.calls) != 0 || len(tr.Packet.Context.Compressed) != 0 {
 		t.Errorf("compressed though the context fits: %v", c.calls)
+	}
+}
+
+// BenchmarkAssembleCompressed measures assembly when the context is over
+// its budget and the older model messages show their kept compressed
+// forms (the steady state of a long conversation: no new calls).
+func BenchmarkAssembleCompressed(b *testing.B) {
+	st, err := store.Open(store.Options{InMemory: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	var count TokenCounter
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 2000 {
+		role, text := store.RoleUser, fmt.Sprintf("question %d", i)
+		if i%2 == 1 {
+			role, text = store.RoleAssistant, fmt.Sprintf("answer %d %s", i, strings.Repeat("some chat words 你好 ", 40))
+		}
+		m := &store.Message{Channel: "bench", Role: role, User: "alice", Text: text, Tokens: count.Count(text)}
+		if err := st.Append(t0.Add(time.Duration(i)*time.Second), m); err != nil {
+			b.Fatal(err)
+		}
+		if role == store.RoleAssistant {
+			if err := st.PutCompressed(m.ID, store.Compressed{Text: fmt.Sprintf("answered %d", i)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	p, _ := persona.Default()
+	agent := config.Defaults().Agent
+	agent.ContextBudget = 2000
+	mv, err := New(Options{Store: st, LLM: nopClient{}, Persona: func() *persona.Persona { return p }, Agent: agent, Counter: &count, Compressor: new(shortener)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	q := Query{Channel: "bench", Speaker: "alice", Now: t0.Add(time.Hour)}
+	pk, err := mv.asm.assemble(context.Background(), q)
+	if err != nil || len(pk.Context.Compressed) == 0 || pk.Context.Tokens > agent.ContextBudget {
+		b.Fatalf("assemble: %v %+v", err, pk.Context)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := mv.asm.assemble(context.Background(), q); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

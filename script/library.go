@@ -270,9 +270,6 @@ func personaFolder(dir string) (folder, func(), bool) {
 // Load returns the script called name: the persona's override, else the
 // built-in one. An unknown name is an error wrapping ErrNotFound.
 func (l *Library) Load(name string) (*Script, error) {
-	if !validName(name) {
-		return nil, fmt.Errorf("script %q: %w (a name holds letters, digits, '_' and '-')", name, ErrNotFound)
-	}
 	pdir := l.persona()
 	key := pdir + "\x00" + name
 	l.mu.Lock()
@@ -280,6 +277,29 @@ func (l *Library) Load(name string) (*Script, error) {
 	l.mu.Unlock()
 	if c != nil && fresh(c.deps) {
 		return c.script, nil
+	}
+	s, deps, err := find(name, pdir)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	l.cache[key] = &cached{script: s, deps: deps}
+	l.mu.Unlock()
+	return s, nil
+}
+
+// Find loads the script called name as a library for the persona folder
+// personaDir ("" for none) would: the persona's scripts/NAME.ai.yaml, else
+// the built-in one.
+func Find(name, personaDir string) (*Script, error) {
+	s, _, err := find(name, personaDir)
+	return s, err
+}
+
+// find loads a script by name and lists the files on disk it depends on.
+func find(name, pdir string) (*Script, []dep, error) {
+	if !validName(name) {
+		return nil, nil, fmt.Errorf("script %q: %w (a name holds letters, digits, '_' and '-')", name, ErrNotFound)
 	}
 	search := []folder{builtinFolder()}
 	pf, closeFn, ok := personaFolder(pdir)
@@ -291,7 +311,6 @@ func (l *Library) Load(name string) (*Script, error) {
 	if pdir != "" {
 		deps = append(deps, stat(filepath.Join(pdir, ScriptsDir, name+Ext)))
 	}
-	l2 := &loader{search: search}
 	var from folder
 	switch {
 	case ok && pf.exists(name+Ext):
@@ -299,21 +318,18 @@ func (l *Library) Load(name string) (*Script, error) {
 	case builtinFolder().exists(name + Ext):
 		from = builtinFolder()
 	default:
-		return nil, fmt.Errorf("script %q: %w: add %s to the persona's %s folder", name, ErrNotFound, name+Ext, ScriptsDir)
+		return nil, nil, fmt.Errorf("script %q: %w: add %s to the persona's %s folder", name, ErrNotFound, name+Ext, ScriptsDir)
 	}
-	s, err := l2.build(from, name+Ext)
+	s, err := (&loader{search: search}).build(from, name+Ext)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, f := range s.Files {
 		if !strings.HasPrefix(f, "builtin/") {
 			deps = append(deps, stat(f))
 		}
 	}
-	l.mu.Lock()
-	l.cache[key] = &cached{script: s, deps: deps}
-	l.mu.Unlock()
-	return s, nil
+	return s, deps, nil
 }
 
 func fresh(deps []dep) bool {

@@ -88,3 +88,34 @@ func TestLibraryBuiltinAndPersonaOverride(t *testing.T) {
 		t.Errorf("a path is not a name: %v", err)
 	}
 }
+
+// TestBuiltinReadmeExample runs the example of builtin/README.md.
+func TestBuiltinReadmeExample(t *testing.T) {
+	readme, err := os.ReadFile("builtin/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(readme), "```yaml\n")
+	src, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatal("no yaml example in builtin/README.md")
+	}
+	s, err := Parse("rate.ai.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t)
+	r.fake.Enqueue(llmtest.Reply{Text: `{"score": 0.9, "reason": "loves it"}`})
+	res, err := s.Run(context.Background(), r.gen, map[string]any{"text": "Best phone I ever had."}, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct{ Score float64 }
+	if err := res.Decode(&v); err != nil || v.Score != 0.9 {
+		t.Errorf("value %s, %v", res.JSON, err)
+	}
+	r.fake.Enqueue(llmtest.Reply{Text: `{"score": 7}`}, llmtest.Reply{Text: `{"score": 7}`})
+	if _, err := s.Run(context.Background(), r.gen, map[string]any{"text": "ok"}, RunOptions{}); err == nil || !strings.Contains(err.Error(), "maximum") {
+		t.Errorf("a score over 1 fails: %v", err)
+	}
+}

@@ -28,7 +28,7 @@ type rig struct {
 	traces *generate.Traces
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t testing.TB) *rig {
 	t.Helper()
 	fake := new(llmtest.Server)
 	srv := httptest.NewServer(fake)

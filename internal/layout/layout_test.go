@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	"limitproc":        {"config", "packets"},
 	"observer":         {"memory", "events", "tools", "llm", "config", "packets", "store"},
 	"mainvirtual":      {"store", "persona", "llm", "config"},
-	"api":              {"mainvirtual", "store", "llm", "config"},
+	"api":              {"mainvirtual", "generate", "store", "llm", "config"},
 	"daemon":           {"*"},
 	"cmd":              {"*"},
 	"cmd/cyan":         {"cmd"},
