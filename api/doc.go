@@ -7,5 +7,5 @@
 // DNS rebinding. Bodies are size-limited, and every error is JSON
 // {"error": {"message", "type"}} with a message that says what to do.
 //
-// It may import mainvirtual, store, llm and config.
+// It may import mainvirtual, generate, store, llm and config.
 package api

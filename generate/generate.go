@@ -202,7 +202,8 @@ func (g *Generator) Generate(ctx context.Context, req Request) (*Result, error) 
 	}
 	if req.Debug {
 		g.warn(tr, llm.Ignored(g.llm, lreq)...)
-		g.log.Info("generate: prompt", "name", req.Name, "messages", tr.Messages, "shape", string(req.Shape), "config", tr.Config)
+		g.log.Info("generate: prompt", "name", req.Name, "site", req.Site, "identity", req.Identity, "context", tr.Context,
+			"messages", tr.Messages, "shape", string(req.Shape), "config", tr.Config)
 	}
 
 	conv := tr.Messages
@@ -236,6 +237,10 @@ func (g *Generator) Generate(ctx context.Context, req Request) (*Result, error) 
 
 		value, coerced, verr := g.validate(answer, shape)
 		at.Validation.Coerced = coerced
+		if req.Debug {
+			g.log.Info("generate: answer", "name", req.Name, "attempt", n, "raw", resp.Content, "reasoning", at.Reasoning,
+				"valid", verr == nil, "error", verr, "coerced", coerced)
+		}
 		if verr == nil {
 			at.Validation.OK = true
 			tr.Attempts = append(tr.Attempts, at)
@@ -243,9 +248,6 @@ func (g *Generator) Generate(ctx context.Context, req Request) (*Result, error) 
 		}
 		lastErr = verr
 		at.Validation.Error = verr.Error()
-		if req.Debug {
-			g.log.Info("generate: attempt failed", "name", req.Name, "attempt", n, "raw", resp.Content, "error", verr)
-		}
 		if n < attempts {
 			at.Feedback = feedback(verr, resp.FinishReason, shape)
 			conv = append(conv[:len(conv):len(conv)],

@@ -13,6 +13,7 @@ type Error struct {
 	Msg       string
 }
 
+// Error reads "file:line:col: message".
 func (e *Error) Error() string {
 	switch {
 	case e.Line > 0 && e.Col > 0:
@@ -31,6 +32,7 @@ type InputError struct {
 	Msg    string
 }
 
+// Error names the script and the input.
 func (e *InputError) Error() string {
 	if e.Input == "" {
 		return fmt.Sprintf("script %s: %s", e.Script, e.Msg)

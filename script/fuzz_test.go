@@ -31,7 +31,7 @@ func FuzzParse(f *testing.F) {
 				}
 				t.Fatalf("%T is not a *script.Error: %v", err, err)
 			}
-			lines := strings.Count(src, "\n") + 1
+			lines := strings.Count(strings.ReplaceAll(src, "\r\n", "\n"), "\n") + strings.Count(strings.ReplaceAll(src, "\r\n", "\n"), "\r") + 1
 			if !strings.HasPrefix(se.File, "f.ai.yaml") && !strings.HasPrefix(se.File, "builtin/") {
 				t.Fatalf("error names %q", se.File)
 			}

@@ -119,7 +119,8 @@ func splitFile(file, src string) (front, body string, frontLine0, bodyLine0 int,
 
 // parseDecl reads one file.
 func parseDecl(file string, data []byte) (*decl, error) {
-	src := strings.TrimPrefix(strings.ReplaceAll(string(data), "\r\n", "\n"), "\ufeff")
+	// Line breaks are "\n", "\r\n" or a lone "\r", for YAML and for us.
+	src := strings.TrimPrefix(strings.ReplaceAll(strings.ReplaceAll(string(data), "\r\n", "\n"), "\r", "\n"), "\ufeff")
 	d := &decl{file: file, lines: strings.Split(src, "\n")}
 	front, body, frontLine0, bodyLine0, err := splitFile(file, src)
 	if err != nil {
