@@ -9,5 +9,6 @@
 // DNS rebinding. Bodies are size-limited, and every error is JSON
 // {"error": {"message", "type"}} with a message that says what to do.
 //
-// It may import mainvirtual, tools, packets, store, llm and config.
+// It may import mainvirtual, tools, packets, events, generate, memory,
+// observer, store, llm and config.
 package api

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/events"
+	"github.com/cyan-agent/cyan/generate"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/store"
@@ -38,6 +39,8 @@ type Options struct {
 	// Events is the event log behind /api/v1/events, objects, relations and
 	// theories; nil answers those routes with 503.
 	Events *events.Log
+	// Traces is the ring of generate traces (nil: none kept).
+	Traces *generate.Traces
 	// Token, when set, is required as "Authorization: Bearer <token>" on
 	// every route but /healthz.
 	Token string
@@ -101,6 +104,8 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("GET /api/v1/objects", s.listObjects)
 	s.mux.HandleFunc("GET /api/v1/relations", s.listRelations)
 	s.mux.HandleFunc("GET /api/v1/theories", s.listTheories)
+	s.mux.HandleFunc("GET /api/v1/traces", s.listTraces)
+	s.mux.HandleFunc("GET /api/v1/traces/{id}", s.getTrace)
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -67,41 +67,6 @@ func runHistory(io IO, args []string) error {
 
 func indentRest(s, pad string) string { return strings.ReplaceAll(s, "\n", "\n"+pad) }
 
-func runTrace(io IO, args []string) error {
-	fs := newFlags(io, "trace")
-	channel := fs.String("channel", "terminal", "the `channel` whose last turn to show")
-	asJSON := fs.Bool("json", false, "print the whole trace as JSON")
-	if err := parseNoArgs(fs, args); err != nil {
-		return err
-	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	resp, err := newClient(cfg).send("GET", "/api/v1/trace/last"+query("channel", *channel), nil, "application/json")
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	var raw json.RawMessage
-	if err := json.NewDecoder(resp.Body).Decode(&raw); err != nil {
-		return fmt.Errorf("unreadable trace: %w", err)
-	}
-	if *asJSON {
-		var v any
-		_ = json.Unmarshal(raw, &v)
-		enc := json.NewEncoder(io.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	}
-	var t mainvirtual.Trace
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return fmt.Errorf("unreadable trace: %w", err)
-	}
-	printTrace(io, &t)
-	return nil
-}
-
 // printTrace shows a turn: the budget table, the context, the exact
 // provider messages and each step.
 func printTrace(io IO, t *mainvirtual.Trace) {
@@ -127,8 +92,22 @@ func printTrace(io IO, t *mainvirtual.Trace) {
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", s.Slot, s.Tokens, s.Budget, note)
 	}
-	fmt.Fprintf(tw, "context\t%d\t%d\t%d messages (at most %d), %d dropped\n", p.Context.Tokens, p.Context.Budget, len(p.Context.Included), p.Context.MaxCount, len(p.Context.Dropped))
+	fmt.Fprintf(tw, "context\t%d\t%d\t%d messages (at most %d), %d compressed, %d dropped\n", p.Context.Tokens, p.Context.Budget,
+		len(p.Context.Included), p.Context.MaxCount, len(p.Context.Compressed), len(p.Context.Dropped))
 	tw.Flush()
+	for _, c := range p.Context.Compressed {
+		how := "compressed now"
+		if c.Cached {
+			how = "compressed earlier"
+		}
+		fmt.Fprintf(w, "  compressed %s: %d → %d tokens (%s, generate trace %s)\n", c.ID, c.Tokens, c.CompressedTokens, how, orDash(c.TraceID))
+	}
+	for _, d := range p.Context.Dropped {
+		fmt.Fprintf(w, "  dropped %s: %s\n", d.ID, d.Reason)
+	}
+	if p.Context.Note != "" {
+		fmt.Fprintf(w, "  note: %s\n", p.Context.Note)
+	}
 	if len(p.Tools) > 0 {
 		var names []string
 		for _, tl := range p.Tools {

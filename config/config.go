@@ -30,8 +30,9 @@ type Config struct {
 	// MCP lists the MCP servers whose tools are offered.
 	MCP MCP `yaml:"mcp"`
 	// Limits configures the limit-process.
-	Limits Limits `yaml:"limits"`
-	Events Events `yaml:"events"`
+	Limits   Limits   `yaml:"limits"`
+	Events   Events   `yaml:"events"`
+	Generate Generate `yaml:"generate"`
 
 	// File is the configuration file that was read ("" when none was).
 	File string `yaml:"-"`
@@ -58,6 +59,29 @@ type Agent struct {
 	ContextBudget int `yaml:"context_budget"`
 	// Sections are the token budgets of the system-prompt sections.
 	Sections Sections `yaml:"sections"`
+	// Compress tunes the compression of old model messages.
+	Compress Compress `yaml:"compress"`
+}
+
+// Compress tunes how main-virtual compresses its own older messages once
+// the context outgrows its budget (SPEC §2). The persona's
+// mini_full_context_count newest model messages and every user message
+// stay whole.
+type Compress struct {
+	// Enabled turns compression on; off, messages that do not fit are
+	// dropped, oldest first.
+	Enabled bool `yaml:"enabled"`
+	// PerTurn bounds the compressions made in one turn (each is a model
+	// call); compressed forms are kept, so a message is compressed once.
+	PerTurn int `yaml:"per_turn"`
+	// MinTokens: a message shorter than this is left whole.
+	MinTokens int `yaml:"min_tokens"`
+}
+
+// Generate tunes the generate calls of natural tools.
+type Generate struct {
+	// Traces is how many generate traces the store keeps (oldest dropped).
+	Traces int `yaml:"traces"`
 }
 
 // Sections holds one token budget per system-prompt section (SPEC §2).
@@ -276,6 +300,7 @@ func Defaults() Config {
 				Pulled:    600,
 				Plans:     300,
 			},
+			Compress: Compress{Enabled: true, PerTurn: 4, MinTokens: 40},
 		},
 		Memory: Memory{
 			InitialStability: 8,
@@ -308,6 +333,7 @@ func Defaults() Config {
 			WeekStart:      "sunday",
 			ObjectsBudget:  300,
 		},
+		Generate: Generate{Traces: 1000},
 	}
 }
 

@@ -49,6 +49,9 @@ func TestLoadFileAndEnv(t *testing.T) {
 	if c.LLM.TimeoutDuration() != 30*time.Second || *c.LLM.Temperature != 0.7 {
 		t.Errorf("timeout/temperature: %v %v", c.LLM.Timeout, c.LLM.Temperature)
 	}
+	if c.Agent.Compress.PerTurn != 2 || !c.Agent.Compress.Enabled || c.Agent.Compress.MinTokens != 40 || c.Generate.Traces != 200 {
+		t.Errorf("compress and generate: %+v %+v", c.Agent.Compress, c.Generate)
+	}
 	if c.Agent.Sections.Main != 2000 || c.Agent.Sections.Plans != 300 {
 		t.Errorf("a partial sections mapping must keep other defaults: %+v", c.Agent.Sections)
 	}
@@ -109,6 +112,8 @@ func TestLoadErrors(t *testing.T) {
 		{name: "observer values", file: "observers:\n  quiet_hours: late\n  speech:\n    channels: [home]\n    every: 1s\n", want: []string{"cyan.yaml:2: observers.quiet_hours", "observers.speech.every"}},
 		{name: "events values", file: "events:\n  topic_silence: 5s\n  remember_days: -1\n  weights: {recency: -2}\n  rollup_schedule: every night\n  week_start: friday\n  timezone: Mars/Olympus\n  objects_budget: -5\n",
 			want: []string{"cyan.yaml:2: events.topic_silence", "cyan.yaml:3: events.remember_days", "events.weights.recency", "cyan.yaml:5: events.rollup_schedule", "cyan.yaml:6: events.week_start", "cyan.yaml:7: events.timezone", "cyan.yaml:8: events.objects_budget"}},
+		{name: "compress and generate ranges", file: "agent:\n  compress:\n    per_turn: 99\n    min_tokens: -1\ngenerate:\n  traces: 0\n",
+			want: []string{"cyan.yaml:3: agent.compress.per_turn: 99 is out of range", "cyan.yaml:4: agent.compress.min_tokens", "cyan.yaml:6: generate.traces"}},
 		{name: "duplicate key", file: "addr: 127.0.0.1:1\naddr: 127.0.0.1:2\n", want: []string{"addr"}},
 	}
 	for _, tt := range tests {

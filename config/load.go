@@ -212,6 +212,15 @@ func (c *Config) validate(where func(key string) *Error) error {
 	if len(o.Speech.Channels) > 0 && o.Speech.Every < Duration(time.Minute) {
 		bad("observers.speech.every", "%s is too often; use at least 1m", o.Speech.Every)
 	}
+	if c.Agent.Compress.PerTurn < 0 || c.Agent.Compress.PerTurn > 64 {
+		bad("agent.compress.per_turn", "%d is out of range 0–64", c.Agent.Compress.PerTurn)
+	}
+	if c.Agent.Compress.MinTokens < 0 {
+		bad("agent.compress.min_tokens", "must not be negative")
+	}
+	if c.Generate.Traces < 1 || c.Generate.Traces > 1_000_000 {
+		bad("generate.traces", "%d is out of range 1–1000000", c.Generate.Traces)
+	}
 	if c.API.MaxBodyBytes < 1024 {
 		bad("api.max_body_bytes", "%d is too small; use at least 1024", c.API.MaxBodyBytes)
 	}

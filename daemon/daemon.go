@@ -19,12 +19,14 @@ import (
 	"github.com/cyan-agent/cyan/api"
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/events"
+	"github.com/cyan-agent/cyan/generate"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/notation"
 	"github.com/cyan-agent/cyan/observer"
 	"github.com/cyan-agent/cyan/persona"
+	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -53,6 +55,8 @@ type Daemon struct {
 	llm     llm.Client
 	persona atomic.Pointer[persona.Persona]
 	events  *events.Log
+	gen     *generate.Generator
+	scripts *script.Library
 	mv      *mainvirtual.MainVirtual
 	mem     *memory.Memory
 	obs     *observers
@@ -135,7 +139,31 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	natural := llmNatural{metered}
 	d.hub = api.NewHub()
 
+	// Prompt scripts: every generate call is traced in a ring in the store;
+	// the persona's scripts/ override the built-in ones.
 	counter := new(mainvirtual.TokenCounter)
+	traces, err := generate.OpenTraces(st, cfg.Generate.Traces)
+	if err != nil {
+		return err
+	}
+	d.gen, err = generate.New(generate.Options{LLM: metered, Traces: traces, Count: counter.Count, Now: now,
+		Logger: log.With("component", "generate")})
+	if err != nil {
+		return err
+	}
+	d.scripts, err = script.NewLibrary(script.LibraryOptions{Generator: d.gen,
+		PersonaDir: func() string { return d.persona.Load().Dir }, Logger: log.With("component", "script")})
+	if err != nil {
+		return err
+	}
+	var compressor mainvirtual.Compressor
+	if cfg.Agent.Compress.Enabled {
+		if _, err := d.scripts.Load(CompressScript); err != nil {
+			return fmt.Errorf("daemon: the %s script: %w (fix it, or set agent.compress.enabled: false)", CompressScript, err)
+		}
+		compressor = &scriptCompressor{lib: d.scripts, persona: d.persona.Load}
+	}
+
 	d.mem, err = memory.Open(memory.Options{
 		Store: st, Config: cfg.Memory, Natural: natural, Now: now,
 		Logger: log.With("component", "memory"), Count: counter.Count,
@@ -170,7 +198,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		Store: st, LLM: metered, Persona: d.persona.Load, Agent: cfg.Agent,
 		Tools:   toolsAdapter{reg: d.tools.reg, mem: d.mem},
 		Limits:  limitAdapter{chain: d.tools.limits, now: now},
-		Sources: sources, ContextStart: d.events,
+		Sources: sources, ContextStart: d.events, Compressor: compressor,
 		Budgets: map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget},
 		OnIncoming: func(q mainvirtual.Query, m *store.Message) {
 			manager.Publish(observer.Event{Name: observer.AfterUserMessage, Channel: q.Channel, MessageID: m.ID, Text: m.Text})
@@ -202,7 +230,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	}
 
 	d.api, err = api.New(api.Options{
-		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Hub: d.hub, Observers: manager,
+		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Hub: d.hub, Observers: manager, Traces: d.gen.Traces(),
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),

@@ -15,6 +15,8 @@ type protocol interface {
 	encode(req Request, model string, stream bool) ([]byte, error)
 	decode(body []byte, model string) (*Response, error)
 	readStream(r io.Reader, model string, emit func(Delta) error) (*Response, error)
+	// ignored lists the hints of req this protocol drops or changes.
+	ignored(req Request) []string
 }
 
 // client is a Client over one protocol.

@@ -3,12 +3,15 @@ package mainvirtual
 import (
 	"context"
 	"fmt"
-	"github.com/cyan-agent/cyan/notation"
+	"log/slog"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/notation"
+	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -19,10 +22,14 @@ type assembler struct {
 	sources map[Slot]Source
 	budgets map[Slot]int
 	context int // token budget of the context messages
-	start   ContextStarter
 	count   Counter
-	// window returns the persona's context_count and the agent's name.
-	window func() (contextCount int, agent string)
+	// start bounds where the context may begin (nil: no bound).
+	start   ContextStarter
+	persona func() *persona.Persona
+	// compressor shortens old model messages (nil: none); compress tunes it.
+	compressor Compressor
+	compress   config.Compress
+	log        *slog.Logger
 }
 
 // assemble builds the packet for a turn in q.Channel whose incoming message
@@ -106,14 +113,16 @@ func inContext(m *store.Message) bool {
 const lineOverhead = 14
 
 // contextMessages reads the newest context_count messages of the channel
-// since the start the ContextStarter gives (the previous topic's), keeps the
-// newest that fit the context budget (the incoming message always does),
-// and renders them as provider messages, merging neighbours of the same
-// role. If the start cannot be found the context is read without it and the
-// trace says why.
+// since the start the ContextStarter gives (the previous topic's), fits
+// them to the context budget (fit: compressing the agent's older messages,
+// then dropping the oldest; the incoming message always stays), and renders
+// them as provider messages, merging neighbours of the same role. If the
+// start cannot be found the context is read without it and the trace says
+// why.
 func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message, ContextTrace, error) {
-	maxCount, agent := a.window()
-	ct := ContextTrace{Budget: a.context, MaxCount: maxCount}
+	p := a.persona()
+	maxCount, agent := p.ContextCount, p.Name
+	ct := ContextTrace{Budget: a.context, MaxCount: maxCount, MiniFull: p.MiniFullContextCount}
 	if a.start != nil {
 		id, err := a.start.ContextStart(ctx, q.Channel, q.Now)
 		if err != nil {
@@ -125,32 +134,28 @@ func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message
 	if err != nil {
 		return nil, ct, fmt.Errorf("context: %w", err)
 	}
-	first := len(recent)
-	for i := len(recent) - 1; i >= 0; i-- {
-		m := recent[i]
+	items := make([]ctxItem, len(recent))
+	for i, m := range recent {
 		n := m.Tokens
 		if n == 0 && m.Text != "" {
 			n = a.count.Count(m.Text)
 		}
-		n += lineOverhead
-		if ct.Tokens+n > a.context && i < len(recent)-1 {
-			break
-		}
-		ct.Tokens += n
-		first = i
+		items[i] = ctxItem{m: m, full: n + lineOverhead}
 	}
-	for _, m := range recent[:first] {
-		ct.Dropped = append(ct.Dropped, DroppedItem{ID: m.ID, Reason: "context budget"})
-	}
-	kept := recent[first:]
+	kept := items[a.fit(ctx, q, items, p.MiniFullContextCount, &ct):]
 	// The conversation handed to a provider must open with a user turn.
-	for len(kept) > 0 && kept[0].Role == store.RoleAssistant {
-		ct.Dropped = append(ct.Dropped, DroppedItem{ID: kept[0].ID, Reason: "the context must open with a user line"})
+	for len(kept) > 0 && kept[0].m.Role == store.RoleAssistant {
+		ct.Dropped = append(ct.Dropped, DroppedItem{ID: kept[0].m.ID, Reason: "the context must open with a user line"})
+		if kept[0].inUse {
+			ct.Compressed = ct.Compressed[1:]
+		}
 		kept = kept[1:]
 	}
 	var out []llm.Message
-	for _, m := range kept {
+	for _, it := range kept {
+		m := it.m
 		ct.Included = append(ct.Included, m.ID)
+		ct.Tokens += it.cost()
 		role, text := llm.RoleUser, ""
 		switch m.Role {
 		case store.RoleUser:
@@ -159,8 +164,11 @@ func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message
 			text = notation.PlatformLine(platformName(m.User), m.Time, m.Text)
 		case store.RoleAssistant:
 			role, text = llm.RoleAssistant, m.Text
-			if m.Empty {
+			switch {
+			case m.Empty:
 				text = notation.Empty
+			case it.inUse:
+				text = compressedMark + it.short
 			}
 		}
 		if n := len(out); n > 0 && out[n-1].Role == role {

@@ -9,5 +9,14 @@
 // what they hold: memory, events and tools fill their sections through the
 // Source interface and offer their tools through Tools.
 //
+// When the context outgrows its budget, the agent's own older messages are
+// compressed, oldest first, by a Compressor (the daemon's runs the compress
+// prompt script): user messages never, the persona's
+// mini_full_context_count newest model messages never, at most
+// agent.compress.per_turn new ones a turn. Compressed forms are kept in the
+// store, so a message is compressed once; what still does not fit is
+// dropped, oldest first. The packet's trace says which messages were
+// compressed (and by which generate trace), which were dropped, and why.
+//
 // It may import store, persona, llm and config.
 package mainvirtual

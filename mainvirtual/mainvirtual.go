@@ -36,6 +36,9 @@ type Options struct {
 	// Budgets sets the token budget of slots that config.Agent.Sections
 	// does not hold (the workspace's is memory.budget), or overrides one.
 	Budgets map[Slot]int
+	// Compressor shortens the agent's older messages once the context
+	// outgrows its budget; nil drops them instead.
+	Compressor Compressor
 	// Temperature and MaxTokens are passed to every call (nil/0: provider
 	// defaults).
 	Temperature *float64
@@ -128,16 +131,16 @@ func New(o Options) (*MainVirtual, error) {
 		budgets[slot] = b
 	}
 	mv.asm = &assembler{
-		store:   o.Store,
-		sources: sources,
-		budgets: budgets,
-		context: o.Agent.ContextBudget,
-		start:   o.ContextStart,
-		count:   o.Counter,
-		window: func() (int, string) {
-			p := o.Persona()
-			return p.ContextCount, p.Name
-		},
+		store:      o.Store,
+		sources:    sources,
+		budgets:    budgets,
+		context:    o.Agent.ContextBudget,
+		start:      o.ContextStart,
+		count:      o.Counter,
+		persona:    o.Persona,
+		compressor: o.Compressor,
+		compress:   o.Agent.Compress,
+		log:        o.Logger,
 	}
 	return mv, nil
 }

@@ -98,10 +98,29 @@ type ContextTrace struct {
 	// Start is the oldest message the context could hold (the previous
 	// topic's first), when a ContextStarter gave one; StartError is why it
 	// could not.
-	Start      string        `json:"start,omitempty"`
-	StartError string        `json:"start_error,omitempty"`
-	Included   []string      `json:"included"` // message ids, oldest first
-	Dropped    []DroppedItem `json:"dropped,omitempty"`
+	Start      string `json:"start,omitempty"`
+	StartError string `json:"start_error,omitempty"`
+	// MiniFull is the persona's mini_full_context_count: that many newest
+	// model messages are never compressed.
+	MiniFull int           `json:"mini_full"`
+	Included []string      `json:"included"` // message ids, oldest first
+	Dropped  []DroppedItem `json:"dropped,omitempty"`
+	// Compressed are the included model messages shown in compressed form.
+	Compressed []CompressedItem `json:"compressed,omitempty"`
+	// Note says what compression could not do (its bound, a failure).
+	Note string `json:"note,omitempty"`
+}
+
+// CompressedItem is a model message shown in compressed form.
+type CompressedItem struct {
+	ID     string `json:"id"`
+	Tokens int    `json:"tokens"` // the full message's
+	// CompressedTokens is the compressed line's.
+	CompressedTokens int `json:"compressed_tokens"`
+	// Cached is true when an earlier turn made the compressed form.
+	Cached bool `json:"cached,omitempty"`
+	// TraceID is the generate trace of the call that made it.
+	TraceID string `json:"trace_id,omitempty"`
 }
 
 // DroppedItem is a message left out, with the reason.

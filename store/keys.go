@@ -5,11 +5,17 @@ import "github.com/google/uuid"
 // Key prefixes. Every key space of the database is registered here; a
 // prefix ends in 0x00, which no channel name may contain.
 const (
-	prefixMessage = "msg\x00" // msg\x00 channel \x00 id(16) → Message JSON
-	prefixMsgID   = "mid\x00" // mid\x00 id(16) → channel
-	prefixChannel = "chn\x00" // chn\x00 channel → Channel JSON
-	prefixTrace   = "trc\x00" // trc\x00 channel → last packet trace JSON
+	prefixMessage    = "msg\x00" // msg\x00 channel \x00 id(16) → Message JSON
+	prefixMsgID      = "mid\x00" // mid\x00 id(16) → channel
+	prefixChannel    = "chn\x00" // chn\x00 channel → Channel JSON
+	prefixTrace      = "trc\x00" // trc\x00 channel → last packet trace JSON
+	prefixCompressed = "cmp\x00" // cmp\x00 id(16) → Compressed JSON
+)
 
+// Key spaces of other packages, which read and write them through DB. Each
+// is registered here so that no two collide; the owning package documents
+// the layout after the prefix.
+const (
 	// PrefixMemory is the workspace's key space (package memory):
 	// mem\x00i\x00<id> items, mem\x00p\x00<id> plans, mem\x00T the turn
 	// counter, mem\x00seq the id counter.
@@ -20,19 +26,17 @@ const (
 	// when the observer was first seen, obs\x00spent\x00<day>\x00<name> tokens
 	// spent that day.
 	PrefixObserver = "obs\x00"
-)
 
-// Key prefixes of other packages' key spaces (through DB).
-const (
 	// PrefixApprovals holds the tool calls waiting for the owner's answer
 	// (package tools): apr\x00 id → Approval JSON.
 	PrefixApprovals = "apr\x00"
-)
 
-// Key spaces of other packages, which read and write them through DB. Each
-// is registered here so that no two collide; the owning package documents
-// the layout after the prefix.
-const (
+	// PrefixGenerateTrace: the ring of generate traces (package generate).
+	PrefixGenerateTrace = "gtr\x00" // gtr\x00 id(16) → generate.Trace JSON
+	// PrefixGenerateSummary: their summaries, listed without reading the
+	// whole traces.
+	PrefixGenerateSummary = "gts\x00" // gts\x00 id(16) → generate.Summary JSON
+
 	PrefixEvent        = "evt\x00" // events: records by channel, level and start
 	PrefixEventID      = "evi\x00" // events: record id → its key
 	PrefixEventFirst   = "evf\x00" // events: channel + first message id → record id
@@ -64,6 +68,10 @@ func idKey(id uuid.UUID) []byte {
 
 func channelKey(channel string) []byte {
 	return append([]byte(prefixChannel), channel...)
+}
+
+func compressedKey(id uuid.UUID) []byte {
+	return append([]byte(prefixCompressed), id[:]...)
 }
 
 func traceKey(channel string) []byte {

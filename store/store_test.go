@@ -235,3 +235,32 @@ func TestHistoryScanSince(t *testing.T) {
 		t.Fatalf("bad Since: %v", err)
 	}
 }
+func TestCompressedForms(t *testing.T) {
+	s, err := Open(Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	m := &Message{Channel: "c", Role: RoleAssistant, Text: "a long answer"}
+	if err := s.Append(now, m); err != nil {
+		t.Fatal(err)
+	}
+	other := s.NewID(now)
+	if other <= m.ID {
+		t.Errorf("NewID %s must sort after the message id %s", other, m.ID)
+	}
+	if err := s.PutCompressed(m.ID, Compressed{Text: "short", Time: now, TraceID: other}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.CompressedOf(m.ID, other, "not-an-id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[m.ID].Text != "short" || got[m.ID].TraceID != other {
+		t.Errorf("CompressedOf = %+v", got)
+	}
+	if err := s.PutCompressed("x", Compressed{}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("bad id: %v", err)
+	}
+}

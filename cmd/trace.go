@@ -1,0 +1,207 @@
+package cmd
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cyan-agent/cyan/generate"
+	"github.com/cyan-agent/cyan/mainvirtual"
+)
+
+// runTrace shows what the model was asked: with --channel, the last prompt
+// packet of the channel; always, the newest generate calls (of that
+// channel, with --channel); with an id, one generate call in full.
+func runTrace(io IO, args []string) error {
+	fs := newFlags(io, "trace")
+	channel := fs.String("channel", "", "show the last prompt packet of this `channel`, and list its generate calls")
+	last := fs.Int("last", 20, "list the newest `n` generate calls")
+	name := fs.String("name", "", "list only the generate calls of this script or tool")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return &usageError{msg: "give at most one trace id"}
+	}
+	if *last < 1 || *last > 1000 {
+		return &usageError{msg: "--last must be from 1 to 1000"}
+	}
+	cfg, err := loadConfig(io)
+	if err != nil {
+		return err
+	}
+	c := newClient(cfg)
+	if len(pos) == 1 {
+		var raw json.RawMessage
+		if err := c.do("GET", "/api/v1/traces/"+url.PathEscape(pos[0]), nil, &raw); err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(io.Stdout, raw)
+		}
+		var t generate.Trace
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return fmt.Errorf("unreadable trace: %w", err)
+		}
+		printGenTrace(io.Stdout, &t)
+		return nil
+	}
+
+	var turn json.RawMessage
+	if *channel != "" {
+		err := c.do("GET", "/api/v1/trace/last"+query("channel", *channel), nil, &turn)
+		var ae *apiError
+		if errors.As(err, &ae) && ae.Status == 404 && ae.Type == "not_found" {
+			turn = nil
+		} else if err != nil {
+			return err
+		}
+	}
+	var list struct {
+		Traces []generate.Summary `json:"traces"`
+	}
+	if err := c.do("GET", "/api/v1/traces"+query("channel", *channel, "name", *name, "last", strconv.Itoa(*last)), nil, &list); err != nil {
+		return err
+	}
+	if *asJSON {
+		out := map[string]any{"generate": list.Traces}
+		if *channel != "" {
+			out["turn"] = turn
+		}
+		return printJSON(io.Stdout, out)
+	}
+	if *channel != "" {
+		if turn == nil {
+			fmt.Fprintf(io.Stdout, "No turn has run in channel %q yet.\n", *channel)
+		} else {
+			var t mainvirtual.Trace
+			if err := json.Unmarshal(turn, &t); err != nil {
+				return fmt.Errorf("unreadable trace: %w", err)
+			}
+			printTrace(io, &t)
+		}
+		fmt.Fprintln(io.Stdout)
+	}
+	printGenList(io.Stdout, list.Traces, *channel)
+	return nil
+}
+
+// printGenList is a table of generate calls, oldest first.
+func printGenList(w io.Writer, list []generate.Summary, channel string) {
+	where := ""
+	if channel != "" {
+		where = fmt.Sprintf(" in %q", channel)
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(w, "No generate calls%s are kept.\n", where)
+		return
+	}
+	fmt.Fprintf(w, "Generate calls%s, oldest first (cyan trace ID shows one):\n", where)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tNAME\tCHANNEL\tOK\tATTEMPTS\tTOKENS\tMS\tID")
+	for _, s := range list {
+		name := orDash(s.Name)
+		if s.Site != "" {
+			name += " [[" + s.Site + "]]"
+		}
+		ok := "yes"
+		if !s.OK {
+			ok = "NO"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", localTime(s.Time), name, orDash(s.Channel), ok, s.Attempts, s.Tokens, s.Millis, s.ID)
+	}
+	tw.Flush()
+	for _, s := range list {
+		if s.Error != "" {
+			fmt.Fprintf(w, "  %s: %s\n", s.ID, s.Error)
+		}
+	}
+}
+
+// printGenTrace shows one generate call: who asked what, with which
+// context and hints, each attempt and the result.
+func printGenTrace(w io.Writer, t *generate.Trace) {
+	title := orDash(t.Name)
+	if t.Site != "" {
+		title += " [[" + t.Site + "]]"
+	}
+	fmt.Fprintf(w, "Generate %s — %s at %s (model %s, %d ms, %d in / %d out tokens)\n", title, orDash(t.ID), localTime(t.Time),
+		orDash(t.Model), t.Millis, t.Usage.InputTokens, t.Usage.OutputTokens)
+	if t.File != "" {
+		fmt.Fprintf(w, "Script: %s\n", t.File)
+	}
+	if t.Channel != "" {
+		fmt.Fprintf(w, "Channel: %s\n", t.Channel)
+	}
+	if t.Identity.Role != "" || t.Identity.Description != "" {
+		fmt.Fprintf(w, "Identity: %s %s\n", t.Identity.Role, t.Identity.Description)
+	}
+	cfg := t.Config
+	temp := "default"
+	if cfg.Temperature != nil {
+		temp = strconv.FormatFloat(*cfg.Temperature, 'g', -1, 64)
+	}
+	think, _ := json.Marshal(cfg.Think)
+	fmt.Fprintf(w, "Config: max_output %d, attempts %d, temperature %s, think %s, strict %v, debug %v, JSON-schema output %v\n",
+		cfg.MaxOutput, cfg.Attempts, temp, think, cfg.Strict, cfg.Debug, t.SchemaMode)
+	fmt.Fprintf(w, "Instruction: %s\n", indentRest(t.Instruction, "  "))
+	if len(t.Context) > 0 {
+		fmt.Fprintln(w, "Context:")
+		for _, c := range t.Context {
+			budget := "none"
+			if c.Budget > 0 {
+				budget = strconv.Itoa(c.Budget)
+			}
+			clipped := ""
+			if c.Clipped {
+				clipped = ", clipped"
+			}
+			fmt.Fprintf(w, "  #%d [%s] source %s: %d tokens, budget %s%s\n", c.Index, c.Label, c.Source, c.Tokens, budget, clipped)
+		}
+	}
+	if len(t.Shape) > 0 {
+		fmt.Fprintf(w, "Shape: %s\n", t.Shape)
+	}
+	for _, warn := range t.Warnings {
+		fmt.Fprintf(w, "Warning: %s\n", warn)
+	}
+	fmt.Fprintln(w, "\nMessages sent to the model:")
+	for _, m := range t.Messages {
+		fmt.Fprintf(w, "--- %s ---\n%s\n", m.Role, m.Content)
+	}
+	for _, a := range t.Attempts {
+		fmt.Fprintf(w, "\nAttempt %d (%d ms, %d in / %d out tokens, finish %s)\n", a.N, a.Millis, a.Usage.InputTokens, a.Usage.OutputTokens, orDash(a.FinishReason))
+		if a.Error != "" {
+			fmt.Fprintf(w, "  error: %s\n", a.Error)
+			continue
+		}
+		if a.Reasoning != "" {
+			fmt.Fprintf(w, "  reasoning: %s\n", indentRest(a.Reasoning, "    "))
+		}
+		fmt.Fprintf(w, "  raw: %s\n", indentRest(a.Raw, "    "))
+		if a.Validation.OK {
+			fmt.Fprintln(w, "  valid")
+		} else {
+			fmt.Fprintf(w, "  invalid: %s\n", a.Validation.Error)
+		}
+		if len(a.Validation.Coerced) > 0 {
+			fmt.Fprintf(w, "  coerced: %s\n", strings.Join(a.Validation.Coerced, "; "))
+		}
+		if a.Feedback != "" {
+			fmt.Fprintf(w, "  told the model: %s\n", a.Feedback)
+		}
+	}
+	switch {
+	case t.Error != "":
+		fmt.Fprintf(w, "\nFailed: %s\n", t.Error)
+	case len(t.Result) > 0:
+		fmt.Fprintf(w, "\nResult: %s\n", t.Result)
+	}
+}
