@@ -34,16 +34,11 @@ func (s reference) Section(context.Context, Query, int, func(string) int) (Secti
 // the channel (SPEC §2 section 3), newest last, as many as fit the budget.
 type toolCalls struct{ store *store.Store }
 
-const (
-	toolCallsShown  = 8   // at most this many results
-	toolCallsWindow = 200 // looked for among this many newest messages
-)
+// toolCallsShown is the most tool results the area shows.
+const toolCallsShown = 8
 
 func (s toolCalls) Section(_ context.Context, q Query, budget int, count func(string) int) (Section, error) {
-	msgs, err := s.store.Recent(q.Channel, store.Window{
-		Limit: toolCallsShown, MaxScan: toolCallsWindow,
-		Keep: func(m *store.Message) bool { return m.Role == store.RoleTool },
-	})
+	msgs, err := s.store.RecentTools(q.Channel, toolCallsShown)
 	if err != nil {
 		return Section{}, err
 	}

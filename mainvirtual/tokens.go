@@ -45,7 +45,7 @@ func (c *TokenCounter) Count(s string) int {
 	if c.err != nil {
 		return (len(s) + 2) / 3
 	}
-	if len(s) < 64 {
+	if len(s) < 16 {
 		return c.count(s)
 	}
 	h := maphash.String(c.seed, s)

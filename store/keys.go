@@ -10,6 +10,7 @@ const (
 	prefixChannel    = "chn\x00" // chn\x00 channel → Channel JSON
 	prefixTrace      = "trc\x00" // trc\x00 channel → last packet trace JSON
 	prefixCompressed = "cmp\x00" // cmp\x00 id(16) → Compressed JSON
+	prefixToolIndex  = "tix\x00" // tix\x00 channel \x00 id(16) → "" (the channel's tool results)
 )
 
 // Key spaces of other packages, which read and write them through DB. Each
@@ -60,6 +61,13 @@ func messagePrefix(channel string) []byte {
 
 func messageKey(channel string, id uuid.UUID) []byte {
 	return append(messagePrefix(channel), id[:]...)
+}
+
+func toolIndexPrefix(channel string) []byte {
+	k := make([]byte, 0, len(prefixToolIndex)+len(channel)+1)
+	k = append(k, prefixToolIndex...)
+	k = append(k, channel...)
+	return append(k, 0)
 }
 
 func idKey(id uuid.UUID) []byte {

@@ -151,6 +151,11 @@ func (s *Store) write(msgs []*Message) error {
 			if err := txn.Set(idKey(id), []byte(m.Channel)); err != nil {
 				return err
 			}
+			if m.Role == RoleTool {
+				if err := txn.Set(append(toolIndexPrefix(m.Channel), id[:]...), nil); err != nil {
+					return err
+				}
+			}
 			ck := channelKey(m.Channel)
 			if _, err := txn.Get(ck); errors.Is(err, badger.ErrKeyNotFound) {
 				cb, _ := json.Marshal(Channel{Name: m.Channel, Created: m.Time})
@@ -293,6 +298,45 @@ func (s *Store) Scan(channel, after string, fn func(*Message) (more bool, err er
 		return fmt.Errorf("store: scan %s: %w", channel, err)
 	}
 	return nil
+}
+
+// RecentTools returns the newest tool results of a channel, oldest first,
+// read through the channel's tool index (so a channel with few tool calls
+// among many messages costs no scan).
+func (s *Store) RecentTools(channel string, limit int) ([]*Message, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var out []*Message
+	err := s.db.View(func(txn *badger.Txn) error {
+		prefix := toolIndexPrefix(channel)
+		it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: prefix})
+		defer it.Close()
+		for it.Seek(prefixEnd(prefix)); it.Valid() && len(out) < limit; it.Next() {
+			id, err := uuid.FromBytes(it.Item().Key()[len(prefix):])
+			if err != nil {
+				return err
+			}
+			item, err := txn.Get(messageKey(channel, id))
+			if errors.Is(err, badger.ErrKeyNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			m := new(Message)
+			if err := item.Value(func(v []byte) error { return json.Unmarshal(v, m) }); err != nil {
+				return err
+			}
+			out = append(out, m)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: recent tools %s: %w", channel, err)
+	}
+	slices.Reverse(out)
+	return out, nil
 }
 
 // Channels lists every channel that has messages, in name order.

@@ -264,3 +264,20 @@ func TestCompressedForms(t *testing.T) {
 		t.Errorf("bad id: %v", err)
 	}
 }
+
+func TestRecentTools(t *testing.T) {
+	s, _ := Open(Options{InMemory: true})
+	defer s.Close()
+	for i := range 30 {
+		role := RoleUser
+		if i%7 == 0 {
+			role = RoleTool
+		}
+		s.Append(t0, &Message{Channel: "c", Role: role, Text: fmt.Sprint(i)})
+	}
+	s.Append(t0, &Message{Channel: "other", Role: RoleTool, Text: "elsewhere"})
+	got, err := s.RecentTools("c", 3)
+	if err != nil || fmt.Sprint(texts(got)) != "[14 21 28]" {
+		t.Fatalf("RecentTools = %v, %v", texts(got), err)
+	}
+}
