@@ -18,6 +18,9 @@ import (
 	"testing"
 	"time"
 
+	// The binary under test is built from cmd/cyan; importing it ties this
+	// package's test cache to every package of the binary.
+	_ "github.com/cyan-agent/cyan/cmd"
 	"github.com/cyan-agent/cyan/internal/llmtest"
 )
 
