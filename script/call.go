@@ -57,7 +57,17 @@ func (l *Library) CheckFile(file string) error {
 }
 
 func (l *Library) call(ctx context.Context, s *Script, channel string, in map[string]any, out any) error {
-	res, err := s.Run(ctx, l.gen, s.Declared(in), RunOptions{Channel: channel})
+	args := s.Declared(in)
+	// Go values become JSON values first, so that a nil slice or map is
+	// null (a missing input), as it would be on the wire.
+	for k, v := range args {
+		pv, err := plainValue(v)
+		if err != nil {
+			return &InputError{Script: s.Name, Input: k, Msg: "is not a JSON value: " + err.Error()}
+		}
+		args[k] = pv
+	}
+	res, err := s.Run(ctx, l.gen, args, RunOptions{Channel: channel})
 	if err != nil {
 		return err
 	}
