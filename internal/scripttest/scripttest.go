@@ -40,6 +40,9 @@ type Options struct {
 	PersonaDir string
 	// Now is the clock of the traces (nil: a fixed time).
 	Now func() time.Time
+	// Wrap, if set, wraps the LLM client the generator talks through (a
+	// metered client, as the daemon's).
+	Wrap func(llm.Client) llm.Client
 }
 
 // New makes a rig; everything it starts ends with the test.
@@ -51,6 +54,9 @@ func New(t testing.TB, o Options) *Rig {
 	client, err := llm.New(llm.Options{BaseURL: srv.URL + "/v1", Model: "fake-model", MaxRetries: -1, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if o.Wrap != nil {
+		client = o.Wrap(client)
 	}
 	st, err := store.Open(store.Options{InMemory: true})
 	if err != nil {
