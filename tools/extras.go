@@ -241,6 +241,9 @@ func (e *Extras) parse(file, dir, stem string, b []byte) (Tool, *ManifestError) 
 		if dir == "" || strings.Contains(m.Run.Script, "..") || filepath.IsAbs(m.Run.Script) {
 			return bad("run", "script %q must be a file next to the manifest", m.Run.Script)
 		}
+		if err := e.checkScript(dir, m.Run.Script); err != nil {
+			return bad("run", "script %s: %v", m.Run.Script, err)
+		}
 		run = e.scriptRun(dir, m.Run.Script)
 		spec.AI = true
 	}
@@ -413,6 +416,27 @@ func (e *Extras) httpRun(u, method string, timeout time.Duration) RunFunc {
 		}
 		return resultOf(string(b)), nil
 	}
+}
+
+// checkScript reports, when the manifest is loaded, a script tool whose
+// script is missing or does not parse, so that cyan tool ls shows it and
+// the model is not offered a tool that cannot run; the folder is watched,
+// so fixing the script brings the tool back. Without Scripts nothing is
+// checked (the call says it cannot run).
+func (e *Extras) checkScript(dir, file string) error {
+	if e.scripts == nil {
+		return nil
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	_, err = root.Stat(file)
+	root.Close()
+	if err != nil {
+		return fmt.Errorf("no such file next to the manifest (%v)", err)
+	}
+	return e.scripts.CheckFile(filepath.Join(dir, file))
 }
 
 // scriptRun runs a prompt script next to the manifest with the call's

@@ -132,13 +132,38 @@ func TestScriptTool(t *testing.T) {
 	if o := r.CallAsOwner(context.Background(), Caller{}, "haiku", json.RawMessage(`{"topic":"x"}`)); !strings.Contains(o.Error, "haiku.ai.yaml:1:") {
 		t.Fatalf("broken script: %+v", o)
 	}
+	// Once the folder is reloaded, the tool is listed as broken and not
+	// offered; a manifest whose script is missing likewise.
+	write("ghost.yaml", "title: ghost\neffects: []\nrun: {script: ghost.ai.yaml}\n")
+	e.reload(SourceProvided)
+	probs := map[string]string{}
+	for _, p := range e.Problems() {
+		probs[filepath.Base(p.File)] = p.Error()
+	}
+	if !strings.Contains(probs["haiku.yaml"], "haiku.ai.yaml:1:") || !strings.Contains(probs["ghost.yaml"], "no such file next to the manifest") {
+		t.Fatalf("problems: %v", probs)
+	}
+	if _, ok := r.Get("haiku"); ok {
+		t.Fatal("a tool whose script does not parse is offered")
+	}
 	// A link out of the folder is refused.
 	outside := filepath.Join(t.TempDir(), "evil.ai.yaml")
 	must(t, os.WriteFile(outside, []byte("user: hi\n"), 0o644))
 	must(t, os.Symlink(outside, filepath.Join(prov, "evil.ai.yaml")))
 	write("evil.yaml", "title: evil\neffects: []\nrun: {script: evil.ai.yaml}\n")
 	e.reload(SourceProvided)
-	if o := r.CallAsOwner(context.Background(), Caller{}, "evil", nil); o.Error == "" || len(rig.Chats()) != 2 {
-		t.Fatalf("a script outside the folder ran: %+v", o)
+	if _, ok := r.Get("evil"); ok || len(rig.Chats()) != 2 {
+		t.Fatal("a script outside the folder is offered")
+	}
+	// And a link made after the manifest loaded is refused at the call.
+	if _, err := e.scriptRun(prov, "evil.ai.yaml")(context.Background(), &Call{Tool: "evil"}); err == nil || len(rig.Chats()) != 2 {
+		t.Fatalf("a script outside the folder ran: %v", err)
+	}
+	found := false
+	for _, p := range e.Problems() {
+		found = found || filepath.Base(p.File) == "evil.yaml"
+	}
+	if !found {
+		t.Fatalf("the link out of the folder is not reported: %v", e.Problems())
 	}
 }

@@ -13,13 +13,16 @@ import (
 
 // Scripts runs the prompt scripts natural tools think with: Call runs
 // the script called name, CallFile a script file on disk (an extra tool's
-// run: {script: file.ai.yaml}); each checks the structured inputs in
+// run: {script: file.ai.yaml}), whose manifest is checked with CheckFile
+// when it loads; each run checks the structured inputs in
 // against what the script declares and decodes its validated value into
 // out. channel names the conversation in the traces. The daemon passes the
 // script library (script.Library).
 type Scripts interface {
 	Call(ctx context.Context, name, channel string, in map[string]any, out any) error
 	CallFile(ctx context.Context, file, channel string, in map[string]any, out any) error
+	// CheckFile parses a script file without running it.
+	CheckFile(file string) error
 }
 
 // The prompt scripts of the built-in natural tools (built in; a persona's
