@@ -327,6 +327,7 @@ func (d *Daemon) watchPersona(ctx context.Context) error {
 		}
 		d.persona.Store(p)
 		d.log.Info("persona reloaded", "name", p.Name)
+		d.checkScripts()
 		d.obs.loadDeclared(d.cfg.Persona)
 	})
 	if err != nil {

@@ -29,9 +29,9 @@ var stepScripts = []struct{ name, step string }{
 	{ScriptObserverDecide, "a persona observer's prompt: decide whether to speak first"},
 }
 
-// checkScripts logs, at start, every step whose script does not load — a
-// broken override in the persona's scripts/ — so the mistake shows before
-// the step first runs. The daemon still starts: the step fails (and is
+// checkScripts logs, at start and whenever the persona folder changes,
+// every step whose script does not load — a broken override in the
+// persona's scripts/ — so the mistake shows before the step first runs. The daemon still starts: the step fails (and is
 // retried, or falls back, as its part does) until the file is fixed.
 func (d *Daemon) checkScripts() {
 	for _, s := range stepScripts {

@@ -112,6 +112,27 @@ func TestStepScriptOverrideWithoutRestart(t *testing.T) {
 	if rc != 0 || strings.Count(stdout, "remember [[RESPONSE]]") != 2 || !strings.Contains(stdout, "home") {
 		t.Fatalf("cyan trace: rc=%d\n%s%s", rc, stdout, stderr)
 	}
+	// A broken edit is logged when the persona folder changes, and the
+	// step falls back (remember keeps a plain note) until it is fixed.
+	if err := os.WriteFile(filepath.Join(sdir, "remember.ai.yaml"), []byte("user: \"{{ broken\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(d.stderr.String(), "prompt script does not load"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("a broken override was not reported:\n%s", d.stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond) // polling the daemon's log
+	}
+	if !strings.Contains(d.stderr.String(), "remember.ai.yaml:1:") {
+		t.Fatalf("the report does not name the file and line:\n%s", d.stderr.String())
+	}
+	if _, stderr, rc := cli(t, envv, "", "script", "check", "remember"); rc != 1 || !strings.Contains(stderr, "remember.ai.yaml:1:") {
+		t.Fatalf("cyan script check of a broken override: rc=%d %q", rc, stderr)
+	}
+	if err := os.WriteFile(filepath.Join(sdir, "remember.ai.yaml"), []byte(override), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
 	// cyan script check sees the override and what it extends.
 	stdout, stderr, rc = cli(t, envv, "", "script", "check", "remember")
 	if rc != 0 || !strings.Contains(stdout, "extends remember.ai.yaml") {
