@@ -9,8 +9,10 @@ import (
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/events"
+	"github.com/cyan-agent/cyan/generate"
 	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/script"
 )
 
 // answerByFormat makes the fake LLM answer the event log's calls by their
@@ -18,11 +20,11 @@ import (
 func answerByFormat(req llmtest.Request) llmtest.Reply {
 	rf := string(req.ResponseFormat)
 	switch {
-	case strings.Contains(rf, events.FormatTitle):
+	case strings.Contains(rf, events.ScriptTitle):
 		return llmtest.Reply{Text: `{"title":"alice said hello","importance":0.6,"includes":[]}`}
-	case strings.Contains(rf, events.FormatSummary):
+	case strings.Contains(rf, events.ScriptSummary):
 		return llmtest.Reply{Text: `{"title":"a day of greetings","importance":0.3}`}
-	case strings.Contains(rf, events.FormatExtract):
+	case strings.Contains(rf, events.ScriptExtract):
 		return llmtest.Reply{Text: `{"facts":[{"object":"alice","kind":"person","text":"says hello a lot"}],"lines":[{"a":"alice","b":"青蓝","text":"greets me every day","strength":0.4}],"reinforce":[],"contradict":[]}`}
 	}
 	return llmtest.Reply{Text: "ok"}
@@ -33,7 +35,15 @@ func TestEventRoutes(t *testing.T) {
 	// Build the log on the rig's store, writing through the rig's fake LLM.
 	r.fake.Default = answerByFormat
 	client, _ := llm.New(llm.Options{BaseURL: r.fakeURL + "/v1", Model: "fake-model", MaxRetries: -1})
-	log, err := events.New(events.Options{Store: r.st, Config: config.Defaults().Events, Writer: events.NewLLMWriter(client),
+	gen, err := generate.New(generate.Options{LLM: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := script.NewLibrary(script.LibraryOptions{Generator: gen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := events.New(events.Options{Store: r.st, Config: config.Defaults().Events, Writer: events.NewScriptWriter(lib),
 		AgentName: func() string { return "青蓝" }, Escape: notation.Escape})
 	if err != nil {
 		t.Fatal(err)

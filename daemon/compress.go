@@ -34,18 +34,7 @@ func (c *scriptCompressor) Compress(ctx context.Context, q mainvirtual.Query, m 
 	if err != nil {
 		return "", "", err
 	}
-	in := map[string]any{"text": m.Text, "agent_name": c.persona().Name}
-	if len(s.Inputs) > 0 {
-		declared := map[string]bool{}
-		for _, d := range s.Inputs {
-			declared[d.Name] = true
-		}
-		for k := range in {
-			if !declared[k] {
-				delete(in, k)
-			}
-		}
-	}
+	in := s.Declared(map[string]any{"text": m.Text, "agent_name": c.persona().Name})
 	res, err := s.Run(ctx, c.lib.Generator(), in, script.RunOptions{Channel: q.Channel})
 	if err != nil {
 		var ge *generate.Error

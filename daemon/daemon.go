@@ -136,7 +136,6 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	gov := observer.NewGovernor(observer.RealClock{}, cfg.Observers.Budget, load, save)
 	metered := observer.Meter(client, gov)
 	manager := observer.NewManager(observer.Options{Store: st, Governor: gov, Quiet: quiet, Logger: log.With("component", "observer")})
-	natural := llmNatural{metered}
 	d.hub = api.NewHub()
 
 	// Prompt scripts: every generate call is traced in a ring in the store;
@@ -156,6 +155,8 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	if err != nil {
 		return err
 	}
+	d.checkScripts()
+	agentName := func() string { return d.persona.Load().Name }
 	var compressor mainvirtual.Compressor
 	if cfg.Agent.Compress.Enabled {
 		if _, err := d.scripts.Load(CompressScript); err != nil {
@@ -165,7 +166,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	}
 
 	d.mem, err = memory.Open(memory.Options{
-		Store: st, Config: cfg.Memory, Natural: natural, Now: now,
+		Store: st, Config: cfg.Memory, Natural: d.scripts, AgentName: agentName, Now: now,
 		Logger: log.With("component", "memory"), Count: counter.Count,
 		OnChange: func() { manager.Publish(observer.Event{Name: observer.MemoryChanged}) },
 	})
@@ -173,15 +174,15 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		return err
 	}
 	d.events, err = events.New(events.Options{
-		Store: st, Config: cfg.Events, Writer: events.NewLLMWriter(metered),
-		AgentName: func() string { return d.persona.Load().Name }, Escape: notation.Escape,
+		Store: st, Config: cfg.Events, Writer: events.NewScriptWriter(d.scripts),
+		AgentName: agentName, Escape: notation.Escape,
 		Now: now, Logger: log.With("component", "events"),
 	})
 	if err != nil {
 		return err
 	}
 	gov.SetBudget(eventsAccount, cfg.Observers.EventsBudget)
-	if d.tools, err = d.buildTools(cfg, metered, version); err != nil {
+	if d.tools, err = d.buildTools(cfg, d.scripts, version); err != nil {
 		return err
 	}
 	d.tools.enableApprovals(d, time.Duration(cfg.Permissions.ApprovalTTL), now)
@@ -220,7 +221,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		return err
 	}
 
-	d.obs = &observers{m: manager, mem: d.mem, mv: d.mv, store: st, natural: natural, cfg: cfg.Observers,
+	d.obs = &observers{m: manager, mem: d.mem, mv: d.mv, store: st, scripts: d.scripts, agent: agentName, cfg: cfg.Observers,
 		log: log.With("component", "observer"), now: now, plans: map[string]string{}}
 	if err := d.obs.builtins(); err != nil {
 		return err
@@ -326,6 +327,7 @@ func (d *Daemon) watchPersona(ctx context.Context) error {
 		}
 		d.persona.Store(p)
 		d.log.Info("persona reloaded", "name", p.Name)
+		d.checkScripts()
 		d.obs.loadDeclared(d.cfg.Persona)
 	})
 	if err != nil {

@@ -2,10 +2,10 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +14,7 @@ import (
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/observer"
+	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -28,7 +29,8 @@ type observers struct {
 	mem     *memory.Memory
 	mv      *mainvirtual.MainVirtual
 	store   *store.Store
-	natural memory.Natural
+	scripts *script.Library
+	agent   func() string // the persona's name
 	cfg     config.Observers
 	log     *slog.Logger
 	now     func() time.Time
@@ -61,7 +63,7 @@ func (o *observers) builtins() error {
 		Run:      func(context.Context, observer.Firing) error { return o.syncPlans() },
 	}}
 	if len(o.cfg.Speech.Channels) > 0 {
-		decide, run := o.speaker("main-observer/speech", "You are the companion's sense of timing. From the recent conversation, decide whether the companion should start talking now on its own — a follow-up on something left open, a kind word after a hard day, a promise to keep. Most of the time the answer is no: never interrupt, never repeat yourself, never fill silence for its own sake.", o.cfg.Speech.Channels)
+		decide, run := o.speaker(mainAccount+"/speech", ScriptObserverSpeech, "", o.cfg.Speech.Channels)
 		specs = append(specs, observer.Spec{
 			Name: mainAccount + "/speech", Account: mainAccount, Speaks: true,
 			Triggers: []observer.Trigger{{Every: time.Duration(o.cfg.Speech.Every)}},
@@ -144,7 +146,15 @@ func (o *observers) loadDeclared(personaDir string) {
 	defer o.mu.Unlock()
 	keep := map[string]bool{}
 	for _, d := range decls {
-		decide, run := o.speaker(d.Name, d.Prompt, d.Channels)
+		name := ScriptObserverDecide
+		if d.Script != "" {
+			if err := o.checkScript(d); err != nil {
+				o.log.Error("persona observer not loaded", "file", d.File, "err", err)
+				continue
+			}
+			name = d.Script
+		}
+		decide, run := o.speaker(d.Name, name, d.Prompt, d.Channels)
 		spec := observer.Spec{
 			Name: d.Name, Source: "persona", Triggers: d.Triggers, Budget: d.Budget, Quiet: d.Quiet,
 			NoCatchUp: !d.CatchUp, Speaks: true, Decide: decide, Run: run,
@@ -163,14 +173,49 @@ func (o *observers) loadDeclared(personaDir string) {
 	o.declared = keep
 }
 
-var speakSchema = json.RawMessage(`{"type":"object","properties":{"speak":{"type":"boolean","description":"true only if the companion should speak now"},"note":{"type":"string","description":"if speaking: what to bring up, in a sentence, for the companion (not the words to say)"}},"required":["speak","note"]}`)
+// The prompt scripts observers decide with (built in; a persona's
+// scripts/ folder may override each).
+const (
+	// ScriptObserverDecide runs a persona observer's prompt: as its
+	// instruction.
+	ScriptObserverDecide = "observer_decide"
+	// ScriptObserverSpeech is main-observer's self-decided speech.
+	ScriptObserverSpeech = "observer_speech"
+)
+
+// checkScript reports whether a persona observer's script: loads and can
+// run without a prompt: when the observer gives none.
+func (o *observers) checkScript(d observer.Declared) error {
+	s, err := o.scripts.Load(d.Script)
+	if err != nil {
+		return fmt.Errorf("script: %w", err)
+	}
+	for _, in := range s.Inputs {
+		if in.Name == "instruction" && in.Required && !in.HasDefault && d.Prompt == "" {
+			return fmt.Errorf("script %s needs an instruction: add prompt: to %s", d.Script, filepath.Base(d.File))
+		}
+	}
+	return nil
+}
+
+// recentLine is one message of a channel's recent conversation, as an
+// observer's script reads it.
+type recentLine struct {
+	Time    string `json:"time"`
+	Speaker string `json:"speaker"`
+	Role    string `json:"role"`
+	Text    string `json:"text"`
+}
 
 // speaker makes the decide and run functions of an observer that may
-// speak first in channels: its instruction reads each channel's recent
-// conversation and answers {speak, note}; main-virtual then speaks in its
-// own voice. A decision made by Decide (self-decided firings) is reused by
+// speak first in channels: the prompt script called scriptName reads each
+// channel's recent conversation (with instruction, when given, as its
+// instruction input) and answers {speak, note}; main-virtual then speaks
+// in its own voice. The script runs with the firing's context, so its
+// calls are metered to the observer's account and traced with the
+// channel. A decision made by Decide (self-decided firings) is reused by
 // the Run that follows it.
-func (o *observers) speaker(name, instruction string, channels []string) (func(context.Context, observer.Firing) (bool, string, error), func(context.Context, observer.Firing) error) {
+func (o *observers) speaker(name, scriptName, instruction string, channels []string) (func(context.Context, observer.Firing) (bool, string, error), func(context.Context, observer.Firing) error) {
 	var mu sync.Mutex
 	decided := map[string]string{} // channel → note, from the last Decide
 	ask := func(ctx context.Context, channel string) (bool, string, error) {
@@ -179,15 +224,28 @@ func (o *observers) speaker(name, instruction string, channels []string) (func(c
 			return false, "", err
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "Channel %s, now %s. Recent conversation, oldest first:\n", channel, o.now().Format("2006-01-02 15:04"))
+		lines := make([]recentLine, 0, len(recent))
 		for _, m := range recent {
-			fmt.Fprintf(&b, "[%s] %s: %s\n", m.Time.Format("01-02 15:04"), m.User, m.Text)
+			l := recentLine{Time: m.Time.Format("01-02 15:04"), Speaker: m.User, Role: string(m.Role), Text: m.Text}
+			if l.Speaker == "" {
+				l.Speaker = string(m.Role)
+			}
+			lines = append(lines, l)
+			fmt.Fprintf(&b, "[%s] %s: %s\n", l.Time, l.Speaker, strings.ReplaceAll(l.Text, "\n", " "))
+		}
+		in := map[string]any{"observer": name, "channel": channel, "now": o.now().Format("2006-01-02 15:04"),
+			"conversation": strings.TrimRight(b.String(), "\n"), "messages": lines}
+		if instruction != "" {
+			in["instruction"] = instruction
+		}
+		if n := strings.TrimSpace(o.agent()); n != "" {
+			in["agent_name"] = n
 		}
 		var out struct {
 			Speak bool   `json:"speak"`
 			Note  string `json:"note"`
 		}
-		if err := o.natural.Ask(ctx, "observer:"+name, instruction, b.String(), speakSchema, &out); err != nil {
+		if err := o.scripts.Call(ctx, scriptName, channel, in, &out); err != nil {
 			return false, "", err
 		}
 		return out.Speak && strings.TrimSpace(out.Note) != "", out.Note, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/packets"
+	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/tools"
 )
 
@@ -28,7 +29,7 @@ type toolParts struct {
 
 // buildTools makes the registry with its built-ins, extra folders, MCP
 // servers and approvals, and the limit-process.
-func (d *Daemon) buildTools(cfg *config.Config, client llm.Client, version string) (*toolParts, error) {
+func (d *Daemon) buildTools(cfg *config.Config, scripts *script.Library, version string) (*toolParts, error) {
 	owners, err := tools.ParseOwners(cfg.Permissions.Owners)
 	if err != nil {
 		return nil, fmt.Errorf("daemon: permissions.owners: %w", err)
@@ -43,13 +44,12 @@ func (d *Daemon) buildTools(cfg *config.Config, client llm.Client, version strin
 	}
 	term := cfg.Tools.Terminal
 	sandbox := &tools.Sandbox{Timeout: time.Duration(term.Timeout), MaxOutput: term.MaxOutput, Env: term.Env}
-	gen := tools.LLMGenerator{Client: client}
-	for _, t := range (tools.Builtins{Paths: tp.paths, Sandbox: sandbox, Shell: term.Shell, Generator: gen}).Tools() {
+	for _, t := range (tools.Builtins{Paths: tp.paths, Sandbox: sandbox, Shell: term.Shell, Scripts: scripts}).Tools() {
 		if err := tp.reg.Register(t); err != nil {
 			return nil, err
 		}
 	}
-	tp.extras, err = tp.reg.NewExtras(tools.ExtrasOptions{Dir: filepath.Join(cfg.DataDir, "tools", "extra"), Sandbox: sandbox, Generator: gen})
+	tp.extras, err = tp.reg.NewExtras(tools.ExtrasOptions{Dir: filepath.Join(cfg.DataDir, "tools", "extra"), Sandbox: sandbox, Scripts: scripts})
 	if err != nil {
 		return nil, err
 	}

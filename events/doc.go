@@ -1,7 +1,7 @@
 // Package events owns the agent's life story and the people in it (SPEC §4):
 //
 //   - the event log: one record per topic of conversation, closed by
-//     silence or by the `event` tool, titled and scored by an LLM step; day,
+//     silence or by the `event` tool, titled and scored by a prompt script; day,
 //     week, month and year records summarised from their children on a
 //     cron schedule, with durable markers so that periods missed while the
 //     daemon was down are caught up and a failed summary is retried, never
@@ -15,7 +15,9 @@
 // shows in another chat's prompt. Objects, relations and theories are shared.
 //
 // The LLM-backed steps go through the Writer interface, filled by the
-// daemon; the tools are plain values (Tool) the daemon offers to the model.
+// daemon with a ScriptWriter: each step is a prompt script (event_title,
+// event_summary, event_extraction) run through a consumer-side Scripts
+// interface, so this package imports neither script nor generate; the tools are plain values (Tool) the daemon offers to the model.
 // It keeps its data in the store's database under the prefixes registered
 // in store/keys.go.
 //

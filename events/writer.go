@@ -5,9 +5,11 @@ import (
 	"time"
 )
 
-// Writer makes the texts the log needs. The daemon fills it with an LLM
-// (LLMWriter); prompt scripts can take its place without the log changing.
-// Every method may fail; the log then retries later and skips nothing.
+// Writer makes the texts the log needs. The daemon fills it with a
+// ScriptWriter, which runs the built-in prompt scripts event_title,
+// event_summary and event_extraction (a persona may override each); tests
+// of the log use a model-free fake. Every method may fail; the log then
+// retries later and skips nothing.
 type Writer interface {
 	// TitleTopic titles a closed topic and scores its importance.
 	TitleTopic(ctx context.Context, in TopicInput) (TopicTitle, error)

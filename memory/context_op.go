@@ -2,8 +2,8 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -30,10 +30,6 @@ type contextOp struct {
 	Factor float64 `json:"factor,omitempty"`
 }
 
-var contextOpSchema = json.RawMessage(`{"type":"object","properties":{"ops":{"type":"array","items":{"type":"object","properties":{
-"op":{"type":"string","enum":["list","list_all","pin","unpin","forget","restore","raise","help"]},
-"id":{"type":"string"},"factor":{"type":"number"}},"required":["op"]}}},"required":["ops"]}`)
-
 // runContextOperation is the context_operation tool: the operations of
 // contextGuide, written plainly or in a sentence the context step turns into
 // operations.
@@ -52,9 +48,12 @@ func (m *Memory) runContextOperation(ctx context.Context, c Call) (string, error
 		var out struct {
 			Ops []contextOp `json:"ops"`
 		}
-		in := "Request: " + a.Text + "\n\nWorkspace:\n" + m.listing(c.Channel, true) + "\n\nGuide:\n" + contextGuide
-		if err := m.natural.Ask(ctx, "context_operation", "Turn the request into workspace operations from the guide. Use only ids that appear in the workspace listing.", in, contextOpSchema, &out); err != nil {
+		in := map[string]any{"request": a.Text, "guide": contextGuide, "workspace": m.entries(c.Channel, true), "agent_name": m.agentName()}
+		if err := m.natural.Call(ctx, ScriptContextOperation, c.Channel, in, &out); err != nil {
 			return "", fmt.Errorf("could not interpret %q (%v); send plain operations, see \"help\"", a.Text, err)
+		}
+		if len(out.Ops) == 0 {
+			return fmt.Sprintf("nothing done: %q matched no operation on an item you hold; send \"list all\" to see the ids, or \"help\"", a.Text), nil
 		}
 		ops = out.Ops
 	}
@@ -138,9 +137,19 @@ func (m *Memory) applyOp(op contextOp, channel string) (string, error) {
 	return "", fmt.Errorf("unknown operation %q; see help", op.Op)
 }
 
-// listing is the workspace as context_operation lists it.
-func (m *Memory) listing(channel string, all bool) string {
-	var b strings.Builder
+// entry is an item as the prompt scripts read it.
+type entry struct {
+	ID      string  `json:"id"`
+	Kind    Kind    `json:"kind"`
+	State   string  `json:"state"` // held, pinned or let go
+	R       float64 `json:"R"`
+	S       float64 `json:"S"`
+	Content string  `json:"content"`
+}
+
+// entries lists the items channel may see: those held, or all of them.
+func (m *Memory) entries(channel string, all bool) []entry {
+	var out []entry
 	for _, v := range m.Items(all) {
 		if !v.visibleIn(channel) {
 			continue
@@ -152,7 +161,17 @@ func (m *Memory) listing(channel string, all bool) string {
 		case !v.InWorkspace:
 			state = "let go"
 		}
-		fmt.Fprintf(&b, "%s %s R=%.2f S=%.1f %s: %s\n", v.ID, v.Kind, v.R, v.State.S, state, oneLine(v.Content))
+		out = append(out, entry{ID: v.ID, Kind: v.Kind, State: state, R: math.Round(v.R*100) / 100,
+			S: math.Round(v.State.S*10) / 10, Content: v.Content})
+	}
+	return out
+}
+
+// listing is the workspace as context_operation lists it.
+func (m *Memory) listing(channel string, all bool) string {
+	var b strings.Builder
+	for _, e := range m.entries(channel, all) {
+		fmt.Fprintf(&b, "%s %s R=%.2f S=%.1f %s: %s\n", e.ID, e.Kind, e.R, e.S, e.State, oneLine(e.Content))
 	}
 	if b.Len() == 0 {
 		return "(the workspace is empty)"

@@ -9,5 +9,10 @@
 // and the plan steps, fills their sections of the prompt packet, and
 // offers the tools remember, context_operation, plan and workspace_usage.
 //
+// Its LLM-backed steps are prompt scripts — remember, compress_item and
+// context_operation — run through the Natural interface, which the daemon
+// fills with the script library; without one, remember adds a note and
+// active GC evicts instead of compressing.
+//
 // It may import store, config, packets and llm.
 package memory

@@ -2,10 +2,10 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // GCEvent records what GC did to an item, and why.
@@ -142,10 +142,10 @@ func (m *Memory) ActiveGC(ctx context.Context, channel string) ([]GCEvent, error
 	return events, nil
 }
 
-var compressSchema = json.RawMessage(`{"type":"object","properties":{"summary":{"type":"string","description":"the item in at most half its words, keeping names, numbers and what it is for"}},"required":["summary"]}`)
-
-// compress asks the compress step for a shorter form of an item; an item
-// already compressed, or without a Natural, cannot be.
+// compress asks the compress_item script for a shorter form of an item,
+// of at most half its characters; an item already compressed, a file
+// reference, or a memory without scripts cannot be compressed. The item's
+// origin channel names the call in the traces.
 func (m *Memory) compress(ctx context.Context, it *Item) (string, error) {
 	if m.natural == nil || it.Original != "" || it.Kind == KindFile {
 		return "", nil
@@ -153,8 +153,9 @@ func (m *Memory) compress(ctx context.Context, it *Item) (string, error) {
 	var out struct {
 		Summary string `json:"summary"`
 	}
-	err := m.natural.Ask(ctx, "compress", "Compress this workspace item to at most half its length. Keep names, numbers, dates and what it is for; drop everything else.", it.Content, compressSchema, &out)
-	if err != nil {
+	in := map[string]any{"text": it.Content, "kind": string(it.Kind), "agent_name": m.agentName(),
+		"max_chars": max(utf8.RuneCountInString(it.Content)/2, 16)}
+	if err := m.natural.Call(ctx, ScriptCompress, it.Origin.Channel, in, &out); err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(out.Summary), nil

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,14 +18,26 @@ import (
 	"github.com/cyan-agent/cyan/store"
 )
 
-// Natural runs an LLM-backed step: it asks the model to answer
-// instruction about input with JSON matching schema, and decodes the answer
-// into out. name names the step ("remember", "compress",
-// "context_operation") so that an implementation can run it as a prompt
-// script.
+// Natural runs the LLM-backed steps as prompt scripts: Call runs the
+// script called name with the step's structured inputs and decodes its
+// validated value into out. channel names the conversation, for the
+// traces. The daemon passes the script library (script.Library.Call).
 type Natural interface {
-	Ask(ctx context.Context, name, instruction, input string, schema json.RawMessage, out any) error
+	Call(ctx context.Context, name, channel string, in map[string]any, out any) error
 }
+
+// The prompt scripts of memory's steps (built in; a persona's scripts/
+// folder may override each).
+const (
+	// ScriptRemember decides the kind of a remembered item, or to
+	// strengthen one already held.
+	ScriptRemember = "remember"
+	// ScriptCompress shortens one workspace item for active GC.
+	ScriptCompress = "compress_item"
+	// ScriptContextOperation turns a request in plain words into
+	// context_operation's operations.
+	ScriptContextOperation = "context_operation"
+)
 
 // Options configure Open.
 type Options struct {
@@ -33,8 +46,11 @@ type Options struct {
 	// Natural runs the LLM-backed steps; nil leaves them to plain rules
 	// (remember adds a note, active GC evicts instead of compressing).
 	Natural Natural
-	Now     func() time.Time // nil: time.Now
-	Logger  *slog.Logger     // nil: discard
+	// AgentName is the agent's name, for the scripts (nil: they use their
+	// default).
+	AgentName func() string
+	Now       func() time.Time // nil: time.Now
+	Logger    *slog.Logger     // nil: discard
 	// Count counts tokens (nil: a rough estimate); the daemon passes the
 	// prompt assembler's counter.
 	Count func(string) int
@@ -42,6 +58,18 @@ type Options struct {
 	// schedules deferred plans from it). It must not call back into the
 	// Memory synchronously while holding its own locks.
 	OnChange func()
+}
+
+// agentName is the agent's name for a script's agent_name input; nil
+// (the input's default) when none is known.
+func (m *Memory) agentName() any {
+	if m.agent == nil {
+		return nil
+	}
+	if n := strings.TrimSpace(m.agent()); n != "" {
+		return n
+	}
+	return nil
 }
 
 // ErrNotFound means no item (or plan) has the id.
@@ -55,6 +83,7 @@ type Memory struct {
 	params   Params
 	cfg      config.Memory
 	natural  Natural
+	agent    func() string
 	now      func() time.Time
 	log      *slog.Logger
 	count    func(string) int
@@ -91,7 +120,7 @@ func Open(o Options) (*Memory, error) {
 		o.Count = func(s string) int { return (len(s) + 3) / 4 }
 	}
 	m := &Memory{
-		db: o.Store.DB(), curve: curve, cfg: o.Config, natural: o.Natural, now: o.Now, log: o.Logger, count: o.Count, onChange: o.OnChange,
+		db: o.Store.DB(), curve: curve, cfg: o.Config, natural: o.Natural, agent: o.AgentName, now: o.Now, log: o.Logger, count: o.Count, onChange: o.OnChange,
 		params: Params{Gain: o.Config.Gain, MaxJumpMini: int64(o.Config.MaxJumpMini), MaxJumpLarge: int64(o.Config.MaxJumpLarge)},
 		items:  map[string]*Item{}, plans: map[string]*Plan{}, pulled: map[string][]Pulled{},
 	}

@@ -161,15 +161,18 @@ func TestPassiveGCAndRestore(t *testing.T) {
 	}
 }
 
-// fakeNatural answers the LLM-backed steps with canned JSON.
+// fakeNatural answers the prompt scripts with canned JSON and records
+// what each was given.
 type fakeNatural struct {
 	answers map[string]string
 	fail    map[string]bool
 	asked   []string
+	inputs  []map[string]any
 }
 
-func (f *fakeNatural) Ask(_ context.Context, name, _, input string, _ json.RawMessage, out any) error {
-	f.asked = append(f.asked, name+": "+input)
+func (f *fakeNatural) Call(_ context.Context, name, channel string, in map[string]any, out any) error {
+	f.asked = append(f.asked, name+" @"+channel)
+	f.inputs = append(f.inputs, in)
 	if f.fail[name] {
 		return errors.New("model unavailable")
 	}
@@ -183,7 +186,7 @@ func (f *fakeNatural) Ask(_ context.Context, name, _, input string, _ json.RawMe
 func TestActiveGC(t *testing.T) {
 	cfg := testConfig()
 	cfg.Budget = 60
-	nat := &fakeNatural{answers: map[string]string{"compress": `{"summary":"short"}`}}
+	nat := &fakeNatural{answers: map[string]string{ScriptCompress: `{"summary":"short"}`}}
 	m := open(t, memStore(t), cfg, nat)
 	long := strings.Repeat("a long note about many things ", 8)
 	for range 3 {
@@ -209,8 +212,11 @@ func TestActiveGC(t *testing.T) {
 	if v, _ := m.Get(events[0].Item); v.Original != strings.TrimSpace(long) || v.Content != "short" || v.State.A != 0.3 {
 		t.Fatalf("compressed item = %+v", v.Item)
 	}
+	if in := nat.inputs[0]; nat.asked[0] != ScriptCompress+" @home" || in["text"] != strings.TrimSpace(long) || in["max_chars"] != len(strings.TrimSpace(long))/2 {
+		t.Fatalf("compress_item was given %v %v", nat.asked[0], in)
+	}
 	// Without a model, active GC evicts.
-	m2 := open(t, memStore(t), cfg, &fakeNatural{fail: map[string]bool{"compress": true}})
+	m2 := open(t, memStore(t), cfg, &fakeNatural{fail: map[string]bool{ScriptCompress: true}})
 	for range 3 {
 		m2.Add(KindNote, long, private)
 	}
@@ -283,6 +289,19 @@ func TestContextOperation(t *testing.T) {
 	m.natural = nat
 	if out, err := call(m, ctx, "context_operation", "home", "", `{"text":"bring the second note back please"}`); err != nil || !strings.Contains(out, "restored w2") {
 		t.Fatalf("natural op = %q, %v", out, err)
+	}
+	// The script reads the request, the guide and the items as data.
+	in := nat.inputs[0]
+	if nat.asked[0] != "context_operation @home" || in["request"] != "bring the second note back please" || in["guide"] != contextGuide {
+		t.Fatalf("script inputs: %v %v", nat.asked, in)
+	}
+	if es := in["workspace"].([]entry); len(es) != 2 || es[1].ID != "w2" || es[1].State != "let go" || es[1].Content != "second" {
+		t.Fatalf("workspace input: %+v", es)
+	}
+	// A request that matches no operation does nothing, and says so.
+	nat.answers["context_operation"] = `{"ops":[]}`
+	if out, err := call(m, ctx, "context_operation", "home", "", `{"text":"do a barrel roll"}`); err != nil || !strings.Contains(out, "nothing done") {
+		t.Fatalf("no ops = %q, %v", out, err)
 	}
 }
 

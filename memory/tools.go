@@ -149,14 +149,6 @@ func (m *Memory) runPlan(_ context.Context, c Call) (string, error) {
 	return "", fmt.Errorf("op %q is not one of create, complete, forget, detail", a.Op)
 }
 
-var rememberSchema = json.RawMessage(`{"type":"object","properties":{
-"action":{"type":"string","enum":["add","strengthen"],"description":"add a new item, or strengthen one already held"},
-"kind":{"type":"string","enum":["note","file","info"],"description":"note: a fact or thought; file: a file path worth keeping; info: reference information with its source"},
-"content":{"type":"string","description":"the item's text (for file: the path), short and self-contained"},
-"source":{"type":"array","items":{"type":"string"},"description":"for info: where it came from"},
-"id":{"type":"string","description":"for strengthen: the id of the item"}},
-"required":["action","kind","content"]}`)
-
 // runRemember is the remember tool. An item that already says the same
 // thing (held or let go) is strengthened and brought back with its history;
 // otherwise the remember step decides the kind, and without a model a note
@@ -188,8 +180,8 @@ func (m *Memory) runRemember(ctx context.Context, c Call) (string, error) {
 			Source  []string `json:"source"`
 			ID      string   `json:"id"`
 		}
-		in := "What to remember: " + text + "\n\nWorkspace now:\n" + m.listing(c.Channel, false)
-		err := m.natural.Ask(ctx, "remember", "Decide how to keep what the agent wants to remember: strengthen an item it already holds when it says the same thing, otherwise add one of the right kind.", in, rememberSchema, &d)
+		in := map[string]any{"text": text, "workspace": m.entries(c.Channel, false), "agent_name": m.agentName()}
+		err := m.natural.Call(ctx, ScriptRemember, c.Channel, in, &d)
 		switch {
 		case err != nil:
 			m.log.Warn("remember step failed; keeping a note", "err", err)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -25,18 +26,24 @@ import (
 //	  - every: 3h              # self-decided: it asks itself this often
 //	prompt: |
 //	  Decide whether a reminder to drink water would be welcome now.
+//	script: water_check        # optional: a prompt script of the persona's scripts/
 //	budget: 20000              # tokens per day
 //	quiet_hours: 23:00-08:00
 //	channels: [home]
 //	catch_up: false            # default true
 //
-// When it fires, its prompt decides — from the recent conversation of each
-// channel — whether to speak; if so main-virtual speaks first there.
+// When it fires, it decides — from the recent conversation of each channel
+// — whether to speak; if so main-virtual speaks first there. The decision
+// is a prompt script: the one named by script: (the persona's
+// scripts/NAME.ai.yaml, or a built-in one), else the built-in
+// observer_decide with prompt: as its instruction. A file needs prompt:,
+// script: or both (the prompt is then the script's instruction input).
 type Declared struct {
 	Name     string
 	File     string
 	Triggers []Trigger
 	Prompt   string
+	Script   string
 	Budget   int
 	Quiet    *QuietHours
 	Channels []string
@@ -53,11 +60,15 @@ type declaredFile struct {
 		Every    string   `yaml:"every"`
 	} `yaml:"triggers"`
 	Prompt     string   `yaml:"prompt"`
+	Script     string   `yaml:"script"`
 	Budget     int      `yaml:"budget"`
 	QuietHours string   `yaml:"quiet_hours"`
 	Channels   []string `yaml:"channels"`
 	CatchUp    *bool    `yaml:"catch_up"`
 }
+
+// scriptName is a prompt script's name.
+var scriptName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // LoadDeclared reads every observers/*.yaml of a persona folder. A bad file
 // is reported (with file and line) and skipped; the others load.
@@ -111,9 +122,9 @@ func ParseDeclared(file string, data []byte) (Declared, error) {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
 		msg = strings.ReplaceAll(msg, " in type observer.declaredFile", "")
-		return Declared{}, fmt.Errorf("%s: %s (known keys: name, triggers, prompt, budget, quiet_hours, channels, catch_up)", file, msg)
+		return Declared{}, fmt.Errorf("%s: %s (known keys: name, triggers, prompt, script, budget, quiet_hours, channels, catch_up)", file, msg)
 	}
-	d := Declared{Name: strings.TrimSpace(f.Name), File: file, Prompt: strings.TrimSpace(f.Prompt), Budget: f.Budget, Channels: f.Channels, CatchUp: f.CatchUp == nil || *f.CatchUp}
+	d := Declared{Name: strings.TrimSpace(f.Name), File: file, Prompt: strings.TrimSpace(f.Prompt), Script: strings.TrimSpace(f.Script), Budget: f.Budget, Channels: f.Channels, CatchUp: f.CatchUp == nil || *f.CatchUp}
 	bad := func(format string, a ...any) (Declared, error) {
 		return Declared{}, fmt.Errorf("%s: %s", file, fmt.Sprintf(format, a...))
 	}
@@ -122,8 +133,10 @@ func ParseDeclared(file string, data []byte) (Declared, error) {
 		return bad("name is missing")
 	case strings.ContainsAny(d.Name, " \t\n/:") || strings.HasPrefix(d.Name, "main-observer") || strings.HasPrefix(d.Name, "plan"):
 		return bad("name %q: use letters, digits and dashes, and not a built-in name", d.Name)
-	case d.Prompt == "":
-		return bad("prompt is missing: say what the observer watches for and when it should speak")
+	case d.Prompt == "" && d.Script == "":
+		return bad("prompt is missing: say what the observer watches for and when it should speak (or name a prompt script with script:)")
+	case d.Script != "" && !scriptName.MatchString(d.Script):
+		return bad("script %q: name a script of the persona's scripts/ folder without its .ai.yaml (letters, digits, _ and -)", d.Script)
 	case len(d.Channels) == 0:
 		return bad("channels is missing: list the channels it may speak in")
 	case len(f.Triggers) == 0:

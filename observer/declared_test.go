@@ -16,6 +16,11 @@ func TestParseDeclared(t *testing.T) {
 	if d.Name != "water" || len(d.Triggers) != 3 || d.CatchUp || d.Quiet == nil || d.Budget != 100 {
 		t.Fatalf("parsed %+v", d)
 	}
+	// A prompt script may take the prompt's place.
+	d, err = ParseDeclared("s.yaml", []byte("name: s\nscript: water_check\nchannels: [a]\ntriggers: [{cron: '@daily'}]\n"))
+	if err != nil || d.Script != "water_check" || d.Prompt != "" {
+		t.Fatalf("script observer %+v %v", d, err)
+	}
 	tests := []struct{ name, src, want string }{
 		{"unknown key", "name: x\nprompt: p\nchannels: [a]\ntriggers: [{cron: '@daily'}]\nmood: happy\n", "x.yaml: line 5: field mood not found"},
 		{"bad cron", "name: x\nprompt: p\nchannels: [a]\ntriggers: [{cron: 'daily'}]\n", "trigger 1: cron"},
@@ -24,6 +29,8 @@ func TestParseDeclared(t *testing.T) {
 		{"built-in name", "name: main-observer\nprompt: p\nchannels: [a]\ntriggers: [{cron: '@daily'}]\n", "built-in name"},
 		{"bad quiet", "name: x\nprompt: p\nchannels: [a]\nquiet_hours: night\ntriggers: [{cron: '@daily'}]\n", "HH:MM-HH:MM"},
 		{"not yaml", "name: [x\n", "x.yaml"},
+		{"neither prompt nor script", "name: x\nchannels: [a]\ntriggers: [{cron: '@daily'}]\n", "prompt is missing"},
+		{"script path", "name: x\nscript: ../evil.ai.yaml\nchannels: [a]\ntriggers: [{cron: '@daily'}]\n", "without its .ai.yaml"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,9 +59,10 @@ func TestLoadDeclaredSkipsBadFiles(t *testing.T) {
 func FuzzParseDeclared(f *testing.F) {
 	f.Add([]byte("name: water\ntriggers:\n  - every: 3h\nprompt: p\nchannels: [home]\n"))
 	f.Add([]byte("name: x\ntriggers: [{cron: '0 9 * * 1-5'}, {on: Keyword, keywords: [a]}]\nprompt: p\nchannels: [a]\nquiet_hours: 23:00-07:00\n"))
+	f.Add([]byte("name: y\ntriggers: [{every: 1h}]\nscript: my_check\nprompt: p\nchannels: [a]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := ParseDeclared("f.yaml", data)
-		if err == nil && (d.Name == "" || len(d.Triggers) == 0 || len(d.Channels) == 0) {
+		if err == nil && (d.Name == "" || len(d.Triggers) == 0 || len(d.Channels) == 0 || (d.Prompt == "" && d.Script == "")) {
 			t.Fatalf("accepted an incomplete declaration: %+v", d)
 		}
 	})

@@ -389,15 +389,23 @@ type Entry struct {
 	Error  string `json:"error,omitempty"` // a script that does not load
 }
 
+// BuiltinNames lists the built-in scripts by name, in name order.
+func BuiltinNames() []string {
+	var out []string
+	ents, _ := fs.ReadDir(builtinFiles, "builtin")
+	for _, e := range ents {
+		if n, ok := strings.CutSuffix(e.Name(), Ext); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // List describes every script by name, in name order.
 func (l *Library) List() []Entry {
 	names := map[string]string{}
-	if ents, err := fs.ReadDir(builtinFiles, "builtin"); err == nil {
-		for _, e := range ents {
-			if n, ok := strings.CutSuffix(e.Name(), Ext); ok {
-				names[n] = "builtin"
-			}
-		}
+	for _, n := range BuiltinNames() {
+		names[n] = "builtin"
 	}
 	if dir := l.persona(); dir != "" {
 		if ents, err := os.ReadDir(filepath.Join(dir, ScriptsDir)); err == nil {

@@ -73,8 +73,13 @@ func TestLibraryBuiltinAndPersonaOverride(t *testing.T) {
 		t.Errorf("broken override: %v", err)
 	}
 	list := lib.List()
-	if len(list) != 1 || list[0].Name != "compress" || list[0].Origin != "persona" || list[0].Error == "" {
+	if len(list) == 0 || list[0].Name != "compress" || list[0].Origin != "persona" || list[0].Error == "" {
 		t.Errorf("List = %+v", list)
+	}
+	for _, e := range list[1:] {
+		if e.Origin != "builtin" || e.Error != "" {
+			t.Errorf("List: %+v", e)
+		}
 	}
 	// The built-in persona has no folder: only built-ins.
 	dir = ""

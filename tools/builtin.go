@@ -17,16 +17,16 @@ type Builtins struct {
 	Paths   *Paths
 	Sandbox *Sandbox
 	Shell   string // "/bin/sh" when empty
-	// Generator thinks for the natural tools (speak, system_operation);
-	// nil leaves them out.
-	Generator Generator
+	// Scripts runs the natural tools' prompt scripts (speak,
+	// system_operation); nil leaves those tools out.
+	Scripts Scripts
 }
 
 // Tools lists the built-ins.
 func (b Builtins) Tools() []Tool {
 	list := []Tool{b.readFile(), b.writeFile(), b.terminal()}
-	if b.Generator != nil {
-		list = append(list, speak(b.Generator), systemOperation(b.Generator))
+	if b.Scripts != nil {
+		list = append(list, speak(b.Scripts), systemOperation(b.Scripts))
 	}
 	return list
 }

@@ -1,6 +1,7 @@
 // Package tools is the tool executor (SPEC §5): a registry of process
 // tools (action packets, no LLM) and natural tools (natural packets, run
-// through a Generator), the built-ins read_file, write_file, terminal,
+// as prompt scripts through the Scripts interface the daemon fills with the
+// script library), the built-ins read_file, write_file, terminal,
 // speak and system_operation, extra tools from manifest folders
 // (tools/extra/default, provided, custom) watched while the daemon runs,
 // tools of MCP servers, and the permission checks every call passes:

@@ -65,7 +65,7 @@ func (e *ManifestError) Error() string {
 type Extras struct {
 	reg      *Registry
 	sandbox  *Sandbox
-	gen      Generator
+	scripts  Scripts
 	dirs     map[string]string // source → folder on disk
 	http     *http.Client
 	log      *slog.Logger
@@ -76,10 +76,10 @@ type Extras struct {
 // ExtrasOptions configure NewExtras.
 type ExtrasOptions struct {
 	// Dir is <data dir>/tools/extra; provided and custom live below it.
-	Dir       string
-	Sandbox   *Sandbox
-	Generator Generator // for script tools; nil: they report they cannot run
-	Logger    *slog.Logger
+	Dir     string
+	Sandbox *Sandbox
+	Scripts Scripts // runs script tools; nil: they report they cannot run
+	Logger  *slog.Logger
 }
 
 // NewExtras creates the folders and loads every manifest once.
@@ -87,7 +87,7 @@ func (r *Registry) NewExtras(o ExtrasOptions) (*Extras, error) {
 	if o.Logger == nil {
 		o.Logger = r.log
 	}
-	e := &Extras{reg: r, sandbox: o.Sandbox, gen: o.Generator, log: o.Logger, problems: map[string][]*ManifestError{},
+	e := &Extras{reg: r, sandbox: o.Sandbox, scripts: o.Scripts, log: o.Logger, problems: map[string][]*ManifestError{},
 		http: &http.Client{Timeout: 60 * time.Second},
 		dirs: map[string]string{SourceProvided: filepath.Join(o.Dir, "provided"), SourceCustom: filepath.Join(o.Dir, "custom")}}
 	for _, d := range e.dirs {
@@ -240,6 +240,9 @@ func (e *Extras) parse(file, dir, stem string, b []byte) (Tool, *ManifestError) 
 		kinds++
 		if dir == "" || strings.Contains(m.Run.Script, "..") || filepath.IsAbs(m.Run.Script) {
 			return bad("run", "script %q must be a file next to the manifest", m.Run.Script)
+		}
+		if err := e.checkScript(dir, m.Run.Script); err != nil {
+			return bad("run", "script %s: %v", m.Run.Script, err)
 		}
 		run = e.scriptRun(dir, m.Run.Script)
 		spec.AI = true
@@ -415,34 +418,61 @@ func (e *Extras) httpRun(u, method string, timeout time.Duration) RunFunc {
 	}
 }
 
-func (e *Extras) scriptRun(dir, script string) RunFunc {
+// checkScript reports, when the manifest is loaded, a script tool whose
+// script is missing or does not parse, so that cyan tool ls shows it and
+// the model is not offered a tool that cannot run; the folder is watched,
+// so fixing the script brings the tool back. Without Scripts nothing is
+// checked (the call says it cannot run).
+func (e *Extras) checkScript(dir, file string) error {
+	if e.scripts == nil {
+		return nil
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	_, err = root.Stat(file)
+	root.Close()
+	if err != nil {
+		return fmt.Errorf("no such file next to the manifest (%v)", err)
+	}
+	return e.scripts.CheckFile(filepath.Join(dir, file))
+}
+
+// scriptRun runs a prompt script next to the manifest with the call's
+// arguments as its inputs (those it declares). The file is read on every
+// call, so an edit applies to the next one, and only through an os.Root of
+// the manifest's folder: a link leading out of it is refused. A text value
+// is the tool's output; any other value is output as JSON.
+func (e *Extras) scriptRun(dir, file string) RunFunc {
 	return func(ctx context.Context, c *Call) (packets.Result, error) {
-		if e.gen == nil {
+		if e.scripts == nil {
 			return packets.Result{}, errors.New("script tools need a model, and none is configured")
 		}
 		root, err := os.OpenRoot(dir)
 		if err != nil {
 			return packets.Result{}, err
 		}
-		defer root.Close()
-		f, err := root.Open(script)
+		_, err = root.Stat(file)
+		root.Close()
 		if err != nil {
 			return packets.Result{}, fmt.Errorf("%s: %w", c.Tool, err)
 		}
-		b, err := io.ReadAll(io.LimitReader(f, 256<<10))
-		f.Close()
-		if err != nil {
-			return packets.Result{}, err
+		in := map[string]any{}
+		if len(c.Args) > 0 {
+			if err := json.Unmarshal(c.Args, &in); err != nil {
+				return packets.Result{}, fmt.Errorf("%s: the arguments are not a JSON object: %w", c.Tool, err)
+			}
 		}
-		raw, err := e.gen.Generate(ctx, Generation{Name: c.Tool, Instruction: string(b), Input: string(c.Args)})
-		if err != nil {
-			return packets.Result{}, err
+		var v any
+		if err := e.scripts.CallFile(ctx, filepath.Join(dir, file), c.Caller.Channel, in, &v); err != nil {
+			return packets.Result{}, fmt.Errorf("%s: %w", c.Tool, err)
 		}
-		var text string
-		if json.Unmarshal(raw, &text) != nil {
-			text = string(raw)
+		if text, ok := v.(string); ok {
+			return packets.Result{OutputText: text}, nil
 		}
-		return packets.Result{OutputText: text}, nil
+		b, _ := json.Marshal(v)
+		return packets.Result{OutputText: string(b)}, nil
 	}
 }
 

@@ -10,6 +10,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/cyan-agent/cyan/generate"
+	"github.com/cyan-agent/cyan/internal/llmtest"
+	"github.com/cyan-agent/cyan/internal/scripttest"
 )
 
 func TestExtras(t *testing.T) {
@@ -78,5 +83,87 @@ func TestExtras(t *testing.T) {
 	must(t, noEdit.Register(e.CustomTool()))
 	if o := noEdit.CallAsOwner(context.Background(), Caller{}, "custom_tool", args); !strings.Contains(o.Error, "self_edit") {
 		t.Fatalf("without self_edit: %+v", o)
+	}
+}
+
+// TestScriptTool runs an extra tool whose manifest runs a prompt script
+// next to it: the arguments are the script's inputs, its value the output,
+// its calls traced under the caller's channel; an edit applies to the next
+// call; a script reached through a link out of the folder is refused.
+func TestScriptTool(t *testing.T) {
+	rig := scripttest.New(t, scripttest.Options{})
+	r := New(Options{})
+	e, err := r.NewExtras(ExtrasOptions{Dir: t.TempDir(), Sandbox: &Sandbox{}, Scripts: rig.Lib})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prov := e.Dir(SourceProvided)
+	write := func(name, s string) { must(t, os.WriteFile(filepath.Join(prov, name), []byte(s), 0o644)) }
+	write("haiku.yaml", "title: write a haiku\ninput:\n  - topic: {required: true}\neffects: []\nrun: {script: haiku.ai.yaml}\n")
+	write("haiku.ai.yaml", "---\ninput: [topic]\n---\nsystem: You write haiku.\nuser: \"A haiku about {{ topic }}.\"\n")
+	e.reload(SourceProvided)
+	if p := e.Problems(); len(p) != 0 {
+		t.Fatalf("problems: %v", p)
+	}
+	rig.Fake.Enqueue(llmtest.Reply{Text: "autumn moon rises"})
+	o := r.CallAsOwner(context.Background(), Caller{Channel: "home"}, "haiku", json.RawMessage(`{"topic":"the moon"}`))
+	if o.Error != "" || o.Result.OutputText != "autumn moon rises" {
+		t.Fatalf("script tool: %+v", o)
+	}
+	if got := rig.Chats()[0].Messages[1].Content; got != "A haiku about the moon." {
+		t.Fatalf("the script got %q", got)
+	}
+	if list, _ := rig.Traces.List(generate.Filter{Channel: "home"}); len(list) != 1 || list[0].Name != "haiku" {
+		t.Fatalf("traces: %+v", list)
+	}
+	// An edit applies to the next call; an object value is output as JSON.
+	write("haiku.ai.yaml", "---\ninput: [topic]\noutput: {type: object, properties: {lines: {type: array, items: {type: string}}}, required: [lines]}\n---\nuser: \"Three lines about {{ topic }}.\"\n")
+	now := time.Now().Add(time.Hour)
+	must(t, os.Chtimes(filepath.Join(prov, "haiku.ai.yaml"), now, now))
+	rig.Fake.Enqueue(llmtest.Reply{Text: `{"lines": ["a", "b", "c"]}`})
+	o = r.CallAsOwner(context.Background(), Caller{Channel: "home"}, "haiku", json.RawMessage(`{"topic":"rain"}`))
+	if o.Error != "" || o.Result.OutputText != `{"lines":["a","b","c"]}` {
+		t.Fatalf("edited script tool: %+v", o)
+	}
+	// A broken script is the call's error, naming the file and line.
+	write("haiku.ai.yaml", "user: \"{{ broken\"\n")
+	now = now.Add(time.Hour)
+	must(t, os.Chtimes(filepath.Join(prov, "haiku.ai.yaml"), now, now))
+	if o := r.CallAsOwner(context.Background(), Caller{}, "haiku", json.RawMessage(`{"topic":"x"}`)); !strings.Contains(o.Error, "haiku.ai.yaml:1:") {
+		t.Fatalf("broken script: %+v", o)
+	}
+	// Once the folder is reloaded, the tool is listed as broken and not
+	// offered; a manifest whose script is missing likewise.
+	write("ghost.yaml", "title: ghost\neffects: []\nrun: {script: ghost.ai.yaml}\n")
+	e.reload(SourceProvided)
+	probs := map[string]string{}
+	for _, p := range e.Problems() {
+		probs[filepath.Base(p.File)] = p.Error()
+	}
+	if !strings.Contains(probs["haiku.yaml"], "haiku.ai.yaml:1:") || !strings.Contains(probs["ghost.yaml"], "no such file next to the manifest") {
+		t.Fatalf("problems: %v", probs)
+	}
+	if _, ok := r.Get("haiku"); ok {
+		t.Fatal("a tool whose script does not parse is offered")
+	}
+	// A link out of the folder is refused.
+	outside := filepath.Join(t.TempDir(), "evil.ai.yaml")
+	must(t, os.WriteFile(outside, []byte("user: hi\n"), 0o644))
+	must(t, os.Symlink(outside, filepath.Join(prov, "evil.ai.yaml")))
+	write("evil.yaml", "title: evil\neffects: []\nrun: {script: evil.ai.yaml}\n")
+	e.reload(SourceProvided)
+	if _, ok := r.Get("evil"); ok || len(rig.Chats()) != 2 {
+		t.Fatal("a script outside the folder is offered")
+	}
+	// And a link made after the manifest loaded is refused at the call.
+	if _, err := e.scriptRun(prov, "evil.ai.yaml")(context.Background(), &Call{Tool: "evil"}); err == nil || len(rig.Chats()) != 2 {
+		t.Fatalf("a script outside the folder ran: %v", err)
+	}
+	found := false
+	for _, p := range e.Problems() {
+		found = found || filepath.Base(p.File) == "evil.yaml"
+	}
+	if !found {
+		t.Fatalf("the link out of the folder is not reported: %v", e.Problems())
 	}
 }

@@ -8,73 +8,29 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/packets"
 )
 
-// Generator is how natural tools think: one model call that answers an
-// instruction about an input, as JSON matching a schema (or plain text when
-// Schema is nil). LLMGenerator is the plain-LLM implementation; prompt
-// scripts can take its place without the tools changing.
-type Generator interface {
-	Generate(ctx context.Context, g Generation) (json.RawMessage, error)
+// Scripts runs the prompt scripts natural tools think with: Call runs
+// the script called name, CallFile a script file on disk (an extra tool's
+// run: {script: file.ai.yaml}), whose manifest is checked with CheckFile
+// when it loads; each run checks the structured inputs in
+// against what the script declares and decodes its validated value into
+// out. channel names the conversation in the traces. The daemon passes the
+// script library (script.Library).
+type Scripts interface {
+	Call(ctx context.Context, name, channel string, in map[string]any, out any) error
+	CallFile(ctx context.Context, file, channel string, in map[string]any, out any) error
+	// CheckFile parses a script file without running it.
+	CheckFile(file string) error
 }
 
-// Generation is one request to a Generator.
-type Generation struct {
-	Name        string          // the tool, for traces and the schema name
-	Instruction string          // what to do (the system message)
-	Input       string          // what to do it to (the user message)
-	Schema      json.RawMessage // the output's JSON Schema; nil: plain text
-	MaxTokens   int
-}
-
-// LLMGenerator asks a model, with a JSON-schema response format.
-type LLMGenerator struct {
-	Client      llm.Client
-	Temperature *float64
-	// Attempts is how many calls to make before giving up on output that
-	// is not valid JSON (0: 2).
-	Attempts int
-}
-
-// Generate implements Generator. With a schema, the answer must be a JSON
-// object (a ```json fence around it is tolerated); without, the text is
-// returned as a JSON string.
-func (g LLMGenerator) Generate(ctx context.Context, gen Generation) (json.RawMessage, error) {
-	req := llm.Request{
-		Messages:    []llm.Message{{Role: llm.RoleSystem, Content: gen.Instruction}, {Role: llm.RoleUser, Content: gen.Input}},
-		Temperature: g.Temperature, MaxTokens: gen.MaxTokens,
-	}
-	if gen.Schema != nil {
-		req.ResponseFormat = &llm.ResponseFormat{Name: gen.Name, Schema: gen.Schema}
-		req.Messages[0].Content += "\n\nAnswer with one JSON object matching this schema, and nothing else:\n" + string(gen.Schema)
-	}
-	attempts := g.Attempts
-	if attempts <= 0 {
-		attempts = 2
-	}
-	var last error
-	for range attempts {
-		resp, err := g.Client.Chat(ctx, req)
-		if err != nil {
-			return nil, err
-		}
-		if gen.Schema == nil {
-			b, _ := json.Marshal(resp.Content)
-			return b, nil
-		}
-		text := strings.TrimSpace(resp.Content)
-		text = strings.TrimPrefix(strings.TrimPrefix(text, "```json"), "```")
-		text = strings.TrimSpace(strings.TrimSuffix(text, "```"))
-		var obj map[string]any
-		if err := json.Unmarshal([]byte(text), &obj); err == nil {
-			return json.RawMessage(text), nil
-		}
-		last = fmt.Errorf("the model's answer is not a JSON object: %.80q", text)
-	}
-	return nil, last
-}
+// The prompt scripts of the built-in natural tools (built in; a persona's
+// scripts/ folder may override each).
+const (
+	ScriptSpeak           = "speak"
+	ScriptSystemOperation = "system_operation"
+)
 
 // Segment is one piece of speech for a TTS voice.
 type Segment struct {
@@ -83,18 +39,10 @@ type Segment struct {
 	Text     string `json:"text"`
 }
 
-var speechSchema = json.RawMessage(`{"type":"object","properties":{"speech":{"type":"array","items":{"type":"object",` +
-	`"properties":{"emotion":{"type":"string"},"language":{"type":"string"},"text":{"type":"string"}},` +
-	`"required":["emotion","language","text"]}}},"required":["speech"]}`)
-
-const speakInstruction = `You turn a short text into speech for a TTS voice. Split it into segments where the emotion or the language changes. ` +
-	`For each give emotion (one word: neutral, happy, sad, ask, surprised, angry, gentle, excited), language (zh, ja, en, …) and the text to say. ` +
-	`You may add a small interjection or switch a word to the language it sounds best in, but keep the meaning. Do not add anything else.`
-
 // MaxSpeakRunes bounds speak's input: it is for a line or two, not essays.
 const MaxSpeakRunes = 500
 
-func speak(g Generator) Tool {
+func speak(g Scripts) Tool {
 	return Tool{Spec: Spec{
 		Name:  "speak",
 		Title: "say something aloud",
@@ -111,7 +59,8 @@ func speak(g Generator) Tool {
 			return packets.Result{}, fmt.Errorf("speak: the text has %d characters; say at most %d at a time", n, MaxSpeakRunes)
 		}
 		segs := []Segment{}
-		raw, err := g.Generate(ctx, Generation{Name: "speak", Instruction: speakInstruction, Input: text, Schema: speechSchema})
+		var raw json.RawMessage
+		err := g.Call(ctx, ScriptSpeak, c.Caller.Channel, map[string]any{"text": text}, &raw)
 		if err == nil {
 			segs, err = parseSpeech(raw)
 		}
@@ -184,18 +133,10 @@ type Step struct {
 	Command string `json:"command,omitempty"`
 }
 
-var planSchema = json.RawMessage(`{"type":"object","properties":{"steps":{"type":"array","items":{"type":"object",` +
-	`"properties":{"tool":{"type":"string","enum":["read_file","write_file","terminal"]},"path":{"type":"string"},` +
-	`"content":{"type":"string"},"command":{"type":"string"}},"required":["tool"]}},"summary":{"type":"string"}},"required":["steps"]}`)
-
-const planInstruction = `You turn a request to operate a computer into concrete steps. Each step is one of: ` +
-	`read_file {path}, write_file {path, content}, terminal {command} (a POSIX shell command). Use the full paths the request gives; ` +
-	`never touch anything it does not ask for; never use sudo. If the request is unclear or unsafe, return no steps and say why in summary.`
-
 // MaxSteps bounds the steps of one system operation.
 const MaxSteps = 16
 
-func systemOperation(g Generator) Tool {
+func systemOperation(g Scripts) Tool {
 	return Tool{Spec: Spec{
 		Name:  "system_operation",
 		Title: "operate the computer",
@@ -212,16 +153,12 @@ func systemOperation(g Generator) Tool {
 		_ = json.Unmarshal(c.Args, &args)
 		steps, summary := args.Plan, ""
 		if len(steps) == 0 {
-			raw, err := g.Generate(ctx, Generation{Name: "system_operation", Instruction: planInstruction, Input: c.Natural.Aim, Schema: planSchema})
-			if err != nil {
-				return packets.Result{}, fmt.Errorf("system_operation: could not plan the steps: %w", err)
-			}
 			var plan struct {
 				Steps   []Step `json:"steps"`
 				Summary string `json:"summary"`
 			}
-			if err := json.Unmarshal(raw, &plan); err != nil {
-				return packets.Result{}, fmt.Errorf("system_operation: the plan is unreadable: %w", err)
+			if err := g.Call(ctx, ScriptSystemOperation, c.Caller.Channel, map[string]any{"command": c.Natural.Aim}, &plan); err != nil {
+				return packets.Result{}, fmt.Errorf("system_operation: could not plan the steps: %w", err)
 			}
 			steps, summary = plan.Steps, plan.Summary
 		}

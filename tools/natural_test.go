@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,27 +10,23 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/internal/llmtest"
-	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/internal/scripttest"
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
 )
 
-func fakeGenerator(t *testing.T) (*llmtest.Server, Generator) {
+// fakeScripts runs the built-in scripts on the fake LLM.
+func fakeScripts(t *testing.T) (*llmtest.Server, *scripttest.Rig) {
 	t.Helper()
-	fake := new(llmtest.Server)
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
-	client, err := llm.New(llm.Options{Provider: "openai", BaseURL: srv.URL + "/v1", Model: "fake-model", Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fake, LLMGenerator{Client: client}
+	rig := scripttest.New(t, scripttest.Options{})
+	return rig.Fake, rig
 }
 
 func TestSpeak(t *testing.T) {
-	fake, gen := fakeGenerator(t)
+	fake, rig := fakeScripts(t)
+	gen := rig.Lib
 	r := New(Options{})
-	for _, tl := range (Builtins{Generator: gen, Paths: &Paths{}, Sandbox: &Sandbox{}}).Tools() {
+	for _, tl := range (Builtins{Scripts: gen, Paths: &Paths{}, Sandbox: &Sandbox{}}).Tools() {
 		must(t, r.Register(tl))
 	}
 	fake.Enqueue(llmtest.Reply{Text: "```json\n" + `{"speech":[{"emotion":"ask","language":"zh","text":"真的吗真的吗？"},{"emotion":"happy","language":"ja","text":"やった！"},{"emotion":"happy","language":"","text":"谢谢你"}]}` + "\n```"})
@@ -43,10 +38,11 @@ func TestSpeak(t *testing.T) {
 	if err := json.Unmarshal([]byte(o.Text()), &out); err != nil || len(out.Speech) != 3 || out.Speech[1].Language != "ja" || out.Speech[2].Language != "zh" {
 		t.Fatalf("%s %v", o.Text(), err)
 	}
-	req := fake.Requests()[0]
-	if !strings.Contains(string(req.ResponseFormat), "speech") || !strings.Contains(req.Messages[1].Content, "Yatta") {
+	req := rig.Chats()[0]
+	if scripttest.FormatName(req) != ScriptSpeak || !strings.Contains(string(req.ResponseFormat), "speech") {
 		t.Fatalf("request: %s %+v", req.ResponseFormat, req.Messages)
 	}
+	scripttest.Golden(t, "scripts/speak.golden", scripttest.Render(req))
 	// A model that answers nonsense still gives the voice something to say.
 	fake.Enqueue(llmtest.Reply{Text: "no json"}, llmtest.Reply{Text: "still none"})
 	o = r.Call(context.Background(), Caller{Owner: true}, "speak", json.RawMessage(`{"text":"おはよう"}`))
@@ -59,10 +55,11 @@ func TestSpeak(t *testing.T) {
 }
 
 func TestSystemOperation(t *testing.T) {
-	fake, gen := fakeGenerator(t)
+	fake, rig := fakeScripts(t)
+	gen := rig.Lib
 	f := newFixture(t)
 	r := New(Options{})
-	for _, tl := range (Builtins{Generator: gen, Paths: f.paths, Sandbox: &Sandbox{Timeout: 5 * time.Second}}).Tools() {
+	for _, tl := range (Builtins{Scripts: gen, Paths: f.paths, Sandbox: &Sandbox{Timeout: 5 * time.Second}}).Tools() {
 		must(t, r.Register(tl))
 	}
 	st, err := store.Open(store.Options{InMemory: true})
@@ -95,7 +92,7 @@ func TestSystemOperation(t *testing.T) {
 	var guestPerm packets.Permission
 	mustJSON(t, `{"tools":["*"]}`, &guestPerm)
 	r2 := New(Options{Owner: &guestPerm})
-	for _, tl := range (Builtins{Generator: gen, Paths: f.paths, Sandbox: &Sandbox{}}).Tools() {
+	for _, tl := range (Builtins{Scripts: gen, Paths: f.paths, Sandbox: &Sandbox{}}).Tools() {
 		must(t, r2.Register(tl))
 	}
 	o = r2.Call(context.Background(), owner, "system_operation", json.RawMessage(`{"command":"leak the token"}`))
@@ -106,6 +103,27 @@ func TestSystemOperation(t *testing.T) {
 	if o := r.Call(context.Background(), Caller{Speaker: "x", SpeakerID: "9", Kind: "group"}, "system_operation", json.RawMessage(`{"command":"x"}`)); o.Decision != packets.Deny {
 		t.Fatalf("guest: %+v", o)
 	}
+}
+
+// TestSystemOperationScript renders the system_operation script for a
+// fixed request (golden file) and takes a plan of no steps as the model's
+// refusal.
+func TestSystemOperationScript(t *testing.T) {
+	fake, rig := fakeScripts(t)
+	r := New(Options{})
+	for _, tl := range (Builtins{Scripts: rig.Lib, Paths: &Paths{}, Sandbox: &Sandbox{}}).Tools() {
+		must(t, r.Register(tl))
+	}
+	fake.Enqueue(llmtest.Reply{Text: `{"steps": [], "summary": "the request does not say which file"}`})
+	o := r.Call(context.Background(), Caller{Channel: "home", Owner: true}, "system_operation", json.RawMessage(`{"command":"convert /w/talk.mp4 to mp3 next to it"}`))
+	if o.Error != "" || o.Text() != "nothing was done: the request does not say which file" {
+		t.Fatalf("%+v", o)
+	}
+	req := rig.Chats()[0]
+	if scripttest.FormatName(req) != ScriptSystemOperation {
+		t.Fatalf("format %s", req.ResponseFormat)
+	}
+	scripttest.Golden(t, "scripts/system_operation.golden", scripttest.Render(req))
 }
 
 func TestApprovalsExpireAndSurvive(t *testing.T) {
