@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/mainvirtual"
+	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -32,6 +33,12 @@ type Options struct {
 	Version      string
 	Logger       *slog.Logger // nil: discard
 	Now          func() time.Time
+	// Recall answers /api/v1/recall (nil: the route says it is not running).
+	Recall *recall.Index
+	// Imported, when set, is told about every import batch; on the final
+	// one the import is complete (the hook that builds events from
+	// imported history).
+	Imported func(ImportBatch)
 }
 
 // Server routes the HTTP API.
@@ -61,6 +68,9 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/v1/messages", s.postMessage)
 	s.mux.HandleFunc("GET /api/v1/messages", s.listMessages)
 	s.mux.HandleFunc("GET /api/v1/trace/last", s.lastTrace)
+	s.mux.HandleFunc("POST /api/v1/recall", s.recall)
+	s.mux.HandleFunc("GET /api/v1/recall/status", s.recallStatus)
+	s.mux.HandleFunc("POST /api/v1/import", s.importMessages)
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

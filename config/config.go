@@ -19,6 +19,8 @@ type Config struct {
 	Agent   Agent  `yaml:"agent"`
 	API     API    `yaml:"api"`
 	Log     Log    `yaml:"log"`
+	// Embed selects the recall embedder.
+	Embed Embed `yaml:"embed"`
 
 	// File is the configuration file that was read ("" when none was).
 	File string `yaml:"-"`
@@ -67,6 +69,28 @@ type API struct {
 	AllowedHosts []string `yaml:"allowed_hosts"`
 }
 
+// Embed selects the embedder recall's vector search uses. Changing the
+// provider or model re-embeds the whole history in the background; recall
+// keeps answering meanwhile.
+type Embed struct {
+	// Provider is builtin (no network, no download; the default), ollama
+	// (/api/embed) or openai (any OpenAI-compatible /v1/embeddings).
+	Provider string `yaml:"provider"`
+	// BaseURL is the server (ollama: http://127.0.0.1:11434 by default;
+	// openai: its /v1 base, required).
+	BaseURL string `yaml:"base_url"`
+	// Model is the embedding model (required for ollama and openai).
+	Model  string `yaml:"model"`
+	APIKey string `yaml:"api_key" secret:"true"`
+	// Index is the vector index: flat (int8 vectors scanned on every core,
+	// the default) or chromem (chromem-go collections, one per channel,
+	// cached in a file in the data dir).
+	Index string `yaml:"index"`
+}
+
+// DefaultOllamaEmbedURL is Ollama's address for embed.provider: ollama.
+const DefaultOllamaEmbedURL = "http://127.0.0.1:11434"
+
 // Log selects the log level and format.
 type Log struct {
 	Level  string `yaml:"level"`  // debug | info | warn | error
@@ -111,8 +135,9 @@ func Defaults() Config {
 				Plans:     300,
 			},
 		},
-		API: API{MaxBodyBytes: 1 << 20},
-		Log: Log{Level: "info", Format: "text"},
+		API:   API{MaxBodyBytes: 1 << 20},
+		Embed: Embed{Provider: "builtin", Index: "flat"},
+		Log:   Log{Level: "info", Format: "text"},
 	}
 }
 
@@ -133,6 +158,9 @@ func (c *Config) providerDefaults() {
 		if c.LLM.Model == "" {
 			c.LLM.Model = DefaultOpenAIModel
 		}
+	}
+	if c.Embed.Provider == "ollama" && c.Embed.BaseURL == "" {
+		c.Embed.BaseURL = DefaultOllamaEmbedURL
 	}
 }
 

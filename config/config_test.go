@@ -101,6 +101,8 @@ func TestLoadErrors(t *testing.T) {
 		{name: "mapping where a value belongs", file: "addr:\n  host: x\n", want: []string{"cyan.yaml:2: addr: want a single value, got a mapping"}},
 		{name: "data dir file cannot move the data dir", file: "data_dir: /elsewhere\n", want: []string{"cyan.yaml:1: data_dir: a file inside the data dir cannot move it"}},
 		{name: "out of range", file: "agent:\n  context_budget: 10\nlog:\n  level: loud\n", want: []string{"cyan.yaml:2: agent.context_budget", "cyan.yaml:4: log.level"}},
+		{name: "embedder", file: "embed:\n  provider: magic\n  index: faiss\n", want: []string{"cyan.yaml:2: embed.provider: \"magic\" is not an embedder", "cyan.yaml:3: embed.index"}},
+		{name: "remote embedder needs a model", file: "embed:\n  provider: openai\n", want: []string{"embed.model: is empty", "embed.base_url"}},
 		{name: "duplicate key", file: "addr: 127.0.0.1:1\naddr: 127.0.0.1:2\n", want: []string{"addr"}},
 	}
 	for _, tt := range tests {
@@ -125,6 +127,27 @@ func TestLoadErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestEmbedDefaults(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Load(envOf(map[string]string{EnvDataDir: dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Embed.Provider != "builtin" || c.Embed.Index != "flat" {
+		t.Errorf("embed defaults: %+v", c.Embed)
+	}
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte("embed:\n  provider: ollama\n  model: nomic-embed-text\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Load(envOf(map[string]string{EnvDataDir: dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Embed.BaseURL != DefaultOllamaEmbedURL {
+		t.Errorf("ollama base url default: %q", c.Embed.BaseURL)
 	}
 }
 

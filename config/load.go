@@ -181,6 +181,21 @@ func (c *Config) validate(where func(key string) *Error) error {
 			bad("agent.sections."+s.key, "a token budget must not be negative")
 		}
 	}
+	switch c.Embed.Provider {
+	case "builtin":
+	case "ollama", "openai":
+		if u, err := url.Parse(c.Embed.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("embed.base_url", "%q is not an http(s) URL; name the embedding server (e.g. %s for ollama)", c.Embed.BaseURL, DefaultOllamaEmbedURL)
+		}
+		if strings.TrimSpace(c.Embed.Model) == "" {
+			bad("embed.model", "is empty; name the embedding model (e.g. nomic-embed-text), or use embed.provider: builtin")
+		}
+	default:
+		bad("embed.provider", "%q is not an embedder; use builtin (no network), ollama or openai", c.Embed.Provider)
+	}
+	if !slices.Contains([]string{"flat", "chromem"}, c.Embed.Index) {
+		bad("embed.index", "%q is not flat or chromem", c.Embed.Index)
+	}
 	if c.API.MaxBodyBytes < 1024 {
 		bad("api.max_body_bytes", "%d is too small; use at least 1024", c.API.MaxBodyBytes)
 	}

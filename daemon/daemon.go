@@ -21,6 +21,7 @@ import (
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/persona"
+	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -49,6 +50,7 @@ type Daemon struct {
 	llm     llm.Client
 	persona atomic.Pointer[persona.Persona]
 	mv      *mainvirtual.MainVirtual
+	recall  *recall.Index
 	api     *api.Server
 	token   string
 	ready   func(net.Addr)
@@ -100,8 +102,15 @@ func New(o Options) (*Daemon, error) {
 	}
 	d.store = st
 
+	d.recall, err = newRecall(cfg, st, client, log)
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
 	d.mv, err = mainvirtual.New(mainvirtual.Options{
 		Store: st, LLM: client, Persona: d.persona.Load, Agent: cfg.Agent,
+		Tools:       &toolSet{tools: []recall.Tool{d.recall.Tool(now)}},
+		Sources:     map[mainvirtual.Slot]mainvirtual.Source{mainvirtual.SlotPulled: pulledSource(d.recall.Pulled())},
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
 		Now: now, Logger: log.With("component", "mainvirtual"),
 	})
@@ -110,6 +119,7 @@ func New(o Options) (*Daemon, error) {
 			Agent: d.mv, Store: st, Token: d.token, CheckHost: d.token == "",
 			AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
 			Version: o.Version, Logger: log.With("component", "api"), Now: now,
+			Recall: d.recall, Imported: d.imported,
 		})
 	}
 	if err != nil {
@@ -135,7 +145,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if dir := d.cfg.Persona; dir != "" {
 		actors = append(actors, actor{name: "persona-watch", run: d.watchPersona})
 	}
-	actors = append(actors, actor{name: "llm-check", run: d.checkLLM})
+	actors = append(actors, actor{name: "llm-check", run: d.checkLLM}, actor{name: "recall", run: d.recall.Run})
 	return runGroup(ctx, actors, func(name string, err error) {
 		if err != nil {
 			d.log.Error("part stopped", "part", name, "err", err)

@@ -21,9 +21,14 @@ type Line struct {
 	Time    string `json:"time"`
 	Channel string `json:"channel"`
 	User    string `json:"user"`
-	Role    string `json:"role"`
+	Role    string `json:"role,omitempty"`
 	Text    string `json:"text"`
-	ID      string `json:"id"`
+	ID      string `json:"id,omitempty"`
+}
+
+// LineOf is the history line of a message (what the CLI sends).
+func LineOf(m *store.Message) Line {
+	return Line{Time: m.Time.Format(time.RFC3339Nano), Channel: m.Channel, User: m.User, Role: string(m.Role), Text: m.Text, ID: m.ExternalID}
 }
 
 // LineError is a bad line; Line counts from 1.
@@ -88,7 +93,12 @@ func ParseLine(b []byte, channel string) (*store.Message, error) {
 	if dec.More() {
 		return nil, errors.New("more than one JSON value on the line")
 	}
-	t, err := time.Parse(time.RFC3339, l.Time)
+	return FromLine(l, channel)
+}
+
+// FromLine checks a history line and makes its message.
+func FromLine(l Line, channel string) (*store.Message, error) {
+	t, err := time.Parse(time.RFC3339Nano, l.Time)
 	if err != nil {
 		return nil, fmt.Errorf("time %q is not RFC 3339 (e.g. 2024-05-01T21:30:00+08:00)", l.Time)
 	}
