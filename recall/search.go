@@ -47,6 +47,15 @@ type Query struct {
 	exclude map[uuid.UUID]bool
 }
 
+// maxMerge bounds how many messages beyond its own window a passage grows
+// by absorbing neighbouring hits, so a run of weak matches cannot become
+// one passage of a hundred lines.
+const maxMerge = 4
+
+// minScore drops candidates that match nothing of the query's words and
+// are barely similar (display score under 1 of 100).
+const minScore = 1.0
+
 // ToolWindow is how many neighbours each side of a hit tool mode shows the
 // model: what was said just before and after is what makes a line
 // readable. Search mode shows none by default: measured on LoCoMo, context
@@ -413,7 +422,7 @@ func (x *Index) windows(ctx context.Context, q Query, cands map[uint32]*scored, 
 	c := x.c
 	ranked := make([]*scored, 0, len(cands))
 	for _, s := range cands {
-		if s.score >= q.ScoreThreshold {
+		if s.score >= max(q.ScoreThreshold, minScore) {
 			ranked = append(ranked, s)
 		}
 	}
@@ -434,6 +443,7 @@ func (x *Index) windows(ctx context.Context, q Query, cands map[uint32]*scored, 
 		firstOrder int
 	}
 	var spans []*span
+	maxSpan := 2*q.Window + 1 + maxMerge
 	for _, s := range ranked {
 		if len(spans) >= q.MaxResults {
 			break
@@ -441,17 +451,34 @@ func (x *Index) windows(ctx context.Context, q Query, cands map[uint32]*scored, 
 		ch := c.docs[s.doc].ch
 		p := c.position(s.doc)
 		lo, hi := max(0, p-q.Window), min(len(c.order[ch])-1, p+q.Window)
-		merged := false
+		placed := false
 		for _, sp := range spans {
-			if sp.ch == ch && lo <= sp.hi+1 && hi >= sp.lo-1 {
+			if sp.ch != ch || lo > sp.hi+1 || hi < sp.lo-1 {
+				continue
+			}
+			if p >= sp.lo && p <= sp.hi {
+				// Already shown inside this passage.
+				sp.hits = append(sp.hits, s.doc)
+				sp.score = math.Max(sp.score, s.score)
+				placed = true
+				break
+			}
+			if max(sp.hi, hi)-min(sp.lo, lo)+1 <= maxSpan {
 				sp.lo, sp.hi = min(sp.lo, lo), max(sp.hi, hi)
 				sp.hits = append(sp.hits, s.doc)
 				sp.score = math.Max(sp.score, s.score)
-				merged = true
+				placed = true
 				break
 			}
+			// Too long to merge: this hit starts its own passage, clipped so
+			// that passages never overlap.
+			if p > sp.hi {
+				lo = max(lo, sp.hi+1)
+			} else {
+				hi = min(hi, sp.lo-1)
+			}
 		}
-		if !merged {
+		if !placed {
 			spans = append(spans, &span{ch: ch, lo: lo, hi: hi, hits: []uint32{s.doc}, score: s.score, firstOrder: len(spans)})
 		}
 	}
