@@ -353,7 +353,46 @@ func (x *Index) catchUpVectors(ctx context.Context) error {
 		}
 		x.c.mu.RUnlock()
 		x.dirty.Store(x.o.IndexKind == IndexChromem)
+		if total := x.st.LastArrival(); next/50000 != cur/50000 {
+			x.log.Info("embedding", "done", next, "of", total, "embedder", x.emb.ID())
+		}
 	}
+}
+
+// dropOtherEmbedders deletes the vectors and cursors of embedders other
+// than the current one, once the current one has caught up: Badger keeps
+// the embeddings of the configured embedder only.
+func (x *Index) dropOtherEmbedders() error {
+	var stale [][]byte
+	err := x.st.DB().View(func(txn *badger.Txn) error {
+		for _, kind := range []byte{'e', 's'} {
+			p := append([]byte(store.PrefixRecall), kind)
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: p})
+			for it.Rewind(); it.Valid(); it.Next() {
+				k := it.Item().Key()
+				if len(k) >= len(p)+8 && string(k[len(p):len(p)+8]) != string(x.fp[:]) {
+					stale = append(stale, it.Item().KeyCopy(nil))
+				}
+			}
+			it.Close()
+		}
+		return nil
+	})
+	if err != nil || len(stale) == 0 {
+		return err
+	}
+	wb := x.st.DB().NewWriteBatch()
+	defer wb.Cancel()
+	for _, k := range stale {
+		if err := wb.Delete(k); err != nil {
+			return err
+		}
+	}
+	if err := wb.Flush(); err != nil {
+		return err
+	}
+	x.log.Info("removed the vectors of a previous embedder", "keys", len(stale))
+	return nil
 }
 
 // Sync indexes everything stored so far (lexical and vectors) and returns.
@@ -415,6 +454,7 @@ func (x *Index) Run(ctx context.Context) error {
 // 2 s to 2 minutes.
 func (x *Index) followVectors(ctx context.Context, sig <-chan struct{}) {
 	backoff := time.Duration(0)
+	dropped := false
 	save := time.NewTicker(x.o.SaveEvery)
 	defer save.Stop()
 	for {
@@ -444,6 +484,12 @@ func (x *Index) followVectors(ctx context.Context, sig <-chan struct{}) {
 				x.log.Info("embeddings caught up", "vectors", x.embCount.Load())
 			}
 			backoff = 0
+			if !dropped {
+				dropped = true
+				if err := x.dropOtherEmbedders(); err != nil {
+					x.log.Warn("could not remove a previous embedder's vectors", "err", err)
+				}
+			}
 		}
 	}
 }

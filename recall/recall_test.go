@@ -303,6 +303,19 @@ func TestChangingTheEmbedderReembeds(t *testing.T) {
 	if s := y.Status(); s.Vectors != len(history) || s.Embedder != "builtin:hash-v1-128" {
 		t.Fatalf("after re-embedding: %+v", s)
 	}
+	// The previous embedder's vectors are removed once the new one is done.
+	if err := y.dropOtherEmbedders(); err != nil {
+		t.Fatal(err)
+	}
+	_, count, _ := x.readState()
+	if count != 0 {
+		t.Fatalf("the old embedder still has %d vectors", count)
+	}
+	z, _ := newTestIndex(t, Options{Store: st, Embedder: HashEmbedder{Dims: 128}})
+	syncIndex(t, z)
+	if s := z.Status(); s.Vectors != len(history) {
+		t.Fatalf("the new embedder's vectors were removed: %+v", s)
+	}
 }
 
 type countingEmbedder struct {
