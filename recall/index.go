@@ -409,21 +409,44 @@ func (x *Index) Sync(ctx context.Context) error {
 	return x.catchUpVectors(ctx)
 }
 
-// Run keeps the index up to date until ctx ends: it loads the lexical
-// index from the store (recall answers from what is loaded meanwhile),
-// loads the vectors (lexical-only answers say so until then), then follows
-// the store's arrival signal. An embedder that fails (a remote server that
-// is down) is retried with backoff while lexical search goes on.
+// Run keeps the index up to date until ctx ends, and returns nil then: it
+// loads the lexical index from the store (recall answers from what is
+// loaded meanwhile), loads the vectors (lexical-only answers say so until
+// then), then follows the store's arrival signal. An embedder that fails (a
+// remote server that is down) is retried with backoff while lexical search
+// goes on.
 func (x *Index) Run(ctx context.Context) error {
 	sig, cancel := x.st.Subscribe()
 	defer cancel()
 	defer x.saveCache()
-	if err := x.catchUpLexical(ctx); err != nil {
-		return ignoreCancel(err)
+	// A failure here is logged and retried, never fatal to the daemon:
+	// recall answers with what it has (and says so) meanwhile.
+	for attempt := 0; ; attempt++ {
+		err := x.catchUpLexical(ctx)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		x.log.Error("loading the lexical index failed; retrying", "err", err)
+		if !sleepCtx(ctx, retryDelay(attempt)) {
+			return nil
+		}
 	}
 	x.log.Info("lexical index ready", "messages", x.c.size())
-	if err := x.loadVectors(ctx); err != nil {
-		return ignoreCancel(err)
+	for attempt := 0; ; attempt++ {
+		err := x.loadVectors(ctx)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		x.log.Error("loading the vector index failed; recall answers by words only until it loads", "err", err)
+		if !sleepCtx(ctx, retryDelay(attempt)) {
+			return nil
+		}
 	}
 	x.log.Info("vector index ready", "vectors", x.vecs.Load().idx.count(), "embedder", x.emb.ID())
 	vecSig := make(chan struct{}, 1)
@@ -441,12 +464,28 @@ func (x *Index) Run(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			x.log.Error("lexical indexing failed", "err", err)
+			x.log.Error("lexical indexing failed; the next message retries it", "err", err)
 		}
 		select {
 		case vecSig <- struct{}{}:
 		default:
 		}
+	}
+}
+
+func retryDelay(attempt int) time.Duration {
+	return min(time.Second<<min(attempt, 6), time.Minute)
+}
+
+// sleepCtx waits d; false when ctx ended first.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 
@@ -507,13 +546,6 @@ func (x *Index) saveCache() {
 		x.dirty.Store(true)
 		x.log.Warn("the vector cache was not written; it will be rebuilt at the next start", "err", err)
 	}
-}
-
-func ignoreCancel(err error) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return nil
-	}
-	return err
 }
 
 // Status reports how far the index is.

@@ -65,40 +65,46 @@ type accumulator struct {
 }
 
 // search returns the top n documents for the query terms that keep
-// accepts, best first.
-func (l *lexicon) search(query []string, extra map[string]float64, n int, keep func(uint32) bool, k1, b float64) []lexHit {
+// accepts, best first. With expand, it then asks expand for feedback terms
+// (given the first ranking) and adds them to the same scores, returning
+// the second ranking too: the query's terms are scored once.
+func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b float64, expand func([]lexHit) map[string]float64) (first, second []lexHit) {
 	N := len(l.docLen)
 	if N == 0 || n <= 0 {
-		return nil
+		return nil, nil
 	}
-	avg := float64(l.total) / float64(N)
-	qtf := map[uint32]float64{}
-	var order []uint32
+	type qterm struct {
+		id    uint32
+		w     float64
+		idf   float64
+		share float32
+	}
+	var terms []qterm
+	seen := map[uint32]int{}
 	for _, t := range query {
 		if id, ok := l.terms[t]; ok {
-			if qtf[id] == 0 {
-				order = append(order, id)
+			if i, dup := seen[id]; dup {
+				terms[i].w++
+				continue
 			}
-			qtf[id]++
+			seen[id] = len(terms)
+			terms = append(terms, qterm{id: id, w: 1})
 		}
 	}
-	for t, w := range extra {
-		if id, ok := l.terms[t]; ok && w > 0 {
-			if qtf[id] == 0 {
-				order = append(order, id)
-			}
-			qtf[id] += w
-		}
+	if len(terms) == 0 {
+		return nil, nil
 	}
-	if len(order) == 0 {
-		return nil
-	}
-	idfs := make([]float64, len(order))
-	var mass float64
-	for i, id := range order {
+	idf := func(id uint32) float64 {
 		df := float64(len(l.posts[id]))
-		idfs[i] = math.Log(1 + (float64(N)-df+0.5)/(df+0.5))
-		mass += idfs[i] * qtf[id]
+		return math.Log(1 + (float64(N)-df+0.5)/(df+0.5))
+	}
+	var mass float64
+	for i := range terms {
+		terms[i].idf = idf(terms[i].id)
+		mass += terms[i].idf * terms[i].w
+	}
+	for i := range terms {
+		terms[i].share = float32(terms[i].idf * terms[i].w / mass)
 	}
 	acc, _ := l.accs.Get().(*accumulator)
 	if acc == nil {
@@ -115,26 +121,71 @@ func (l *lexicon) search(query []string, extra map[string]float64, n int, keep f
 		acc.touched = acc.touched[:0]
 		l.accs.Put(acc)
 	}()
-	for i, id := range order {
-		idf := idfs[i]
-		w := qtf[id]
-		share := float32(idf * w / mass)
-		for _, p := range l.posts[id] {
-			if keep != nil && !keep(p.doc) {
+	avg := float64(l.total) / float64(N)
+	boostAfter := max(4*n, 1000)
+	// Rare terms first. A common term met after enough candidates are in
+	// only raises the scores of those candidates (found by binary search
+	// in its doc-ordered postings) instead of walking its whole list: a
+	// message that matches nothing but "like" and "day" would not make the
+	// top anyway, and at a million messages the walk is what costs.
+	add := func(ts []qterm) {
+		slices.SortFunc(ts, func(a, b qterm) int { return len(l.posts[a.id]) - len(l.posts[b.id]) })
+		for _, q := range ts {
+			posts := l.posts[q.id]
+			wi := q.w * q.idf
+			score := func(p posting) float32 {
+				tf := float64(p.tf)
+				norm := k1 * (1 - b + b*float64(l.docLen[p.doc])/avg)
+				return float32(wi * tf * (k1 + 1) / (tf + norm))
+			}
+			if t := len(acc.touched); t >= boostAfter && len(posts) > 16*t {
+				for _, d := range acc.touched {
+					if j, ok := slices.BinarySearchFunc(posts, d, func(p posting, d uint32) int { return int(p.doc) - int(d) }); ok {
+						acc.score[d] += score(posts[j])
+						acc.cover[d] += q.share
+					}
+				}
 				continue
 			}
-			tf := float64(p.tf)
-			norm := k1 * (1 - b + b*float64(l.docLen[p.doc])/avg)
-			s := float32(w * idf * tf * (k1 + 1) / (tf + norm))
-			if acc.score[p.doc] == 0 {
-				acc.touched = append(acc.touched, p.doc)
+			for _, p := range posts {
+				if keep != nil && !keep(p.doc) {
+					continue
+				}
+				if acc.score[p.doc] == 0 {
+					acc.touched = append(acc.touched, p.doc)
+				}
+				acc.score[p.doc] += score(p)
+				acc.cover[p.doc] += q.share
 			}
-			acc.score[p.doc] += s
-			acc.cover[p.doc] += share
 		}
 	}
-	hits := topHits(acc, n)
-	return hits
+	add(terms)
+	first = topHits(acc, n)
+	if expand == nil || len(first) == 0 {
+		return first, nil
+	}
+	var more []qterm
+	for t, w := range expand(first) {
+		id, ok := l.terms[t]
+		if _, dup := seen[id]; !ok || dup || w <= 0 {
+			continue
+		}
+		more = append(more, qterm{id: id, w: w, idf: idf(id)})
+	}
+	if len(more) == 0 {
+		return first, nil
+	}
+	// Feedback terms count toward a message's share of the query too, at
+	// their (smaller) weight.
+	total := mass
+	for _, q := range more {
+		total += q.idf * q.w
+	}
+	for i := range more {
+		more[i].share = float32(more[i].idf * more[i].w / total)
+	}
+	add(more)
+	return first, topHits(acc, n)
 }
 
 // topHits selects the n best touched documents with a bounded min-heap.

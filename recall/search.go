@@ -261,11 +261,13 @@ func (x *Index) search(ctx context.Context, q Query) (*Response, error) {
 		}
 	}
 	pool := max(100, 4*q.MaxResults*(2*q.Window+1))
-	lex := c.lex.search(terms, nil, pool, keep, x.p.k1, x.p.b)
-	if x.p.prfDocs > 0 && len(lex) > 0 {
-		if extra := x.expansion(terms, lex); len(extra) > 0 {
-			lex = mergeLex(lex, c.lex.search(terms, extra, pool, keep, x.p.k1, x.p.b), x.p.prfMix)
-		}
+	var expand func([]lexHit) map[string]float64
+	if x.p.prfDocs > 0 {
+		expand = func(first []lexHit) map[string]float64 { return x.expansion(terms, first) }
+	}
+	lex, fed := c.lex.search(terms, pool, keep, x.p.k1, x.p.b, expand)
+	if len(fed) > 0 {
+		lex = mergeLex(lex, fed, x.p.prfMix)
 	}
 	resp.Lexical = true
 	var vec []vecHit

@@ -251,7 +251,8 @@ type flatIndex struct {
 	codes []int8
 	scale []float32
 	docs  []uint32
-	chans []string // per slot, the channel (shared strings)
+	chans []uint32 // per slot, the channel's number in chIdx
+	chIdx map[string]uint32
 }
 
 func newFlatIndex() *flatIndex { return &flatIndex{} }
@@ -286,10 +287,15 @@ func (f *flatIndex) add(doc uint32, _ uuid.UUID, channel string, v []float32) er
 	f.scale = append(f.scale, quantize(v, f.codes[n:]))
 	f.bits = append(f.bits, signBits(v, f.words)...)
 	f.docs = append(f.docs, doc)
-	if k := len(f.chans); k > 0 && f.chans[k-1] == channel {
-		channel = f.chans[k-1]
+	if f.chIdx == nil {
+		f.chIdx = map[string]uint32{}
 	}
-	f.chans = append(f.chans, channel)
+	ch, ok := f.chIdx[channel]
+	if !ok {
+		ch = uint32(len(f.chIdx))
+		f.chIdx[channel] = ch
+	}
+	f.chans = append(f.chans, ch)
 	return nil
 }
 
@@ -317,11 +323,13 @@ func (f *flatIndex) search(ctx context.Context, q []float32, n int, channels []s
 	qq := make([]int8, dim)
 	qs := quantize(q[:min(len(q), dim)], qq)
 	qb := signBits(q[:min(len(q), dim)], words)
-	var chanSet map[string]bool
+	var chanSet []bool // by channel number; nil: every channel
 	if len(channels) > 0 {
-		chanSet = make(map[string]bool, len(channels))
+		chanSet = make([]bool, len(f.chIdx))
 		for _, c := range channels {
-			chanSet[c] = true
+			if ch, ok := f.chIdx[c]; ok {
+				chanSet[ch] = true
+			}
 		}
 	}
 	short := max(8*n, 512)
@@ -335,29 +343,33 @@ func (f *flatIndex) search(ctx context.Context, q []float32, n int, channels []s
 		lo, hi := w*total/workers, (w+1)*total/workers
 		wg.Go(func() {
 			h := newTopK(short)
-			last, lastOK := "", false
+			thr := -1 // a slot must share more sign bits than this to enter
+			bitsArr := f.bits
 			for i := lo; i < hi; i++ {
-				if chanSet != nil {
-					if c := f.chans[i]; c != last {
-						last, lastOK = c, chanSet[c]
-					}
-					if !lastOK {
-						continue
+				if chanSet != nil && !chanSet[f.chans[i]] {
+					continue
+				}
+				var diff int
+				if words == 4 {
+					b := bitsArr[i*4 : i*4+4 : i*4+4]
+					diff = bits.OnesCount64(b[0]^qb[0]) + bits.OnesCount64(b[1]^qb[1]) +
+						bits.OnesCount64(b[2]^qb[2]) + bits.OnesCount64(b[3]^qb[3])
+				} else {
+					for k, x := range bitsArr[i*words : i*words+words] {
+						diff += bits.OnesCount64(x ^ qb[k])
 					}
 				}
-				b := f.bits[i*words : i*words+words]
-				same := 0
-				for k, x := range b {
-					same += bits.OnesCount64(^(x ^ qb[k]))
-				}
-				sim := float32(same)
-				if h.full() && sim <= h.min() {
+				same := 64*words - diff
+				if same <= thr {
 					continue
 				}
 				if keep != nil && !keep(f.docs[i]) {
 					continue
 				}
-				h.push(vecHit{doc: uint32(i), sim: sim}) // doc holds the slot here
+				h.push(vecHit{doc: uint32(i), sim: float32(same)}) // doc holds the slot here
+				if h.full() {
+					thr = int(h.min())
+				}
 			}
 			// Second pass: exact int8 scores of the shortlist.
 			out := newTopK(n)
