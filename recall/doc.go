@@ -14,6 +14,6 @@
 // coalescing signal; the embedding cursor is durable, so a restart resumes
 // where it stopped.
 //
-// It imports store, llm and config; mainvirtual never imports it (the
-// daemon wires its tool and source in).
+// It imports store, llm and importer (for the LoCoMo benchmark);
+// mainvirtual never imports it (the daemon wires its tool and source in).
 package recall

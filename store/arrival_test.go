@@ -119,3 +119,25 @@ func TestAround(t *testing.T) {
 		})
 	}
 }
+
+func TestImportSplitsBatchesTooBigForOneTransaction(t *testing.T) {
+	s, _ := Open(Options{InMemory: true})
+	defer s.Close()
+	var msgs []*Message
+	for i := range 30000 {
+		msgs = append(msgs, &Message{Channel: "big", User: "u", Text: fmt.Sprintf("message %d with some words to make it longer than a few bytes", i),
+			Time: t0.Add(time.Duration(i) * time.Second), ExternalID: fmt.Sprint(i)})
+	}
+	added, err := s.Import(msgs)
+	if err != nil || len(added) != len(msgs) {
+		t.Fatalf("Import = %d, %v", len(added), err)
+	}
+	got, cur, err := s.Since(0, 100000)
+	if err != nil || len(got) != len(msgs) || cur != uint64(len(msgs)) {
+		t.Fatalf("Since = %d, %d, %v", len(got), cur, err)
+	}
+	again, err := s.Import(msgs)
+	if err != nil || len(again) != 0 {
+		t.Fatalf("second Import = %d, %v", len(again), err)
+	}
+}
