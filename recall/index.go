@@ -44,17 +44,19 @@ type Options struct {
 // Index is the recall index of one store: lexical and vector, kept up to
 // date by Run.
 type Index struct {
-	o      Options
-	st     *store.Store
-	emb    Embedder
-	fp     [8]byte // fingerprint of the embedder's ID
-	log    *slog.Logger
-	c      *corpus
-	vecs   atomic.Pointer[vectorHolder]
-	lexMu  sync.Mutex // one lexical catch-up at a time
-	lexCur atomic.Uint64
-	embMu  sync.Mutex
-	embCur atomic.Uint64
+	o         Options
+	st        *store.Store
+	emb       Embedder
+	fp        [8]byte // fingerprint of the embedder's ID
+	log       *slog.Logger
+	c         *corpus
+	vecs      atomic.Pointer[vectorHolder]
+	lexMu     sync.Mutex // one lexical catch-up at a time
+	lexLoaded bool       // the first full read is done (guarded by lexMu)
+	lexCur    atomic.Uint64
+	scanned   atomic.Uint64 // messages read by the first full read
+	embMu     sync.Mutex
+	embCur    atomic.Uint64
 	// embCount is the number of stored vectors of this embedder.
 	embCount atomic.Uint64
 	lexReady atomic.Bool
@@ -182,9 +184,37 @@ func (x *Index) readState() (cursor, count uint64, err error) {
 }
 
 // catchUpLexical indexes every message stored after the lexical cursor.
+// The first time, it reads the whole store in key order (sequential reads;
+// decoding on one core, tokenizing and indexing on another), then follows
+// the arrival log from that snapshot's cursor.
 func (x *Index) catchUpLexical(ctx context.Context) error {
 	x.lexMu.Lock()
 	defer x.lexMu.Unlock()
+	if !x.lexLoaded {
+		batches := make(chan []*store.Message, 4)
+		var cursor uint64
+		var scanErr error
+		go func() {
+			defer close(batches)
+			cursor, scanErr = x.st.Scan(2000, func(ms []*store.Message) error {
+				select {
+				case batches <- ms:
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			})
+		}()
+		for ms := range batches {
+			x.c.add(ms)
+			x.scanned.Add(uint64(len(ms)))
+		}
+		if scanErr != nil {
+			return scanErr
+		}
+		x.lexCur.Store(cursor)
+		x.lexLoaded = true
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -252,12 +282,19 @@ func (x *Index) loadVectors(ctx context.Context) error {
 			if !ok {
 				continue // the message is gone
 			}
-			var v []float32
-			if err := it.Item().Value(func(b []byte) error { v, err = decodeVec(b); return err }); err != nil {
+			ch := x.c.chans[x.c.docs[doc].ch]
+			err = it.Item().Value(func(b []byte) error {
+				if fi, ok := idx.(*flatIndex); ok {
+					return fi.addStored(doc, ch, b) // the stored codes, as they are
+				}
+				v, err := decodeVec(b)
+				if err != nil {
+					return err
+				}
+				return idx.add(doc, id, ch, v)
+			})
+			if err != nil {
 				continue
-			}
-			if err := idx.add(doc, id, x.c.chans[x.c.docs[doc].ch], v); err != nil {
-				return err
 			}
 			n++
 		}
@@ -569,7 +606,7 @@ type Status struct {
 // Status returns the index's progress.
 func (x *Index) Status() Status {
 	s := Status{
-		Messages: x.st.LastArrival(), Indexed: x.lexCur.Load(), Embedded: x.embCur.Load(),
+		Messages: x.st.LastArrival(), Indexed: max(x.lexCur.Load(), x.scanned.Load()), Embedded: x.embCur.Load(),
 		Documents: x.c.size(), Vectors: x.vecs.Load().idx.count(),
 		LexicalReady: x.lexReady.Load(), VectorReady: x.vecReady.Load(), Embedder: x.emb.ID(), IndexKind: x.o.IndexKind,
 	}

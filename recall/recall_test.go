@@ -338,3 +338,23 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func TestFlatIndexReloadsTheSameVectors(t *testing.T) {
+	x, st := newTestIndex(t, Options{})
+	fillHistory(t, st)
+	syncIndex(t, x)
+	y, _ := newTestIndex(t, Options{Store: st})
+	syncIndex(t, y)
+	ctx := context.Background()
+	for _, q := range []string{"exam schedule", "微积分", "試験", "cherry trees walk"} {
+		qv := HashEmbedder{}.Vector(q)
+		a, _ := x.vecs.Load().idx.search(ctx, qv, 5, nil, nil)
+		b, _ := y.vecs.Load().idx.search(ctx, qv, 5, nil, nil)
+		positive := func(h []vecHit) []vecHit { // ties at zero may fall either way
+			return slices.DeleteFunc(h, func(v vecHit) bool { return v.sim < 0.01 })
+		}
+		if a, b = positive(a), positive(b); len(a) == 0 || fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Fatalf("%q: fresh %v, reloaded %v", q, a, b)
+		}
+	}
+}

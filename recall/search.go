@@ -220,7 +220,7 @@ func (x *Index) search(ctx context.Context, q Query) (*Response, error) {
 		}
 	}
 	if !x.lexReady.Load() {
-		resp.Note = joinNote(resp.Note, fmt.Sprintf("the index is still loading (%d of %d messages read); older messages may be missing", x.lexCur.Load(), x.st.LastArrival()))
+		resp.Note = joinNote(resp.Note, fmt.Sprintf("the index is still loading (%d of %d messages read); some messages may be missing", max(x.lexCur.Load(), x.scanned.Load()), x.st.LastArrival()))
 	} else if !x.vecReady.Load() {
 		resp.Note = joinNote(resp.Note, "lexical only: the vector index is still loading")
 	} else if x.embCur.Load() < x.st.LastArrival() && x.st.LastArrival()-x.embCur.Load() > 100 {

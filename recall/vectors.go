@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -287,16 +288,56 @@ func (f *flatIndex) add(doc uint32, _ uuid.UUID, channel string, v []float32) er
 	f.scale = append(f.scale, quantize(v, f.codes[n:]))
 	f.bits = append(f.bits, signBits(v, f.words)...)
 	f.docs = append(f.docs, doc)
+	f.chans = append(f.chans, f.channel(channel))
+	return nil
+}
+
+// addStored adds a vector in its stored form (encodeVec: a float32 scale,
+// then int8 codes) without decoding it: loading a million vectors is then
+// a copy, not a round trip through float32.
+func (f *flatIndex) addStored(doc uint32, channel string, b []byte) error {
+	if len(b) < 5 {
+		return errors.New("recall: short stored vector")
+	}
+	dim := len(b) - 4
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.dim == 0 {
+		f.dim = dim
+		f.words = (dim + 63) / 64
+	}
+	if dim != f.dim {
+		return fmt.Errorf("recall: stored vector of %d dimensions in an index of %d", dim, f.dim)
+	}
+	scale := math.Float32frombits(binary.LittleEndian.Uint32(b))
+	n := len(f.codes)
+	f.codes = slices.Grow(f.codes, dim)[:n+dim]
+	codes := f.codes[n:]
+	words := make([]uint64, f.words)
+	for i, c := range b[4:] {
+		codes[i] = int8(c)
+		if int8(c) > 0 {
+			words[i/64] |= 1 << (i % 64)
+		}
+	}
+	f.scale = append(f.scale, scale)
+	f.bits = append(f.bits, words...)
+	f.docs = append(f.docs, doc)
+	f.chans = append(f.chans, f.channel(channel))
+	return nil
+}
+
+// channel numbers a channel name. The caller holds mu.
+func (f *flatIndex) channel(name string) uint32 {
 	if f.chIdx == nil {
 		f.chIdx = map[string]uint32{}
 	}
-	ch, ok := f.chIdx[channel]
+	ch, ok := f.chIdx[name]
 	if !ok {
 		ch = uint32(len(f.chIdx))
-		f.chIdx[channel] = ch
+		f.chIdx[name] = ch
 	}
-	f.chans = append(f.chans, ch)
-	return nil
+	return ch
 }
 
 func (f *flatIndex) count() int {

@@ -56,6 +56,32 @@ func TestSinceReadsEveryMessageInArrivalOrder(t *testing.T) {
 	}
 }
 
+func TestScanReadsASnapshot(t *testing.T) {
+	s, _ := Open(Options{InMemory: true})
+	defer s.Close()
+	for i := range 25 {
+		if err := s.Append(t0, &Message{Channel: fmt.Sprint("c", i%3), Text: fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, batches := 0, 0
+	cur, err := s.Scan(10, func(ms []*Message) error {
+		n += len(ms)
+		batches++
+		if batches == 1 { // a write during the scan is not in it, but after the cursor
+			return s.Append(t0, &Message{Channel: "c0", Text: "late"})
+		}
+		return nil
+	})
+	if err != nil || n != 25 || batches != 3 || cur != 25 {
+		t.Fatalf("Scan: %d messages in %d batches, cursor %d, %v", n, batches, cur, err)
+	}
+	late, _, _ := s.Since(cur, 10)
+	if len(late) != 1 || late[0].Text != "late" {
+		t.Fatalf("after the scan's cursor: %v", texts(late))
+	}
+}
+
 func TestImportIsIdempotent(t *testing.T) {
 	s, _ := Open(Options{InMemory: true})
 	defer s.Close()
