@@ -86,6 +86,9 @@ type Embed struct {
 	// the default) or chromem (chromem-go collections, one per channel,
 	// cached in a file in the data dir).
 	Index string `yaml:"index"`
+	// VectorWeight weighs vector matches against word matches (BM25 = 1)
+	// when recall fuses them; 0 chooses: 0.1 for builtin, 1 for a model.
+	VectorWeight float64 `yaml:"vector_weight"`
 }
 
 // DefaultOllamaEmbedURL is Ollama's address for embed.provider: ollama.

@@ -196,6 +196,9 @@ func (c *Config) validate(where func(key string) *Error) error {
 	if !slices.Contains([]string{"flat", "chromem"}, c.Embed.Index) {
 		bad("embed.index", "%q is not flat or chromem", c.Embed.Index)
 	}
+	if c.Embed.VectorWeight < 0 || c.Embed.VectorWeight > 10 {
+		bad("embed.vector_weight", "%g is out of range 0–10 (0 chooses by embedder)", c.Embed.VectorWeight)
+	}
 	if c.API.MaxBodyBytes < 1024 {
 		bad("api.max_body_bytes", "%d is too small; use at least 1024", c.API.MaxBodyBytes)
 	}

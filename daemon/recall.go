@@ -29,7 +29,7 @@ func Embedder(c config.Embed) recall.Embedder {
 func newRecall(cfg *config.Config, st *store.Store, client llm.Client, log *slog.Logger) (*recall.Index, error) {
 	rlog := log.With("component", "recall")
 	return recall.New(recall.Options{
-		Store: st, Embedder: Embedder(cfg.Embed), IndexKind: cfg.Embed.Index,
+		Store: st, Embedder: Embedder(cfg.Embed), IndexKind: cfg.Embed.Index, VectorWeight: cfg.Embed.VectorWeight,
 		CacheDir: filepath.Join(cfg.DataDir, "recall"), Logger: rlog,
 		Judge: &recall.LLMJudge{Client: client},
 		// Workspace items and events do not exist yet; when they do, a

@@ -180,7 +180,7 @@ func mergeLex(first, second []lexHit, mix float64) []lexHit {
 // defaultParams were chosen on LoCoMo's development file (README has the
 // ablation): BM25 with a low length normalisation (short chat lines),
 // score fusion with a light vector weight (the built-in embedder mostly
-// re-finds what BM25 found; a model embedder deserves more, see
+// re-finds what BM25 found; a model embedder gets more, see
 // Options.VectorWeight), a boost for the line after a match (answers
 // follow questions) and one feedback round.
 var defaultParams = params{
