@@ -47,6 +47,9 @@ type Query struct {
 	exclude map[uuid.UUID]bool
 }
 
+// queryEmbedTimeout bounds embedding the query.
+const queryEmbedTimeout = 15 * time.Second
+
 // maxMerge bounds how many messages beyond its own window a passage grows
 // by absorbing neighbouring hits, so a run of weak matches cannot become
 // one passage of a hundred lines.
@@ -211,7 +214,11 @@ func (x *Index) search(ctx context.Context, q Query) (*Response, error) {
 	useVec := x.vecReady.Load()
 	var qv []float32
 	if useVec {
-		vs, err := x.emb.Embed(ctx, []string{q.Prompt})
+		// A remote embedder that hangs must not hold the answer: words
+		// alone answer after queryEmbedTimeout.
+		ectx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
+		vs, err := x.emb.Embed(ectx, []string{q.Prompt})
+		cancel()
 		if err != nil || len(vs) != 1 {
 			useVec = false
 			resp.Note = joinNote(resp.Note, fmt.Sprintf("lexical only: the embedder failed (%v)", err))
