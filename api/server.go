@@ -17,6 +17,7 @@ import (
 	"github.com/cyan-agent/cyan/generate"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
+	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/tools"
 )
@@ -52,6 +53,12 @@ type Options struct {
 	Version      string
 	Logger       *slog.Logger // nil: discard
 	Now          func() time.Time
+	// Recall answers /api/v1/recall (nil: the route says it is not running).
+	Recall *recall.Index
+	// Imported, when set, is told about every import batch; on the final
+	// one the import is complete (the hook that builds events from
+	// imported history).
+	Imported func(ImportBatch)
 }
 
 // Server routes the HTTP API.
@@ -106,6 +113,9 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("GET /api/v1/theories", s.listTheories)
 	s.mux.HandleFunc("GET /api/v1/traces", s.listTraces)
 	s.mux.HandleFunc("GET /api/v1/traces/{id}", s.getTrace)
+	s.mux.HandleFunc("POST /api/v1/recall", s.recall)
+	s.mux.HandleFunc("GET /api/v1/recall/status", s.recallStatus)
+	s.mux.HandleFunc("POST /api/v1/import", s.importMessages)
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

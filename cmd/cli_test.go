@@ -73,6 +73,25 @@ func TestMainExitCodes(t *testing.T) {
 			t.Errorf("%q: %d %q", bad, code, out)
 		}
 	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"recall"}, "no query"},
+		{[]string{"recall", "--mode", "guess", "x"}, "--mode"},
+		{[]string{"recall", "--k", "0", "x"}, "--k"},
+		{[]string{"import"}, "name one file"},
+		{[]string{"import", "a", "b"}, "name one file"},
+		{[]string{"bench"}, "name a benchmark"},
+		{[]string{"bench", "speed"}, "unknown benchmark"},
+		{[]string{"bench", "locomo"}, "name the LoCoMo file"},
+		{[]string{"bench", "locomo", "--k", "5,x", "f.json"}, "--k"},
+		{[]string{"bench", "recall", "--index", "faiss"}, "--index"},
+	} {
+		if code, out := run(tc.args...); code != 2 || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: %d %q, want exit 2 mentioning %q", tc.args, code, out, tc.want)
+		}
+	}
 	if code, out := run("version"); code != 0 || !strings.HasPrefix(out, "cyan ") {
 		t.Errorf("version: %d %q", code, out)
 	}

@@ -33,6 +33,8 @@ type Config struct {
 	Limits   Limits   `yaml:"limits"`
 	Events   Events   `yaml:"events"`
 	Generate Generate `yaml:"generate"`
+	// Embed selects the recall embedder.
+	Embed Embed `yaml:"embed"`
 
 	// File is the configuration file that was read ("" when none was).
 	File string `yaml:"-"`
@@ -258,6 +260,31 @@ type Limits struct {
 	TokenBudgets map[string]int `yaml:"token_budgets"`
 }
 
+// Embed selects the embedder recall's vector search uses. Changing the
+// provider or model re-embeds the whole history in the background; recall
+// keeps answering meanwhile.
+type Embed struct {
+	// Provider is builtin (no network, no download; the default), ollama
+	// (/api/embed) or openai (any OpenAI-compatible /v1/embeddings).
+	Provider string `yaml:"provider"`
+	// BaseURL is the server (ollama: http://127.0.0.1:11434 by default;
+	// openai: its /v1 base, required).
+	BaseURL string `yaml:"base_url"`
+	// Model is the embedding model (required for ollama and openai).
+	Model  string `yaml:"model"`
+	APIKey string `yaml:"api_key" secret:"true"`
+	// Index is the vector index: flat (int8 vectors scanned on every core,
+	// the default) or chromem (chromem-go collections, one per channel,
+	// cached in a file in the data dir).
+	Index string `yaml:"index"`
+	// VectorWeight weighs vector matches against word matches (BM25 = 1)
+	// when recall fuses them; 0 chooses: 0.1 for builtin, 1 for a model.
+	VectorWeight float64 `yaml:"vector_weight"`
+}
+
+// DefaultOllamaEmbedURL is Ollama's address for embed.provider: ollama.
+const DefaultOllamaEmbedURL = "http://127.0.0.1:11434"
+
 // Log selects the log level and format.
 type Log struct {
 	Level  string `yaml:"level"`  // debug | info | warn | error
@@ -334,6 +361,7 @@ func Defaults() Config {
 			ObjectsBudget:  300,
 		},
 		Generate: Generate{Traces: 1000},
+		Embed:    Embed{Provider: "builtin", Index: "flat"},
 	}
 }
 
@@ -354,6 +382,9 @@ func (c *Config) providerDefaults() {
 		if c.LLM.Model == "" {
 			c.LLM.Model = DefaultOpenAIModel
 		}
+	}
+	if c.Embed.Provider == "ollama" && c.Embed.BaseURL == "" {
+		c.Embed.BaseURL = DefaultOllamaEmbedURL
 	}
 }
 

@@ -114,6 +114,8 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{"cyan.yaml:2: events.topic_silence", "cyan.yaml:3: events.remember_days", "events.weights.recency", "cyan.yaml:5: events.rollup_schedule", "cyan.yaml:6: events.week_start", "cyan.yaml:7: events.timezone", "cyan.yaml:8: events.objects_budget"}},
 		{name: "compress and generate ranges", file: "agent:\n  compress:\n    per_turn: 99\n    min_tokens: -1\ngenerate:\n  traces: 0\n",
 			want: []string{"cyan.yaml:3: agent.compress.per_turn: 99 is out of range", "cyan.yaml:4: agent.compress.min_tokens", "cyan.yaml:6: generate.traces"}},
+		{name: "embedder", file: "embed:\n  provider: magic\n  index: faiss\n", want: []string{"cyan.yaml:2: embed.provider: \"magic\" is not an embedder", "cyan.yaml:3: embed.index"}},
+		{name: "remote embedder needs a model", file: "embed:\n  provider: openai\n", want: []string{"embed.model: is empty", "embed.base_url"}},
 		{name: "duplicate key", file: "addr: 127.0.0.1:1\naddr: 127.0.0.1:2\n", want: []string{"addr"}},
 	}
 	for _, tt := range tests {
@@ -138,6 +140,27 @@ func TestLoadErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestEmbedDefaults(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Load(envOf(map[string]string{EnvDataDir: dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Embed.Provider != "builtin" || c.Embed.Index != "flat" {
+		t.Errorf("embed defaults: %+v", c.Embed)
+	}
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte("embed:\n  provider: ollama\n  model: nomic-embed-text\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Load(envOf(map[string]string{EnvDataDir: dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Embed.BaseURL != DefaultOllamaEmbedURL {
+		t.Errorf("ollama base url default: %q", c.Embed.BaseURL)
 	}
 }
 

@@ -221,6 +221,24 @@ func (c *Config) validate(where func(key string) *Error) error {
 	if c.Generate.Traces < 1 || c.Generate.Traces > 1_000_000 {
 		bad("generate.traces", "%d is out of range 1–1000000", c.Generate.Traces)
 	}
+	switch c.Embed.Provider {
+	case "builtin":
+	case "ollama", "openai":
+		if u, err := url.Parse(c.Embed.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("embed.base_url", "%q is not an http(s) URL; name the embedding server (e.g. %s for ollama)", c.Embed.BaseURL, DefaultOllamaEmbedURL)
+		}
+		if strings.TrimSpace(c.Embed.Model) == "" {
+			bad("embed.model", "is empty; name the embedding model (e.g. nomic-embed-text), or use embed.provider: builtin")
+		}
+	default:
+		bad("embed.provider", "%q is not an embedder; use builtin (no network), ollama or openai", c.Embed.Provider)
+	}
+	if !slices.Contains([]string{"flat", "chromem"}, c.Embed.Index) {
+		bad("embed.index", "%q is not flat or chromem", c.Embed.Index)
+	}
+	if c.Embed.VectorWeight < 0 || c.Embed.VectorWeight > 10 {
+		bad("embed.vector_weight", "%g is out of range 0–10 (0 chooses by embedder)", c.Embed.VectorWeight)
+	}
 	if c.API.MaxBodyBytes < 1024 {
 		bad("api.max_body_bytes", "%d is too small; use at least 1024", c.API.MaxBodyBytes)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/cyan-agent/cyan/notation"
 	"github.com/cyan-agent/cyan/observer"
 	"github.com/cyan-agent/cyan/persona"
+	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/store"
 )
@@ -62,6 +63,7 @@ type Daemon struct {
 	obs     *observers
 	hub     *api.Hub
 	tools   *toolParts
+	recall  *recall.Index
 	api     *api.Server
 	token   string
 	ready   func(net.Addr)
@@ -182,6 +184,9 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		return err
 	}
 	gov.SetBudget(eventsAccount, cfg.Observers.EventsBudget)
+	if d.recall, err = newRecall(cfg, st, metered, log); err != nil {
+		return err
+	}
 	if d.tools, err = d.buildTools(cfg, d.scripts, version); err != nil {
 		return err
 	}
@@ -192,8 +197,12 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	if err := registerEventTools(d.tools.reg, d.events); err != nil {
 		return err
 	}
+	if err := registerRecallTool(d.tools.reg, d.recall, now); err != nil {
+		return err
+	}
 	sources := memorySources(d.mem)
 	sources[mainvirtual.SlotEvents] = eventsSource(d.events)
+	sources[mainvirtual.SlotPulled] = pulledSource(d.mem, d.recall.Pulled())
 
 	d.mv, err = mainvirtual.New(mainvirtual.Options{
 		Store: st, LLM: metered, Persona: d.persona.Load, Agent: cfg.Agent,
@@ -233,6 +242,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	d.api, err = api.New(api.Options{
 		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Hub: d.hub, Observers: manager, Traces: d.gen.Traces(),
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
+		Recall: d.recall, Imported: d.imported,
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
 		Version: version, Logger: log.With("component", "api"), Now: now,
@@ -267,6 +277,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 			return nil
 		}},
 		actor{name: "mcp", run: d.tools.mcp.Run},
+		actor{name: "recall", run: d.recall.Run},
 		actor{name: "approvals", run: func(ctx context.Context) error { return d.tools.reg.Approvals().Run(ctx, time.Minute) }})
 	return runGroup(ctx, actors, func(name string, err error) {
 		if err != nil {

@@ -169,9 +169,6 @@ func memorySources(mem *memory.Memory) map[mainvirtual.Slot]mainvirtual.Source {
 			}
 			return sec, nil
 		}),
-		mainvirtual.SlotPulled: mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, _ int, _ func(string) int) (mainvirtual.Section, error) {
-			return mainvirtual.Section{Body: mem.PulledSection(q.Channel)}, nil
-		}),
 		mainvirtual.SlotPlans: mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, _ int, _ func(string) int) (mainvirtual.Section, error) {
 			return mainvirtual.Section{Body: mem.PlansSection(q.Channel)}, nil
 		}),

@@ -1,6 +1,10 @@
 package store
 
-import "github.com/google/uuid"
+import (
+	"encoding/binary"
+
+	"github.com/google/uuid"
+)
 
 // Key prefixes. Every key space of the database is registered here; a
 // prefix ends in 0x00, which no channel name may contain.
@@ -11,6 +15,13 @@ const (
 	prefixTrace      = "trc\x00" // trc\x00 channel → last packet trace JSON
 	prefixCompressed = "cmp\x00" // cmp\x00 id(16) → Compressed JSON
 	prefixToolIndex  = "tix\x00" // tix\x00 channel \x00 id(16) → "" (the channel's tool results)
+	// prefixArrival is the arrival log: every stored message in the order it
+	// was written, whatever its time (imports write old times). Readers that
+	// must see every message (indexers) keep a cursor in it.
+	prefixArrival = "arr\x00" // arr\x00 seq(8, big-endian) → id(16)
+	// prefixExternal makes imports idempotent: one message per external id
+	// and channel.
+	prefixExternal = "ext\x00" // ext\x00 channel \x00 external id → id(16)
 )
 
 // Key spaces of other packages, which read and write them through DB. Each
@@ -50,6 +61,9 @@ const (
 	PrefixObjectName   = "obn\x00" // events: object name or platform id → object id
 	PrefixRelation     = "rel\x00" // events: relation lines between two objects
 	PrefixTheory       = "thy\x00" // events: theory packets
+
+	// PrefixRecall is the recall package's key space (embeddings, cursors).
+	PrefixRecall = "rcl\x00"
 )
 
 func messagePrefix(channel string) []byte {
@@ -72,6 +86,21 @@ func toolIndexPrefix(channel string) []byte {
 
 func idKey(id uuid.UUID) []byte {
 	return append([]byte(prefixMsgID), id[:]...)
+}
+
+func arrivalKey(seq uint64) []byte {
+	k := make([]byte, len(prefixArrival)+8)
+	copy(k, prefixArrival)
+	binary.BigEndian.PutUint64(k[len(prefixArrival):], seq)
+	return k
+}
+
+func externalKey(channel, ext string) []byte {
+	k := make([]byte, 0, len(prefixExternal)+len(channel)+1+len(ext))
+	k = append(k, prefixExternal...)
+	k = append(k, channel...)
+	k = append(k, 0)
+	return append(k, ext...)
 }
 
 func channelKey(channel string) []byte {

@@ -135,34 +135,13 @@ func (s *Store) AppendHistory(msgs ...*Message) error {
 }
 
 func (s *Store) write(msgs []*Message) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	seq := s.seq
 	err := s.db.Update(func(txn *badger.Txn) error {
 		for _, m := range msgs {
-			id, err := uuid.Parse(m.ID)
-			if err != nil {
-				return fmt.Errorf("%w: message id %q: %v", ErrInvalid, m.ID, err)
-			}
-			b, err := json.Marshal(m)
-			if err != nil {
-				return err
-			}
-			if err := txn.Set(messageKey(m.Channel, id), b); err != nil {
-				return err
-			}
-			if err := txn.Set(idKey(id), []byte(m.Channel)); err != nil {
-				return err
-			}
-			if m.Role == RoleTool {
-				if err := txn.Set(append(toolIndexPrefix(m.Channel), id[:]...), nil); err != nil {
-					return err
-				}
-			}
-			ck := channelKey(m.Channel)
-			if _, err := txn.Get(ck); errors.Is(err, badger.ErrKeyNotFound) {
-				cb, _ := json.Marshal(Channel{Name: m.Channel, Created: m.Time})
-				if err := txn.Set(ck, cb); err != nil {
-					return err
-				}
-			} else if err != nil {
+			seq++
+			if err := putMessage(txn, m, seq); err != nil {
 				return err
 			}
 		}
@@ -170,6 +149,50 @@ func (s *Store) write(msgs []*Message) error {
 	})
 	if err != nil {
 		return fmt.Errorf("store: append: %w", err)
+	}
+	s.seq = seq
+	s.notify()
+	return nil
+}
+
+// putMessage writes one message, its id and arrival entries, its external
+// id (when it has one) and its channel record.
+func putMessage(txn *badger.Txn, m *Message, seq uint64) error {
+	id, err := uuid.Parse(m.ID)
+	if err != nil {
+		return fmt.Errorf("%w: message id %q: %v", ErrInvalid, m.ID, err)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if err := txn.Set(messageKey(m.Channel, id), b); err != nil {
+		return err
+	}
+	if err := txn.Set(idKey(id), []byte(m.Channel)); err != nil {
+		return err
+	}
+	if err := txn.Set(arrivalKey(seq), append(id[:len(id):len(id)], m.Channel...)); err != nil {
+		return err
+	}
+	if m.Role == RoleTool {
+		if err := txn.Set(append(toolIndexPrefix(m.Channel), id[:]...), nil); err != nil {
+			return err
+		}
+	}
+	if m.ExternalID != "" {
+		if err := txn.Set(externalKey(m.Channel, m.ExternalID), id[:]); err != nil {
+			return err
+		}
+	}
+	ck := channelKey(m.Channel)
+	if _, err := txn.Get(ck); errors.Is(err, badger.ErrKeyNotFound) {
+		cb, _ := json.Marshal(Channel{Name: m.Channel, Created: m.Time})
+		if err := txn.Set(ck, cb); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
 	}
 	return nil
 }
@@ -387,3 +410,5 @@ func (s *Store) Trace(channel string) ([]byte, error) {
 	}
 	return out, nil
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/google/uuid"
@@ -28,6 +29,15 @@ type Store struct {
 	lock *dirLock
 	ids  idGen
 	log  *slog.Logger
+
+	// wmu serialises message writes, so the arrival log's order is the
+	// order of commits: a reader that has seen seq n has seen every
+	// message before it.
+	wmu sync.Mutex
+	seq uint64 // the last arrival seq written
+
+	subMu sync.Mutex
+	subs  map[chan struct{}]struct{}
 }
 
 // Open opens (creating if needed) the store of a data dir and takes its
@@ -75,7 +85,11 @@ func Open(o Options) (*Store, error) {
 		return nil, fmt.Errorf("store: open database in %s: %w", o.Dir, err)
 	}
 	s := &Store{db: db, lock: lock, log: log}
-	if err := s.seedIDs(); err != nil {
+	err = s.seedIDs()
+	if err == nil {
+		err = s.seedArrivals()
+	}
+	if err != nil {
 		_ = db.Close()
 		lock.release()
 		return nil, err

@@ -1,0 +1,217 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cyan-agent/cyan/store"
+)
+
+// BenchOptions configure Bench.
+type BenchOptions struct {
+	// Dir is an empty folder for the synthetic store (a real Badger
+	// database, synced writes, as the daemon has).
+	Dir      string
+	Messages int
+	Queries  int      // 0: 500
+	Kinds    []string // vector index kinds to measure (nil: flat)
+	Channels int      // 0: 20
+}
+
+// BenchReport holds the measurements.
+type BenchReport struct {
+	Messages     int
+	Import       time.Duration // durable import, no embedding
+	Lexical      time.Duration // lexical index build
+	Embed        time.Duration // embedding + keeping vectors in Badger + indexing them
+	VectorLoad   map[string]time.Duration
+	Search       map[string][]time.Duration // per kind, every query's latency, sorted
+	LexicalOnly  []time.Duration
+	ChannelQuery map[string][]time.Duration
+}
+
+// Bench builds a synthetic history of o.Messages messages (a Zipf
+// vocabulary in English with some Chinese and Japanese lines, across
+// o.Channels channels), imports it, indexes it, and times search-mode
+// queries for each vector index kind.
+func Bench(ctx context.Context, o BenchOptions, w io.Writer) (*BenchReport, error) {
+	if o.Queries <= 0 {
+		o.Queries = 500
+	}
+	if o.Channels <= 0 {
+		o.Channels = 20
+	}
+	if len(o.Kinds) == 0 {
+		o.Kinds = []string{IndexFlat}
+	}
+	st, err := store.Open(store.Options{Dir: o.Dir})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	rep := &BenchReport{Messages: o.Messages, VectorLoad: map[string]time.Duration{}, Search: map[string][]time.Duration{}, ChannelQuery: map[string][]time.Duration{}}
+	gen := newSynth(1)
+	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	began := time.Now()
+	const batch = 5000
+	for i := 0; i < o.Messages; i += batch {
+		n := min(batch, o.Messages-i)
+		msgs := make([]*store.Message, n)
+		for j := range msgs {
+			k := i + j
+			msgs[j] = &store.Message{
+				Channel: fmt.Sprintf("bench-%02d", k%o.Channels), Role: store.RoleUser, User: gen.name(),
+				Text: gen.sentence(), Time: t0.Add(time.Duration(k) * 30 * time.Second), ExternalID: fmt.Sprint(k),
+			}
+		}
+		if _, err := st.Import(msgs); err != nil {
+			return nil, err
+		}
+		if w != nil && (i/batch)%20 == 19 {
+			fmt.Fprintf(w, "  imported %d of %d\n", i+n, o.Messages)
+		}
+	}
+	rep.Import = time.Since(began)
+	queries := make([]string, o.Queries)
+	for i := range queries {
+		queries[i] = gen.query()
+	}
+	for ki, kind := range o.Kinds {
+		x, err := New(Options{Store: st, IndexKind: kind})
+		if err != nil {
+			return nil, err
+		}
+		began = time.Now()
+		if err := x.catchUpLexical(ctx); err != nil {
+			return nil, err
+		}
+		if ki == 0 {
+			rep.Lexical = time.Since(began)
+			// Lexical-only latency, as while the vectors load.
+			for _, q := range queries {
+				t := time.Now()
+				if _, err := x.Search(ctx, Query{Prompt: q, MaxResults: 10}); err != nil {
+					return nil, err
+				}
+				rep.LexicalOnly = append(rep.LexicalOnly, time.Since(t))
+			}
+			began = time.Now()
+			if err := x.Sync(ctx); err != nil {
+				return nil, err
+			}
+			rep.Embed = time.Since(began)
+		}
+		began = time.Now()
+		if err := x.loadVectors(ctx); err != nil {
+			return nil, err
+		}
+		rep.VectorLoad[kind] = time.Since(began)
+		for i, q := range queries {
+			t := time.Now()
+			if _, err := x.Search(ctx, Query{Prompt: q, MaxResults: 10}); err != nil {
+				return nil, err
+			}
+			rep.Search[kind] = append(rep.Search[kind], time.Since(t))
+			t = time.Now()
+			if _, err := x.Search(ctx, Query{Prompt: q, MaxResults: 10, Channel: fmt.Sprintf("bench-%02d", i%o.Channels)}); err != nil {
+				return nil, err
+			}
+			rep.ChannelQuery[kind] = append(rep.ChannelQuery[kind], time.Since(t))
+		}
+		slices.Sort(rep.Search[kind])
+		slices.Sort(rep.ChannelQuery[kind])
+	}
+	slices.Sort(rep.LexicalOnly)
+	return rep, nil
+}
+
+func pct(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	return d[min(len(d)-1, int(float64(len(d))*p))]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+// Print writes the report as a table.
+func (r *BenchReport) Print(w io.Writer) {
+	rate := func(d time.Duration) string {
+		return fmt.Sprintf("%.0f msg/s", float64(r.Messages)/max(d.Seconds(), 1e-9))
+	}
+	fmt.Fprintf(w, "recall benchmark, %d messages\n", r.Messages)
+	fmt.Fprintf(w, "  %-34s %12s  (%s)\n", "durable import (no embedding)", r.Import.Round(time.Millisecond), rate(r.Import))
+	fmt.Fprintf(w, "  %-34s %12s  (%s)\n", "lexical index build", r.Lexical.Round(time.Millisecond), rate(r.Lexical))
+	fmt.Fprintf(w, "  %-34s %12s  (%s)\n", "embed + keep + index vectors", r.Embed.Round(time.Millisecond), rate(r.Embed))
+	fmt.Fprintf(w, "\n  %-28s %10s %10s %10s\n", "search mode, top 10", "p50", "p99", "max")
+	row := func(name string, d []time.Duration) {
+		fmt.Fprintf(w, "  %-28s %10s %10s %10s\n", name, ms(pct(d, 0.5)), ms(pct(d, 0.99)), ms(d[len(d)-1]))
+	}
+	row("lexical only", r.LexicalOnly)
+	for kind, d := range r.Search {
+		row("hybrid, "+kind, d)
+		row("hybrid, "+kind+", one channel", r.ChannelQuery[kind])
+	}
+	for kind, d := range r.VectorLoad {
+		fmt.Fprintf(w, "  vector index load (%s): %s\n", kind, d.Round(time.Millisecond))
+	}
+}
+
+// synth makes synthetic chat lines.
+type synth struct {
+	r     *rand.Rand
+	zipf  *rand.Zipf
+	words []string
+	names []string
+	cjk   []string
+}
+
+func newSynth(seed uint64) *synth {
+	r := rand.New(rand.NewPCG(seed, seed*7+1))
+	s := &synth{r: r}
+	syll := []string{"ka", "lo", "mi", "ren", "ta", "su", "vel", "dor", "an", "pe", "ri", "zo", "qua", "bel", "tin", "mar", "os", "ex", "ul", "ny"}
+	seen := map[string]bool{}
+	for len(s.words) < 20000 {
+		n := 1 + r.IntN(4) // 20+400+8000+160000 possible words
+		var b strings.Builder
+		for range n {
+			b.WriteString(syll[r.IntN(len(syll))])
+		}
+		if w := b.String(); !seen[w] {
+			seen[w] = true
+			s.words = append(s.words, w)
+		}
+	}
+	s.zipf = rand.NewZipf(r, 1.1, 2, uint64(len(s.words)-1))
+	s.names = []string{"nyalia", "cyan", "alice", "bob", "mika", "ren"}
+	s.cjk = []string{"今天考试", "我还是不理解", "学习的方向", "明日は試験です", "ありがとう", "高数其实很有意思", "一緒に勉強しよう"}
+	return s
+}
+
+func (s *synth) name() string { return s.names[s.r.IntN(len(s.names))] }
+
+func (s *synth) sentence() string {
+	n := 5 + s.r.IntN(20)
+	parts := make([]string, 0, n+1)
+	for range n {
+		parts = append(parts, s.words[s.zipf.Uint64()])
+	}
+	if s.r.IntN(10) == 0 {
+		parts = append(parts, s.cjk[s.r.IntN(len(s.cjk))])
+	}
+	return strings.Join(parts, " ")
+}
+
+func (s *synth) query() string {
+	n := 3 + s.r.IntN(6)
+	parts := make([]string, 0, n)
+	for range n {
+		parts = append(parts, s.words[s.zipf.Uint64()])
+	}
+	return strings.Join(parts, " ")
+}

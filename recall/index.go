@@ -1,0 +1,452 @@
+package recall
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cyan-agent/cyan/store"
+	"github.com/dgraph-io/badger/v4"
+	"github.com/google/uuid"
+)
+
+// Options configure New.
+type Options struct {
+	Store *store.Store
+	// Embedder makes the vectors (nil: the built-in HashEmbedder).
+	Embedder Embedder
+	// IndexKind is IndexFlat (the default) or IndexChromem.
+	IndexKind string
+	// VectorWeight is the vector side's weight in the fusion, BM25's being
+	// 1 (0: 0.1 for the built-in embedder, which mostly re-finds what BM25
+	// finds, as measured on LoCoMo; 1 for a model embedder, whose semantic
+	// matches BM25 cannot make).
+	VectorWeight float64
+	// CacheDir holds the vector index cache file ("" keeps none).
+	CacheDir string
+	// SaveEvery bounds how long new vectors stay out of the cache file
+	// (0: 5 minutes). The cache is also written on a clean stop.
+	SaveEvery time.Duration
+	Logger    *slog.Logger // nil: discard
+	// Judge runs tool mode's LLM pass (nil: tool mode answers like search
+	// mode and says so).
+	Judge Judge
+	// Reviewed, when set, is told the message ids each tool-mode answer
+	// returned: the hook through which a hit on a workspace item or an event
+	// counts as a review of it (D = 0.7, SPEC §3).
+	Reviewed func(channel string, messageIDs []string)
+}
+
+// Index is the recall index of one store: lexical and vector, kept up to
+// date by Run.
+type Index struct {
+	o         Options
+	st        *store.Store
+	emb       Embedder
+	fp        [8]byte // fingerprint of the embedder's ID
+	log       *slog.Logger
+	c         *corpus
+	vecs      atomic.Pointer[vectorHolder]
+	lexMu     sync.Mutex // one lexical catch-up at a time
+	lexLoaded bool       // the first full read is done (guarded by lexMu)
+	lexCur    atomic.Uint64
+	scanned   atomic.Uint64 // messages read by the first full read
+	embMu     sync.Mutex
+	embCur    atomic.Uint64
+	// embCount is the number of stored vectors of this embedder.
+	embCount atomic.Uint64
+	lexReady atomic.Bool
+	vecReady atomic.Bool
+	embedErr atomic.Pointer[string]
+	dirty    atomic.Bool
+	lastSave time.Time
+	pulled   *Pulled
+	p        params
+}
+
+type vectorHolder struct{ idx vectorIndex }
+
+// New builds an empty index; Run (or Sync) fills it from the store.
+func New(o Options) (*Index, error) {
+	if o.Store == nil {
+		return nil, errors.New("recall: no store")
+	}
+	if o.Embedder == nil {
+		o.Embedder = HashEmbedder{}
+	}
+	switch o.IndexKind {
+	case "":
+		o.IndexKind = IndexFlat
+	case IndexFlat, IndexChromem:
+	default:
+		return nil, fmt.Errorf("recall: index kind %q is not %s or %s", o.IndexKind, IndexFlat, IndexChromem)
+	}
+	if o.SaveEvery <= 0 {
+		o.SaveEvery = 5 * time.Minute
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	x := &Index{o: o, st: o.Store, emb: o.Embedder, log: log, c: newCorpus(), pulled: NewPulled(), p: defaultParams}
+	switch {
+	case o.VectorWeight > 0:
+		x.p.vecWeight = o.VectorWeight
+	case !isBuiltin(o.Embedder):
+		x.p.vecWeight = modelVectorWeight
+	}
+	sum := sha256.Sum256([]byte(o.Embedder.ID()))
+	copy(x.fp[:], sum[:8])
+	x.vecs.Store(&vectorHolder{idx: x.newVectorIndex()})
+	return x, nil
+}
+
+func (x *Index) newVectorIndex() vectorIndex {
+	if x.o.IndexKind == IndexChromem {
+		return newChromemIndex(func(id uuid.UUID) (uint32, bool) {
+			d, ok := x.c.byID[id] // the caller holds c.mu for reading
+			return d, ok
+		})
+	}
+	return newFlatIndex()
+}
+
+// Embedder returns the embedder in use.
+func (x *Index) Embedder() Embedder { return x.emb }
+
+// Key layout inside store.PrefixRecall.
+func (x *Index) vecKey(id uuid.UUID) []byte {
+	k := make([]byte, 0, len(store.PrefixRecall)+1+8+16)
+	k = append(k, store.PrefixRecall...)
+	k = append(k, 'e')
+	k = append(k, x.fp[:]...)
+	return append(k, id[:]...)
+}
+
+func (x *Index) vecPrefix() []byte {
+	return append(append([]byte(store.PrefixRecall), 'e'), x.fp[:]...)
+}
+
+func (x *Index) stateKey() []byte {
+	return append(append([]byte(store.PrefixRecall), 's'), x.fp[:]...)
+}
+
+func (x *Index) cachePath() string {
+	if x.o.CacheDir == "" {
+		return ""
+	}
+	return filepath.Join(x.o.CacheDir, fmt.Sprintf("vectors-%x.gob.gz", x.fp))
+}
+
+// encodeVec stores a vector as int8 codes and a scale (a quarter of
+// float32's size; cosine error under 1%).
+func encodeVec(v []float32) []byte {
+	b := make([]byte, 4+len(v))
+	codes := make([]int8, len(v))
+	s := quantize(v, codes)
+	binary.LittleEndian.PutUint32(b, math.Float32bits(s))
+	for i, c := range codes {
+		b[4+i] = byte(c)
+	}
+	return b
+}
+
+func decodeVec(b []byte) ([]float32, error) {
+	if len(b) < 5 {
+		return nil, errors.New("short vector")
+	}
+	s := math.Float32frombits(binary.LittleEndian.Uint32(b))
+	v := make([]float32, len(b)-4)
+	for i := range v {
+		v[i] = float32(int8(b[4+i])) * s
+	}
+	normalize(v)
+	return v, nil
+}
+
+// readState reads this embedder's durable cursor and vector count.
+func (x *Index) readState() (cursor, count uint64, err error) {
+	err = x.st.DB().View(func(txn *badger.Txn) error {
+		it, err := txn.Get(x.stateKey())
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return it.Value(func(v []byte) error {
+			if len(v) != 16 {
+				return fmt.Errorf("recall: corrupt embedding state (%d bytes)", len(v))
+			}
+			cursor, count = binary.BigEndian.Uint64(v), binary.BigEndian.Uint64(v[8:])
+			return nil
+		})
+	})
+	return
+}
+
+// catchUpLexical indexes every message stored after the lexical cursor.
+// The first time, it reads the whole store in key order (sequential reads;
+// decoding on one core, tokenizing and indexing on another), then follows
+// the arrival log from that snapshot's cursor.
+func (x *Index) catchUpLexical(ctx context.Context) error {
+	x.lexMu.Lock()
+	defer x.lexMu.Unlock()
+	if !x.lexLoaded {
+		batches := make(chan []*store.Message, 4)
+		var cursor uint64
+		var scanErr error
+		go func() {
+			defer close(batches)
+			cursor, scanErr = x.st.ScanAll(2000, func(ms []*store.Message) error {
+				select {
+				case batches <- ms:
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			})
+		}()
+		for ms := range batches {
+			x.c.add(ms)
+			x.scanned.Add(uint64(len(ms)))
+		}
+		if scanErr != nil {
+			return scanErr
+		}
+		x.lexCur.Store(cursor)
+		x.lexLoaded = true
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		msgs, next, err := x.st.Since(x.lexCur.Load(), 2000)
+		if err != nil {
+			return err
+		}
+		if len(msgs) == 0 {
+			x.lexReady.Store(true)
+			return nil
+		}
+		x.c.add(msgs)
+		x.lexCur.Store(next)
+	}
+}
+
+// loadVectors fills the vector index from the cache file, or from the
+// embeddings in Badger when the cache is missing, unreadable or disagrees
+// with the store's count.
+func (x *Index) loadVectors(ctx context.Context) error {
+	cursor, count, err := x.readState()
+	if err != nil {
+		return err
+	}
+	x.embCur.Store(cursor)
+	x.embCount.Store(count)
+	idx := x.newVectorIndex()
+	if path := x.cachePath(); path != "" && x.o.IndexKind == IndexChromem {
+		err := idx.load(path)
+		switch {
+		case err == nil && uint64(idx.count()) == count:
+			x.log.Info("vector index loaded from its cache", "vectors", count)
+			x.vecs.Store(&vectorHolder{idx: idx})
+			x.vecReady.Store(true)
+			return nil
+		case err == nil:
+			x.log.Warn("the vector cache disagrees with the store; rebuilding it", "cache", idx.count(), "store", count)
+		case errors.Is(err, os.ErrNotExist):
+			if count > 0 {
+				x.log.Info("no vector cache; building it from the stored embeddings", "vectors", count)
+			}
+		default:
+			x.log.Warn("the vector cache is unreadable; rebuilding it from the stored embeddings", "err", err)
+		}
+		_ = os.Remove(path)
+		idx = x.newVectorIndex()
+	}
+	n := uint64(0)
+	err = x.st.DB().View(func(txn *badger.Txn) error {
+		p := x.vecPrefix()
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: p, PrefetchValues: true, PrefetchSize: 1000})
+		defer it.Close()
+		x.c.mu.RLock()
+		defer x.c.mu.RUnlock()
+		for it.Rewind(); it.Valid(); it.Next() {
+			if n%4096 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			id, err := uuid.FromBytes(it.Item().Key()[len(p):])
+			if err != nil {
+				continue
+			}
+			doc, ok := x.c.byID[id]
+			if !ok {
+				continue // the message is gone
+			}
+			ch := x.c.chans[x.c.docs[doc].ch]
+			err = it.Item().Value(func(b []byte) error {
+				if fi, ok := idx.(*flatIndex); ok {
+					return fi.addStored(doc, ch, b) // the stored codes, as they are
+				}
+				v, err := decodeVec(b)
+				if err != nil {
+					return err
+				}
+				return idx.add(doc, id, ch, v)
+			})
+			if err != nil {
+				continue
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("recall: load vectors: %w", err)
+	}
+	x.vecs.Store(&vectorHolder{idx: idx})
+	x.vecReady.Store(true)
+	if n != count {
+		x.embCount.Store(n)
+	}
+	x.dirty.Store(x.o.IndexKind == IndexChromem)
+	return nil
+}
+
+// modelVectorWeight is the default fusion weight of a model embedder.
+const modelVectorWeight = 1.0
+
+func isBuiltin(e Embedder) bool {
+	_, ok := e.(HashEmbedder)
+	return ok
+}
+
+// embedBatch is how many messages are embedded per store transaction.
+func (x *Index) embedBatch() int {
+	if isBuiltin(x.emb) {
+		return 2000
+	}
+	return 64
+}
+
+// catchUpVectors embeds every message stored after the embedding cursor,
+// keeps the vectors in Badger with the cursor (one transaction per batch,
+// so a restart resumes exactly) and adds them to the vector index.
+func (x *Index) catchUpVectors(ctx context.Context) error {
+	x.embMu.Lock()
+	defer x.embMu.Unlock()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		cur := x.embCur.Load()
+		msgs, next, err := x.st.Since(cur, x.embedBatch())
+		if err != nil {
+			return err
+		}
+		if len(msgs) == 0 {
+			return nil
+		}
+		var keep []*store.Message
+		var texts []string
+		for _, m := range msgs {
+			if indexable(m) {
+				keep = append(keep, m)
+				texts = append(texts, indexText(m))
+			}
+		}
+		var vecs [][]float32
+		if len(texts) > 0 {
+			vecs, err = x.emb.Embed(ctx, texts)
+			if err != nil {
+				msg := err.Error()
+				x.embedErr.Store(&msg)
+				return err
+			}
+			x.embedErr.Store(nil)
+		}
+		count := x.embCount.Load() + uint64(len(vecs))
+		err = x.st.DB().Update(func(txn *badger.Txn) error {
+			for i, m := range keep {
+				id, err := uuid.Parse(m.ID)
+				if err != nil {
+					continue
+				}
+				if err := txn.Set(x.vecKey(id), encodeVec(vecs[i])); err != nil {
+					return err
+				}
+			}
+			st := make([]byte, 16)
+			binary.BigEndian.PutUint64(st, next)
+			binary.BigEndian.PutUint64(st[8:], count)
+			return txn.Set(x.stateKey(), st)
+		})
+		if err != nil {
+			return fmt.Errorf("recall: keep vectors: %w", err)
+		}
+		x.embCur.Store(next)
+		x.embCount.Store(count)
+		if err := x.catchUpLexical(ctx); err != nil {
+			return err
+		}
+		idx := x.vecs.Load().idx
+		x.c.mu.RLock()
+		for i, m := range keep {
+			id, _ := uuid.Parse(m.ID)
+			if doc, ok := x.c.byID[id]; ok {
+				_ = idx.add(doc, id, m.Channel, vecs[i])
+			}
+		}
+		x.c.mu.RUnlock()
+		x.dirty.Store(x.o.IndexKind == IndexChromem)
+		if total := x.st.LastArrival(); next/50000 != cur/50000 {
+			x.log.Info("embedding", "done", next, "of", total, "embedder", x.emb.ID())
+		}
+	}
+}
+
+// dropOtherEmbedders deletes the vectors and cursors of embedders other
+// than the current one, once the current one has caught up: Badger keeps
+// the embeddings of the configured embedder only.
+func (x *Index) dropOtherEmbedders() error {
+	var stale [][]byte
+	err := x.st.DB().View(func(txn *badger.Txn) error {
+		for _, kind := range []byte{'e', 's'} {
+			p := append([]byte(store.PrefixRecall), kind)
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: p})
+			for it.Rewind(); it.Valid(); it.Next() {
+				k := it.Item().Key()
+				if len(k) >= len(p)+8 && string(k[len(p):len(p)+8]) != string(x.fp[:]) {
+					stale = append(stale, it.Item().KeyCopy(nil))
+				}
+			}
+			it.Close()
+		}
+		return nil
+	})
+	if err != nil || len(stale) == 0 {
+		return err
+	}
+	wb := x.st.DB().NewWriteBatch()
+	defer wb.Cancel()
+	for _, k := range stale {
+		if err := wb.Delete(k); err != nil {
+			return err
+		}
+	}
+	if err := wb.Flush(); err != nil {
+		return err
+	}
+	x.log.Info("removed the vectors of a previous embedder", "keys", len(stale))
+	return nil
+}

@@ -1,0 +1,245 @@
+package recall
+
+import (
+	"math"
+	"slices"
+	"sync"
+)
+
+// posting is one document that holds a term, with the term's count in it.
+type posting struct {
+	doc uint32
+	tf  uint32
+}
+
+// lexicon is an in-memory inverted index with BM25 scoring. It is not
+// safe for concurrent use; corpus guards it.
+type lexicon struct {
+	terms  map[string]uint32
+	posts  [][]posting
+	docLen []uint32
+	total  uint64
+	accs   sync.Pool // *accumulator
+}
+
+func newLexicon() *lexicon {
+	return &lexicon{terms: make(map[string]uint32)}
+}
+
+// add indexes doc (which must be the next doc number) with its terms.
+func (l *lexicon) add(doc uint32, terms []string) {
+	for uint32(len(l.docLen)) <= doc {
+		l.docLen = append(l.docLen, 0)
+	}
+	l.docLen[doc] = uint32(len(terms))
+	l.total += uint64(len(terms))
+	counts := make(map[string]uint32, len(terms))
+	for _, t := range terms {
+		counts[t]++
+	}
+	for t, n := range counts {
+		id, ok := l.terms[t]
+		if !ok {
+			id = uint32(len(l.posts))
+			l.terms[t] = id
+			l.posts = append(l.posts, nil)
+		}
+		l.posts[id] = append(l.posts[id], posting{doc: doc, tf: n})
+	}
+}
+
+// lexHit is a scored document.
+type lexHit struct {
+	doc   uint32
+	score float32
+	// cover is the share of the query's IDF mass the document holds (0–1).
+	cover float32
+}
+
+// accumulator holds per-document scores for one query, dense so a common
+// term over a million documents costs no map traffic.
+type accumulator struct {
+	score   []float32
+	cover   []float32
+	touched []uint32
+}
+
+// search returns the top n documents for the query terms that keep
+// accepts, best first. With expand, it then asks expand for feedback terms
+// (given the first ranking) and adds them to the same scores, returning
+// the second ranking too: the query's terms are scored once.
+func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b float64, expand func([]lexHit) map[string]float64) (first, second []lexHit) {
+	N := len(l.docLen)
+	if N == 0 || n <= 0 {
+		return nil, nil
+	}
+	type qterm struct {
+		id    uint32
+		w     float64
+		idf   float64
+		share float32
+	}
+	var terms []qterm
+	seen := map[uint32]int{}
+	for _, t := range query {
+		if id, ok := l.terms[t]; ok {
+			if i, dup := seen[id]; dup {
+				terms[i].w++
+				continue
+			}
+			seen[id] = len(terms)
+			terms = append(terms, qterm{id: id, w: 1})
+		}
+	}
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	idf := func(id uint32) float64 {
+		df := float64(len(l.posts[id]))
+		return math.Log(1 + (float64(N)-df+0.5)/(df+0.5))
+	}
+	var mass float64
+	for i := range terms {
+		terms[i].idf = idf(terms[i].id)
+		mass += terms[i].idf * terms[i].w
+	}
+	for i := range terms {
+		terms[i].share = float32(terms[i].idf * terms[i].w / mass)
+	}
+	acc, _ := l.accs.Get().(*accumulator)
+	if acc == nil {
+		acc = &accumulator{}
+	}
+	if len(acc.score) < N {
+		acc.score = make([]float32, N+N/4)
+		acc.cover = make([]float32, N+N/4)
+	}
+	defer func() {
+		for _, d := range acc.touched {
+			acc.score[d], acc.cover[d] = 0, 0
+		}
+		acc.touched = acc.touched[:0]
+		l.accs.Put(acc)
+	}()
+	avg := float64(l.total) / float64(N)
+	boostAfter := max(4*n, 1000)
+	// Rare terms first. A common term met after enough candidates are in
+	// only raises the scores of those candidates (found by binary search
+	// in its doc-ordered postings) instead of walking its whole list: a
+	// message that matches nothing but "like" and "day" would not make the
+	// top anyway, and at a million messages the walk is what costs.
+	add := func(ts []qterm) {
+		slices.SortFunc(ts, func(a, b qterm) int { return len(l.posts[a.id]) - len(l.posts[b.id]) })
+		for _, q := range ts {
+			posts := l.posts[q.id]
+			wi := q.w * q.idf
+			score := func(p posting) float32 {
+				tf := float64(p.tf)
+				norm := k1 * (1 - b + b*float64(l.docLen[p.doc])/avg)
+				return float32(wi * tf * (k1 + 1) / (tf + norm))
+			}
+			if t := len(acc.touched); t >= boostAfter && len(posts) > 16*t {
+				for _, d := range acc.touched {
+					if j, ok := slices.BinarySearchFunc(posts, d, func(p posting, d uint32) int { return int(p.doc) - int(d) }); ok {
+						acc.score[d] += score(posts[j])
+						acc.cover[d] += q.share
+					}
+				}
+				continue
+			}
+			for _, p := range posts {
+				if keep != nil && !keep(p.doc) {
+					continue
+				}
+				if acc.score[p.doc] == 0 {
+					acc.touched = append(acc.touched, p.doc)
+				}
+				acc.score[p.doc] += score(p)
+				acc.cover[p.doc] += q.share
+			}
+		}
+	}
+	add(terms)
+	first = topHits(acc, n)
+	if expand == nil || len(first) == 0 {
+		return first, nil
+	}
+	var more []qterm
+	for t, w := range expand(first) {
+		id, ok := l.terms[t]
+		if _, dup := seen[id]; !ok || dup || w <= 0 {
+			continue
+		}
+		more = append(more, qterm{id: id, w: w, idf: idf(id)})
+	}
+	if len(more) == 0 {
+		return first, nil
+	}
+	// Feedback terms count toward a message's share of the query too, at
+	// their (smaller) weight.
+	total := mass
+	for _, q := range more {
+		total += q.idf * q.w
+	}
+	for i := range more {
+		more[i].share = float32(more[i].idf * more[i].w / total)
+	}
+	add(more)
+	return first, topHits(acc, n)
+}
+
+// topHits selects the n best touched documents with a bounded min-heap.
+func topHits(acc *accumulator, n int) []lexHit {
+	h := make([]lexHit, 0, n)
+	less := func(a, b lexHit) bool { // a ranks below b
+		if a.score != b.score {
+			return a.score < b.score
+		}
+		return a.doc < b.doc
+	}
+	down := func(i int) {
+		for {
+			l, r, m := 2*i+1, 2*i+2, i
+			if l < len(h) && less(h[l], h[m]) {
+				m = l
+			}
+			if r < len(h) && less(h[r], h[m]) {
+				m = r
+			}
+			if m == i {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for _, d := range acc.touched {
+		x := lexHit{doc: d, score: acc.score[d], cover: acc.cover[d]}
+		if len(h) < n {
+			h = append(h, x)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !less(h[i], h[p]) {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+			continue
+		}
+		if less(h[0], x) {
+			h[0] = x
+			down(0)
+		}
+	}
+	slices.SortFunc(h, func(a, b lexHit) int {
+		if less(a, b) {
+			return 1
+		}
+		if less(b, a) {
+			return -1
+		}
+		return 0
+	})
+	return h
+}

@@ -1,0 +1,191 @@
+package recall
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Sync indexes everything stored so far (lexical and vectors) and returns.
+// Run does the same continuously; Sync serves the benchmarks and tests.
+func (x *Index) Sync(ctx context.Context) error {
+	if err := x.catchUpLexical(ctx); err != nil {
+		return err
+	}
+	if !x.vecReady.Load() {
+		if err := x.loadVectors(ctx); err != nil {
+			return err
+		}
+	}
+	return x.catchUpVectors(ctx)
+}
+
+// Run keeps the index up to date until ctx ends, and returns nil then: it
+// loads the lexical index from the store (recall answers from what is
+// loaded meanwhile), loads the vectors (lexical-only answers say so until
+// then), then follows the store's arrival signal. An embedder that fails (a
+// remote server that is down) is retried with backoff while lexical search
+// goes on.
+func (x *Index) Run(ctx context.Context) error {
+	sig, cancel := x.st.Subscribe()
+	defer cancel()
+	defer x.saveCache()
+	// A failure here is logged and retried, never fatal to the daemon:
+	// recall answers with what it has (and says so) meanwhile.
+	for attempt := 0; ; attempt++ {
+		err := x.catchUpLexical(ctx)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		x.log.Error("loading the lexical index failed; retrying", "err", err)
+		if !sleepCtx(ctx, retryDelay(attempt)) {
+			return nil
+		}
+	}
+	x.log.Info("lexical index ready", "messages", x.c.size())
+	for attempt := 0; ; attempt++ {
+		err := x.loadVectors(ctx)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		x.log.Error("loading the vector index failed; recall answers by words only until it loads", "err", err)
+		if !sleepCtx(ctx, retryDelay(attempt)) {
+			return nil
+		}
+	}
+	x.log.Info("vector index ready", "vectors", x.vecs.Load().idx.count(), "embedder", x.emb.ID())
+	vecSig := make(chan struct{}, 1)
+	var wg sync.WaitGroup
+	wg.Go(func() { x.followVectors(ctx, vecSig) })
+	defer wg.Wait()
+	vecSig <- struct{}{}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-sig:
+		}
+		if err := x.catchUpLexical(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			x.log.Error("lexical indexing failed; the next message retries it", "err", err)
+		}
+		select {
+		case vecSig <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func retryDelay(attempt int) time.Duration {
+	return min(time.Second<<min(attempt, 6), time.Minute)
+}
+
+// sleepCtx waits d; false when ctx ended first.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// followVectors embeds new messages as they come; failures back off from
+// 2 s to 2 minutes.
+func (x *Index) followVectors(ctx context.Context, sig <-chan struct{}) {
+	backoff := time.Duration(0)
+	dropped := false
+	save := time.NewTicker(x.o.SaveEvery)
+	defer save.Stop()
+	for {
+		var retry <-chan time.Time
+		if backoff > 0 {
+			retry = time.After(backoff)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-save.C:
+			x.saveCache()
+			continue
+		case <-sig:
+		case <-retry:
+		}
+		before := x.embCur.Load()
+		err := x.catchUpVectors(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			backoff = min(max(2*backoff, 2*time.Second), 2*time.Minute)
+			x.log.Warn("embedding failed; recall answers lexical-only for new messages until it works", "err", err, "retry_in", backoff)
+		default:
+			if backoff > 0 || x.embCur.Load()-before > 10000 {
+				x.log.Info("embeddings caught up", "vectors", x.embCount.Load())
+			}
+			backoff = 0
+			if !dropped {
+				dropped = true
+				if err := x.dropOtherEmbedders(); err != nil {
+					x.log.Warn("could not remove a previous embedder's vectors", "err", err)
+				}
+			}
+		}
+	}
+}
+
+// saveCache writes the vector cache when it has changed.
+func (x *Index) saveCache() {
+	path := x.cachePath()
+	if path == "" || !x.dirty.Swap(false) {
+		return
+	}
+	x.c.mu.RLock()
+	err := x.vecs.Load().idx.save(path)
+	x.c.mu.RUnlock()
+	if err != nil {
+		x.dirty.Store(true)
+		x.log.Warn("the vector cache was not written; it will be rebuilt at the next start", "err", err)
+	}
+}
+
+// Status reports how far the index is.
+type Status struct {
+	// Messages is how many stored messages there are (arrivals), Indexed
+	// how many the lexical index has read, Embedded how many the embedder
+	// has read (both count skipped tool/system messages too).
+	Messages uint64 `json:"messages"`
+	Indexed  uint64 `json:"indexed"`
+	Embedded uint64 `json:"embedded"`
+	// Documents and Vectors count what is searchable.
+	Documents    int    `json:"documents"`
+	Vectors      int    `json:"vectors"`
+	LexicalReady bool   `json:"lexical_ready"`
+	VectorReady  bool   `json:"vector_ready"`
+	Embedder     string `json:"embedder"`
+	IndexKind    string `json:"index"`
+	EmbedError   string `json:"embed_error,omitempty"`
+}
+
+// Status returns the index's progress.
+func (x *Index) Status() Status {
+	s := Status{
+		Messages: x.st.LastArrival(), Indexed: max(x.lexCur.Load(), x.scanned.Load()), Embedded: x.embCur.Load(),
+		Documents: x.c.size(), Vectors: x.vecs.Load().idx.count(),
+		LexicalReady: x.lexReady.Load(), VectorReady: x.vecReady.Load(), Embedder: x.emb.ID(), IndexKind: x.o.IndexKind,
+	}
+	if e := x.embedErr.Load(); e != nil {
+		s.EmbedError = *e
+	}
+	return s
+}

@@ -1,0 +1,187 @@
+package recall
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Tokenize splits text into index terms: lower-cased, width-folded words
+// of letters and digits (English stop words dropped, a light stemmer
+// applied), and, for Chinese, Japanese and Korean runs, which have no
+// spaces, every character bigram (a lone character stands for itself).
+// The same function indexes and queries, so both sides agree.
+func Tokenize(text string) []string {
+	var out []string
+	var word []rune
+	var cjk []rune
+	flushWord := func() {
+		if len(word) == 0 {
+			return
+		}
+		w := string(word)
+		word = word[:0]
+		if len(w) > 64 || stopWords[w] {
+			return
+		}
+		out = append(out, stem(w))
+	}
+	flushCJK := func() {
+		switch len(cjk) {
+		case 0:
+			return
+		case 1:
+			out = append(out, string(cjk))
+		default:
+			for i := 0; i+1 < len(cjk); i++ {
+				out = append(out, string(cjk[i:i+2]))
+			}
+		}
+		cjk = cjk[:0]
+	}
+	for _, r := range text {
+		r = fold(r)
+		switch {
+		case isCJK(r):
+			flushWord()
+			cjk = append(cjk, r)
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			flushCJK()
+			word = append(word, unicode.ToLower(r))
+		case r == '\'' || r == '’':
+			// "caroline's" → "caroline": drop the possessive and contractions.
+			flushCJK()
+			flushWord()
+			word = word[:0]
+		default:
+			flushWord()
+			flushCJK()
+		}
+	}
+	flushWord()
+	flushCJK()
+	out = dropClitics(out)
+	if strings.IndexByte(text, '-') >= 0 {
+		out = append(out, compounds(text)...)
+	}
+	return out
+}
+
+// compounds returns the joined forms of hyphenated words, so "de-stress"
+// also matches "destress" and "e-mail" "email".
+func compounds(text string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		f = strings.Trim(f, "-")
+		if !strings.Contains(f, "-") {
+			continue
+		}
+		j := strings.ToLower(strings.ReplaceAll(f, "-", ""))
+		if len(j) <= 64 && !isCJK([]rune(j)[0]) {
+			out = append(out, stem(j))
+		}
+	}
+	return out
+}
+
+// dropClitics removes the "s", "t", "ll", "re", "ve", "d", "m" left by
+// apostrophes ("it's", "don't").
+func dropClitics(ts []string) []string {
+	out := ts[:0]
+	for _, t := range ts {
+		switch t {
+		case "s", "t", "ll", "re", "ve", "d", "m":
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// fold maps full-width ASCII (ＡＢＣ１２３) to ASCII and the ideographic
+// space to a space, so full-width and half-width text match.
+func fold(r rune) rune {
+	switch {
+	case r >= 0xFF01 && r <= 0xFF5E:
+		return r - 0xFEE0
+	case r == 0x3000:
+		return ' '
+	}
+	return r
+}
+
+// isCJK reports runes written without spaces between words: Han,
+// Hiragana, Katakana and Hangul.
+func isCJK(r rune) bool {
+	if r < 0x2E80 {
+		return false
+	}
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) || r == 'ー'
+}
+
+// stem is a light English suffix stripper (plural, -ing, -ed, -ly, -ies):
+// "exams"→"exam", "studying"→"study", "painted"→"paint". It leaves short
+// words and non-ASCII words alone.
+func stem(w string) string {
+	if len(w) <= 3 || !ascii(w) {
+		return w
+	}
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses"):
+		return w[:len(w)-2]
+	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
+		return w
+	case strings.HasSuffix(w, "ing") && len(w) > 5:
+		return undouble(w[:len(w)-3])
+	case strings.HasSuffix(w, "ed") && len(w) > 4:
+		return undouble(w[:len(w)-2])
+	case strings.HasSuffix(w, "ly") && len(w) > 5:
+		return w[:len(w)-2]
+	case strings.HasSuffix(w, "es") && len(w) > 4 && strings.ContainsAny(w[len(w)-3:len(w)-2], "xzh"):
+		return w[:len(w)-2]
+	case strings.HasSuffix(w, "s"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// undouble turns "runn" (from "running") into "run", and restores a
+// dropped "e" in a few common shapes ("hoped" → "hop" stays; matching
+// both sides with the same rule is what counts).
+func undouble(w string) string {
+	n := len(w)
+	if n >= 3 && w[n-1] == w[n-2] && !strings.ContainsRune("lsz", rune(w[n-1])) && !strings.ContainsRune("aeiou", rune(w[n-1])) {
+		return w[:n-1]
+	}
+	return w
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// stopWords are English function words that carry no topic.
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the and or but if then else of at by for with about against between
+into through during before after above below to from up down in out on off over under again further once
+here there when where why how all any both each few more most other some such no nor not only own same so
+than too very can will just don should now i me my myself we our ours ourselves you your yours yourself
+yourselves he him his himself she her hers herself it its itself they them their theirs themselves what
+which who whom this that these those am is are was were be been being have has had having do does did
+doing would could ought im youre hes shes its were theyre ive youve weve theyve id youd hed shed wed
+theyd ill youll hell shell well theyll isnt arent wasnt werent hasnt havent hadnt doesnt dont didnt wont
+wouldnt shant shouldnt cant cannot couldnt mustnt lets thats whos whats heres theres whens wheres whys
+hows as until while also yeah yes oh ok okay really`) {
+		m[w] = true
+	}
+	return m
+}()

@@ -1,0 +1,101 @@
+package recall
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Tool is the model's recall tool as a self-contained value: what to offer
+// (name, description, JSON-schema parameters) and how to run a call. The
+// daemon offers it through main-virtual's Tools; it moves into the tool
+// registry unchanged.
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage
+	// Run executes one call in a channel with the model's JSON arguments.
+	// Its error is the model's to read (bad arguments, nothing found is not
+	// an error).
+	Run func(ctx context.Context, channel string, args string) (string, error)
+}
+
+// ToolName is the recall tool's name (SPEC §5).
+const ToolName = "recall"
+
+var toolParams = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "prompt": {"type": "string", "description": "what to recall, in words: who, what, roughly when"},
+    "max_results": {"type": "integer", "minimum": 1, "maximum": 64, "description": "most passages to return (64 if unsure)"},
+    "score_threshold": {"type": "number", "minimum": 0, "maximum": 100, "description": "lowest score kept, 0–100 (0 if unsure)"}
+  },
+  "required": ["prompt"],
+  "additionalProperties": false
+}`)
+
+// Tool returns the recall tool. A call searches the conversation it is
+// made in (a group chat never recalls another chat's private talk), runs
+// tool mode, puts the passages into the pulled-info area and answers with
+// summarized_info and the passages.
+func (x *Index) Tool(now func() time.Time) Tool {
+	if now == nil {
+		now = time.Now
+	}
+	return Tool{
+		Name: ToolName,
+		Description: "Recall what was said in this conversation, however long ago: give a description " +
+			"(\"what nyalia said about her exams last year\"); returns scored passages with their place " +
+			"and a summary. Use it when the answer is older than the messages you can see.",
+		Parameters: toolParams,
+		Run: func(ctx context.Context, channel, args string) (string, error) {
+			var a struct {
+				Prompt         string   `json:"prompt"`
+				MaxResults     *int     `json:"max_results"`
+				ScoreThreshold *float64 `json:"score_threshold"`
+			}
+			dec := json.NewDecoder(strings.NewReader(args))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&a); err != nil {
+				return "", fmt.Errorf("the arguments are not {\"prompt\", \"max_results\"?, \"score_threshold\"?}: %v", err)
+			}
+			q := Query{Prompt: a.Prompt, Channel: channel, MaxResults: MaxMaxResults}
+			if a.MaxResults != nil {
+				if *a.MaxResults < 1 {
+					return "", fmt.Errorf("max_results must be at least 1")
+				}
+				q.MaxResults = *a.MaxResults
+			}
+			if a.ScoreThreshold != nil {
+				q.ScoreThreshold = *a.ScoreThreshold
+			}
+			r, err := x.Recall(ctx, q, ModeTool)
+			if err != nil {
+				return "", err
+			}
+			x.pulled.Add(channel, pulledItems(r, now())...)
+			return RenderToolAnswer(r), nil
+		},
+	}
+}
+
+// RenderToolAnswer writes a tool-mode answer the way the model reads it:
+// the summary, then each passage with its source, location and score.
+func RenderToolAnswer(r *Response) string {
+	var b strings.Builder
+	if r.SummarizedInfo != "" {
+		fmt.Fprintf(&b, "summarized_info: %s\n", r.SummarizedInfo)
+	}
+	if r.Note != "" {
+		fmt.Fprintf(&b, "note: %s\n", r.Note)
+	}
+	if len(r.Results) == 0 {
+		b.WriteString("no passage found\n")
+	}
+	for i, res := range r.Results {
+		fmt.Fprintf(&b, "\n[%d] source: %s  location: %s  score: %g\n%s\n", i+1, res.Source, res.Location, res.Score, res.Text)
+	}
+	return strings.TrimSpace(b.String())
+}
