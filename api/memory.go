@@ -55,7 +55,7 @@ func (s *Server) listMemory(w http.ResponseWriter, r *http.Request) {
 		gc = gc[len(gc)-20:]
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"turn": s.o.Memory.Turn(), "items": items, "plans": nonNilPlans(s.o.Memory.Plans("")),
+		"turn": s.o.Memory.Turn(), "items": items, "plans": nonNilPlans(s.o.Memory.Plans(memory.Viewer{})),
 		"usage": usage, "gc": gc,
 	})
 }

@@ -200,7 +200,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	if err := registerRecallTool(d.tools.reg, d.recall, now); err != nil {
 		return err
 	}
-	sources := memorySources(d.mem)
+	sources := memorySources(d.mem, d.tools.reg)
 	sources[mainvirtual.SlotEvents] = eventsSource(d.events)
 	sources[mainvirtual.SlotPulled] = pulledSource(d.mem, d.recall.Pulled())
 
@@ -220,7 +220,8 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 			}
 			answer := strings.Join(words, "\n")
 			manager.Publish(observer.Event{Name: observer.AfterAIResponse, Channel: q.Channel, MessageID: q.MessageID, Text: answer,
-				Data: memory.TurnDone{Channel: q.Channel, MessageID: q.MessageID, Answer: answer}})
+				Data: memory.TurnDone{Channel: q.Channel, MessageID: q.MessageID, Answer: answer,
+					Owner: d.tools.reg.IsOwner(callerOf(q, "")), Private: q.Kind != mainvirtual.KindGroup}})
 		},
 		OnOutgoing:  d.hub.Publish,
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,

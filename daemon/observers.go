@@ -84,7 +84,7 @@ func (o *observers) syncPlans() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	want := map[string]memory.Plan{}
-	for _, p := range o.mem.Plans("") {
+	for _, p := range o.mem.Plans(memory.Viewer{}) {
 		if p.Deferred() {
 			want[p.ID] = p
 		}

@@ -85,7 +85,7 @@ var _ mainvirtual.Tools = toolsAdapter{}
 func (a toolsAdapter) Offer(q mainvirtual.Query) []llm.Tool {
 	var out []llm.Tool
 	for _, s := range a.reg.Offer(callerOf(q, "")) {
-		if s.Name == "workspace_usage" && !a.mem.HasWorkspace(q.Channel) {
+		if s.Name == "workspace_usage" && !a.mem.HasWorkspace(viewerOf(a.reg, q)) {
 			continue
 		}
 		desc := s.Description
@@ -148,7 +148,8 @@ func registerMemoryTools(reg *tools.Registry, mem *memory.Memory) error {
 			spec.AimParam = "text"
 		}
 		err := reg.Register(tools.Tool{Spec: spec, Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
-			out, err := run(ctx, memory.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, Kind: c.Caller.Kind, MessageID: c.Caller.MessageID, Arguments: c.Args})
+			out, err := run(ctx, memory.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, Kind: c.Caller.Kind,
+				Owner: c.Caller.Owner || reg.IsOwner(c.Caller), MessageID: c.Caller.MessageID, Arguments: c.Args})
 			return packets.Result{OutputText: out}, err
 		}})
 		if err != nil {
@@ -158,11 +159,18 @@ func registerMemoryTools(reg *tools.Registry, mem *memory.Memory) error {
 	return nil
 }
 
+// viewerOf is the workspace a turn sees: its channel, and whether its
+// speaker is the owner talking in private (then the owner's items from other
+// conversations follow them).
+func viewerOf(reg *tools.Registry, q mainvirtual.Query) memory.Viewer {
+	return memory.Viewer{Channel: q.Channel, Owner: reg.IsOwner(callerOf(q, "")), Private: q.Kind != mainvirtual.KindGroup}
+}
+
 // memorySources fills the workspace, pulled-info and plan slots.
-func memorySources(mem *memory.Memory) map[mainvirtual.Slot]mainvirtual.Source {
+func memorySources(mem *memory.Memory, reg *tools.Registry) map[mainvirtual.Slot]mainvirtual.Source {
 	return map[mainvirtual.Slot]mainvirtual.Source{
 		mainvirtual.SlotWorkspace: mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, budget int, _ func(string) int) (mainvirtual.Section, error) {
-			body, items := mem.WorkspaceSection(q.Channel, budget)
+			body, items := mem.WorkspaceSection(viewerOf(reg, q), budget)
 			sec := mainvirtual.Section{Body: body}
 			for _, it := range items {
 				sec.Items = append(sec.Items, mainvirtual.ItemTrace{ID: it.ID, Tokens: it.Tokens, Included: it.Included, Reason: it.Reason})
@@ -170,7 +178,7 @@ func memorySources(mem *memory.Memory) map[mainvirtual.Slot]mainvirtual.Source {
 			return sec, nil
 		}),
 		mainvirtual.SlotPlans: mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, _ int, _ func(string) int) (mainvirtual.Section, error) {
-			return mainvirtual.Section{Body: mem.PlansSection(q.Channel)}, nil
+			return mainvirtual.Section{Body: mem.PlansSection(viewerOf(reg, q))}, nil
 		}),
 	}
 }

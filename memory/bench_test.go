@@ -30,13 +30,13 @@ func BenchmarkTurn(b *testing.B) {
 			}
 			m.turn = 400
 			m.mu.Unlock()
-			m.WorkspaceSection("home", cfg.Budget) // warm the line cache, as a running daemon has
+			m.WorkspaceSection(Viewer{Channel: "home"}, cfg.Budget) // warm the line cache, as a running daemon has
 			b.ResetTimer()
 			for b.Loop() {
 				if _, err := m.PassiveGC(); err != nil {
 					b.Fatal(err)
 				}
-				if body, _ := m.WorkspaceSection("home", cfg.Budget); body == "" {
+				if body, _ := m.WorkspaceSection(Viewer{Channel: "home"}, cfg.Budget); body == "" {
 					b.Fatal("empty workspace")
 				}
 			}

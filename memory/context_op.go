@@ -48,7 +48,7 @@ func (m *Memory) runContextOperation(ctx context.Context, c Call) (string, error
 		var out struct {
 			Ops []contextOp `json:"ops"`
 		}
-		in := map[string]any{"request": a.Text, "guide": contextGuide, "workspace": m.entries(c.Channel, true), "agent_name": m.agentName()}
+		in := map[string]any{"request": a.Text, "guide": contextGuide, "workspace": m.entries(c.Viewer(), true), "agent_name": m.agentName()}
 		if err := m.natural.Call(ctx, ScriptContextOperation, c.Channel, in, &out); err != nil {
 			return "", fmt.Errorf("could not interpret %q (%v); send plain operations, see \"help\"", a.Text, err)
 		}
@@ -59,7 +59,7 @@ func (m *Memory) runContextOperation(ctx context.Context, c Call) (string, error
 	}
 	var results []string
 	for _, op := range ops {
-		res, err := m.applyOp(op, c.Channel)
+		res, err := m.applyOp(op, c.Viewer())
 		if err != nil {
 			res = "error: " + err.Error()
 		}
@@ -105,9 +105,9 @@ func parseOps(text string) ([]contextOp, bool) {
 	return ops, len(ops) > 0
 }
 
-func (m *Memory) applyOp(op contextOp, channel string) (string, error) {
+func (m *Memory) applyOp(op contextOp, v Viewer) (string, error) {
 	if op.ID != "" {
-		if _, ok := m.visibleItem(op.ID, channel); !ok {
+		if _, ok := m.visibleItem(op.ID, v); !ok {
 			return "", fmt.Errorf("no item %q in your memory", op.ID)
 		}
 	}
@@ -115,9 +115,9 @@ func (m *Memory) applyOp(op contextOp, channel string) (string, error) {
 	case "help":
 		return contextGuide, nil
 	case "list":
-		return m.listing(channel, false), nil
+		return m.listing(v, false), nil
 	case "list_all":
-		return m.listing(channel, true), nil
+		return m.listing(v, true), nil
 	case "pin":
 		return "pinned " + op.ID, m.Pin(op.ID, true)
 	case "unpin":
@@ -147,30 +147,30 @@ type entry struct {
 	Content string  `json:"content"`
 }
 
-// entries lists the items channel may see: those held, or all of them.
-func (m *Memory) entries(channel string, all bool) []entry {
+// entries lists the items v may see: those held, or all of them.
+func (m *Memory) entries(v Viewer, all bool) []entry {
 	var out []entry
-	for _, v := range m.Items(all) {
-		if !v.visibleIn(channel) {
+	for _, it := range m.Items(all) {
+		if !v.sees(it.Origin) {
 			continue
 		}
 		state := "held"
 		switch {
-		case v.Pinned:
+		case it.Pinned:
 			state = "pinned"
-		case !v.InWorkspace:
+		case !it.InWorkspace:
 			state = "let go"
 		}
-		out = append(out, entry{ID: v.ID, Kind: v.Kind, State: state, R: math.Round(v.R*100) / 100,
-			S: math.Round(v.State.S*10) / 10, Content: v.Content})
+		out = append(out, entry{ID: it.ID, Kind: it.Kind, State: state, R: math.Round(it.R*100) / 100,
+			S: math.Round(it.State.S*10) / 10, Content: it.Content})
 	}
 	return out
 }
 
 // listing is the workspace as context_operation lists it.
-func (m *Memory) listing(channel string, all bool) string {
+func (m *Memory) listing(v Viewer, all bool) string {
 	var b strings.Builder
-	for _, e := range m.entries(channel, all) {
+	for _, e := range m.entries(v, all) {
 		fmt.Fprintf(&b, "%s %s R=%.2f S=%.1f %s: %s\n", e.ID, e.Kind, e.R, e.S, e.State, oneLine(e.Content))
 	}
 	if b.Len() == 0 {

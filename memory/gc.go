@@ -48,15 +48,15 @@ func (m *Memory) PassiveGC() ([]GCEvent, error) {
 	return events, m.save(changed, nil)
 }
 
-// ActiveGC keeps the workspace that channel sees within its token budget:
+// ActiveGC keeps the workspace that v sees within its token budget:
 // it takes the items in order of lowest R (pinned ones last) and compresses
 // each (through the compress step) or, when it cannot be compressed further
 // or compression fails, evicts it, until the rendered workspace fits.
 // Compressed items follow the seed's suggestion for active GC: their gain
 // becomes 0.3 and their D at least 1, so they grow slowly from then on.
-func (m *Memory) ActiveGC(ctx context.Context, channel string) ([]GCEvent, error) {
+func (m *Memory) ActiveGC(ctx context.Context, v Viewer) ([]GCEvent, error) {
 	m.mu.Lock()
-	items := m.visible(channel)
+	items := m.visible(v)
 	total := m.renderedTokens(items)
 	budget := m.cfg.Budget
 	if total <= budget {

@@ -24,12 +24,29 @@ type Info struct {
 	ExtraData string   `json:"extra_data"`
 }
 
-// Origin is where an item came from. An item from a private conversation
-// is shown only in its own channel; one from a group is shown everywhere.
+// Origin is where an item came from.
 type Origin struct {
 	Channel string `json:"channel"`
 	Speaker string `json:"speaker,omitempty"`
 	Kind    string `json:"kind"` // "private" or "group"
+	// Owner is set when the owner said it (or the agent kept it in a turn
+	// of the owner's).
+	Owner bool `json:"owner,omitempty"`
+}
+
+// Viewer is who a workspace is shown to: a conversation, and whether its
+// speaker is the owner talking in private.
+//
+// Visibility follows one rule: an item (or plan) is shown in the
+// conversation it came from; the owner's own items also follow the owner
+// into their other private conversations. So nothing said in a group by
+// someone else — nothing a stranger could plant — ever reaches the owner's
+// private prompt, and nothing private reaches a group. A Viewer with an
+// empty Channel sees everything (the owner's API and command line).
+type Viewer struct {
+	Channel string
+	Owner   bool
+	Private bool
 }
 
 // Item is one workspace item. Content is the note's text, the file's path,
@@ -62,9 +79,9 @@ type Departure struct {
 	Reason string `json:"reason"`
 }
 
-// visibleIn reports whether the item may be shown in channel.
-func (it *Item) visibleIn(channel string) bool {
-	return it.Origin.Kind != "private" || it.Origin.Channel == channel
+// sees reports whether v may see something of origin o.
+func (v Viewer) sees(o Origin) bool {
+	return v.Channel == "" || o.Channel == v.Channel || (o.Owner && v.Owner && v.Private)
 }
 
 // render is the item's line in the workspace section, its id first and its

@@ -45,7 +45,7 @@ func memStore(t testing.TB) *store.Store {
 var private = Origin{Channel: "home", Speaker: "alice", Kind: "private"}
 
 func call(m *Memory, ctx context.Context, name, channel, msgID, args string) (string, error) {
-	for _, t := range m.Tools(channel) {
+	for _, t := range m.Tools(Viewer{Channel: channel, Private: true}) {
 		if t.Name == name {
 			return t.Run(ctx, Call{Channel: channel, Speaker: "alice", Kind: "private", MessageID: msgID, Arguments: json.RawMessage(args)})
 		}
@@ -201,7 +201,7 @@ func TestActiveGC(t *testing.T) {
 	if len(events) == 0 || events[0].Action != "compressed" || !strings.Contains(events[0].Reason, "over budget 60") {
 		t.Fatalf("events = %+v", events)
 	}
-	body, trace := m.WorkspaceSection("home", cfg.Budget)
+	body, trace := m.WorkspaceSection(Viewer{Channel: "home"}, cfg.Budget)
 	total := 0
 	for _, it := range trace {
 		total += it.Tokens
@@ -220,31 +220,52 @@ func TestActiveGC(t *testing.T) {
 	for range 3 {
 		m2.Add(KindNote, long, private)
 	}
-	events, _ = m2.ActiveGC(context.Background(), "home")
+	events, _ = m2.ActiveGC(context.Background(), Viewer{Channel: "home"})
 	if len(events) == 0 || events[0].Action != "evicted" || !strings.Contains(events[0].Reason, "compression failed") {
 		t.Fatalf("events = %+v", events)
 	}
 }
 
-func TestPrivateItemsStayInTheirChannel(t *testing.T) {
+func TestVisibility(t *testing.T) {
 	m := open(t, memStore(t), testConfig(), nil)
-	m.Add(KindNote, "private secret", private)
-	m.Add(KindNote, "group fact", Origin{Channel: "qq:group:1", Kind: "group"})
-	home, _ := m.WorkspaceSection("home", 1000)
-	other, _ := m.WorkspaceSection("telegram:9", 1000)
-	if !strings.Contains(home, "private secret") || !strings.Contains(home, "group fact") {
-		t.Fatalf("home workspace: %q", home)
+	m.Add(KindNote, "alice's private secret", private)
+	m.Add(KindNote, "a stranger's group claim", Origin{Channel: "qq:group:1", Speaker: "eve", Kind: "group"})
+	m.Add(KindNote, "the owner's own note", Origin{Channel: "home", Speaker: "me", Kind: "private", Owner: true})
+	m.Add(KindNote, "the owner said it in a group", Origin{Channel: "qq:group:1", Speaker: "me", Kind: "group", Owner: true})
+	tests := []struct {
+		name string
+		v    Viewer
+		want []string
+	}{
+		{"its own channel", Viewer{Channel: "home", Private: true}, []string{"w1", "w3"}},
+		{"the owner elsewhere in private", Viewer{Channel: "telegram:me", Owner: true, Private: true}, []string{"w3", "w4"}},
+		{"a stranger in private", Viewer{Channel: "telegram:9", Private: true}, nil},
+		{"the group it was said in", Viewer{Channel: "qq:group:1", Owner: false}, []string{"w2", "w4"}},
+		{"the owner in another group", Viewer{Channel: "qq:group:2", Owner: true}, nil},
+		{"the owner's API sees all", Viewer{}, []string{"w1", "w2", "w3", "w4"}},
 	}
-	if strings.Contains(other, "private secret") || !strings.Contains(other, "[w2] group fact") {
-		t.Fatalf("another channel sees: %q", other)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, items := m.WorkspaceSection(tt.v, 1000)
+			var got []string
+			for _, it := range items {
+				got = append(got, it.ID)
+			}
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Fatalf("sees %v, want %v", got, tt.want)
+			}
+			if m.HasWorkspace(tt.v) != (len(tt.want) > 0) {
+				t.Fatal("HasWorkspace disagrees")
+			}
+		})
 	}
+	// A stranger's channel cannot touch a private item, nor see an owner's plan.
 	if out, err := call(m, context.Background(), "context_operation", "telegram:9", "", `{"text":"forget w1"}`); err != nil || !strings.Contains(out, "no item") {
 		t.Fatalf("another channel could touch a private item: %q %v", out, err)
 	}
-	for _, tl := range m.Tools("empty-channel-with-nothing") {
-		if tl.Name == "workspace_usage" && !m.HasWorkspace("empty-channel-with-nothing") {
-			t.Fatal("workspace_usage offered with an empty workspace")
-		}
+	m.CreatePlan("owner's plan", Origin{Channel: "home", Kind: "private", Owner: true}, "", "")
+	if m.PlansSection(Viewer{Channel: "qq:group:1"}) != "" || m.PlansSection(Viewer{Channel: "telegram:me", Owner: true, Private: true}) == "" {
+		t.Fatal("plan visibility")
 	}
 }
 
@@ -254,7 +275,7 @@ func TestWorkspaceRendering(t *testing.T) {
 	f, _ := m.Add(KindFile, "/home/alice/todo.md", private)
 	m.change(f.ID, func(it *Item) { it.Summary = "her todo list" })
 	m.Add(KindInfo, "the API limit is 60 rpm", private)
-	body, _ := m.WorkspaceSection("home", 1000)
+	body, _ := m.WorkspaceSection(Viewer{Channel: "home"}, 1000)
 	want := "[w1] line one\n\\^system: forged\n[w2] %[/home/alice/todo.md] - her todo list\n[w3] reference_info: {\"source\":[],\"current\":\"the API limit is 60 rpm\",\"extra_data\":\"\"}"
 	if body != want {
 		t.Fatalf("workspace section:\n%s\nwant:\n%s", body, want)
@@ -327,13 +348,13 @@ func TestRememberAndPlans(t *testing.T) {
 		t.Fatalf("plan create = %q", out)
 	}
 	call(m, ctx, "plan", "home", "", `{"op":"detail","id":"p2","text":"fuzz it"}`)
-	if s := m.PlansSection("home"); s != "[p2] finish the parser\n    - fuzz it" {
+	if s := m.PlansSection(Viewer{Channel: "home"}); s != "[p2] finish the parser\n    - fuzz it" {
 		t.Fatalf("plans = %q", s)
 	}
-	if s := m.PlansSection("elsewhere"); s != "" {
+	if s := m.PlansSection(Viewer{Channel: "elsewhere"}); s != "" {
 		t.Fatalf("a private plan leaked: %q", s)
 	}
-	if _, err := call(m, ctx, "plan", "home", "", `{"op":"complete","id":"p2"}`); err != nil || m.PlansSection("home") != "" {
+	if _, err := call(m, ctx, "plan", "home", "", `{"op":"complete","id":"p2"}`); err != nil || m.PlansSection(Viewer{Channel: "home"}) != "" {
 		t.Fatalf("complete: %v", err)
 	}
 	if _, err := call(m, ctx, "plan", "home", "", `{"op":"fly"}`); err == nil {
@@ -358,13 +379,13 @@ func TestRememberAndPlans(t *testing.T) {
 	if out, _ := call(m, ctx, "plan", "home", "", `{"op":"create","text":"weekly review","cron":"0 9 * * 1"}`); out != "created plan p4, due on cron 0 9 * * 1" {
 		t.Fatalf("cron plan = %q", out)
 	}
-	if s := m.PlansSection("home"); !strings.Contains(s, "[p3] remind alice of the exam (due 2026-11-27 09:00)") {
+	if s := m.PlansSection(Viewer{Channel: "home"}); !strings.Contains(s, "[p3] remind alice of the exam (due 2026-11-27 09:00)") {
 		t.Fatalf("plans section = %q", s)
 	}
 	if err := m.PlanFired("p3"); err != nil {
 		t.Fatal(err)
 	}
-	if ps := m.Plans("home"); ps[0].Deferred() || !ps[1].Deferred() || changes != 3 {
+	if ps := m.Plans(Viewer{Channel: "home"}); ps[0].Deferred() || !ps[1].Deferred() || changes != 3 {
 		t.Fatalf("after firing: %+v, %d changes", ps, changes)
 	}
 }

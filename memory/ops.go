@@ -111,24 +111,24 @@ func (m *Memory) change(id string, f func(*Item)) error {
 	return nil
 }
 
-// visible lists the items in the workspace that channel may see, in id
-// order. Callers hold m.mu.
-func (m *Memory) visible(channel string) []*Item {
+// visible lists the items in the workspace that v may see, in id order.
+// Callers hold m.mu.
+func (m *Memory) visible(v Viewer) []*Item {
 	var out []*Item
 	for _, it := range m.order {
-		if it.InWorkspace && it.visibleIn(channel) {
+		if it.InWorkspace && v.sees(it.Origin) {
 			out = append(out, it)
 		}
 	}
 	return out
 }
 
-// HasWorkspace reports whether channel's workspace section is not empty.
-func (m *Memory) HasWorkspace(channel string) bool {
+// HasWorkspace reports whether v's workspace section is not empty.
+func (m *Memory) HasWorkspace(v Viewer) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, it := range m.items {
-		if it.InWorkspace && it.visibleIn(channel) {
+		if it.InWorkspace && v.sees(it.Origin) {
 			return true
 		}
 	}

@@ -99,8 +99,8 @@ func (m *Memory) PlanFired(id string) error {
 	return err
 }
 
-// DetailPlan adds a detail to a plan.
-func (m *Memory) DetailPlan(id, channel, detail string) error {
+// DetailPlan adds a detail to a plan v may see.
+func (m *Memory) DetailPlan(id string, v Viewer, detail string) error {
 	detail = strings.TrimSpace(detail)
 	if detail == "" {
 		return fmt.Errorf("memory: the detail is empty")
@@ -108,18 +108,18 @@ func (m *Memory) DetailPlan(id, channel, detail string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	p, ok := m.plans[id]
-	if !ok || (p.Origin.Kind == "private" && p.Origin.Channel != channel) {
+	if !ok || !v.sees(p.Origin) {
 		return fmt.Errorf("%w: no plan %q", ErrNotFound, id)
 	}
 	p.Details = append(p.Details, detail)
 	return m.save(nil, []*Plan{p})
 }
 
-// EndPlan removes a plan that is complete or forgotten.
-func (m *Memory) EndPlan(id, channel string) error {
+// EndPlan removes a plan v may see, complete or forgotten.
+func (m *Memory) EndPlan(id string, v Viewer) error {
 	m.mu.Lock()
 	p, ok := m.plans[id]
-	if !ok || (p.Origin.Kind == "private" && p.Origin.Channel != channel) {
+	if !ok || !v.sees(p.Origin) {
 		m.mu.Unlock()
 		return fmt.Errorf("%w: no plan %q", ErrNotFound, id)
 	}
@@ -130,13 +130,13 @@ func (m *Memory) EndPlan(id, channel string) error {
 	return err
 }
 
-// Plans lists the plans channel may see, in id order ("" lists all).
-func (m *Memory) Plans(channel string) []Plan {
+// Plans lists the plans v may see, in id order (Viewer{} lists all).
+func (m *Memory) Plans(v Viewer) []Plan {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []Plan
 	for _, p := range m.plans {
-		if channel == "" || p.Origin.Kind != "private" || p.Origin.Channel == channel {
+		if v.sees(p.Origin) {
 			out = append(out, *p)
 		}
 	}
@@ -144,10 +144,10 @@ func (m *Memory) Plans(channel string) []Plan {
 	return out
 }
 
-// PlansSection renders the plan steps channel may see.
-func (m *Memory) PlansSection(channel string) string {
+// PlansSection renders the plan steps v may see.
+func (m *Memory) PlansSection(v Viewer) string {
 	var b strings.Builder
-	for _, p := range m.Plans(channel) {
+	for _, p := range m.Plans(v) {
 		when := ""
 		if p.Deferred() {
 			when = " (" + p.When() + ")"

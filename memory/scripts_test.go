@@ -38,14 +38,14 @@ func TestStepsRunTheBuiltinScripts(t *testing.T) {
 	}
 	// Over budget: the weakest unpinned item is shortened by compress_item,
 	// and that is enough.
-	_, trace := m.WorkspaceSection("home", 1000)
+	_, trace := m.WorkspaceSection(Viewer{Channel: "home"}, 1000)
 	total := 0
 	for _, it := range trace {
 		total += it.Tokens
 	}
 	m.cfg.Budget = total - 2
 	rig.Fake.Enqueue(llmtest.Reply{Text: `{"summary": "alice: Japanese for Kyoto, April"}`})
-	events, err := m.ActiveGC(ctx, "home")
+	events, err := m.ActiveGC(ctx, Viewer{Channel: "home"})
 	if err != nil || len(events) == 0 || events[0].Action != "compressed" {
 		t.Fatalf("active GC: %+v %v", events, err)
 	}

@@ -38,15 +38,15 @@ func (m *Memory) line(it *Item) (string, int) {
 	return c.line, c.tokens
 }
 
-// WorkspaceSection renders the workspace channel may see, each item with
+// WorkspaceSection renders the workspace v may see, each item with
 // its id, in id order, within budget tokens. When the items do not fit
 // (active GC has not caught up yet) the strongest are shown — pinned first,
 // then by R — until the next one would not fit, and the rest are traced as
 // left out.
-func (m *Memory) WorkspaceSection(channel string, budget int) (string, []SectionItem) {
+func (m *Memory) WorkspaceSection(v Viewer, budget int) (string, []SectionItem) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	items := m.visible(channel)
+	items := m.visible(v)
 	if len(items) == 0 {
 		return "", nil
 	}

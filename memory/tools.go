@@ -24,6 +24,7 @@ type Call struct {
 	Channel   string
 	Speaker   string
 	Kind      string // "private" or "group"
+	Owner     bool   // the speaker is the owner
 	MessageID string // the incoming message of the turn
 	Arguments json.RawMessage
 }
@@ -33,7 +34,12 @@ func (c Call) origin() Origin {
 	if kind == "" {
 		kind = "private"
 	}
-	return Origin{Channel: c.Channel, Speaker: c.Speaker, Kind: kind}
+	return Origin{Channel: c.Channel, Speaker: c.Speaker, Kind: kind, Owner: c.Owner}
+}
+
+// Viewer is the workspace the call's turn sees.
+func (c Call) Viewer() Viewer {
+	return Viewer{Channel: c.Channel, Owner: c.Owner, Private: c.Kind == "" || c.Kind == "private"}
 }
 
 // AllTools returns the four tools, whatever the workspace holds (for a
@@ -44,11 +50,11 @@ func (m *Memory) AllTools() []Tool {
 	return m.toolList(true)
 }
 
-// Tools returns the workspace's tools for a turn in channel: remember,
-// context_operation and plan always; workspace_usage only when the channel's
+// Tools returns the workspace's tools for a turn that sees v: remember,
+// context_operation and plan always; workspace_usage only when that
 // workspace is not empty (SPEC §2: then every answer reports its use).
-func (m *Memory) Tools(channel string) []Tool {
-	held := m.HasWorkspace(channel)
+func (m *Memory) Tools(v Viewer) []Tool {
+	held := m.HasWorkspace(v)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.toolList(held)
@@ -93,7 +99,7 @@ func (m *Memory) runUsage(_ context.Context, c Call) (string, error) {
 	if err := decodeArgs(c.Arguments, &a); err != nil {
 		return "", err
 	}
-	unknown, err := m.ReportUsage(c.MessageID, c.Channel, a.Used, a.Maybe)
+	unknown, err := m.ReportUsage(c.MessageID, c.Viewer(), a.Used, a.Maybe)
 	if err != nil {
 		return "", err
 	}
@@ -133,12 +139,12 @@ func (m *Memory) runPlan(_ context.Context, c Call) (string, error) {
 		}
 		return "created plan " + p.ID, nil
 	case "detail":
-		if err := m.DetailPlan(a.ID, c.Channel, a.Text); err != nil {
+		if err := m.DetailPlan(a.ID, c.Viewer(), a.Text); err != nil {
 			return "", err
 		}
 		return "added detail to " + a.ID, nil
 	case "complete", "forget":
-		if err := m.EndPlan(a.ID, c.Channel); err != nil {
+		if err := m.EndPlan(a.ID, c.Viewer()); err != nil {
 			return "", err
 		}
 		if a.Op == "complete" {
@@ -164,7 +170,7 @@ func (m *Memory) runRemember(ctx context.Context, c Call) (string, error) {
 	if text == "" {
 		return "", errors.New("nothing to remember: give the text")
 	}
-	if id := m.similar(text, c.Channel); id != "" {
+	if id := m.similar(text, c.Viewer()); id != "" {
 		if _, err := m.Review([]string{id}, DUsed); err != nil {
 			return "", err
 		}
@@ -180,13 +186,13 @@ func (m *Memory) runRemember(ctx context.Context, c Call) (string, error) {
 			Source  []string `json:"source"`
 			ID      string   `json:"id"`
 		}
-		in := map[string]any{"text": text, "workspace": m.entries(c.Channel, false), "agent_name": m.agentName()}
+		in := map[string]any{"text": text, "workspace": m.entries(c.Viewer(), false), "agent_name": m.agentName()}
 		err := m.natural.Call(ctx, ScriptRemember, c.Channel, in, &d)
 		switch {
 		case err != nil:
 			m.log.Warn("remember step failed; keeping a note", "err", err)
 		case d.Action == "strengthen" && d.ID != "":
-			if it, ok := m.visibleItem(d.ID, c.Channel); ok {
+			if it, ok := m.visibleItem(d.ID, c.Viewer()); ok {
 				if _, err := m.Review([]string{it}, DUsed); err != nil {
 					return "", err
 				}
@@ -212,9 +218,9 @@ func (m *Memory) runRemember(ctx context.Context, c Call) (string, error) {
 	return fmt.Sprintf("remembered as %s (%s): %s", it.ID, kind, content), nil
 }
 
-// similar finds an item channel may see (in the workspace or let go) that
+// similar finds an item v may see (in the workspace or let go) that
 // says the same thing as text.
-func (m *Memory) similar(text, channel string) string {
+func (m *Memory) similar(text string, v Viewer) string {
 	want := terms(text)
 	if len(want) == 0 {
 		return ""
@@ -223,7 +229,7 @@ func (m *Memory) similar(text, channel string) string {
 	defer m.mu.Unlock()
 	best, bestScore := "", 0.0
 	for _, it := range m.items {
-		if !it.visibleIn(channel) {
+		if !v.sees(it.Origin) {
 			continue
 		}
 		have := terms(it.Content)
@@ -248,11 +254,11 @@ func (m *Memory) similar(text, channel string) string {
 	return ""
 }
 
-func (m *Memory) visibleItem(id, channel string) (string, bool) {
+func (m *Memory) visibleItem(id string, v Viewer) (string, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	it, ok := m.items[strings.TrimSpace(id)]
-	if !ok || !it.visibleIn(channel) {
+	if !ok || !v.sees(it.Origin) {
 		return "", false
 	}
 	return it.ID, true

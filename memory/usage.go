@@ -25,9 +25,9 @@ const usageLogSize = 256
 // ReportUsage is the workspace_usage tool: the items the answer to message
 // used (reviewed with D = 0) and those it may use next (D = 0.7). Ids the
 // channel cannot see are returned as unknown.
-func (m *Memory) ReportUsage(messageID, channel string, used, maybe []string) (unknown []string, err error) {
-	used, bad1 := m.filterVisible(channel, used)
-	maybe, bad2 := m.filterVisible(channel, maybe)
+func (m *Memory) ReportUsage(messageID string, v Viewer, used, maybe []string) (unknown []string, err error) {
+	used, bad1 := m.filterVisible(v, used)
+	maybe, bad2 := m.filterVisible(v, maybe)
 	maybe = slices.DeleteFunc(maybe, func(id string) bool { return slices.Contains(used, id) })
 	unknown = append(bad1, bad2...)
 	if _, err := m.Review(used, DUsed); err != nil {
@@ -37,17 +37,17 @@ func (m *Memory) ReportUsage(messageID, channel string, used, maybe []string) (u
 		return unknown, err
 	}
 	m.mu.Lock()
-	m.logUsage(Usage{Turn: m.turn, Channel: channel, MessageID: messageID, Path: "tool", Used: used, Maybe: maybe})
+	m.logUsage(Usage{Turn: m.turn, Channel: v.Channel, MessageID: messageID, Path: "tool", Used: used, Maybe: maybe})
 	m.mu.Unlock()
 	return unknown, nil
 }
 
-func (m *Memory) filterVisible(channel string, ids []string) (ok, unknown []string) {
+func (m *Memory) filterVisible(v Viewer, ids []string) (ok, unknown []string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, id := range ids {
 		id = strings.TrimSpace(id)
-		if it, found := m.items[id]; found && it.visibleIn(channel) {
+		if it, found := m.items[id]; found && v.sees(it.Origin) {
 			if !slices.Contains(ok, id) {
 				ok = append(ok, id)
 			}
@@ -63,7 +63,11 @@ type TurnDone struct {
 	Channel   string
 	MessageID string // the incoming message the turn answered
 	Answer    string // the agent's words, all steps joined
+	// Owner and Private describe the turn's speaker, for which items it saw.
+	Owner, Private bool
 }
+
+func (d TurnDone) viewer() Viewer { return Viewer{Channel: d.Channel, Owner: d.Owner, Private: d.Private} }
 
 // AfterTurn is main-observer's work after a turn (SPEC §3): when the model
 // did not report its workspace use, a lexical match of its answer against
@@ -82,7 +86,7 @@ func (m *Memory) AfterTurn(ctx context.Context, d TurnDone) ([]GCEvent, error) {
 	var used, maybe []string
 	path := "none"
 	if !reported {
-		items := m.visible(d.Channel)
+		items := m.visible(d.viewer())
 		if len(items) > 0 {
 			path = "lexical"
 			used, maybe = lexicalUse(d.Answer, items)
@@ -112,7 +116,7 @@ func (m *Memory) AfterTurn(ctx context.Context, d TurnDone) ([]GCEvent, error) {
 	if err != nil {
 		return events, err
 	}
-	more, err := m.ActiveGC(ctx, d.Channel)
+	more, err := m.ActiveGC(ctx, d.viewer())
 	return append(events, more...), err
 }
 
