@@ -67,7 +67,9 @@ type TurnDone struct {
 	Owner, Private bool
 }
 
-func (d TurnDone) viewer() Viewer { return Viewer{Channel: d.Channel, Owner: d.Owner, Private: d.Private} }
+func (d TurnDone) viewer() Viewer {
+	return Viewer{Channel: d.Channel, Owner: d.Owner, Private: d.Private}
+}
 
 // AfterTurn is main-observer's work after a turn (SPEC §3): when the model
 // did not report its workspace use, a lexical match of its answer against
