@@ -30,6 +30,10 @@ type Origin struct {
 	Channel string `json:"channel"`
 	Speaker string `json:"speaker,omitempty"`
 	Kind    string `json:"kind"` // "private" or "group"
+	// MessageID is the incoming message of the turn that made the item
+	// ("" for items made before this was kept, or outside a turn): a recall
+	// that hits that message reviews the item (Memory.ReviewFrom).
+	MessageID string `json:"message_id,omitempty"`
 }
 
 // Item is one workspace item. Content is the note's text, the file's path,

@@ -33,7 +33,7 @@ func (c Call) origin() Origin {
 	if kind == "" {
 		kind = "private"
 	}
-	return Origin{Channel: c.Channel, Speaker: c.Speaker, Kind: kind}
+	return Origin{Channel: c.Channel, Speaker: c.Speaker, Kind: kind, MessageID: c.MessageID}
 }
 
 // AllTools returns the four tools, whatever the workspace holds (for a
