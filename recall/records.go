@@ -212,27 +212,34 @@ func (x *Index) searchRecords(q Query, terms []string, qv []float32) []Result {
 	for _, h := range hits {
 		cover[h.doc] = float64(h.cover)
 	}
-	sims := map[uint32]float64{}
+	sims := make(map[uint32]float64, len(cover))
 	if len(qv) > 0 {
-		type vs struct {
-			doc uint32
-			sim float64
-		}
-		var byMeaning []vs
-		for i := range ri.docs {
-			if ri.docs[i].vec == nil || len(ri.docs[i].vec) != len(qv) || !keep(uint32(i)) {
-				continue
+		sim := func(i uint32) (float64, bool) {
+			v := ri.docs[i].vec
+			if len(v) != len(qv) {
+				return 0, false
 			}
-			s := float64(dot(qv, ri.docs[i].vec))
-			sims[uint32(i)] = s
-			if _, ok := cover[uint32(i)]; !ok {
-				byMeaning = append(byMeaning, vs{uint32(i), s})
+			return float64(dot(qv, v)), true
+		}
+		for doc := range cover {
+			if s, ok := sim(doc); ok {
+				sims[doc] = s
 			}
 		}
 		if !isBuiltin(x.emb) {
-			slices.SortFunc(byMeaning, func(a, b vs) int { return cmpDesc(a.sim, b.sim) })
-			for _, v := range byMeaning[:min(len(byMeaning), recordVecOnly)] {
-				cover[v.doc] = 0
+			// A model embedder's matches by meaning alone: the best few.
+			top := newTopK(recordVecOnly)
+			for i := range ri.docs {
+				d := uint32(i)
+				if _, hit := cover[d]; hit || !keep(d) {
+					continue
+				}
+				if s, ok := sim(d); ok && (!top.full() || float32(s) > top.min()) {
+					top.push(vecHit{doc: d, sim: float32(s)})
+				}
+			}
+			for _, h := range top.items {
+				cover[h.doc], sims[h.doc] = 0, float64(h.sim)
 			}
 		}
 	}

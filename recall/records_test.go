@@ -192,3 +192,32 @@ func TestSplitRecord(t *testing.T) {
 		t.Fatalf("parts cover %d lines, want 41", lines)
 	}
 }
+
+// modelLike is the built-in embedder under another name: recall treats it
+// as a model embedder.
+type modelLike struct{ HashEmbedder }
+
+func (modelLike) ID() string { return "test:model-like" }
+
+func TestAModelEmbedderFindsRecordsByMeaningAlone(t *testing.T) {
+	recs := &fakeRecords{}
+	recs.set(Record{Kind: KindEvent, ID: "ev-1", Channel: "home", Source: "event 20250701", Text: "we planted tomatoes on the balcony", Time: t0})
+	ctx := context.Background()
+	for _, c := range []struct {
+		emb  Embedder
+		want bool
+	}{{HashEmbedder{}, false}, {modelLike{}, true}} {
+		x, _ := newTestIndex(t, Options{Records: recs, Embedder: c.emb})
+		syncIndex(t, x)
+		// "tomato" shares no term with the record's words (its stem is
+		// "tomatoe"), only letters.
+		r, err := x.Search(ctx, Query{Prompt: "tomato", Channel: "home"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := len(r.Results) > 0 && r.Results[0].ID == "ev-1"
+		if found != c.want {
+			t.Errorf("%s: found %v, want %v (%+v)", c.emb.ID(), found, c.want, r.Results)
+		}
+	}
+}
