@@ -108,8 +108,11 @@ type importResponse struct {
 
 // ImportBatch is what the import hook is told about one request.
 type ImportBatch struct {
-	// Added are the messages stored (those already present are skipped).
-	Added []*store.Message
+	// Added are the messages stored (those already present are skipped);
+	// Messages is the whole batch, stored now or before, so that an import
+	// run again still tells which channels and times it covers.
+	Added    []*store.Message
+	Messages []*store.Message
 	// Final is set on the last batch of an import: the whole file is in.
 	Final bool
 }
@@ -151,7 +154,7 @@ func (s *Server) importMessages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.o.Imported != nil {
-		s.o.Imported(ImportBatch{Added: added, Final: req.Final})
+		s.o.Imported(ImportBatch{Added: added, Messages: msgs, Final: req.Final})
 	}
 	writeJSON(w, http.StatusOK, importResponse{Added: len(added), Skipped: len(msgs) - len(added)})
 }

@@ -34,7 +34,7 @@ func TestImportAndRecall(t *testing.T) {
 	if code != 200 || out["added"] != 0.0 || out["skipped"] != 3.0 {
 		t.Fatalf("second import must add nothing: %d %v", code, out)
 	}
-	if len(batches) != 2 || !batches[0].Final || len(batches[0].Added) != 3 {
+	if len(batches) != 2 || !batches[0].Final || len(batches[0].Added) != 3 || len(batches[1].Added) != 0 || len(batches[1].Messages) != 3 {
 		t.Fatalf("import hook: %+v", batches)
 	}
 	if err := x.Sync(context.Background()); err != nil {
@@ -50,7 +50,7 @@ func TestImportAndRecall(t *testing.T) {
 		t.Fatalf("results: %v", out)
 	}
 	res := results[0].(map[string]any)
-	if !strings.Contains(res["text"].(string), "physics exam") || res["location"] == "" || res["source"] == "" {
+	if !strings.Contains(res["text"].(string), "physics exam") || res["location"] == "" || res["source"] == "" || res["kind"] != "messages" {
 		t.Fatalf("result: %v", res)
 	}
 	if ids := res["external_ids"].([]any); len(ids) == 0 || ids[0] != "a1" {

@@ -64,6 +64,7 @@ type Daemon struct {
 	hub     *api.Hub
 	tools   *toolParts
 	recall  *recall.Index
+	imports *importBuilds
 	api     *api.Server
 	token   string
 	ready   func(net.Addr)
@@ -184,7 +185,8 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		return err
 	}
 	gov.SetBudget(eventsAccount, cfg.Observers.EventsBudget)
-	if d.recall, err = newRecall(cfg, st, metered, log); err != nil {
+	d.imports = newImportBuilds(d.events, log.With("component", "import"))
+	if d.recall, err = newRecall(cfg, st, d.scripts, d.events, now, log); err != nil {
 		return err
 	}
 	if d.tools, err = d.buildTools(cfg, d.scripts, version); err != nil {
@@ -197,12 +199,12 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	if err := registerEventTools(d.tools.reg, d.events); err != nil {
 		return err
 	}
-	if err := registerRecallTool(d.tools.reg, d.recall, now); err != nil {
+	reviews := recallReviews{mem: d.mem, log: d.events, now: now, lg: log.With("component", "recall")}
+	if err := registerRecallTool(d.tools.reg, d.recall, d.mem, reviews); err != nil {
 		return err
 	}
 	sources := memorySources(d.mem, d.tools.reg)
 	sources[mainvirtual.SlotEvents] = eventsSource(d.events)
-	sources[mainvirtual.SlotPulled] = pulledSource(d.mem, d.recall.Pulled())
 
 	d.mv, err = mainvirtual.New(mainvirtual.Options{
 		Store: st, LLM: metered, Persona: d.persona.Load, Agent: cfg.Agent,
@@ -243,7 +245,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	d.api, err = api.New(api.Options{
 		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Hub: d.hub, Observers: manager, Traces: d.gen.Traces(),
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
-		Recall: d.recall, Imported: d.imported,
+		Recall: d.recall, Imported: d.imports.imported,
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
 		Version: version, Logger: log.With("component", "api"), Now: now,
@@ -279,6 +281,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		}},
 		actor{name: "mcp", run: d.tools.mcp.Run},
 		actor{name: "recall", run: d.recall.Run},
+		actor{name: "import-events", run: d.imports.run},
 		actor{name: "approvals", run: func(ctx context.Context) error { return d.tools.reg.Approvals().Run(ctx, time.Minute) }})
 	return runGroup(ctx, actors, func(name string, err error) {
 		if err != nil {

@@ -3,6 +3,7 @@ package daemon
 import (
 	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/memory"
+	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/tools"
 )
 
@@ -14,7 +15,7 @@ import (
 // every step runs with its caller's context, so an observer's steps are
 // charged to its budget. The packages declare the one method they need
 // (Call, CallFile) as small interfaces of their own; the library fills
-// them all, as it will recall's.
+// them all.
 var stepScripts = []struct{ name, step string }{
 	{CompressScript, "main-virtual: compress an old reply of the agent's"},
 	{memory.ScriptRemember, "remember: decide the kind of an item, or strengthen one"},
@@ -23,6 +24,8 @@ var stepScripts = []struct{ name, step string }{
 	{events.ScriptTitle, "event log: title and score a closed topic"},
 	{events.ScriptSummary, "event log: summarise a day, week, month or year"},
 	{events.ScriptExtract, "event log: facts and relation lines of a topic"},
+	{recall.ScriptFilter, "recall: keep the passages that fit, or give up"},
+	{recall.ScriptSummary, "recall: summarized_info of the passages kept"},
 	{tools.ScriptSpeak, "speak: text into speech segments"},
 	{tools.ScriptSystemOperation, "system_operation: a request into file and terminal steps"},
 	{ScriptObserverSpeech, "main-observer: decide whether to speak first"},

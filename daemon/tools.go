@@ -166,11 +166,22 @@ func viewerOf(reg *tools.Registry, q mainvirtual.Query) memory.Viewer {
 	return memory.Viewer{Channel: q.Channel, Owner: reg.IsOwner(callerOf(q, "")), Private: q.Kind != mainvirtual.KindGroup}
 }
 
-// memorySources fills the workspace, pulled-info and plan slots.
+// memorySources fills the workspace, pulled-info and plan slots. The
+// pulled-info area is the workspace's (SPEC §2 item 6): what its tools and
+// the recall tool pulled into the channel, escaped, newest kept when the
+// budget is short.
 func memorySources(mem *memory.Memory, reg *tools.Registry) map[mainvirtual.Slot]mainvirtual.Source {
 	return map[mainvirtual.Slot]mainvirtual.Source{
 		mainvirtual.SlotWorkspace: mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, budget int, _ func(string) int) (mainvirtual.Section, error) {
 			body, items := mem.WorkspaceSection(viewerOf(reg, q), budget)
+			sec := mainvirtual.Section{Body: body}
+			for _, it := range items {
+				sec.Items = append(sec.Items, mainvirtual.ItemTrace{ID: it.ID, Tokens: it.Tokens, Included: it.Included, Reason: it.Reason})
+			}
+			return sec, nil
+		}),
+		mainvirtual.SlotPulled: mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, budget int, _ func(string) int) (mainvirtual.Section, error) {
+			body, items := mem.PulledSection(q.Channel, budget)
 			sec := mainvirtual.Section{Body: body}
 			for _, it := range items {
 				sec.Items = append(sec.Items, mainvirtual.ItemTrace{ID: it.ID, Tokens: it.Tokens, Included: it.Included, Reason: it.Reason})

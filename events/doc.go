@@ -14,6 +14,10 @@
 // Each channel has its own chain of records: a group chat's life story never
 // shows in another chat's prompt. Objects, relations and theories are shared.
 //
+// Recall indexes the titled records and the theories (Titled, Theories,
+// Watch tells it of changes); a recall hit on a record, or on the chat log
+// of a topic (TopicsAt), reviews it (Review), in days.
+//
 // The LLM-backed steps go through the Writer interface, filled by the
 // daemon with a ScriptWriter: each step is a prompt script (event_title,
 // event_summary, event_extraction) run through a consumer-side Scripts

@@ -113,7 +113,7 @@ func (e *Event) titled() bool { return e.Pending == nil || !e.Pending.Title }
 // workspace counts Δt in agent turns; a life story spans months in which the
 // agent may say little, so the event log counts Δt in days since LastT.
 // S is set when the record is written (importance raises it) and grows
-// only when a later event includes this one.
+// only when a later event includes this one or a recall hits it (Review).
 type MemoryState struct {
 	R     float64   `json:"r"` // at the time it was read
 	S     float64   `json:"s"` // stability, in days

@@ -6,8 +6,12 @@
 // items leave the workspace (they stay in the long-term store with their
 // history); active GC compresses or evicts the weakest items when the
 // workspace outgrows its token budget. It also keeps the pulled-info area
-// and the plan steps, fills their sections of the prompt packet, and
-// offers the tools remember, context_operation, plan and workspace_usage.
+// (per channel; what tools and the recall tool pulled, forgotten once the
+// channel's next message is answered) and the plan steps, fills their
+// sections of the prompt packet, and offers the tools remember,
+// context_operation, plan and workspace_usage. Each item remembers the
+// message whose turn made it, so a recall of that message reviews it
+// (ReviewFrom).
 //
 // Its LLM-backed steps are prompt scripts — remember, compress_item and
 // context_operation — run through the Natural interface, which the daemon

@@ -32,6 +32,10 @@ type Origin struct {
 	// Owner is set when the owner said it (or the agent kept it in a turn
 	// of the owner's).
 	Owner bool `json:"owner,omitempty"`
+	// MessageID is the incoming message of the turn that made the item
+	// ("" for items made before this was kept, or outside a turn): a recall
+	// that hits that message reviews the item (Memory.ReviewFrom).
+	MessageID string `json:"message_id,omitempty"`
 }
 
 // Viewer is who a workspace is shown to: a conversation, and whether its

@@ -96,6 +96,7 @@ type Memory struct {
 	order  []*Item // every item, in id order
 	plans  map[string]*Plan
 	pulled map[string][]Pulled // per channel
+	chTurn map[string]int64    // answered turns per channel (not persistent, like the pulled area)
 	usage  []Usage             // newest last, bounded
 	gc     []GCEvent           // newest last, bounded
 	lines  map[string]lineCache
@@ -122,7 +123,7 @@ func Open(o Options) (*Memory, error) {
 	m := &Memory{
 		db: o.Store.DB(), curve: curve, cfg: o.Config, natural: o.Natural, agent: o.AgentName, now: o.Now, log: o.Logger, count: o.Count, onChange: o.OnChange,
 		params: Params{Gain: o.Config.Gain, MaxJumpMini: int64(o.Config.MaxJumpMini), MaxJumpLarge: int64(o.Config.MaxJumpLarge)},
-		items:  map[string]*Item{}, plans: map[string]*Plan{}, pulled: map[string][]Pulled{},
+		items:  map[string]*Item{}, plans: map[string]*Plan{}, pulled: map[string][]Pulled{}, chTurn: map[string]int64{},
 	}
 	if err := m.load(); err != nil {
 		return nil, err

@@ -138,3 +138,35 @@ func (m *Memory) HasWorkspace(v Viewer) bool {
 func sortItems(items []*Item) {
 	slices.SortFunc(items, func(a, b *Item) int { return compareIDs(a.ID, b.ID) })
 }
+
+// ReviewFrom is a recall's review of what it hit (SPEC §3; issue: a hit on
+// a workspace item counts as a review of it): the items channel may see
+// that were made in the turn of one of messageIDs (Origin.MessageID) are
+// reviewed with difficulty d, DMaybe for a recall. Like any review, it
+// brings an item that had left the workspace back with its history —
+// recalling the talk a note came from brings the note back to mind. It
+// returns the ids reviewed.
+func (m *Memory) ReviewFrom(channel string, messageIDs []string, d float64) ([]string, error) {
+	if len(messageIDs) == 0 {
+		return nil, nil
+	}
+	from := make(map[string]bool, len(messageIDs))
+	for _, id := range messageIDs {
+		from[id] = true
+	}
+	m.mu.Lock()
+	var ids []string
+	for _, it := range m.order {
+		if it.Origin.MessageID != "" && from[it.Origin.MessageID] && it.Origin.Channel == channel {
+			ids = append(ids, it.ID)
+		}
+	}
+	m.mu.Unlock()
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	if _, err := m.Review(ids, d); err != nil {
+		return nil, err
+	}
+	return ids, nil
+}

@@ -34,7 +34,7 @@ func (c Call) origin() Origin {
 	if kind == "" {
 		kind = "private"
 	}
-	return Origin{Channel: c.Channel, Speaker: c.Speaker, Kind: kind, Owner: c.Owner}
+	return Origin{Channel: c.Channel, Speaker: c.Speaker, Kind: kind, Owner: c.Owner, MessageID: c.MessageID}
 }
 
 // Viewer is the workspace the call's turn sees.

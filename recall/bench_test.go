@@ -2,9 +2,14 @@ package recall
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/cyan-agent/cyan/store"
 )
 
 // BenchmarkRecall measures search-mode latency over a synthetic store
@@ -25,4 +30,107 @@ func BenchmarkRecall(b *testing.B) {
 	}
 	// ns/op is one flat-index query (the median), not the build.
 	b.ReportMetric(float64(pct(rep.Search[IndexFlat], 0.5).Nanoseconds()), "ns/op")
+}
+
+// benchRecords is a record source of n events over three channels and
+// n/100 theories of forty lines each.
+func benchRecords(n int) *fakeRecords {
+	words := strings.Fields("garden exam physics tomatoes trip lake camping birthday project deadline piano lesson cat doctor train concert movie recipe")
+	recs := make([]Record, 0, n+n/100)
+	for i := range n {
+		recs = append(recs, Record{Kind: KindEvent, ID: fmt.Sprintf("ev-%d", i), Channel: fmt.Sprintf("ch-%d", i%3),
+			Source: fmt.Sprintf("event %d", 20200101+i%3000), Time: t0.Add(time.Duration(i) * time.Hour),
+			Text: fmt.Sprintf("amy and I talked about the %s and the %s, record %d", words[i%len(words)], words[(i*7)%len(words)], i)})
+	}
+	for i := range n / 100 {
+		recs = append(recs, Record{Kind: KindTheory, ID: fmt.Sprintf("th-%d", i), Source: fmt.Sprintf("theory %d", i), Time: t0, Text: theoryArticle()})
+	}
+	return &fakeRecords{recs: recs}
+}
+
+// BenchmarkRecordsRebuild measures a full rebuild of the records' side
+// (10,000 events and 100 theories, the built-in embedder, every text new:
+// the first build; later ones embed only changed texts).
+func BenchmarkRecordsRebuild(b *testing.B) {
+	src := benchRecords(10000)
+	st, err := store.Open(store.Options{InMemory: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	for b.Loop() {
+		x, err := New(Options{Store: st, Records: src})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := x.SyncRecords(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRecordsRebuildCached is a rebuild after one record changed.
+func BenchmarkRecordsRebuildCached(b *testing.B) {
+	src := benchRecords(10000)
+	st, err := store.Open(store.Options{InMemory: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	x, err := New(Options{Store: st, Records: src})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := x.SyncRecords(ctx); err != nil {
+		b.Fatal(err)
+	}
+	i := 0
+	for b.Loop() {
+		i++
+		src.recs[0].Text = fmt.Sprintf("changed %d", i)
+		if err := x.SyncRecords(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSearchWithRecords is one search-mode query over 20,000
+// messages and the records above, in one channel.
+func BenchmarkSearchWithRecords(b *testing.B) {
+	st, err := store.Open(store.Options{InMemory: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	var msgs []*store.Message
+	for i := range 20000 {
+		msgs = append(msgs, &store.Message{Channel: fmt.Sprintf("ch-%d", i%3), Role: store.RoleUser, User: "amy",
+			Text: fmt.Sprintf("message %d about the weather, lunch and the %d bus", i, i%97), Time: t0.Add(time.Duration(i) * time.Minute)})
+	}
+	if _, err := st.Import(msgs); err != nil {
+		b.Fatal(err)
+	}
+	for _, withRecords := range []bool{false, true} {
+		o := Options{Store: st}
+		name := "messages-only"
+		if withRecords {
+			o.Records, name = benchRecords(10000), "with-records"
+		}
+		x, err := New(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := x.Sync(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := x.Search(context.Background(), Query{Prompt: "camping trip at the lake", Channel: "ch-1", MaxResults: 10}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

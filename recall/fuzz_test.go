@@ -28,3 +28,45 @@ func FuzzTokenize(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSplitRecord: any record text (a theory article the model wrote, an
+// event title) splits into parts that keep every non-blank line once, in
+// order, with locations that count the lines.
+func FuzzSplitRecord(f *testing.F) {
+	for _, s := range []string{"", "one line", strings.Repeat("a line of text\n", 120), strings.Repeat("x", 3000) + "\nshort", "\n\n\n", "理论\n第二行\r\n第三行"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r := Record{Source: "theory t", Text: s}
+		parts := splitRecord(&r)
+		if strings.TrimSpace(s) == "" {
+			if len(parts) != 0 {
+				t.Fatalf("%d parts of a blank text", len(parts))
+			}
+			return
+		}
+		var got []string
+		for _, p := range parts {
+			if strings.TrimSpace(p.text) == "" {
+				t.Fatalf("a blank part at %q", p.loc)
+			}
+			if len(parts) > 1 && !strings.HasPrefix(p.loc, "line ") {
+				t.Fatalf("part without a line location: %q", p.loc)
+			}
+			for _, l := range strings.Split(p.text, "\n") {
+				if strings.TrimSpace(l) != "" {
+					got = append(got, strings.TrimSpace(l))
+				}
+			}
+		}
+		var want []string
+		for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+			if strings.TrimSpace(l) != "" {
+				want = append(want, strings.TrimSpace(l))
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("parts keep %d lines of %d", len(got), len(want))
+		}
+	})
+}

@@ -40,10 +40,8 @@ type Options struct {
 	// Judge runs tool mode's LLM pass (nil: tool mode answers like search
 	// mode and says so).
 	Judge Judge
-	// Reviewed, when set, is told the message ids each tool-mode answer
-	// returned: the hook through which a hit on a workspace item or an event
-	// counts as a review of it (D = 0.7, SPEC §3).
-	Reviewed func(channel string, messageIDs []string)
+	// Records, when set, adds event and theory texts to what recall finds.
+	Records Records
 }
 
 // Index is the recall index of one store: lexical and vector, kept up to
@@ -69,7 +67,8 @@ type Index struct {
 	embedErr atomic.Pointer[string]
 	dirty    atomic.Bool
 	lastSave time.Time
-	pulled   *Pulled
+	recs     atomic.Pointer[recordIndex]
+	rs       recordState
 	p        params
 }
 
@@ -97,7 +96,7 @@ func New(o Options) (*Index, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	x := &Index{o: o, st: o.Store, emb: o.Embedder, log: log, c: newCorpus(), pulled: NewPulled(), p: defaultParams}
+	x := &Index{o: o, st: o.Store, emb: o.Embedder, log: log, c: newCorpus(), p: defaultParams}
 	switch {
 	case o.VectorWeight > 0:
 		x.p.vecWeight = o.VectorWeight

@@ -2,48 +2,58 @@ package recall
 
 import (
 	"context"
-	_ "embed"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
 
-	"github.com/cyan-agent/cyan/llm"
 	"github.com/google/uuid"
 )
 
-// Judge is tool mode's LLM pass.
+// Judge is tool mode's LLM pass. channel is the conversation the recall
+// serves (for the traces).
 type Judge interface {
 	// Filter says which candidates fit the prompt (one bool each) and
 	// whether searching further is hopeless.
-	Filter(ctx context.Context, prompt string, cands []Result) (keep []bool, giveUp bool, err error)
+	Filter(ctx context.Context, channel, prompt string, cands []Result) (keep []bool, giveUp bool, err error)
 	// Summarize writes summarized_info from the kept passages.
-	Summarize(ctx context.Context, prompt string, kept []Result) (string, error)
+	Summarize(ctx context.Context, channel, prompt string, kept []Result) (string, error)
 }
 
-// The prompts of LLMJudge. They are the recall tool's prompt script: the
-// text a user would tune; they move into the prompt-script files of the
-// tool registry when it lands.
-var (
-	//go:embed prompts/filter.md
-	filterPrompt string
-	//go:embed prompts/summarize.md
-	summarizePrompt string
+// Scripts runs prompt scripts: Call runs the script called name with the
+// step's structured inputs and decodes its validated value into out;
+// channel names the conversation in the traces. The daemon passes the
+// script library (script.Library.Call).
+type Scripts interface {
+	Call(ctx context.Context, name, channel string, in map[string]any, out any) error
+}
+
+// The prompt scripts of tool mode (built in; a persona's scripts/ folder
+// may override each). Their names are also the names of the JSON-schema
+// response formats their calls ask for.
+const (
+	// ScriptFilter keeps the passages that fit the request and may give up.
+	ScriptFilter = "recall_filter"
+	// ScriptSummary writes summarized_info.
+	ScriptSummary = "recall_summary"
 )
 
-// LLMJudge is a Judge over a plain chat call with a JSON-schema answer.
-type LLMJudge struct {
-	Client llm.Client
+// ScriptJudge is the Judge that runs tool mode's pass as prompt scripts:
+// each call is traced, and a persona overrides it with a file of the same
+// name. Go numbers the passages and renders them as one text input (the
+// numbers are what the filter answers with); an answer's numbers outside
+// the list are ignored.
+type ScriptJudge struct {
+	Scripts Scripts
 	// MaxPassageBytes bounds each passage shown to the model (0: 1200).
 	MaxPassageBytes int
 }
 
-var (
-	filterSchema    = json.RawMessage(`{"type":"object","properties":{"keep":{"type":"array","items":{"type":"integer"}},"give_up":{"type":"boolean"}},"required":["keep","give_up"],"additionalProperties":false}`)
-	summarizeSchema = json.RawMessage(`{"type":"object","properties":{"summarized_info":{"type":"string"}},"required":["summarized_info"],"additionalProperties":false}`)
-)
+// NewScriptJudge makes a judge that runs scripts with s.
+func NewScriptJudge(s Scripts) *ScriptJudge { return &ScriptJudge{Scripts: s} }
 
-func (j *LLMJudge) passages(cands []Result) string {
+var _ Judge = (*ScriptJudge)(nil)
+
+func (j *ScriptJudge) passages(cands []Result) string {
 	limit := j.MaxPassageBytes
 	if limit <= 0 {
 		limit = 1200
@@ -52,42 +62,18 @@ func (j *LLMJudge) passages(cands []Result) string {
 	for i, r := range cands {
 		fmt.Fprintf(&b, "[%d] %s, %s (%s):\n%s\n\n", i+1, r.Source, r.Location, r.From.Format("2006-01-02 15:04"), truncate(r.Text, limit))
 	}
-	return b.String()
-}
-
-func fill(tmpl, prompt, passages string) string {
-	return strings.NewReplacer("{{prompt}}", prompt, "{{passages}}", passages).Replace(tmpl)
-}
-
-func (j *LLMJudge) ask(ctx context.Context, name string, schema json.RawMessage, content string, out any) error {
-	temp := 0.0
-	resp, err := j.Client.Chat(ctx, llm.Request{
-		Messages:       []llm.Message{{Role: llm.RoleUser, Content: content}},
-		Temperature:    &temp,
-		ResponseFormat: &llm.ResponseFormat{Name: name, Schema: schema, Strict: true},
-		Think:          llm.ThinkOff,
-	})
-	if err != nil {
-		return err
-	}
-	text := strings.TrimSpace(resp.Content)
-	if i, k := strings.Index(text, "{"), strings.LastIndex(text, "}"); i >= 0 && k > i {
-		text = text[i : k+1] // tolerate code fences and chatter
-	}
-	if err := json.Unmarshal([]byte(text), out); err != nil {
-		return fmt.Errorf("recall: the model's %s answer is not the JSON asked for: %w", name, err)
-	}
-	return nil
+	return strings.TrimSpace(b.String())
 }
 
 // Filter implements Judge.
-func (j *LLMJudge) Filter(ctx context.Context, prompt string, cands []Result) ([]bool, bool, error) {
+func (j *ScriptJudge) Filter(ctx context.Context, channel, prompt string, cands []Result) ([]bool, bool, error) {
 	var ans struct {
 		Keep   []int `json:"keep"`
 		GiveUp bool  `json:"give_up"`
 	}
-	if err := j.ask(ctx, "recall_filter", filterSchema, fill(filterPrompt, prompt, j.passages(cands)), &ans); err != nil {
-		return nil, false, err
+	in := map[string]any{"prompt": prompt, "passages": j.passages(cands), "count": len(cands)}
+	if err := j.Scripts.Call(ctx, ScriptFilter, channel, in, &ans); err != nil {
+		return nil, false, fmt.Errorf("recall: %s: %w", ScriptFilter, err)
 	}
 	keep := make([]bool, len(cands))
 	for _, n := range ans.Keep {
@@ -99,12 +85,13 @@ func (j *LLMJudge) Filter(ctx context.Context, prompt string, cands []Result) ([
 }
 
 // Summarize implements Judge.
-func (j *LLMJudge) Summarize(ctx context.Context, prompt string, kept []Result) (string, error) {
+func (j *ScriptJudge) Summarize(ctx context.Context, channel, prompt string, kept []Result) (string, error) {
 	var ans struct {
 		Summary string `json:"summarized_info"`
 	}
-	if err := j.ask(ctx, "recall_summary", summarizeSchema, fill(summarizePrompt, prompt, j.passages(kept)), &ans); err != nil {
-		return "", err
+	in := map[string]any{"prompt": prompt, "passages": j.passages(kept)}
+	if err := j.Scripts.Call(ctx, ScriptSummary, channel, in, &ans); err != nil {
+		return "", fmt.Errorf("recall: %s: %w", ScriptSummary, err)
 	}
 	return strings.TrimSpace(ans.Summary), nil
 }
@@ -146,7 +133,7 @@ func (x *Index) Recall(ctx context.Context, q Query, mode string) (*Response, er
 	if q.Window == 0 {
 		q.Window = ToolWindow
 	}
-	q.exclude = map[uuid.UUID]bool{}
+	q.exclude, q.excludeRecs = map[uuid.UUID]bool{}, map[string]bool{}
 	out := &Response{Results: []Result{}}
 	for out.Rounds < maxRounds && len(out.Results) < want {
 		out.Rounds++
@@ -164,20 +151,22 @@ func (x *Index) Recall(ctx context.Context, q Query, mode string) (*Response, er
 			break
 		}
 		for _, res := range r.Results {
+			if res.key != "" {
+				q.excludeRecs[res.key] = true
+			}
 			for _, id := range res.MessageIDs {
 				if u, err := uuid.Parse(id); err == nil {
 					q.exclude[u] = true
 				}
 			}
 		}
-		keep, giveUp, err := x.o.Judge.Filter(ctx, q.Prompt, r.Results)
+		keep, giveUp, err := x.o.Judge.Filter(ctx, q.Channel, q.Prompt, r.Results)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 			out.Note = joinNote(out.Note, "the model could not filter the results ("+err.Error()+"); these are unfiltered")
 			out.Results = append(out.Results, r.Results[:min(len(r.Results), want-len(out.Results))]...)
-			x.reviewed(q.Channel, out.Results)
 			return out, nil
 		}
 		accepted := 0
@@ -199,7 +188,7 @@ func (x *Index) Recall(ctx context.Context, q Query, mode string) (*Response, er
 		batch = min(maxBatch, int(math.Ceil(float64(remaining)/math.Max(rate, 0.1))))
 	}
 	if len(out.Results) > 0 {
-		s, err := x.o.Judge.Summarize(ctx, q.Prompt, out.Results)
+		s, err := x.o.Judge.Summarize(ctx, q.Channel, q.Prompt, out.Results)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -210,17 +199,5 @@ func (x *Index) Recall(ctx context.Context, q Query, mode string) (*Response, er
 	} else {
 		out.Note = joinNote(out.Note, "nothing that fits was found")
 	}
-	x.reviewed(q.Channel, out.Results)
 	return out, nil
-}
-
-func (x *Index) reviewed(channel string, rs []Result) {
-	if x.o.Reviewed == nil || len(rs) == 0 {
-		return
-	}
-	var ids []string
-	for _, r := range rs {
-		ids = append(ids, r.MessageIDs...)
-	}
-	x.o.Reviewed(channel, ids)
 }

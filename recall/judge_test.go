@@ -3,25 +3,31 @@ package recall
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cyan-agent/cyan/generate"
 	"github.com/cyan-agent/cyan/internal/llmtest"
-	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/internal/scripttest"
+	"github.com/cyan-agent/cyan/store"
 )
 
-func fakeJudge(t *testing.T) (*llmtest.Server, Judge) {
+// fakeJudge is the script judge on the built-in scripts (or a persona's
+// overrides) with a fake LLM behind the script library.
+func fakeJudge(t *testing.T, personaDir ...string) (*llmtest.Server, Judge, *scripttest.Rig) {
 	t.Helper()
-	fake := &llmtest.Server{}
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
-	client, err := llm.New(llm.Options{BaseURL: srv.URL + "/v1", Model: "fake-model", MaxRetries: 0})
-	if err != nil {
-		t.Fatal(err)
+	o := scripttest.Options{}
+	if len(personaDir) > 0 {
+		o.PersonaDir = personaDir[0]
 	}
-	return fake, &LLMJudge{Client: client}
+	rig := scripttest.New(t, o)
+	return rig.Fake, NewScriptJudge(rig.Lib), rig
 }
 
 func chats(fake *llmtest.Server) []llmtest.Request {
@@ -34,15 +40,18 @@ func chats(fake *llmtest.Server) []llmtest.Request {
 	return out
 }
 
+// userText is a request's last user message: the instruction and the
+// passages as context.
+func userText(r llmtest.Request) string { return r.Messages[len(r.Messages)-1].Content }
+
 func TestToolModeDropsRejectedAndSummarises(t *testing.T) {
-	fake, judge := fakeJudge(t)
-	var reviewed []string
-	x, st := newTestIndex(t, Options{Judge: judge, Reviewed: func(_ string, ids []string) { reviewed = append(reviewed, ids...) }})
+	fake, judge, rig := fakeJudge(t)
+	x, st := newTestIndex(t, Options{Judge: judge})
 	fillHistory(t, st)
 	syncIndex(t, x)
-	// Round 1: of the passages found, keep only the second; then nothing
-	// more fits (round 2 keeps none, round 3 is not needed: two empty
-	// rounds end the search); then the summary.
+	// Round 1 (a batch of max_results = 2): keep only the second; round 2
+	// (sized by the rejection rate) finds the rest, of which none fits; two
+	// rounds without a keeper end the search; then the summary.
 	fake.Enqueue(
 		llmtest.Reply{Text: `{"keep": [2], "give_up": false}`},
 		llmtest.Reply{Text: `{"keep": [], "give_up": false}`},
@@ -56,26 +65,103 @@ func TestToolModeDropsRejectedAndSummarises(t *testing.T) {
 	if len(calls) != 3 {
 		t.Fatalf("%d model calls, want filter, filter, summary", len(calls))
 	}
-	if !strings.Contains(calls[0].Messages[0].Content, "[2] history/") || !strings.Contains(string(calls[0].ResponseFormat), "recall_filter") {
-		t.Errorf("filter call: %q %s", calls[0].Messages[0].Content, calls[0].ResponseFormat)
+	for i, name := range []string{ScriptFilter, ScriptFilter, ScriptSummary} {
+		if got := scripttest.FormatName(calls[i]); got != name {
+			t.Errorf("call %d runs %q, want %q", i, got, name)
+		}
 	}
 	if len(r.Results) != 1 || r.SummarizedInfo != "bob asked about the exam schedule; alice said it is on the notice board" {
 		t.Fatalf("results %d, summary %q, note %q", len(r.Results), r.SummarizedInfo, r.Note)
 	}
 	kept := r.Results[0]
-	if !strings.Contains(calls[0].Messages[0].Content, "[2] "+kept.Source+", "+kept.Location) {
-		t.Errorf("the kept passage is not the one numbered 2 in the first filter call")
+	if !strings.Contains(userText(calls[0]), "[2] "+kept.Source+", "+kept.Location) {
+		t.Errorf("the kept passage is not the one numbered 2 in the first filter call:\n%s", userText(calls[0]))
+	}
+	// The first batch is max_results passages; the second is sized by the
+	// rejection rate (here capped by what is left to find: the passages of
+	// round 1 are not shown again).
+	first, second := passagesIn(userText(calls[0])), passagesIn(userText(calls[1]))
+	if first != 2 || second == 0 {
+		t.Fatalf("passages per round: %d then %d", first, second)
+	}
+	if strings.Contains(userText(calls[1]), kept.Source+", "+kept.Location+" ") {
+		t.Errorf("round 2 showed the kept passage again")
 	}
 	if r.Rounds != 2 {
 		t.Errorf("rounds = %d, want 2", r.Rounds)
 	}
-	if len(reviewed) == 0 {
-		t.Error("the review hook was not told about the recalled messages")
+	// The summary sees only what was kept; every call is traced with the
+	// conversation it served.
+	if passagesIn(userText(calls[2])) != 1 {
+		t.Errorf("summary call:\n%s", userText(calls[2]))
 	}
+	if list, err := rig.Traces.List(generate.Filter{}); err != nil || len(list) != 3 {
+		t.Fatalf("traces of the channel: %d %v", len(list), err)
+	}
+	scripttest.Golden(t, "scripts/recall_summary.golden", scripttest.Render(calls[2]))
+}
+
+// passagesIn counts the numbered passages of a request.
+func passagesIn(s string) int {
+	n := 0
+	for _, line := range strings.Split(s, "\n") {
+		if strings.HasPrefix(line, "[") && strings.Contains(line, "] ") && !strings.HasPrefix(line, "[passages]") {
+			n++
+		}
+	}
+	return n
+}
+
+func TestToolModeSizesTheNextSearchByTheRejectionRate(t *testing.T) {
+	fake, judge, _ := fakeJudge(t)
+	st, err := store.Open(store.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// Forty messages about the garden, three others between each two (so
+	// no two are in one passage).
+	var msgs []*store.Message
+	for i := range 160 {
+		text := "nothing to report today"
+		if i%4 == 0 {
+			text = fmt.Sprintf("the garden needs water, note %d", i)
+		}
+		msgs = append(msgs, &store.Message{Channel: "home", Role: store.RoleUser, User: "amy",
+			Text: text, Time: t0.Add(time.Duration(i) * time.Hour)})
+	}
+	if _, err := st.Import(msgs); err != nil {
+		t.Fatal(err)
+	}
+	x, _ := newTestIndex(t, Options{Store: st, Judge: judge})
+	syncIndex(t, x)
+	// Want 4; round 1 keeps 1 of 4 (rate 1/4): round 2 asks for
+	// ⌈3 / 0.25⌉ = 12; it keeps 2 of 12 (rate 1/6): round 3 asks for
+	// ⌈1 · 6⌉ = 6 and keeps 1: done, then the summary.
+	fake.Enqueue(
+		llmtest.Reply{Text: `{"keep": [1], "give_up": false}`},
+		llmtest.Reply{Text: `{"keep": [3, 5], "give_up": false}`},
+		llmtest.Reply{Text: `{"keep": [6], "give_up": false}`},
+		llmtest.Reply{Text: `{"summarized_info": "amy keeps asking about the garden"}`},
+	)
+	r, err := x.Recall(context.Background(), Query{Prompt: "garden water", MaxResults: 4, Window: 1}, ModeTool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := chats(fake)
+	if len(calls) != 4 || r.Rounds != 3 || len(r.Results) != 4 {
+		t.Fatalf("%d calls, %d rounds, %d results (%s)", len(calls), r.Rounds, len(r.Results), r.Note)
+	}
+	for i, want := range []int{4, 12, 6} {
+		if got := passagesIn(userText(calls[i])); got != want {
+			t.Errorf("round %d showed %d passages, want %d", i+1, got, want)
+		}
+	}
+	scripttest.Golden(t, "scripts/recall_filter.golden", scripttest.Render(calls[0]))
 }
 
 func TestToolModeGivesUpAndSurvivesABadModel(t *testing.T) {
-	fake, judge := fakeJudge(t)
+	fake, judge, _ := fakeJudge(t)
 	x, st := newTestIndex(t, Options{Judge: judge})
 	fillHistory(t, st)
 	syncIndex(t, x)
@@ -91,13 +177,22 @@ func TestToolModeGivesUpAndSurvivesABadModel(t *testing.T) {
 	}
 
 	fake.Reset()
-	fake.Enqueue(llmtest.Reply{Status: 500})
+	fake.Default = func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Status: 500} }
 	r, err = x.Recall(ctx, Query{Prompt: "the exam schedule", MaxResults: 2}, ModeTool)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Results) == 0 || !strings.Contains(r.Note, "unfiltered") {
 		t.Fatalf("a failing model must leave unfiltered results with a note: %d, %q", len(r.Results), r.Note)
+	}
+	fake.Default = nil
+
+	// A filter that answers but whose summary fails keeps the passages.
+	fake.Reset()
+	fake.Enqueue(llmtest.Reply{Text: `{"keep": [1], "give_up": false}`}, llmtest.Reply{Text: "no JSON here"}, llmtest.Reply{Text: "still none"})
+	r, err = x.Recall(ctx, Query{Prompt: "the exam schedule", MaxResults: 1}, ModeTool)
+	if err != nil || len(r.Results) != 1 || r.SummarizedInfo != "" || !strings.Contains(r.Note, "no summary") {
+		t.Fatalf("failed summary: %+v %v", r, err)
 	}
 
 	// Search mode never calls the model.
@@ -110,18 +205,46 @@ func TestToolModeGivesUpAndSurvivesABadModel(t *testing.T) {
 	}
 }
 
-func TestToolPullsIntoThePulledArea(t *testing.T) {
-	fake, judge := fakeJudge(t)
+func TestAPersonaOverridesTheRecallScripts(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	override := "---\nextends: recall_filter\n---\nsystem:\n  notes: [Keep only what the owner said.]\n"
+	if err := os.WriteFile(filepath.Join(dir, "scripts", "recall_filter.ai.yaml"), []byte(override), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fake, judge, _ := fakeJudge(t, dir)
+	x, st := newTestIndex(t, Options{Judge: judge})
+	fillHistory(t, st)
+	syncIndex(t, x)
+	fake.Enqueue(llmtest.Reply{Text: `{"keep": [], "give_up": true}`})
+	if _, err := x.Recall(context.Background(), Query{Prompt: "exam"}, ModeTool); err != nil {
+		t.Fatal(err)
+	}
+	if sys := chats(fake)[0].Messages[0].Content; !strings.Contains(sys, "Keep only what the owner said.") || !strings.Contains(sys, "sort recalled passages") {
+		t.Fatalf("the persona's override is not in use:\n%s", sys)
+	}
+}
+
+func TestToolPullsAndReviews(t *testing.T) {
+	fake, judge, _ := fakeJudge(t)
 	x, st := newTestIndex(t, Options{Judge: judge})
 	fillHistory(t, st)
 	syncIndex(t, x)
 	fake.Default = func(req llmtest.Request) llmtest.Reply {
-		if strings.Contains(string(req.ResponseFormat), "recall_summary") {
+		if scripttest.FormatName(req) == ScriptSummary {
 			return llmtest.Reply{Text: `{"summarized_info": "alice said the schedule is on the board"}`}
 		}
 		return llmtest.Reply{Text: `{"keep": [1], "give_up": false}`}
 	}
-	tool := x.Tool(nil)
+	type pull struct{ ch, ref, loc, summary string }
+	var pulls []pull
+	var reviewed []Result
+	tool := x.Tool(ToolOptions{
+		Pull:     func(ch, ref, loc, summary string) { pulls = append(pulls, pull{ch, ref, loc, summary}) },
+		Reviewed: func(_ context.Context, ch string, rs []Result) { reviewed = append(reviewed, rs...) },
+	})
 	if tool.Name != "recall" || !json.Valid(tool.Parameters) {
 		t.Fatalf("tool %q params %s", tool.Name, tool.Parameters)
 	}
@@ -136,17 +259,22 @@ func TestToolPullsIntoThePulledArea(t *testing.T) {
 	if strings.Contains(out, "nyalia") {
 		t.Fatalf("the tool leaked another channel:\n%s", out)
 	}
-	items := x.Pulled().View("qq:group:42")
-	if len(items) != 1 || !strings.HasPrefix(items[0].Line(), "%[history/qq:group:42/2025-03-11] message ") {
-		t.Fatalf("pulled = %+v", items)
+	if len(pulls) != 1 || pulls[0].ch != "qq:group:42" || pulls[0].ref != "history/qq:group:42/2025-03-11" ||
+		!strings.HasPrefix(pulls[0].loc, "message ") || !strings.HasPrefix(pulls[0].summary, "message") {
+		t.Fatalf("pulled = %+v", pulls)
 	}
-	if again := x.Pulled().View("qq:group:42"); len(again) != 0 {
-		t.Fatalf("pulled items must be shown once, got %d again", len(again))
+	if len(reviewed) != 1 || len(reviewed[0].MessageIDs) == 0 || reviewed[0].Channel != "qq:group:42" {
+		t.Fatalf("reviewed = %+v", reviewed)
 	}
 	for _, bad := range []string{`{"prompt": 3}`, `{"prompt": "x", "max_results": 0}`, `{"prompt": "x", "colour": "red"}`, `not json`} {
 		if _, err := tool.Run(context.Background(), "home", bad); err == nil {
 			t.Errorf("arguments %s accepted", bad)
 		}
+	}
+	// The owner's own search through Recall pulls and reviews nothing.
+	pulls, reviewed = nil, nil
+	if _, err := x.Recall(context.Background(), Query{Prompt: "exam schedule", Channel: "qq:group:42"}, ModeTool); err != nil || len(pulls)+len(reviewed) != 0 {
+		t.Fatalf("Recall pulled %d, reviewed %d (%v)", len(pulls), len(reviewed), err)
 	}
 }
 

@@ -17,7 +17,10 @@ func (x *Index) Sync(ctx context.Context) error {
 			return err
 		}
 	}
-	return x.catchUpVectors(ctx)
+	if err := x.catchUpVectors(ctx); err != nil {
+		return err
+	}
+	return x.SyncRecords(ctx)
 }
 
 // Run keeps the index up to date until ctx ends, and returns nil then: it
@@ -30,6 +33,11 @@ func (x *Index) Run(ctx context.Context) error {
 	sig, cancel := x.st.Subscribe()
 	defer cancel()
 	defer x.saveCache()
+	var records sync.WaitGroup
+	defer records.Wait()
+	if x.o.Records != nil {
+		records.Go(func() { x.followRecords(ctx) })
+	}
 	// A failure here is logged and retried, never fatal to the daemon:
 	// recall answers with what it has (and says so) meanwhile.
 	for attempt := 0; ; attempt++ {
@@ -144,6 +152,70 @@ func (x *Index) followVectors(ctx context.Context, sig <-chan struct{}) {
 	}
 }
 
+// recordsEvery is the least time between two rebuilds of the records'
+// side: changes that come faster (a burst of titles after an import) are
+// taken together. recordsPoll is how often it is rebuilt anyway when the
+// records cannot be watched.
+const (
+	recordsEvery = 2 * time.Second
+	recordsPoll  = time.Minute
+)
+
+// followRecords rebuilds the records' side at start and after each change
+// the record source tells of; a failed rebuild is retried with backoff.
+func (x *Index) followRecords(ctx context.Context) {
+	sig := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case sig <- struct{}{}:
+		default:
+		}
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
+		if err := x.o.Records.Watch(ctx, poke); err != nil {
+			x.log.Warn("event and theory changes are not watched; recall rereads them every minute", "err", err)
+			t := time.NewTicker(recordsPoll)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					poke()
+				}
+			}
+		}
+	})
+	poke()
+	backoff := time.Duration(0)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sig:
+		}
+		if !sleepCtx(ctx, max(backoff, recordsEvery)) {
+			return
+		}
+		select { // changes during the wait are in this rebuild
+		case <-sig:
+		default:
+		}
+		if err := x.SyncRecords(ctx); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			backoff = min(max(2*backoff, 2*time.Second), 2*time.Minute)
+			x.log.Warn("indexing event and theory texts failed; retrying", "err", err, "retry_in", backoff)
+			poke()
+			continue
+		}
+		backoff = 0
+	}
+}
+
 // saveCache writes the vector cache when it has changed.
 func (x *Index) saveCache() {
 	path := x.cachePath()
@@ -167,8 +239,10 @@ type Status struct {
 	Messages uint64 `json:"messages"`
 	Indexed  uint64 `json:"indexed"`
 	Embedded uint64 `json:"embedded"`
-	// Documents and Vectors count what is searchable.
+	// Documents and Vectors count what is searchable; Records the events
+	// and theories indexed beside the messages.
 	Documents    int    `json:"documents"`
+	Records      int    `json:"records"`
 	Vectors      int    `json:"vectors"`
 	LexicalReady bool   `json:"lexical_ready"`
 	VectorReady  bool   `json:"vector_ready"`
@@ -181,7 +255,7 @@ type Status struct {
 func (x *Index) Status() Status {
 	s := Status{
 		Messages: x.st.LastArrival(), Indexed: max(x.lexCur.Load(), x.scanned.Load()), Embedded: x.embCur.Load(),
-		Documents: x.c.size(), Vectors: x.vecs.Load().idx.count(),
+		Documents: x.c.size(), Records: x.recordCount(), Vectors: x.vecs.Load().idx.count(),
 		LexicalReady: x.lexReady.Load(), VectorReady: x.vecReady.Load(), Embedder: x.emb.ID(), IndexKind: x.o.IndexKind,
 	}
 	if e := x.embedErr.Load(); e != nil {

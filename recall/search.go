@@ -43,8 +43,10 @@ type Query struct {
 	// shows (0: none; neighbouring hits still merge into one passage). Tool
 	// mode uses ToolWindow when it is 0.
 	Window int
-	// exclude holds message ids already returned (tool mode's later rounds).
-	exclude map[uuid.UUID]bool
+	// exclude holds message ids already returned (tool mode's later
+	// rounds), excludeRecs the record parts.
+	exclude     map[uuid.UUID]bool
+	excludeRecs map[string]bool
 }
 
 // queryEmbedTimeout bounds embedding the query.
@@ -66,14 +68,21 @@ const minScore = 1.0
 const ToolWindow = 1
 
 // Result is one recalled passage: a window of neighbouring messages of one
-// channel.
+// channel, or a record (an event's title, part of a theory).
 type Result struct {
-	// Source names where the passage lives: "history/<channel>/<date>".
+	// Kind is KindMessages, KindEvent or KindTheory.
+	Kind string `json:"kind"`
+	// ID is a record's id ("" for messages).
+	ID string `json:"id,omitempty"`
+	// Source names where the passage lives: "history/<channel>/<date>",
+	// "event <label>" or "theory <title>".
 	Source string `json:"source"`
 	// Location is the messages' places in their channel, counted from 1:
-	// "message 23 ~ message 25".
+	// "message 23 ~ message 25"; a theory's lines, "line 3 ~ line 9"; ""
+	// for an event.
 	Location string `json:"location"`
-	// Text is the passage, one "messageN:speaker:text" line per message.
+	// Text is the passage, one "messageN:speaker:text" line per message,
+	// or the record's text.
 	Text string `json:"text"`
 	// Score is how well the best message of the passage matches, 0–100.
 	Score float64 `json:"score"`
@@ -86,6 +95,7 @@ type Result struct {
 	Hits []string  `json:"hits"`
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
+	key  string    // a record part's identity (tool mode's exclusions)
 }
 
 // Response is the answer to a Query.
@@ -242,6 +252,8 @@ func (x *Index) search(ctx context.Context, q Query) (*Response, error) {
 	if q.Channel != "" {
 		ch, ok := c.chIdx[q.Channel]
 		if !ok {
+			// No message of the channel yet; shared records may still fit.
+			resp.Results = mergeRecords(resp.Results, x.searchRecords(q, terms, qv), q.MaxResults)
 			return resp, nil
 		}
 		chFilter = int64(ch)
@@ -288,7 +300,12 @@ func (x *Index) search(ctx context.Context, q Query) (*Response, error) {
 	}
 	cands := x.p.fuse(lex, vec)
 	x.boostNeighbors(cands)
-	return x.windows(ctx, q, cands, resp)
+	resp, err := x.windows(ctx, q, cands, resp)
+	if err != nil {
+		return nil, err
+	}
+	resp.Results = mergeRecords(resp.Results, x.searchRecords(q, terms, qv), q.MaxResults)
+	return resp, nil
 }
 
 // expansion picks feedback terms (RM3-like): each term of the top
@@ -496,7 +513,7 @@ func (x *Index) windows(ctx context.Context, q Query, cands map[uint32]*scored, 
 			return nil, err
 		}
 		o := c.order[sp.ch]
-		r := Result{Channel: c.chans[sp.ch], Score: sp.score, MessageIDs: []string{}, ExternalIDs: []string{}, Hits: []string{}}
+		r := Result{Kind: KindMessages, Channel: c.chans[sp.ch], Score: sp.score, MessageIDs: []string{}, ExternalIDs: []string{}, Hits: []string{}}
 		hit := map[uint32]bool{}
 		for _, h := range sp.hits {
 			hit[h] = true

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 )
 
 // Tool is the model's recall tool as a self-contained value: what to offer
@@ -36,19 +35,32 @@ var toolParams = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
-// Tool returns the recall tool. A call searches the conversation it is
-// made in (a group chat never recalls another chat's private talk), runs
-// tool mode, puts the passages into the pulled-info area and answers with
-// summarized_info and the passages.
-func (x *Index) Tool(now func() time.Time) Tool {
-	if now == nil {
-		now = time.Now
-	}
+// ToolOptions connect the recall tool to the rest of the agent's memory.
+type ToolOptions struct {
+	// Pull puts a recalled passage into the channel's pulled-info area
+	// (the workspace owns it and its lifetime): ref is the passage's
+	// source, location its place in it (nil: nothing is pulled).
+	Pull func(channel, ref, location, summary string)
+	// Reviewed is told, after each call, what the answer holds: a hit on
+	// a workspace item or an event counts as a review of it (D = 0.7). The
+	// daemon maps passages to the items made in their turns and the events
+	// whose topics they belong to, and record results to their records.
+	Reviewed func(ctx context.Context, channel string, results []Result)
+}
+
+// Tool returns the recall tool: the agent's own recall. A call searches
+// the conversation it is made in (a group chat never recalls another
+// chat's private talk; shared theories are found everywhere), runs tool
+// mode, puts each passage into the pulled-info area, tells Reviewed what
+// it hit and answers with summarized_info and the passages. The owner's
+// searches through the API (Index.Recall) do neither: they are not the
+// agent remembering.
+func (x *Index) Tool(o ToolOptions) Tool {
 	return Tool{
 		Name: ToolName,
-		Description: "Recall what was said in this conversation, however long ago: give a description " +
-			"(\"what nyalia said about her exams last year\"); returns scored passages with their place " +
-			"and a summary. Use it when the answer is older than the messages you can see.",
+		Description: "Recall what was said in this conversation, however long ago, and the events and theories " +
+			"you keep: give a description (\"what nyalia said about her exams last year\"); returns scored passages " +
+			"with their place and a summary. Use it when the answer is older than the messages you can see.",
 		Parameters: toolParams,
 		Run: func(ctx context.Context, channel, args string) (string, error) {
 			var a struct {
@@ -75,10 +87,27 @@ func (x *Index) Tool(now func() time.Time) Tool {
 			if err != nil {
 				return "", err
 			}
-			x.pulled.Add(channel, pulledItems(r, now())...)
+			if o.Pull != nil {
+				for _, res := range r.Results {
+					o.Pull(channel, res.Source, res.Location, PulledSummary(res))
+				}
+			}
+			if o.Reviewed != nil && len(r.Results) > 0 {
+				o.Reviewed(ctx, channel, r.Results)
+			}
 			return RenderToolAnswer(r), nil
 		},
 	}
+}
+
+// PulledSummary is a result's line in the pulled-info area: its first
+// line, at most 160 bytes.
+func PulledSummary(r Result) string {
+	first := r.Text
+	if i := strings.IndexByte(first, '\n'); i >= 0 {
+		first = first[:i]
+	}
+	return truncate(first, 160)
 }
 
 // RenderToolAnswer writes a tool-mode answer the way the model reads it:
