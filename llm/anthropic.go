@@ -338,36 +338,22 @@ type anEvent struct {
 }
 
 func (s *anStream) read(r io.Reader) error {
-	sr := newSSEReader(r)
-	for {
-		ev, err := sr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if strings.TrimSpace(ev.Data) == "" {
-			continue
-		}
+	err := newSSEReader(r).each(func(ev sseEvent) (bool, error) {
 		var e anEvent
 		if err := json.Unmarshal([]byte(ev.Data), &e); err != nil {
-			return s.c.badResponse(s.model, fmt.Errorf("decode stream event: %w", err))
+			return false, s.c.badResponse(s.model, fmt.Errorf("decode stream event: %w", err))
 		}
 		typ := e.Type
 		if typ == "" {
 			typ = ev.Event
 		}
 		if typ == "error" {
-			return s.c.streamError(s.model, []byte(ev.Data))
+			return false, s.c.streamError(s.model, []byte(ev.Data))
 		}
-		stop, err := s.event(typ, &e)
-		if err != nil {
-			return err
-		}
-		if stop {
-			break
-		}
+		return s.event(typ, &e)
+	})
+	if err != nil {
+		return err
 	}
 	if !s.started {
 		return s.c.badResponse(s.model, fmt.Errorf("the stream ended before message_start"))

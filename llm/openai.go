@@ -334,29 +334,19 @@ type oaChunk struct {
 }
 
 func (s *oaStream) read(r io.Reader) error {
-	sr := newSSEReader(r)
-	for {
-		ev, err := sr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if strings.TrimSpace(ev.Data) == "" {
-			continue
-		}
+	err := newSSEReader(r).each(func(ev sseEvent) (bool, error) {
 		var ch oaChunk
 		if err := json.Unmarshal([]byte(ev.Data), &ch); err != nil {
-			return s.c.badResponse(s.model, fmt.Errorf("decode stream chunk: %w", err))
+			return false, s.c.badResponse(s.model, fmt.Errorf("decode stream chunk: %w", err))
 		}
 		if len(ch.Error) > 0 && string(ch.Error) != "null" || ev.Event == "error" {
-			return s.c.streamError(s.model, []byte(ev.Data))
+			return false, s.c.streamError(s.model, []byte(ev.Data))
 		}
 		s.chunks++
-		if err := s.chunk(&ch); err != nil {
-			return err
-		}
+		return false, s.chunk(&ch)
+	})
+	if err != nil {
+		return err
 	}
 	if s.chunks == 0 {
 		return s.c.badResponse(s.model, fmt.Errorf("the stream ended before its first chunk"))

@@ -129,3 +129,23 @@ func (s *sseReader) line() (string, error) {
 	}
 	return l, nil
 }
+
+// each calls fn with every event that carries data, in order, until the
+// stream ends (nil), fn says stop, or fn or the reader fails.
+func (s *sseReader) each(fn func(ev sseEvent) (stop bool, err error)) error {
+	for {
+		ev, err := s.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(ev.Data) == "" {
+			continue
+		}
+		if stop, err := fn(ev); err != nil || stop {
+			return err
+		}
+	}
+}
