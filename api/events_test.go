@@ -33,7 +33,7 @@ func answerByFormat(req llmtest.Request) llmtest.Reply {
 func TestEventRoutes(t *testing.T) {
 	r := newRig(t, nil)
 	// Build the log on the rig's store, writing through the rig's fake LLM.
-	r.fake.Default = answerByFormat
+	r.fake.SetDefault(answerByFormat)
 	client, _ := llm.New(llm.Options{BaseURL: r.fakeURL + "/v1", Model: "fake-model", MaxRetries: -1})
 	gen, err := generate.New(generate.Options{LLM: client})
 	if err != nil {

@@ -17,12 +17,12 @@ import (
 func scriptWriter(t *testing.T, answer func(script string, req llmtest.Request) llmtest.Reply) (*ScriptWriter, *scripttest.Rig) {
 	t.Helper()
 	rig := scripttest.New(t, scripttest.Options{})
-	rig.Fake.Default = func(req llmtest.Request) llmtest.Reply {
+	rig.Fake.SetDefault(func(req llmtest.Request) llmtest.Reply {
 		if name := scripttest.FormatName(req); name != "" {
 			return answer(name, req)
 		}
 		return llmtest.Reply{Status: http.StatusBadRequest, Body: `{"error":{"message":"no response format"}}`}
-	}
+	})
 	return NewScriptWriter(rig.Lib), rig
 }
 

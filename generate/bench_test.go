@@ -31,9 +31,9 @@ func BenchmarkCheckAnswer(b *testing.B) {
 // adds to a model's own time.
 func BenchmarkGenerate(b *testing.B) {
 	r := newRig(b)
-	r.fake.Default = func(llmtest.Request) llmtest.Reply {
+	r.fake.SetDefault(func(llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Text: `{"category": "bug", "confidence": 0.8}`}
-	}
+	})
 	req := Request{Name: "bench", Input: "Classify", Shape: json.RawMessage(classify),
 		Context: []ContextItem{{Source: "issue", Label: "issue", Value: strings.Repeat("crash on start ", 100), Budget: 200}}}
 	b.ReportAllocs()

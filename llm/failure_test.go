@@ -186,10 +186,10 @@ func TestContextCancel(t *testing.T) {
 					f := newFixture(t, p, nil)
 					ctx, cancel := context.WithCancel(context.Background())
 					defer cancel()
-					f.srv.Default = func(llmtest.Request) llmtest.Reply {
+					f.srv.SetDefault(func(llmtest.Request) llmtest.Reply {
 						cancel() // the call is in flight now
 						return llmtest.Reply{Hang: hang, Delay: time.Minute}
-					}
+					})
 					start := time.Now()
 					_, err := call(ctx, f.client, m.stream)
 					if !errors.Is(err, context.Canceled) || llm.KindOf(err) != "" {

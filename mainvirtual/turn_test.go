@@ -429,7 +429,7 @@ func TestTraceSurvivesRestart(t *testing.T) {
 
 func TestChannelsSerialised(t *testing.T) {
 	r := newRig(t, nil)
-	r.fake.Default = func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "ok", Delay: 5 * time.Millisecond} }
+	r.fake.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "ok", Delay: 5 * time.Millisecond} })
 	var wg sync.WaitGroup
 	for i := range 6 {
 		wg.Go(func() {

@@ -214,9 +214,9 @@ func TestSelfDecidedNotNowStaysSilent(t *testing.T) {
 
 func TestBudgetPausesAndResumes(t *testing.T) {
 	fake := new(llmtest.Server)
-	fake.Default = func(llmtest.Request) llmtest.Reply {
+	fake.SetDefault(func(llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Text: "ok", Usage: llm.Usage{InputTokens: 50, OutputTokens: 10}}
-	}
+	})
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	inner, _ := llm.New(llm.Options{BaseURL: srv.URL + "/v1", Model: "m", MaxRetries: -1})

@@ -177,7 +177,7 @@ func TestToolModeGivesUpAndSurvivesABadModel(t *testing.T) {
 	}
 
 	fake.Reset()
-	fake.Default = func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Status: 500} }
+	fake.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Status: 500} })
 	r, err = x.Recall(ctx, Query{Prompt: "the exam schedule", MaxResults: 2}, ModeTool)
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +185,7 @@ func TestToolModeGivesUpAndSurvivesABadModel(t *testing.T) {
 	if len(r.Results) == 0 || !strings.Contains(r.Note, "unfiltered") {
 		t.Fatalf("a failing model must leave unfiltered results with a note: %d, %q", len(r.Results), r.Note)
 	}
-	fake.Default = nil
+	fake.SetDefault(nil)
 
 	// A filter that answers but whose summary fails keeps the passages.
 	fake.Reset()
@@ -232,12 +232,12 @@ func TestToolPullsAndReviews(t *testing.T) {
 	x, st := newTestIndex(t, Options{Judge: judge})
 	fillHistory(t, st)
 	syncIndex(t, x)
-	fake.Default = func(req llmtest.Request) llmtest.Reply {
+	fake.SetDefault(func(req llmtest.Request) llmtest.Reply {
 		if scripttest.FormatName(req) == ScriptSummary {
 			return llmtest.Reply{Text: `{"summarized_info": "alice said the schedule is on the board"}`}
 		}
 		return llmtest.Reply{Text: `{"keep": [1], "give_up": false}`}
-	}
+	})
 	type pull struct{ ch, ref, loc, summary string }
 	var pulls []pull
 	var reviewed []Result

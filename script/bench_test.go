@@ -30,7 +30,7 @@ func BenchmarkParse(b *testing.B) {
 // against the fake LLM: input checks, rendering, the call and validation.
 func BenchmarkRunCompress(b *testing.B) {
 	r := newRig(b)
-	r.fake.Default = func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: `{"summary": "short"}`} }
+	r.fake.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: `{"summary": "short"}`} })
 	s, err := Find("compress", "")
 	if err != nil {
 		b.Fatal(err)
@@ -80,9 +80,9 @@ func BenchmarkLoadCached(b *testing.B) {
 // validation and decoding.
 func BenchmarkCallExtraction(b *testing.B) {
 	r := newRig(b)
-	r.fake.Default = func(llmtest.Request) llmtest.Reply {
+	r.fake.SetDefault(func(llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Text: `{"facts":[{"object":"kemo","kind":"person","text":"studies RAG"}],"lines":[],"reinforce":["l3"],"contradict":[]}`}
-	}
+	})
 	lib, err := NewLibrary(LibraryOptions{Generator: r.gen})
 	if err != nil {
 		b.Fatal(err)

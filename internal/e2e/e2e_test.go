@@ -217,9 +217,9 @@ func TestSecondDaemonRefused(t *testing.T) {
 // after a restart, and the stop must take under five seconds.
 func TestSigtermDuringTraffic(t *testing.T) {
 	fake, url := fakeLLM(t)
-	fake.Default = func(llmtest.Request) llmtest.Reply {
+	fake.SetDefault(func(llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Text: "reply", Delay: 30 * time.Millisecond}
-	}
+	})
 	dir := t.TempDir()
 	d := start(t, dir, env(dir, url))
 	type ack struct{ channel, id string }

@@ -35,7 +35,7 @@ func lifeLog(req llmtest.Request) llmtest.Reply {
 
 func TestEventLogEndToEnd(t *testing.T) {
 	fake, url := fakeLLM(t)
-	fake.Default = lifeLog
+	fake.SetDefault(lifeLog)
 	dir := t.TempDir()
 	d := start(t, dir, env(dir, url))
 	for _, text := range []string{"my tomatoes are ripe", "that's settled then"} {

@@ -94,7 +94,7 @@ func (d *daemon) builds(channel string) int {
 // again adds neither messages nor records.
 func testImportBuildsEvents(t *testing.T, path string, wait time.Duration) {
 	fake, llmURL := fakeLLM(t)
-	fake.Default = lifeLog
+	fake.SetDefault(lifeLog)
 	dir := t.TempDir()
 	d := start(t, dir, env(dir, llmURL))
 	sessions, turns := locomoSessions(t, path)

@@ -60,13 +60,13 @@ func follow(t *testing.T, d *daemon, channel string) <-chan map[string]any {
 
 func TestDeferredPlanSpeaksFirst(t *testing.T) {
 	fake, url := fakeLLM(t)
-	fake.Default = func(r llmtest.Request) llmtest.Reply {
+	fake.SetDefault(func(r llmtest.Request) llmtest.Reply {
 		last := r.Messages[len(r.Messages)-1].Content
 		if strings.Contains(last, "^system [") && strings.Contains(last, "Plan p1 is due") {
 			return llmtest.Reply{Text: "该起来活动一下啦！"}
 		}
 		return llmtest.Reply{Text: "ok"}
-	}
+	})
 	dir := t.TempDir()
 	envv := env(dir, url)
 	d := start(t, dir, envv)
@@ -118,12 +118,12 @@ func TestDeferredPlanSpeaksFirst(t *testing.T) {
 // due, and the companion's own message appears in the terminal.
 func TestChatShowsProactiveMessages(t *testing.T) {
 	fake, url := fakeLLM(t)
-	fake.Default = func(r llmtest.Request) llmtest.Reply {
+	fake.SetDefault(func(r llmtest.Request) llmtest.Reply {
 		if strings.Contains(r.Messages[len(r.Messages)-1].Content, "is due now") {
 			return llmtest.Reply{Text: "time to stretch!"}
 		}
 		return llmtest.Reply{Text: "ok"}
-	}
+	})
 	dir := t.TempDir()
 	d := start(t, dir, env(dir, url))
 	due := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339)

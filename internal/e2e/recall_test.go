@@ -106,7 +106,7 @@ func TestImportAndRecall(t *testing.T) {
 
 	// The model recalls through its tool; the passages land in the
 	// pulled-info area of the next turn's prompt.
-	fake.Default = func(req llmtest.Request) llmtest.Reply {
+	fake.SetDefault(func(req llmtest.Request) llmtest.Reply {
 		format := string(req.ResponseFormat)
 		switch {
 		case strings.Contains(format, "recall_filter"):
@@ -119,7 +119,7 @@ func TestImportAndRecall(t *testing.T) {
 			return llmtest.Reply{Text: "anytime"}
 		}
 		return llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "recall", Arguments: `{"prompt": "nyalia's exam", "max_results": 2}`}}}
-	}
+	})
 	code, out, err := d.post("/api/v1/messages", map[string]string{"channel": "home", "user": "nyalia", "text": "didn't we talk about my exam last year?"})
 	if err != nil || code != 200 || fmt.Sprint(out["replies"]) != "[you had a physics exam last February]" {
 		t.Fatalf("turn with recall: %d %v %v", code, out, err)

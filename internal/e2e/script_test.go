@@ -39,7 +39,7 @@ func setupCompression(t *testing.T) (*llmtest.Server, []string, string) {
 		t.Fatal(err)
 	}
 	n := 0
-	fake.Default = func(req llmtest.Request) llmtest.Reply {
+	fake.SetDefault(func(req llmtest.Request) llmtest.Reply {
 		if compressing(req) {
 			user := req.Messages[len(req.Messages)-1].Content
 			i := strings.Index(user, "reply #")
@@ -47,7 +47,7 @@ func setupCompression(t *testing.T) (*llmtest.Server, []string, string) {
 		}
 		n++
 		return llmtest.Reply{Text: fmt.Sprintf("reply #%d %s", n, strings.Repeat("lorem ipsum dolor ", 30))}
-	}
+	})
 	return fake, env(dir, url, "CYAN_CONFIG="+cfgPath), dir
 }
 

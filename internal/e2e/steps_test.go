@@ -42,7 +42,7 @@ func TestStepScriptOverrideWithoutRestart(t *testing.T) {
 	if err := os.WriteFile(cfgPath, []byte("persona: ./persona\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fake.Default = func(req llmtest.Request) llmtest.Reply {
+	fake.SetDefault(func(req llmtest.Request) llmtest.Reply {
 		last := req.Messages[len(req.Messages)-1].Content
 		switch {
 		case formatName(req) == "remember":
@@ -53,7 +53,7 @@ func TestStepScriptOverrideWithoutRestart(t *testing.T) {
 			return llmtest.Reply{Text: "ok", ToolCalls: []llm.ToolCall{{ID: "r", Name: "remember", Arguments: string(args)}}}
 		}
 		return llmtest.Reply{Text: "<empty_reply>"}
-	}
+	})
 	envv := env(dir, url, "CYAN_CONFIG="+cfgPath)
 	d := start(t, dir, envv)
 

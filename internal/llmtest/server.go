@@ -72,6 +72,15 @@ type Request struct {
 	MaxTokens      int
 }
 
+// SetDefault sets Default safely while the server is serving (a test that
+// changes it after httptest.NewServer must use this, or the race detector
+// rightly objects).
+func (s *Server) SetDefault(f func(req Request) Reply) {
+	s.mu.Lock()
+	s.Default = f
+	s.mu.Unlock()
+}
+
 // Enqueue adds replies to play, in order, to the next chat requests.
 func (s *Server) Enqueue(replies ...Reply) {
 	s.mu.Lock()
