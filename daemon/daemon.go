@@ -51,7 +51,8 @@ type Options struct {
 // Daemon is the whole of one running cyan: the System of its parts.
 type Daemon struct {
 	cfg     *config.Config
-	log     *slog.Logger
+	log     *slog.Logger // the daemon's own (component=daemon)
+	root    *slog.Logger // the parts get theirs from it
 	store   *store.Store
 	llm     llm.Client
 	persona atomic.Pointer[persona.Persona]
@@ -85,7 +86,7 @@ func New(o Options) (*Daemon, error) {
 	if now == nil {
 		now = time.Now
 	}
-	d := &Daemon{cfg: cfg, log: log.With("component", "daemon"), ready: o.Ready}
+	d := &Daemon{cfg: cfg, log: log.With("component", "daemon"), root: log, ready: o.Ready}
 
 	p, err := loadPersona(cfg.Persona)
 	if err != nil {

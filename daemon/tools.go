@@ -36,7 +36,7 @@ func (d *Daemon) buildTools(cfg *config.Config, scripts *script.Library, version
 	}
 	tp := &toolParts{}
 	tp.reg = tools.New(tools.Options{Owners: owners, Owner: cfg.Permissions.Owner, Guest: cfg.Permissions.Guest,
-		Logger: d.log.With("component", "tools")})
+		Logger: d.root.With("component", "tools")})
 	home, _ := os.UserHomeDir()
 	tp.paths, err = tools.NewPaths(cfg.Tools.Roots, cfg.DataDir, home)
 	if err != nil {
@@ -56,7 +56,7 @@ func (d *Daemon) buildTools(cfg *config.Config, scripts *script.Library, version
 	if err := tp.reg.Register(tp.extras.CustomTool()); err != nil {
 		return nil, err
 	}
-	tp.mcp = tp.reg.NewMCP(cfg.MCP.Servers, sandbox, version, d.log.With("component", "mcp"))
+	tp.mcp = tp.reg.NewMCP(cfg.MCP.Servers, sandbox, version, d.root.With("component", "mcp"))
 	tp.limits, err = limitproc.New(cfg.Limits)
 	if err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func (d *Daemon) buildTools(cfg *config.Config, scripts *script.Library, version
 }
 
 func (tp *toolParts) enableApprovals(d *Daemon, ttl time.Duration, now func() time.Time) {
-	tp.reg.EnableApprovals(tools.ApprovalOptions{Store: d.store, TTL: ttl, Now: now, Logger: d.log.With("component", "approvals")})
+	tp.reg.EnableApprovals(tools.ApprovalOptions{Store: d.store, TTL: ttl, Now: now, Logger: d.root.With("component", "approvals")})
 }
 
 // callerOf is the tools' view of a turn.
