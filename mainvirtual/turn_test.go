@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/cyan-agent/cyan/notation"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -46,13 +45,7 @@ type rig struct {
 
 func newRig(t *testing.T, mutate func(*Options)) *rig {
 	t.Helper()
-	fake := new(llmtest.Server)
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
-	client, err := llm.New(llm.Options{BaseURL: srv.URL + "/v1", Model: "fake-model", MaxRetries: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, client := llmtest.Start(t)
 	st, err := store.Open(store.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package observer
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -213,13 +212,10 @@ func TestSelfDecidedNotNowStaysSilent(t *testing.T) {
 }
 
 func TestBudgetPausesAndResumes(t *testing.T) {
-	fake := new(llmtest.Server)
+	fake, inner := llmtest.Start(t)
 	fake.SetDefault(func(llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Text: "ok", Usage: llm.Usage{InputTokens: 50, OutputTokens: 10}}
 	})
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	inner, _ := llm.New(llm.Options{BaseURL: srv.URL + "/v1", Model: "m", MaxRetries: -1})
 	st := memStore(t)
 	h := newHarness(t, st, day1, Options{})
 	ms := marks{db: st.DB()}

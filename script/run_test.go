@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,13 +29,7 @@ type rig struct {
 
 func newRig(t testing.TB) *rig {
 	t.Helper()
-	fake := new(llmtest.Server)
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
-	client, err := llm.New(llm.Options{BaseURL: srv.URL + "/v1", Model: "fake-model", MaxRetries: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, client := llmtest.Start(t)
 	st, err := store.Open(store.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)

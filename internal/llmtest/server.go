@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/cyan-agent/cyan/llm"
@@ -375,4 +377,19 @@ func fragments(s string, n int) []string {
 		n = (len(r) + 1) / 2
 	}
 	return chunks(s, n)
+}
+
+// Start serves a new fake on a local port for the test's duration and
+// returns it with a client of its OpenAI-compatible endpoint (model
+// "fake-model", no retries).
+func Start(t testing.TB) (*Server, llm.Client) {
+	t.Helper()
+	fake := new(Server)
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	client, err := llm.New(llm.Options{BaseURL: srv.URL + "/v1", Model: "fake-model", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fake, client
 }
