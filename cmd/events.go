@@ -143,21 +143,10 @@ func eventsRollup(io IO, args []string) error {
 }
 
 func runObjects(io IO, args []string) error {
-	asJSON, err := lsVerb(io, "objects", args)
-	if err != nil {
-		return err
-	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		return printRaw(io, newClient(cfg), "/api/v1/objects")
-	}
 	var out struct {
 		Objects []events.Object `json:"objects"`
 	}
-	if err := newClient(cfg).do("GET", "/api/v1/objects", nil, &out); err != nil {
+	if printed, err := lsFetch(io, "objects", args, &out); err != nil || printed {
 		return err
 	}
 	for _, o := range out.Objects {
@@ -174,21 +163,10 @@ func runObjects(io IO, args []string) error {
 }
 
 func runRelations(io IO, args []string) error {
-	asJSON, err := lsVerb(io, "relations", args)
-	if err != nil {
-		return err
-	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		return printRaw(io, newClient(cfg), "/api/v1/relations")
-	}
 	var out struct {
 		Relations []events.Relation `json:"relations"`
 	}
-	if err := newClient(cfg).do("GET", "/api/v1/relations", nil, &out); err != nil {
+	if printed, err := lsFetch(io, "relations", args, &out); err != nil || printed {
 		return err
 	}
 	if len(out.Relations) == 0 {
@@ -208,6 +186,24 @@ func runRelations(io IO, args []string) error {
 }
 
 // lsVerb parses "ls [--json]", the one verb of objects and relations.
+// lsFetch runs "cyan NAME ls [--json]": with --json it prints the daemon's
+// answer to GET /api/v1/NAME (printed is true); otherwise it decodes the
+// answer into out for the caller to show.
+func lsFetch(io IO, name string, args []string, out any) (printed bool, err error) {
+	asJSON, err := lsVerb(io, name, args)
+	if err != nil {
+		return false, err
+	}
+	cfg, err := loadConfig(io)
+	if err != nil {
+		return false, err
+	}
+	if asJSON {
+		return true, printRaw(io, newClient(cfg), "/api/v1/"+name)
+	}
+	return false, newClient(cfg).do("GET", "/api/v1/"+name, nil, out)
+}
+
 func lsVerb(io IO, name string, args []string) (asJSON bool, err error) {
 	fs := newFlags(io, name)
 	j := fs.Bool("json", false, "print the daemon's JSON answer")
