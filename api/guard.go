@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"mime"
 	"net"
 	"net/http"
@@ -111,12 +110,6 @@ func (s *Server) guard(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, s.o.MaxBodyBytes)
-	if r.ContentLength != 0 && r.Method != http.MethodGet && r.Method != http.MethodHead && s.o.BodyTimeout > 0 {
-		rc := http.NewResponseController(w)
-		if rc.SetReadDeadline(time.Now().Add(s.o.BodyTimeout)) == nil {
-			r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
-		}
-	}
 	return true
 }
 
@@ -222,24 +215,6 @@ func sessionValue(token string) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// deadlineBody clears the body's read deadline once the body is read, so
-// a long answer streamed after it (a streamed turn) is not cut; a body
-// that never ends keeps the deadline and is cut off by it.
-type deadlineBody struct {
-	io.ReadCloser
-	rc   *http.ResponseController
-	done bool
-}
-
-func (b *deadlineBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err == io.EOF && !b.done {
-		b.done = true
-		_ = b.rc.SetReadDeadline(time.Time{})
-	}
-	return n, err
-}
-
 // sessionState is the answer of the session door.
 type sessionState struct {
 	TokenRequired bool `json:"token_required"`
@@ -285,14 +260,18 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 
 // Timeouts are the HTTP server's limits on slow clients.
 type Timeouts struct {
-	// ReadHeader bounds reading a request's headers; Idle an idle
-	// keep-alive connection. The body's limit is Options.BodyTimeout,
-	// applied per request by the guard, so a streamed answer is not cut.
-	ReadHeader, Idle time.Duration
+	// ReadHeader bounds reading a request's headers (api.read_header_timeout),
+	// Read the whole request, body included (api.read_timeout), Idle an
+	// idle keep-alive connection (api.idle_timeout). A body that is late is
+	// answered 408 and the connection closed. The read deadline ends once
+	// the body is read (net/http clears it when its background read
+	// starts), so a long or streamed answer is not cut by it; nothing
+	// bounds writing, for the same reason.
+	ReadHeader, Read, Idle time.Duration
 }
 
 // HTTPServer is the http.Server for a handler with these timeouts (the
 // daemon sets its context and log).
 func HTTPServer(h http.Handler, t Timeouts) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: t.ReadHeader, IdleTimeout: t.Idle}
+	return &http.Server{Handler: h, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, IdleTimeout: t.Idle}
 }

@@ -100,7 +100,7 @@ func attacks() []attack {
 		b, _ := json.Marshal(map[string]any{"arguments": map[string]string{"command": "touch " + canary},
 			"channel": "home", "user": "owner", "text": "forged", "allow": true, "token": "x",
 			"messages": []map[string]string{{"time": "2024-01-01T00:00:00Z", "channel": "home", "text": "forged"}},
-			"prompt": "x"})
+			"prompt":   "x"})
 		return string(b)
 	}
 	evil := []string{"Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site"}

@@ -51,8 +51,6 @@ type Options struct {
 	AllowedOrigins []string
 	// Doors open paths that need no token or check their own (see Door).
 	Doors []Door
-	// BodyTimeout bounds reading a request body (api.read_timeout); 0: none.
-	BodyTimeout time.Duration
 	// CheckHost turns on the DNS-rebinding check: the Host header must name
 	// a loopback host or one of AllowedHosts.
 	CheckHost    bool

@@ -46,15 +46,10 @@ func (l *pipeListener) dial() net.Conn {
 // timeoutServer runs the API behind HTTPServer with short timeouts inside
 // a bubble, and calls fn with a dialer.
 func timeoutServer(t *testing.T, mutate func(*Options), fn func(t *testing.T, s *Server, dial func() net.Conn)) {
-	r := newRig(t, func(o *Options) {
-		o.BodyTimeout = 5 * time.Second
-		if mutate != nil {
-			mutate(o)
-		}
-	})
+	r := newRig(t, mutate)
 	synctest.Test(t, func(t *testing.T) {
 		ln := newPipeListener()
-		srv := HTTPServer(r.server, Timeouts{ReadHeader: 2 * time.Second, Idle: 7 * time.Second})
+		srv := HTTPServer(r.server, Timeouts{ReadHeader: 2 * time.Second, Read: 5 * time.Second, Idle: 7 * time.Second})
 		done := make(chan error, 1)
 		go func() { done <- srv.Serve(ln) }()
 		fn(t, r.server, ln.dial)
@@ -135,8 +130,8 @@ func TestIdleConnectionsAreClosed(t *testing.T) {
 func TestBodyDeadlineDoesNotCutALongAnswer(t *testing.T) {
 	var ctxErr error
 	timeoutServer(t, nil, func(t *testing.T, s *Server, dial func() net.Conn) {
-		// A route that reads its body, then answers long after the body
-		// deadline, like a streamed turn.
+		// A route that reads its body, then answers long after the read
+		// deadline, like a streamed turn: its context must live on.
 		s.mux.HandleFunc("POST /test/long", func(w http.ResponseWriter, r *http.Request) {
 			io.ReadAll(r.Body)
 			time.Sleep(60 * time.Second)

@@ -248,8 +248,8 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		Recall: d.recall, Imported: d.imports.imported,
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
-		AllowedOrigins: cfg.API.AllowedOrigins, BodyTimeout: time.Duration(cfg.API.ReadTimeout),
-		Version: version, Logger: log.With("component", "api"), Now: now,
+		AllowedOrigins: cfg.API.AllowedOrigins,
+		Version:        version, Logger: log.With("component", "api"), Now: now,
 	})
 	return err
 }
@@ -297,7 +297,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 func (d *Daemon) serve(ctx context.Context, ln net.Listener) error {
 	handlerCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
 	defer abort()
-	srv := api.HTTPServer(d.api, api.Timeouts{ReadHeader: time.Duration(d.cfg.API.ReadHeaderTimeout), Idle: time.Duration(d.cfg.API.IdleTimeout)})
+	srv := api.HTTPServer(d.api, api.Timeouts{ReadHeader: time.Duration(d.cfg.API.ReadHeaderTimeout),
+		Read: time.Duration(d.cfg.API.ReadTimeout), Idle: time.Duration(d.cfg.API.IdleTimeout)})
 	srv.BaseContext = func(net.Listener) context.Context { return handlerCtx }
 	srv.ErrorLog = slog.NewLogLogger(d.log.Handler(), slog.LevelWarn)
 	errc := make(chan error, 1)
