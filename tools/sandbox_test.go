@@ -220,7 +220,9 @@ func tricks(root string) []trick {
 		{"xxd -r -p", func(p, _ string) string { return `cat "$(echo ` + hex.EncodeToString([]byte(p)) + ` | xxd -r -p)"` }},
 		{"here-doc script", func(p, _ string) string { return "sh <<'EOF'\ncat " + q(p) + "\nEOF" }},
 		{"here-doc into xargs", func(p, _ string) string { return "xargs cat <<'EOF'\n" + p + "\nEOF" }},
-		{"bash here-string", func(p, _ string) string { return `bash -c 'cat <<< "$(cat ` + strings.ReplaceAll(q(p), "'", `'\''`) + `)"'` }},
+		{"bash here-string", func(p, _ string) string {
+			return `bash -c 'cat <<< "$(cat ` + strings.ReplaceAll(q(p), "'", `'\''`) + `)"'`
+		}},
 		{"bash brace expansion", func(p, _ string) string { return "bash -c " + q("cat {"+p+",/nonexistent} 2>/dev/null") }},
 		{"eval", func(p, _ string) string { return `eval "cat ` + q(p) + `"` }},
 		{"IFS word splitting", func(p, _ string) string { return "IFS=@; c=" + q("cat@"+p) + "; $c" }},
@@ -249,7 +251,9 @@ func tricks(root string) []trick {
 		{"find / by name", func(p, _ string) string {
 			return "find / -path /usr -prune -o -path /proc -prune -o -name " + q(base(p)) + " -type f -exec cat {} + 2>/dev/null"
 		}},
-		{"python3", func(p, _ string) string { return "/usr/bin/python3 -c " + q("print(open("+fmt.Sprintf("%q", p)+").read())") }},
+		{"python3", func(p, _ string) string {
+			return "/usr/bin/python3 -c " + q("print(open("+fmt.Sprintf("%q", p)+").read())")
+		}},
 		{"perl", func(p, _ string) string { return "perl -ne print " + q(p) }},
 		{"bash -c", func(p, _ string) string { return "bash -c " + q("cat "+q(p)) }},
 		{"git diff --no-index", func(p, _ string) string { return "git diff --no-index /dev/null " + q(p) + "; true" }},
