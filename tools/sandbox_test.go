@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"maps"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -450,4 +452,44 @@ func TestJailWithoutBwrap(t *testing.T) {
 	if off.Err() != nil || !off.Off() || !strings.Contains(off.String(), "unconfined") {
 		t.Fatalf("off: %v %s", off.Err(), off)
 	}
+}
+
+// BenchmarkCommand is the cost of one terminal command, unconfined and in
+// the jail (whose cost is bwrap's namespaces plus the walk for secrets).
+func BenchmarkCommand(b *testing.B) {
+	root := b.TempDir()
+	for _, tc := range []struct {
+		name string
+		jail *Jail
+	}{{"unconfined", nil}, {"bwrap", NewJail(JailOptions{Roots: []string{root}})}} {
+		b.Run(tc.name, func(b *testing.B) {
+			if tc.jail != nil && tc.jail.Err() != nil {
+				b.Skip(tc.jail.Err())
+			}
+			sb := &Sandbox{Jail: tc.jail}
+			for b.Loop() {
+				if res, err := sb.Run(context.Background(), []string{"/bin/sh", "-c", "echo ok"}, root, nil); err != nil || res.Exit != 0 {
+					b.Fatal(res, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkWrapLargeRoot is the walk for secrets before each command, over
+// a root as large as the Go distribution's source.
+func BenchmarkWrapLargeRoot(b *testing.B) {
+	root := filepath.Join(runtime.GOROOT(), "src")
+	files := 0
+	filepath.WalkDir(root, func(string, fs.DirEntry, error) error { files++; return nil })
+	j := NewJail(JailOptions{Roots: []string{root}})
+	if j.Err() != nil {
+		b.Skip(j.Err())
+	}
+	for b.Loop() {
+		if _, err := j.Wrap([]string{"true"}, root, nil, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(files), "entries")
 }
