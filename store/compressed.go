@@ -34,6 +34,9 @@ func (s *Store) PutCompressed(id string, c Compressed) error {
 	if err != nil {
 		return err
 	}
+	if err := s.guard.check(); err != nil {
+		return fmt.Errorf("store: put compressed %s: %w", id, err)
+	}
 	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(compressedKey(u), b) }); err != nil {
 		return fmt.Errorf("store: put compressed %s: %w", id, err)
 	}

@@ -4,6 +4,15 @@
 // disk (SyncWrites), so an acknowledged message survives kill -9. One daemon
 // owns a data dir at a time; a second one gets ErrLocked.
 //
+// The store keeps its disk from filling (space.go): Badger writes through
+// memory maps, where a full disk kills the process with SIGBUS, so every
+// write of the store first checks that the disk keeps Options.MinFree free
+// (else ErrDiskFull, with the disk and folder named) and that the data dir
+// is still the one opened (else ErrDataDirGone); Badger's write-ahead logs
+// are preallocated. Open repairs what a killed start leaves behind
+// (repair.go), and CloseWithin never hangs on a disk that is gone, full or
+// failing (close.go).
+//
 // Later packages (memory, events, recall) keep their own key spaces in the
 // same database through DB; the prefixes in keys.go are the registry.
 //

@@ -56,6 +56,9 @@ func (s *Store) Import(msgs []*Message) ([]*Message, error) {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	if err := s.guard.check(); err != nil {
+		return nil, fmt.Errorf("store: import: %w", err)
+	}
 	var added []*Message
 	seq := s.seq
 	var gen histIDs
@@ -88,6 +91,9 @@ func (s *Store) Import(msgs []*Message) ([]*Message, error) {
 		b, err2 := s.Import(msgs[len(msgs)/2:])
 		s.wmu.Lock()
 		return append(a, b...), errors.Join(err1, err2)
+	}
+	if err == nil {
+		err = s.guard.after()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: import: %w", err)

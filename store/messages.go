@@ -137,6 +137,9 @@ func (s *Store) AppendHistory(msgs ...*Message) error {
 func (s *Store) write(msgs []*Message) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	if err := s.guard.check(); err != nil {
+		return fmt.Errorf("store: append: %w", err)
+	}
 	seq := s.seq
 	err := s.db.Update(func(txn *badger.Txn) error {
 		for _, m := range msgs {
@@ -147,6 +150,9 @@ func (s *Store) write(msgs []*Message) error {
 		}
 		return nil
 	})
+	if err == nil {
+		err = s.guard.after()
+	}
 	if err != nil {
 		return fmt.Errorf("store: append: %w", err)
 	}
@@ -385,6 +391,9 @@ func (s *Store) Channels() ([]Channel, error) {
 
 // PutTrace keeps the last prompt-packet trace of a channel.
 func (s *Store) PutTrace(channel string, trace []byte) error {
+	if err := s.guard.check(); err != nil {
+		return fmt.Errorf("store: put trace %s: %w", channel, err)
+	}
 	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(traceKey(channel), trace) }); err != nil {
 		return fmt.Errorf("store: put trace %s: %w", channel, err)
 	}

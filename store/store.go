@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -21,13 +22,20 @@ type Options struct {
 	InMemory bool
 	// Logger receives Badger's warnings and errors; nil discards them.
 	Logger *slog.Logger
+	// MinFree is the free space (bytes) the store keeps on its disk: a
+	// write that would leave less is refused with ErrDiskFull (0:
+	// DefaultMinFree).
+	MinFree uint64
 }
 
 // Store is the open database of one data dir.
 type Store struct {
 	db   *badger.DB
 	lock *dirLock
-	ids  idGen
+	// guard refuses writes on a full disk or a removed data dir (nil in
+	// memory).
+	guard *guard
+	ids   idGen
 	log  *slog.Logger
 
 	// wmu serialises message writes, so the arrival log's order is the
@@ -66,12 +74,16 @@ func Open(o Options) (*Store, error) {
 			return nil, err
 		}
 		lock = l
+		if err := repair(filepath.Join(o.Dir, "db"), log); err != nil {
+			lock.release()
+			return nil, err
+		}
 		opts = badger.DefaultOptions(filepath.Join(o.Dir, "db"))
 	}
 	opts = opts.
 		WithSyncWrites(true).
 		WithLogger(badgerLogger{log}).
-		WithMemTableSize(32 << 20).
+		WithMemTableSize(memTableSize).
 		WithValueLogFileSize(256 << 20).
 		WithBlockCacheSize(64 << 20).
 		WithIndexCacheSize(32 << 20).
@@ -85,7 +97,15 @@ func Open(o Options) (*Store, error) {
 		return nil, fmt.Errorf("store: open database in %s: %w", o.Dir, err)
 	}
 	s := &Store{db: db, lock: lock, log: log}
-	err = s.seedIDs()
+	if sys := defaultDisk(); !o.InMemory && sys != nil {
+		s.guard, err = newGuard(o.Dir, cmp.Or(o.MinFree, DefaultMinFree), sys)
+		if err == nil {
+			s.guard.allocateLogs()
+		}
+	}
+	if err == nil {
+		err = s.seedIDs()
+	}
 	if err == nil {
 		err = s.seedArrivals()
 	}

@@ -45,6 +45,7 @@ var allowed = map[string][]string{
 	"internal/browsertest": {},
 	"internal/e2e":         {},
 	"internal/layout":      {},
+	"internal/smallfs":     {},
 }
 
 func repoRoot(t *testing.T) string {

@@ -1,0 +1,218 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// DefaultMinFree is the free space the store keeps on the disk of its data
+// dir unless Options.MinFree says otherwise: room for Badger to rotate a
+// memtable (its write-ahead log is preallocated), flush it to a table and
+// run the compaction that follows, so that the database never runs out of
+// space in the middle of a write.
+const DefaultMinFree = 64 << 20
+
+// memTableSize is Badger's memtable size in this store. Its write-ahead
+// log file is twice as large and is preallocated (see guard.allocate).
+const memTableSize = 8 << 20
+
+// ErrDiskFull: the disk of the data dir has less free space than the store
+// keeps; nothing was written. The error (a *SpaceError) says which disk.
+var ErrDiskFull = errors.New("the disk is full")
+
+// ErrDataDirGone: the data dir was removed (or replaced) while the store
+// was open; nothing more can be stored.
+var ErrDataDirGone = errors.New("the data folder was removed")
+
+// SpaceError is a write refused because the data dir's disk is (nearly)
+// full. errors.Is(err, ErrDiskFull) holds.
+type SpaceError struct {
+	Dir   string // the data dir
+	Mount string // the mount point of its disk ("" when unknown)
+	Free  uint64 // bytes free for this user
+	Need  uint64 // bytes the store keeps free
+}
+
+func (e *SpaceError) Error() string {
+	disk := "the disk"
+	if e.Mount != "" {
+		disk = fmt.Sprintf("the disk mounted at %s", e.Mount)
+	}
+	return fmt.Sprintf("%s, which holds the data folder %s, is full: %s free, and cyan keeps %s free so that its database never runs out of space in the middle of a write; nothing was stored. Free some space there (or raise the disk's size) and writes resume by themselves",
+		disk, e.Dir, humanBytes(e.Free), humanBytes(e.Need))
+}
+
+func (e *SpaceError) Unwrap() error { return ErrDiskFull }
+
+// GoneError is a write refused because the data dir is gone.
+// errors.Is(err, ErrDataDirGone) holds.
+type GoneError struct{ Dir string }
+
+func (e *GoneError) Error() string {
+	return fmt.Sprintf("the data folder %s was removed while cyan was running; nothing more can be stored. Stop cyan, then restore the folder (cyan restore BACKUP) or start again with an empty one", e.Dir)
+}
+
+func (e *GoneError) Unwrap() error { return ErrDataDirGone }
+
+// IsUnavailable reports whether err is a write the store refused because
+// of its disk (full) or its data dir (gone): the caller should answer "try
+// later" (507 or 503), not "internal error".
+func IsUnavailable(err error) bool {
+	return errors.Is(err, ErrDiskFull) || errors.Is(err, ErrDataDirGone)
+}
+
+// diskInfo is what the guard asks the system about a path.
+type diskInfo interface {
+	// free returns the bytes available to this user on path's disk.
+	free(path string) (uint64, error)
+	// identity returns the device and inode of path.
+	identity(path string) (dev, ino uint64, err error)
+	// allocate reserves the blocks of a file's whole length, so writes
+	// through a memory map into it cannot fail for lack of space.
+	allocate(path string) error
+}
+
+// guard checks, before each write of the store, that the data dir is
+// still the one opened and that its disk has room; it preallocates
+// Badger's write-ahead logs as they appear. Badger writes its files
+// through memory maps, and a write into a map of a full disk kills the
+// process with SIGBUS instead of returning an error; the guard keeps the
+// disk from getting there, so a full disk is an error a caller can show.
+type guard struct {
+	dir, dbDir string
+	minFree    uint64
+	sys        diskInfo
+
+	mu        sync.Mutex
+	dev, ino  uint64          // of dbDir when opened
+	allocated map[string]bool // write-ahead logs already preallocated
+	mount     string
+}
+
+func newGuard(dir string, minFree uint64, sys diskInfo) (*guard, error) {
+	g := &guard{dir: dir, dbDir: filepath.Join(dir, "db"), minFree: minFree, sys: sys, allocated: map[string]bool{}}
+	dev, ino, err := sys.identity(g.dbDir)
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", g.dbDir, err)
+	}
+	g.dev, g.ino = dev, ino
+	g.mount = mountPoint(dir, sys)
+	return g, nil
+}
+
+// check returns nil when a write may go ahead.
+func (g *guard) check() error {
+	if g == nil {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.present(); err != nil {
+		return err
+	}
+	g.allocateLogs()
+	free, err := g.sys.free(g.dbDir)
+	if err != nil {
+		return nil // cannot tell: let Badger try
+	}
+	if free < g.minFree {
+		return &SpaceError{Dir: g.dir, Mount: g.mount, Free: free, Need: g.minFree}
+	}
+	return nil
+}
+
+// after checks, once a write returned, that it went into the data dir
+// still there: a write into the files of a removed folder "succeeds" and
+// is lost, and must not be acknowledged.
+func (g *guard) after() error {
+	if g == nil {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.present()
+}
+
+// present returns a *GoneError when the database folder is not the one
+// opened any more.
+func (g *guard) present() error {
+	dev, ino, err := g.sys.identity(g.dbDir)
+	if err != nil || dev != g.dev || ino != g.ino {
+		return &GoneError{Dir: g.dir}
+	}
+	return nil
+}
+
+// allocateLogs preallocates every write-ahead log (*.mem) not yet done.
+// A failure (no room) is left for the free-space check to report; a
+// filesystem without fallocate is fine, the free-space check then carries
+// the whole load.
+func (g *guard) allocateLogs() {
+	entries, err := os.ReadDir(g.dbDir)
+	if err != nil {
+		return
+	}
+	seen := make(map[string]bool, len(g.allocated))
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".mem") {
+			continue
+		}
+		seen[name] = true
+		if g.allocated[name] {
+			continue
+		}
+		if err := g.sys.allocate(filepath.Join(g.dbDir, name)); err == nil {
+			g.allocated[name] = true
+		}
+	}
+	for name := range g.allocated {
+		if !seen[name] {
+			delete(g.allocated, name)
+		}
+	}
+}
+
+// closeNeed is the free space a clean close needs: Badger flushes the
+// memtable to a table, written through a memory map.
+func (g *guard) closeNeed() uint64 { return 2 * memTableSize }
+
+// mountPoint is the highest ancestor of dir on the same device.
+func mountPoint(dir string, sys diskInfo) string {
+	dev, _, err := sys.identity(dir)
+	if err != nil {
+		return ""
+	}
+	mount := dir
+	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+		d, _, err := sys.identity(p)
+		if err != nil || d != dev {
+			return mount
+		}
+		mount = p
+		if p == filepath.Dir(p) {
+			return mount
+		}
+	}
+}
+
+func humanBytes(n uint64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// Writable returns nil when the store can take a write now; otherwise the
+// error a write would get (ErrDiskFull, ErrDataDirGone). Packages that
+// write through DB in bulk check it first.
+func (s *Store) Writable() error { return s.guard.check() }
