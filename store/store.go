@@ -36,7 +36,7 @@ type Store struct {
 	// memory).
 	guard *guard
 	ids   idGen
-	log  *slog.Logger
+	log   *slog.Logger
 
 	// wmu serialises message writes, so the arrival log's order is the
 	// order of commits: a reader that has seen seq n has seen every
