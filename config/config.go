@@ -35,6 +35,12 @@ type Config struct {
 	Generate Generate `yaml:"generate"`
 	// Embed selects the recall embedder.
 	Embed Embed `yaml:"embed"`
+	// ShutdownTimeout bounds a shutdown (SIGTERM, cyan stop); Store and
+	// Backup are the database's safety margin and scheduled backups
+	// (trust.go).
+	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
+	Store           Store    `yaml:"store"`
+	Backup          Backup   `yaml:"backup"`
 
 	// File is the configuration file that was read ("" when none was).
 	File string `yaml:"-"`
@@ -376,6 +382,10 @@ func Defaults() Config {
 		},
 		Generate: Generate{Traces: 1000},
 		Embed:    Embed{Provider: "builtin", Index: "flat"},
+
+		ShutdownTimeout: Duration(DefaultShutdownTimeout),
+		Store:           Store{MinFreeMB: 64},
+		Backup:          Backup{Keep: 7},
 	}
 }
 

@@ -33,8 +33,9 @@ import (
 // TokenFile is the bearer token's file in the data dir (mode 0600).
 const TokenFile = "api-token"
 
-// ShutdownTimeout bounds a clean shutdown.
-const ShutdownTimeout = 5 * time.Second
+// ShutdownTimeout is the default bound of a shutdown (config
+// shutdown_timeout).
+const ShutdownTimeout = config.DefaultShutdownTimeout
 
 // Options configure New.
 type Options struct {
@@ -110,7 +111,7 @@ func New(o Options) (*Daemon, error) {
 		d.token = tok
 	}
 
-	st, err := store.Open(store.Options{Dir: cfg.DataDir, Logger: log.With("component", "store")})
+	st, err := store.Open(store.Options{Dir: cfg.DataDir, Logger: log.With("component", "store"), MinFree: uint64(cfg.Store.MinFreeMB) << 20})
 	if err != nil {
 		return nil, err
 	}
@@ -257,15 +258,11 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 // Run serves until ctx ends or a part fails, then shuts everything down and
 // closes the store. It returns nil after a clean stop.
 func (d *Daemon) Run(ctx context.Context) error {
-	defer func() {
-		d.tools.paths.Close()
-		if err := d.store.Close(); err != nil {
-			d.log.Error("close store", "err", err)
-		}
-	}()
+	limit := time.Duration(d.cfg.ShutdownTimeout)
 	ln, err := net.Listen("tcp", d.cfg.Addr)
 	if err != nil {
-		return listenError(d.cfg.Addr, err)
+		d.tools.paths.Close()
+		return errors.Join(listenError(d.cfg.Addr, err), d.closeStore(time.Now().Add(limit)))
 	}
 	actors := []actor{{name: "api", run: func(ctx context.Context) error { return d.serve(ctx, ln) }}}
 	if dir := d.cfg.Persona; dir != "" {
@@ -284,16 +281,23 @@ func (d *Daemon) Run(ctx context.Context) error {
 		actor{name: "recall", run: d.recall.Run},
 		actor{name: "import-events", run: d.imports.run},
 		actor{name: "approvals", run: func(ctx context.Context) error { return d.tools.reg.Approvals().Run(ctx, time.Minute) }})
-	return runGroup(ctx, actors, func(name string, err error) {
+	began, err := runBounded(ctx, actors, share(limit, partsShare), d.log, func(name string, err error) {
 		if err != nil {
 			d.log.Error("part stopped", "part", name, "err", err)
 		}
 	})
+	d.tools.paths.Close()
+	err = errors.Join(err, d.closeStore(began.Add(limit-closeMargin)))
+	if err == nil {
+		d.log.Info("stopped", "took", time.Since(began).Round(time.Millisecond))
+	}
+	return err
 }
 
 // serve runs the HTTP server. On shutdown it stops taking requests and gives
-// those in flight most of ShutdownTimeout; then it cancels them (their LLM
-// calls end, their incoming messages are already stored) and closes.
+// those in flight a share of shutdown_timeout; then it cancels them (their
+// LLM calls end, their incoming messages are already stored, and a retry
+// with the same idempotency key answers them) and closes.
 func (d *Daemon) serve(ctx context.Context, ln net.Listener) error {
 	handlerCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
 	defer abort()
@@ -315,12 +319,13 @@ func (d *Daemon) serve(ctx context.Context, ln net.Listener) error {
 	}
 	d.log.Info("shutting down")
 	d.hub.Close() // end the streams, so they do not hold the shutdown
-	graceful, cancel := context.WithTimeout(context.Background(), ShutdownTimeout-time.Second)
+	limit := time.Duration(d.cfg.ShutdownTimeout)
+	graceful, cancel := context.WithTimeout(context.Background(), share(limit, httpGraceShare))
 	defer cancel()
 	if err := srv.Shutdown(graceful); err != nil {
 		d.log.Warn("requests still running at the deadline; cancelling them", "err", err)
 		abort()
-		hard, cancel2 := context.WithTimeout(context.Background(), 800*time.Millisecond)
+		hard, cancel2 := context.WithTimeout(context.Background(), share(limit, httpHardShare))
 		defer cancel2()
 		if err := srv.Shutdown(hard); err != nil {
 			_ = srv.Close()

@@ -1,0 +1,62 @@
+package config
+
+import (
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// Store tunes the database's safety margin.
+type Store struct {
+	// MinFreeMB is the free space, in megabytes, the store keeps on the
+	// disk of the data dir: a write that would leave less is refused with
+	// a clear error (the API answers 507) until space is freed.
+	MinFreeMB int `yaml:"min_free_mb"`
+}
+
+// Backup schedules backups of the running daemon.
+type Backup struct {
+	// Schedule is a cron spec (5 fields, local time); empty: no scheduled
+	// backups (cyan backup FILE still works).
+	Schedule string `yaml:"schedule"`
+	// Dir is where scheduled backups are written; empty: <data dir>/backups.
+	Dir string `yaml:"dir"`
+	// Keep is how many scheduled backups are kept; older ones are removed.
+	Keep int `yaml:"keep"`
+}
+
+// DefaultShutdownTimeout bounds a shutdown unless shutdown_timeout says
+// otherwise.
+const DefaultShutdownTimeout = 10 * time.Second
+
+// BackupDir is the folder of scheduled backups.
+func (c *Config) BackupDir() string {
+	if c.Backup.Dir != "" {
+		return c.Backup.Dir
+	}
+	return filepath.Join(c.DataDir, "backups")
+}
+
+// validateTrust checks shutdown_timeout, store and backup.
+func (c *Config) validateTrust(bad func(key, format string, args ...any)) {
+	if d := time.Duration(c.ShutdownTimeout); d < time.Second || d > 10*time.Minute {
+		bad("shutdown_timeout", "%s is out of range 1s–10m", d)
+	}
+	if c.Store.MinFreeMB < 1 || c.Store.MinFreeMB > 1<<20 {
+		bad("store.min_free_mb", "%d is out of range 1–1048576 (megabytes kept free on the data dir's disk; 64 is the default)", c.Store.MinFreeMB)
+	}
+	b := c.Backup
+	if strings.TrimSpace(b.Schedule) != "" {
+		if _, err := cron.ParseStandard(b.Schedule); err != nil {
+			bad("backup.schedule", "%q is not a cron spec (%v); write five fields, e.g. \"30 3 * * *\" for 03:30 every day", b.Schedule, err)
+		}
+	}
+	if b.Dir != "" && !filepath.IsAbs(b.Dir) {
+		bad("backup.dir", "%q is not a full path; name the folder for backups by its absolute path", b.Dir)
+	}
+	if b.Keep < 1 || b.Keep > 10000 {
+		bad("backup.keep", "%d is out of range 1–10000", b.Keep)
+	}
+}

@@ -1,0 +1,44 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTrustSection(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Load(envOf(map[string]string{EnvDataDir: dir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if time.Duration(c.ShutdownTimeout) != 10*time.Second || c.Store.MinFreeMB != 64 || c.Backup.Keep != 7 || c.Backup.Schedule != "" {
+		t.Fatalf("defaults: %v %+v %+v", c.ShutdownTimeout, c.Store, c.Backup)
+	}
+	if c.BackupDir() != dir+"/backups" {
+		t.Fatalf("BackupDir = %q", c.BackupDir())
+	}
+	c, err = Load(envOf(map[string]string{EnvDataDir: dir, EnvConfig: "testdata/trust.good.yml"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if time.Duration(c.ShutdownTimeout) != 20*time.Second || c.Store.MinFreeMB != 128 || c.Backup.Keep != 14 ||
+		c.Backup.Schedule != "30 3 * * *" || c.BackupDir() != "/var/backups/cyan" {
+		t.Fatalf("from the file: %v %+v %+v", c.ShutdownTimeout, c.Store, c.Backup)
+	}
+	_, err = Load(envOf(map[string]string{EnvDataDir: dir, EnvConfig: "testdata/trust.bad.yml"}))
+	if err == nil {
+		t.Fatal("trust.bad.yml loaded")
+	}
+	for _, want := range []string{
+		"trust.bad.yml:1: shutdown_timeout: 0s is out of range",
+		"trust.bad.yml:3: store.min_free_mb: 0 is out of range",
+		"trust.bad.yml:5: backup.schedule: \"every night\" is not a cron spec",
+		"trust.bad.yml:6: backup.dir: \"backups\" is not a full path",
+		"trust.bad.yml:7: backup.keep: 0 is out of range",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in:\n%v", want, err)
+		}
+	}
+}
