@@ -187,6 +187,9 @@ func (s *Server) listTheories(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) internal(w http.ResponseWriter, err error) {
+	if storeUnavailable(w, err, "") {
+		return
+	}
 	s.log.Error("request failed", "err", err)
 	writeError(w, http.StatusInternalServerError, "internal", "internal error: "+err.Error())
 }

@@ -22,6 +22,9 @@ type postMessageRequest struct {
 	Text string `json:"text"`
 	// Stream answers with server-sent events as the reply is produced.
 	Stream bool `json:"stream"`
+	// MessageID is the client's own id of the message, used as its
+	// idempotency key (as the Idempotency-Key header is).
+	MessageID string `json:"message_id"`
 }
 
 type postMessageResponse struct {
@@ -30,6 +33,9 @@ type postMessageResponse struct {
 	// Warning is set when a step after the first answer failed: the
 	// replies above were delivered, what would have followed was not.
 	Warning string `json:"warning,omitempty"`
+	// Replayed: the message was sent before with the same idempotency
+	// key; nothing new was stored, and these are the replies stored then.
+	Replayed bool `json:"replayed,omitempty"`
 }
 
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
@@ -38,20 +44,28 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := mainvirtual.Incoming{Channel: req.Channel, User: req.User, UserID: req.UserID, Kind: req.Kind, Text: req.Text}
-	if req.Stream {
-		s.streamMessage(w, r, in)
+	key, err := idempotencyKey(r, req.MessageID)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
 		return
 	}
-	res, err := s.o.Agent.Turn(r.Context(), in, mainvirtual.Listener{})
+	if req.Stream {
+		s.streamMessage(w, r, in, key)
+		return
+	}
+	res, err := s.o.Agent.TurnOnce(r.Context(), in, key, mainvirtual.Listener{})
 	if err != nil {
 		s.writeTurnError(w, r.Context(), err)
 		return
+	}
+	if res.Replayed {
+		w.Header().Set(ReplayedHeader, "true")
 	}
 	writeJSON(w, http.StatusOK, responseOf(res))
 }
 
 func responseOf(res *mainvirtual.Result) postMessageResponse {
-	out := postMessageResponse{MessageID: res.Message.ID, Replies: texts(res.Replies)}
+	out := postMessageResponse{MessageID: res.Message.ID, Replies: texts(res.Replies), Replayed: res.Replayed}
 	if res.Err != nil {
 		out.Warning = "a later step of the turn failed: " + res.Err.Error()
 	}
@@ -69,13 +83,13 @@ func texts(ms []*store.Message) []string {
 // streamMessage answers with server-sent events: "message" once the
 // incoming message is durable, "delta" and "break" as the model writes,
 // "reply" for each durable outgoing message, then "done" (or "error").
-func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, in mainvirtual.Incoming) {
+func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, in mainvirtual.Incoming, key string) {
 	sse, ok := newSSE(w)
 	if !ok {
 		writeError(w, http.StatusInternalServerError, "internal", "streaming is not supported by this connection")
 		return
 	}
-	res, err := s.o.Agent.Turn(r.Context(), in, mainvirtual.Listener{
+	res, err := s.o.Agent.TurnOnce(r.Context(), in, key, mainvirtual.Listener{
 		Stored: func(m *store.Message) { _ = sse.event("message", map[string]string{"message_id": m.ID}) },
 		Stream: func(e mainvirtual.StreamEvent) error {
 			if e.Break {
@@ -117,6 +131,10 @@ func (s *Server) turnError(ctx context.Context, err error) (int, errorBody) {
 	switch {
 	case mainvirtual.IsInvalid(err):
 		return set(http.StatusBadRequest, "invalid_request", err.Error())
+	case errors.Is(err, store.ErrDiskFull):
+		return set(http.StatusInsufficientStorage, "disk_full", errMessage(err))
+	case errors.Is(err, store.ErrDataDirGone):
+		return set(http.StatusServiceUnavailable, "data_dir_gone", errMessage(err))
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return set(http.StatusServiceUnavailable, "unavailable", "the request ended before the answer (the client went away or the daemon is stopping); try again")
 	case te != nil && te.Stage == "llm":

@@ -143,10 +143,13 @@ func (s *Server) importMessages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request", "nothing of this batch was imported: "+strings.Join(errs, "; "))
 		return
 	}
-	added, err := s.o.Store.Import(msgs)
+	added, ans, replayed, err := s.importBatch(r, msgs)
 	if err != nil {
 		if errors.Is(err, store.ErrInvalid) {
 			writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
+			return
+		}
+		if storeUnavailable(w, err, "the batch was not stored: ") {
 			return
 		}
 		s.log.Error("import", "err", err)
@@ -156,5 +159,8 @@ func (s *Server) importMessages(w http.ResponseWriter, r *http.Request) {
 	if s.o.Imported != nil {
 		s.o.Imported(ImportBatch{Added: added, Messages: msgs, Final: req.Final})
 	}
-	writeJSON(w, http.StatusOK, importResponse{Added: len(added), Skipped: len(msgs) - len(added)})
+	if replayed {
+		w.Header().Set(ReplayedHeader, "true")
+	}
+	writeJSON(w, http.StatusOK, importResponse{Added: ans.Added, Skipped: ans.Skipped})
 }

@@ -48,6 +48,9 @@ type Result struct {
 	// Err is set when a step after the first failed: the replies before it
 	// were delivered, the rest of the turn was not.
 	Err error
+	// Replayed: the message was stored by an earlier call with the same
+	// idempotency key, and these are the replies stored then (TurnOnce).
+	Replayed bool
 }
 
 // TurnError is a turn that could not answer. Message is the incoming
@@ -73,6 +76,11 @@ const MaxTextBytes = 256 << 10
 // results back, up to the step bound (the last step offers no tools, so the
 // model must answer in words).
 func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Result, error) {
+	return mv.turn(ctx, in, "", l)
+}
+
+// turn is Turn storing the message with an external id (TurnOnce's key).
+func (mv *MainVirtual) turn(ctx context.Context, in Incoming, externalID string, l Listener) (*Result, error) {
 	if err := store.ValidChannel(in.Channel); err != nil {
 		return nil, err
 	}
@@ -96,8 +104,12 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 	defer unlock()
 
 	now := mv.now()
-	msg := &store.Message{Channel: in.Channel, Role: store.RoleUser, User: in.User, UserID: in.UserID, Kind: in.Kind, Text: in.Text, Tokens: mv.count.Count(in.Text)}
+	msg := &store.Message{Channel: in.Channel, Role: store.RoleUser, User: in.User, UserID: in.UserID, Kind: in.Kind, Text: in.Text, Tokens: mv.count.Count(in.Text),
+		ExternalID: externalID}
 	if err := mv.store.Append(now, msg); err != nil {
+		if errors.Is(err, store.ErrDuplicate) {
+			return nil, err
+		}
 		return nil, &TurnError{Stage: "store", Err: err}
 	}
 	if l.Stored != nil {

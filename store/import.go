@@ -33,37 +33,55 @@ func ContentID(m *Message) string {
 // makes importing the same history twice add nothing. It returns the
 // messages it added.
 func (s *Store) Import(msgs []*Message) ([]*Message, error) {
+	added, _, err := s.importKeyed(msgs, "")
+	return added, err
+}
+
+// importKeyed is Import that, when key is set, records the batch's answer
+// under that idempotency key in the same transaction (idempotency.go); a
+// key already recorded imports nothing and returns the recorded answer.
+func (s *Store) importKeyed(msgs []*Message, key string) ([]*Message, *ImportAnswer, error) {
 	for i, m := range msgs {
 		if err := ValidChannel(m.Channel); err != nil {
-			return nil, fmt.Errorf("message %d: %w", i+1, err)
+			return nil, nil, fmt.Errorf("message %d: %w", i+1, err)
 		}
 		if m.Time.IsZero() {
-			return nil, fmt.Errorf("%w: message %d has no time; imported history needs each message's time", ErrInvalid, i+1)
+			return nil, nil, fmt.Errorf("%w: message %d has no time; imported history needs each message's time", ErrInvalid, i+1)
 		}
 		switch m.Role {
 		case RoleUser, RoleAssistant, RoleTool, RoleSystem:
 		case "":
 			m.Role = RoleUser
 		default:
-			return nil, fmt.Errorf("%w: message %d: role %q is not user, assistant, tool or system", ErrInvalid, i+1, m.Role)
+			return nil, nil, fmt.Errorf("%w: message %d: role %q is not user, assistant, tool or system", ErrInvalid, i+1, m.Role)
 		}
 		if m.ExternalID == "" {
 			m.ExternalID = ContentID(m)
 		}
 		if len(m.ExternalID) > MaxExternalIDLen {
-			return nil, fmt.Errorf("%w: message %d: the external id is %d bytes; the limit is %d", ErrInvalid, i+1, len(m.ExternalID), MaxExternalIDLen)
+			return nil, nil, fmt.Errorf("%w: message %d: the external id is %d bytes; the limit is %d", ErrInvalid, i+1, len(m.ExternalID), MaxExternalIDLen)
 		}
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if err := s.guard.check(); err != nil {
-		return nil, fmt.Errorf("store: import: %w", err)
+		return nil, nil, fmt.Errorf("store: import: %w", err)
 	}
-	var added []*Message
+	var (
+		added  []*Message
+		replay *ImportAnswer
+	)
 	seq := s.seq
 	var gen histIDs
 	err := s.db.Update(func(txn *badger.Txn) error {
 		added, seq = added[:0], s.seq
+		if key != "" {
+			prev, ok, err := getImportAnswer(txn, key)
+			if err != nil || ok {
+				replay = &prev
+				return err
+			}
+		}
 		seen := make(map[string]bool, len(msgs))
 		for _, m := range msgs {
 			k := externalKey(m.Channel, m.ExternalID)
@@ -83,26 +101,37 @@ func (s *Store) Import(msgs []*Message) ([]*Message, error) {
 			}
 			added = append(added, m)
 		}
+		if key != "" {
+			return putImportAnswer(txn, key, ImportAnswer{Added: len(added), Skipped: len(msgs) - len(added)})
+		}
 		return nil
 	})
 	if errors.Is(err, badger.ErrTxnTooBig) && len(msgs) > 1 {
 		s.wmu.Unlock()
 		a, err1 := s.Import(msgs[:len(msgs)/2])
 		b, err2 := s.Import(msgs[len(msgs)/2:])
+		if key != "" && err1 == nil && err2 == nil {
+			err1 = s.db.Update(func(txn *badger.Txn) error {
+				return putImportAnswer(txn, key, ImportAnswer{Added: len(a) + len(b), Skipped: len(msgs) - len(a) - len(b)})
+			})
+		}
 		s.wmu.Lock()
-		return append(a, b...), errors.Join(err1, err2)
+		return append(a, b...), nil, errors.Join(err1, err2)
+	}
+	if replay != nil && err == nil {
+		return nil, replay, nil
 	}
 	if err == nil {
 		err = s.guard.after()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("store: import: %w", err)
+		return nil, nil, fmt.Errorf("store: import: %w", err)
 	}
 	s.seq = seq
 	if len(added) > 0 {
 		s.notify()
 	}
-	return added, nil
+	return added, nil, nil
 }
 
 // histIDs makes ids for historic messages: uuid v7 from the message's own

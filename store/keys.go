@@ -22,6 +22,9 @@ const (
 	// prefixExternal makes imports idempotent: one message per external id
 	// and channel.
 	prefixExternal = "ext\x00" // ext\x00 channel \x00 external id → id(16)
+	// prefixImportKey holds the answers of import batches sent with an
+	// idempotency key, so a retried batch gets the first answer.
+	prefixImportKey = "idk\x00" // idk\x00 key → ImportAnswer JSON
 )
 
 // Key spaces of other packages, which read and write them through DB. Each

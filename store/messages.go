@@ -187,6 +187,9 @@ func putMessage(txn *badger.Txn, m *Message, seq uint64) error {
 		}
 	}
 	if m.ExternalID != "" {
+		if err := unheld(txn, m); err != nil {
+			return err
+		}
 		if err := txn.Set(externalKey(m.Channel, m.ExternalID), id[:]); err != nil {
 			return err
 		}

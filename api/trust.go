@@ -1,0 +1,81 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/cyan-agent/cyan/store"
+)
+
+// IdempotencyHeader names a write, so that a client retrying it (it never
+// saw the answer) gets the first answer instead of a second write.
+const IdempotencyHeader = "Idempotency-Key"
+
+// ReplayedHeader is set to "true" on an answer that repeats the first
+// answer to an idempotency key.
+const ReplayedHeader = "Idempotent-Replayed"
+
+// idempotencyKey is the request's key: the header, or the body's own id
+// of the write (a client message_id); both must agree when both are sent.
+func idempotencyKey(r *http.Request, bodyKey string) (string, error) {
+	h := r.Header.Get(IdempotencyHeader)
+	if h != "" && bodyKey != "" && h != bodyKey {
+		return "", fmt.Errorf("%w: the %s header (%q) and message_id (%q) differ; send one, or the same in both", store.ErrInvalid, IdempotencyHeader, h, bodyKey)
+	}
+	key := h
+	if key == "" {
+		key = bodyKey
+	}
+	if key == "" {
+		return "", nil
+	}
+	if err := store.ValidKey(key); err != nil {
+		return "", err
+	}
+	return key, nil
+}
+
+// storeUnavailable answers a write the store refused because of its disk
+// (507 Insufficient Storage: full) or its data dir (503: removed), with the
+// store's message naming the disk and folder, and reports whether it did.
+func storeUnavailable(w http.ResponseWriter, err error, kept string) bool {
+	switch {
+	case errors.Is(err, store.ErrDiskFull):
+		writeError(w, http.StatusInsufficientStorage, "disk_full", kept+errMessage(err))
+	case errors.Is(err, store.ErrDataDirGone):
+		writeError(w, http.StatusServiceUnavailable, "data_dir_gone", kept+errMessage(err))
+	default:
+		return false
+	}
+	return true
+}
+
+// errMessage is the innermost readable part of a store error: the
+// *SpaceError or *GoneError's own words, without the wrapping prefixes.
+func errMessage(err error) string {
+	var se *store.SpaceError
+	var ge *store.GoneError
+	switch {
+	case errors.As(err, &se):
+		return se.Error()
+	case errors.As(err, &ge):
+		return ge.Error()
+	}
+	return err.Error()
+}
+
+// importBatch imports one batch, once per idempotency key when the request
+// names one.
+func (s *Server) importBatch(r *http.Request, msgs []*store.Message) (added []*store.Message, ans store.ImportAnswer, replayed bool, err error) {
+	key, err := idempotencyKey(r, "")
+	if err != nil {
+		return nil, ans, false, err
+	}
+	if key == "" {
+		added, err = s.o.Store.Import(msgs)
+		return added, store.ImportAnswer{Added: len(added), Skipped: len(msgs) - len(added)}, false, err
+	}
+	ans, added, replayed, err = s.o.Store.ImportOnce(key, msgs)
+	return added, ans, replayed, err
+}
