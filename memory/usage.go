@@ -108,6 +108,7 @@ func (m *Memory) AfterTurn(ctx context.Context, d TurnDone) ([]GCEvent, error) {
 		m.logUsage(Usage{Turn: m.turn, Channel: d.Channel, MessageID: d.MessageID, Path: path, Used: used, Maybe: maybe})
 	}
 	m.turn++
+	m.tick(d)
 	m.turnEnded(d.Channel)
 	err := m.save(nil, nil)
 	m.mu.Unlock()
