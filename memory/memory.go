@@ -79,6 +79,7 @@ var ErrNotFound = errors.New("memory: no such item")
 // concurrent use; every change is durable before the call returns.
 type Memory struct {
 	db       *badger.DB
+	st       *store.Store
 	curve    Curve
 	params   Params
 	cfg      config.Memory
@@ -122,7 +123,7 @@ func Open(o Options) (*Memory, error) {
 		o.Count = func(s string) int { return (len(s) + 3) / 4 }
 	}
 	m := &Memory{
-		db: o.Store.DB(), curve: curve, cfg: o.Config, natural: o.Natural, agent: o.AgentName, now: o.Now, log: o.Logger, count: o.Count, onChange: o.OnChange,
+		db: o.Store.DB(), st: o.Store, curve: curve, cfg: o.Config, natural: o.Natural, agent: o.AgentName, now: o.Now, log: o.Logger, count: o.Count, onChange: o.OnChange,
 		params: Params{Gain: o.Config.Gain, MaxJumpMini: int64(o.Config.MaxJumpMini), MaxJumpLarge: int64(o.Config.MaxJumpLarge)},
 		items:  map[string]*Item{}, plans: map[string]*Plan{}, pulled: map[string][]Pulled{}, chTurn: map[string]int64{},
 	}
