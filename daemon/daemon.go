@@ -224,7 +224,8 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 			answer := strings.Join(words, "\n")
 			manager.Publish(observer.Event{Name: observer.AfterAIResponse, Channel: q.Channel, MessageID: q.MessageID, Text: answer,
 				Data: memory.TurnDone{Channel: q.Channel, MessageID: q.MessageID, Answer: answer,
-					Owner: d.tools.reg.IsOwner(callerOf(q, "")), Private: q.Kind != mainvirtual.KindGroup}})
+					Owner: d.tools.reg.IsOwner(callerOf(q, "")), Private: q.Kind != mainvirtual.KindGroup,
+					Reported: res.Usage.Path, Used: res.Usage.Used, Maybe: res.Usage.Maybe}})
 		},
 		OnOutgoing:  d.hub.Publish,
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,

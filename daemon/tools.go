@@ -99,7 +99,7 @@ func (a toolsAdapter) Offer(q mainvirtual.Query) []llm.Tool {
 
 func (a toolsAdapter) Call(ctx context.Context, q mainvirtual.Query, call llm.ToolCall) mainvirtual.ToolResult {
 	o := a.reg.Call(ctx, callerOf(q, call.ID), call.Name, json.RawMessage(call.Arguments))
-	return mainvirtual.ToolResult{Text: o.Text(), IsError: o.Failed()}
+	return mainvirtual.ToolResult{Text: o.Text(), IsError: o.Failed(), Quiet: o.Report, Transient: o.Transient}
 }
 
 // limitAdapter puts the limit-process into main-virtual's turn.
@@ -140,7 +140,7 @@ func registerMemoryTools(reg *tools.Registry, mem *memory.Memory) error {
 	kinds := map[string]tools.Kind{"remember": tools.Natural, "context_operation": tools.Natural, "plan": tools.Process, "workspace_usage": tools.Process}
 	for _, mt := range mem.AllTools() {
 		run := mt.Run
-		spec := tools.Spec{Name: mt.Name, Description: mt.Description, Parameters: mt.Parameters, Kind: kinds[mt.Name], Source: tools.SourceBuiltin}
+		spec := tools.Spec{Name: mt.Name, Description: mt.Description, Parameters: mt.Parameters, Kind: kinds[mt.Name], Source: tools.SourceBuiltin, Report: mt.Report}
 		if mt.Name != "workspace_usage" {
 			spec.Effects = []string{tools.EffectMemory}
 		}

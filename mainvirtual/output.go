@@ -15,6 +15,9 @@ type Output struct {
 	// Empty is set when the model chose to say nothing: the output was only
 	// "<empty_reply>" (or nothing at all).
 	Empty bool
+	// Usage is the workspace-usage trailer the output carried (removed from
+	// Parts), nil when it had none.
+	Usage *Usage
 }
 
 // SplitOutput reads a model output. "@br" splits it where it is not part of
@@ -23,8 +26,10 @@ type Output struct {
 // seed lets a trailing "@br" send an empty message; chat apps cannot send
 // one, so empty parts are dropped. A part that starts by imitating the
 // platform's prefix for the agent itself ("^Name [time]:") has it removed.
+// A workspace-usage trailer is taken out into Usage.
 func SplitOutput(raw, agent string) Output {
-	text := strings.ReplaceAll(raw, notation.Empty, "")
+	text, usage := cutUsage(raw)
+	text = strings.ReplaceAll(text, notation.Empty, "")
 	var parts []string
 	for _, p := range splitBreaks(text) {
 		p = strings.TrimSpace(stripSelfPrefix(p, agent))
@@ -32,7 +37,7 @@ func SplitOutput(raw, agent string) Output {
 			parts = append(parts, p)
 		}
 	}
-	return Output{Parts: parts, Empty: len(parts) == 0}
+	return Output{Parts: parts, Empty: len(parts) == 0, Usage: usage}
 }
 
 // splitBreaks splits s at every "@br" that is not followed by a letter,
@@ -91,6 +96,12 @@ func stripSelfPrefix(p, agent string) string {
 	return p
 }
 
+// The usage trailer's tags, as the stream filter spots them.
+const (
+	usageOpen  = "<" + UsageToolName
+	usageClose = "</" + UsageToolName + ">"
+)
+
 // StreamEvent is what a live reader of the model's output sees: text to
 // show, or a break between two outgoing messages (only ever between two
 // texts).
@@ -100,8 +111,9 @@ type StreamEvent struct {
 }
 
 // streamFilter turns raw streamed fragments into StreamEvents: "@br" becomes
-// a Break, "<empty_reply>" disappears, and a fragment that may be the start
-// of either marker is held back until the next fragment decides it. The
+// a Break, "<empty_reply>" and the workspace-usage trailer disappear, and a
+// fragment that may be the start of a marker is held back until the next
+// fragment decides it. The
 // authoritative messages still come from SplitOutput on the whole output.
 type streamFilter struct {
 	emit      func(StreamEvent) error
@@ -171,6 +183,20 @@ func (f *streamFilter) drain(final bool) error {
 		switch {
 		case strings.HasPrefix(rest, notation.Empty):
 			i += len(notation.Empty)
+		case strings.HasPrefix(rest, usageOpen):
+			// The usage trailer is a report, never text: drop it whole.
+			end := strings.IndexByte(rest, '>')
+			if end < 0 {
+				if !final {
+					goto hold
+				}
+				i = len(s)
+				continue
+			}
+			i += end + 1
+			if strings.HasPrefix(s[i:], usageClose) {
+				i += len(usageClose)
+			}
 		case strings.HasPrefix(rest, notation.Break):
 			end := i + len(notation.Break)
 			if end == len(s) && !final {
@@ -191,7 +217,7 @@ func (f *streamFilter) drain(final bool) error {
 			}
 			f.afterStop, f.space = true, ""
 			i = end
-		case !final && (strings.HasPrefix(notation.Empty, rest) || strings.HasPrefix(notation.Break, rest)):
+		case !final && (strings.HasPrefix(notation.Empty, rest) || strings.HasPrefix(notation.Break, rest) || strings.HasPrefix(usageOpen, rest)):
 			goto hold
 		default:
 			out.WriteByte(s[i])

@@ -145,3 +145,16 @@ type Packet struct {
 	// AssemblyMicros is how long assembly took.
 	AssemblyMicros int64 `json:"assembly_us"`
 }
+
+// shown reports whether the packet's section of slot had content.
+func (p *Packet) shown(slot Slot) bool {
+	if p == nil {
+		return false
+	}
+	for _, s := range p.Sections {
+		if s.Slot == slot {
+			return s.Tokens > 0
+		}
+	}
+	return false
+}

@@ -45,6 +45,8 @@ type Result struct {
 	Message *store.Message   // the incoming message as stored
 	Replies []*store.Message // the outgoing messages, in order ([] for silence)
 	Trace   *Trace
+	// Usage is what the model reported of its workspace use.
+	Usage Usage
 	// Err is set when a step after the first failed: the replies before it
 	// were delivered, the rest of the turn was not.
 	Err error
@@ -154,7 +156,16 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 	packet.Tools = offered
 	res := &Result{Message: msg, Replies: []*store.Message{}, Trace: tr}
 	answered := false // a turn counts once its first answer is stored
+	var usage Usage
 	defer func() {
+		res.Usage = usage
+		tr.Usage = usage.Path
+		if tr.Usage == "" {
+			tr.Usage = UsageNone
+			if packet.shown(SlotWorkspace) {
+				tr.Usage = UsageLexical
+			}
+		}
 		if answered && mv.afterTurn != nil {
 			mv.afterTurn(ctx, q, res)
 		}
@@ -197,6 +208,7 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 		st.ToolCalls = calls
 
 		out := SplitOutput(resp.Content, agent)
+		usage.merge(out.Usage)
 		var notices []LimitNotice
 		if mv.limits != nil {
 			out.Parts, notices = mv.limits.Output(q, out.Parts, resp.Usage)
@@ -238,6 +250,7 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 		appended := []llm.Message{{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: calls}}
 		var results []*store.Message
 		var limitNotes []LimitNotice
+		quiet := true // every call only reported: no answer is owed
 		for _, c := range calls {
 			var r ToolResult
 			refusal := ""
@@ -252,10 +265,14 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 				r = mv.tools.Call(ctx, q, c)
 			}
 			st.Results = append(st.Results, r)
+			quiet = quiet && r.Quiet
+			if c.Name == UsageToolName && !r.IsError {
+				usage.Path = UsageTool
+			}
 			appended = append(appended, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: notation.ToolLine(c.Name, r.Text)})
 			results = append(results, &store.Message{
 				Channel: msg.Channel, Role: store.RoleTool, User: c.Name, Kind: msg.Kind, Text: r.Text, Tokens: mv.count.Count(r.Text),
-				ReplyTo: msg.ID, Step: step, ToolCallID: c.ID, ToolName: c.Name,
+				ReplyTo: msg.ID, Step: step, ToolCallID: c.ID, ToolName: c.Name, Area: r.area(),
 			})
 		}
 		st.Limits = append(st.Limits, limitNotes...)
@@ -266,6 +283,11 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 		st.Appended = appended
 		tr.Steps = append(tr.Steps, st)
 		conv = append(conv, appended...)
+		if quiet {
+			st := &tr.Steps[len(tr.Steps)-1]
+			st.Note = joinNote(st.Note, "every call was a report; no further model request")
+			break
+		}
 	}
 	return res, nil
 }

@@ -131,3 +131,39 @@ func TestClocksMigrateKeepingDeltaT(t *testing.T) {
 		t.Fatalf("migrated: R %v (was %v), Δt %d", after.R, before.R, after.T-after.State.LastT)
 	}
 }
+
+// The usage trailer the answer carried is applied after the turn, as a
+// workspace_usage call would be, and logged as such.
+func TestAfterTurnAppliesTheUsageTrailer(t *testing.T) {
+	m := open(t, memStore(t), testConfig(), nil)
+	owner := Origin{Channel: "home", Speaker: "alice", Kind: "private", Owner: true}
+	m.Add(KindNote, "alice's cat is named nyalia", owner)
+	m.Add(KindNote, "alice likes tea", owner)
+	ctx := context.Background()
+	done := func(id string) TurnDone {
+		return TurnDone{Channel: "home", MessageID: id, Answer: "ok", Owner: true, Private: true}
+	}
+	for i := range 8 {
+		if _, err := m.AfterTurn(ctx, done(fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, _ := m.Get("w1")
+	d := done("m9")
+	d.Reported, d.Used, d.Maybe = "trailer", []string{"w1", "w7"}, []string{"w2"}
+	if _, err := m.AfterTurn(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := m.Get("w1")
+	r := math.Pow(0.9, 8/before.State.S)
+	if want := before.State.S * (1 + 5*(1-r)); math.Abs(after.State.S-want) > 1e-12 || after.State.LastT != 8 {
+		t.Fatalf("S %v last_T %d, want %v at 8", after.State.S, after.State.LastT, want)
+	}
+	if w2, _ := m.Get("w2"); w2.State.D != DMaybe || w2.State.LastT != 8 {
+		t.Fatalf("maybe item: %+v", w2.State)
+	}
+	log := m.UsageLog()
+	if u := log[len(log)-1]; u.Path != "trailer" || u.MessageID != "m9" || len(u.Used) != 1 {
+		t.Fatalf("usage log: %+v", u)
+	}
+}

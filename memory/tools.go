@@ -21,6 +21,9 @@ type Tool struct {
 	// Run executes a call; its error is shown to the model as a failed
 	// call, not a failed turn.
 	Run func(ctx context.Context, c Call) (string, error)
+	// Report marks workspace_usage: the call only reports, so it needs no
+	// answer from the model (no further model request for it).
+	Report bool
 }
 
 // Call is one tool call and the turn it belongs to.
@@ -78,9 +81,9 @@ func (m *Memory) toolList(withUsage bool) []Tool {
 	}
 	if withUsage {
 		tools = append(tools, Tool{Name: "workspace_usage",
-			Description: "Report which workspace items your answer used, and which you may use next. Call it with every answer while the workspace is not empty: items in use stay fresh, the rest fade.",
+			Description: "Report which workspace items your answer used, and which you may use next, in the same response as your answer (no reply is needed after it). Report with every answer while the workspace is not empty: items in use stay fresh, the rest fade. Instead of calling it you may end your answer with <workspace_usage used=\"w1,w3\" maybe=\"w2\"/>, which is removed before anyone sees it.",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{"used":{"type":"array","items":{"type":"string"},"description":"ids of items this answer used"},"maybe":{"type":"array","items":{"type":"string"},"description":"ids of items you may use next"}},"required":["used","maybe"]}`),
-			Run:         m.runUsage})
+			Run:         m.runUsage, Report: true})
 	}
 	return tools
 }

@@ -66,10 +66,23 @@ type Message struct {
 	// ToolCallID and ToolName identify the call a tool message answers.
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	ToolName   string `json:"tool_name,omitempty"`
+	// Area says how long a tool result stays in the prompt's rough
+	// tool-call area: AreaKept (while among the newest), AreaTurn (until
+	// the channel's next user message: a file read not put into the
+	// workspace is forgotten then) or AreaNone (a report the model made,
+	// such as workspace_usage: never shown again).
+	Area string `json:"area,omitempty"`
 	// ExternalID is the id the message had where it came from (an import, a
 	// chat platform).
 	ExternalID string `json:"external_id,omitempty"`
 }
+
+// Tool-call areas of a tool result (Message.Area).
+const (
+	AreaKept = ""
+	AreaTurn = "turn"
+	AreaNone = "none"
+)
 
 // Channel is a conversation that has at least one message.
 type Channel struct {

@@ -192,6 +192,10 @@ type Outcome struct {
 	Error string `json:"error,omitempty"`
 	// Approval is the id of the parked call when Decision is confirm.
 	Approval string `json:"approval,omitempty"`
+	// Report and Transient come from the tool's spec (Spec.Report,
+	// Spec.Transient) for a call that ran.
+	Report    bool `json:"-"`
+	Transient bool `json:"-"`
 }
 
 // Failed reports whether the call did not produce a result.
@@ -242,6 +246,7 @@ func (r *Registry) call(ctx context.Context, c Caller, name string, args json.Ra
 		return r.park(c, name, normalized(args), v.Rule)
 	}
 	out.Decision = packets.Allow
+	out.Report, out.Transient = t.Report, t.Transient()
 	call := &Call{Tool: name, Args: normalized(args), Caller: c, Confirmed: confirmed, reg: r}
 	if t.Kind == Natural {
 		n, err := naturalOf(t.Spec, call.Args)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 
 	"github.com/cyan-agent/cyan/packets"
 )
@@ -64,7 +65,17 @@ type Spec struct {
 	// AimParam names the parameter that becomes a natural packet's aim when
 	// the model calls a natural tool with plain parameters ("text").
 	AimParam string `json:"-"`
+	// Report marks a tool whose call only reports something to the
+	// platform (workspace_usage): its result needs no answer from the model,
+	// so a turn whose calls are all reports makes no further model request,
+	// and the result is not shown in later prompts.
+	Report bool `json:"report,omitempty"`
 }
+
+// Transient reports whether the tool's results are file contents the
+// agent read (EffectRead): shown until the next user message, then
+// forgotten unless the agent put the file into its workspace (SPEC §3).
+func (s Spec) Transient() bool { return slices.Contains(s.Effects, EffectRead) }
 
 // RunFunc runs one call.
 type RunFunc func(ctx context.Context, c *Call) (packets.Result, error)
