@@ -1,10 +1,12 @@
 package mainvirtual
 
 import (
-	"github.com/cyan-agent/cyan/notation"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cyan-agent/cyan/notation"
 )
 
 // Output is one model output read as outgoing chat messages.
@@ -65,9 +67,13 @@ func splitBreaks(s string) []string {
 }
 
 // stripSelfPrefix removes a leading "^Agent [time]:" or "^Agent:" that a
-// model copied from the user lines onto its own answer.
+// model copied from the user lines onto its own answer, or the "[time] "
+// mark its own earlier answers carry in the context.
 func stripSelfPrefix(p, agent string) string {
 	t := strings.TrimLeftFunc(p, unicode.IsSpace)
+	if rest, ok := cutTimeMark(t); ok {
+		return rest
+	}
 	if agent == "" || !strings.HasPrefix(t, "^") {
 		return p
 	}
@@ -96,6 +102,16 @@ func stripSelfPrefix(p, agent string) string {
 	return p
 }
 
+// maxHeldRef bounds how much of a @last reference the stream filter holds
+// back waiting for its end.
+const maxHeldRef = 160
+
+// endsLastRef reports the runes that end a @last reference in the live
+// stream: white space and punctuation other than "_".
+func endsLastRef(r rune) bool {
+	return unicode.IsSpace(r) || (unicode.IsPunct(r) && r != '_') || unicode.IsSymbol(r)
+}
+
 // The usage trailer's tags, as the stream filter spots them.
 const (
 	usageOpen  = "<" + UsageToolName
@@ -116,7 +132,9 @@ type StreamEvent struct {
 // fragment decides it. The
 // authoritative messages still come from SplitOutput on the whole output.
 type streamFilter struct {
-	emit      func(StreamEvent) error
+	emit func(StreamEvent) error
+	// expand rewrites a held "@last_…" reference (nil: shown as written).
+	expand    func(string) string
 	pending   string
 	afterStop bool   // at the start of a message: leading spaces are dropped
 	broke     bool   // a break is due before the next text
@@ -183,6 +201,19 @@ func (f *streamFilter) drain(final bool) error {
 		switch {
 		case strings.HasPrefix(rest, notation.Empty):
 			i += len(notation.Empty)
+		case f.expand != nil && strings.HasPrefix(rest, notation.LastPrefix):
+			// Hold a @last reference until it ends, then show it expanded.
+			end := strings.IndexFunc(rest[len(notation.LastPrefix):], endsLastRef)
+			if end < 0 && !final && len(rest) < maxHeldRef {
+				goto hold
+			}
+			if end < 0 {
+				end = len(rest)
+			} else {
+				end += len(notation.LastPrefix)
+			}
+			out.WriteString(f.expand(rest[:end]))
+			i += end
 		case strings.HasPrefix(rest, usageOpen):
 			// The usage trailer is a report, never text: drop it whole.
 			end := strings.IndexByte(rest, '>')
@@ -217,7 +248,8 @@ func (f *streamFilter) drain(final bool) error {
 			}
 			f.afterStop, f.space = true, ""
 			i = end
-		case !final && (strings.HasPrefix(notation.Empty, rest) || strings.HasPrefix(notation.Break, rest) || strings.HasPrefix(usageOpen, rest)):
+		case !final && (strings.HasPrefix(notation.Empty, rest) || strings.HasPrefix(notation.Break, rest) || strings.HasPrefix(usageOpen, rest) ||
+			f.expand != nil && strings.HasPrefix(notation.LastPrefix, rest)):
 			goto hold
 		default:
 			out.WriteByte(s[i])
@@ -229,4 +261,17 @@ func (f *streamFilter) drain(final bool) error {
 hold:
 	f.pending = s[i:]
 	return flush()
+}
+
+// cutTimeMark removes a leading "[2006-01-02 15:04]" (and the space after
+// it) from s.
+func cutTimeMark(s string) (string, bool) {
+	const n = len("[2006-01-02 15:04]")
+	if len(s) < n || s[0] != '[' || s[n-1] != ']' {
+		return s, false
+	}
+	if _, err := time.Parse(notation.TimeLayout, s[1:n-1]); err != nil {
+		return s, false
+	}
+	return strings.TrimLeft(s[n:], " "), true
 }

@@ -10,12 +10,31 @@ import (
 	"github.com/cyan-agent/cyan/store"
 )
 
+// RootVars are the variables the platform gives the root prompt each turn:
+//
+//   - now: the turn's time with its weekday and zone, "2026-11-23 18:31
+//     Monday CST +08:00" — plans need absolute times;
+//   - channel and channel_kind ("private" or "group");
+//   - speaker: who spoke the incoming message, as the context names them.
+func RootVars(q Query) map[string]any {
+	kind := q.Kind
+	if kind == "" {
+		kind = KindPrivate
+	}
+	return map[string]any{
+		"now":          q.Now.Format("2006-01-02 15:04 Monday MST -07:00"),
+		"channel":      q.Channel,
+		"channel_kind": kind,
+		"speaker":      notation.CleanName(q.Speaker),
+	}
+}
+
 // mainPrompt fills the main slot with the persona's rendered root prompt.
 type mainPrompt struct{ persona func() *persona.Persona }
 
 func (s mainPrompt) Section(_ context.Context, q Query, _ int, _ func(string) int) (Section, error) {
 	p := s.persona()
-	body, err := p.Render(map[string]any{"channel": q.Channel})
+	body, err := p.Render(RootVars(q))
 	if err != nil {
 		return Section{}, err
 	}

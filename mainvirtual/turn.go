@@ -172,6 +172,7 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 	}()
 	conv := packet.Messages
 	agent := mv.AgentName()
+	refs := &lastRefs{store: mv.store, channel: msg.Channel, agent: agent}
 
 	for step := 0; step < mv.steps; step++ {
 		tools := offered
@@ -183,7 +184,7 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 			st.Offered = append(st.Offered, t.Name)
 		}
 		began := time.Now()
-		resp, err := mv.call(ctx, llm.Request{Messages: conv, Tools: tools, Temperature: mv.temp, MaxTokens: mv.maxTok}, l.Stream, len(res.Replies) > 0)
+		resp, err := mv.call(ctx, llm.Request{Messages: conv, Tools: tools, Temperature: mv.temp, MaxTokens: mv.maxTok}, l.Stream, len(res.Replies) > 0, refs)
 		st.Millis = time.Since(began).Milliseconds()
 		if err != nil {
 			st.Error = err.Error()
@@ -216,7 +217,7 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 		}
 		st.Replies = append(st.Replies, out.Parts...)
 		st.Empty = out.Empty && len(calls) == 0
-		stored := mv.answerMessages(msg, step, out, calls)
+		stored := mv.answerMessages(msg, step, out, calls, refs)
 		for _, m := range stored {
 			m.Proactive = msg.Proactive
 		}
@@ -303,13 +304,14 @@ func (mv *MainVirtual) limitMessages(in *store.Message, step int, notices []Limi
 }
 
 // answerMessages turns one model output into the messages to store: one per
-// "@br" part; an assistant record of the tool calls when the output had no
+// "@br" part, its @last references expanded to the quoted messages; an assistant record of the tool calls when the output had no
 // words; or, on the first step, the agent's choice to stay silent.
-func (mv *MainVirtual) answerMessages(in *store.Message, step int, out Output, calls []llm.ToolCall) []*store.Message {
+func (mv *MainVirtual) answerMessages(in *store.Message, step int, out Output, calls []llm.ToolCall, refs *lastRefs) []*store.Message {
 	agent := mv.AgentName()
 	mk := func(part int, text string) *store.Message {
+		text, quotes := refs.expand(text)
 		return &store.Message{Channel: in.Channel, Role: store.RoleAssistant, User: agent, Kind: in.Kind, Text: text,
-			Tokens: mv.count.Count(text), ReplyTo: in.ID, Step: step, Part: part}
+			Tokens: mv.count.Count(text), ReplyTo: in.ID, Step: step, Part: part, Quotes: quotes}
 	}
 	var msgs []*store.Message
 	for i, p := range out.Parts {
@@ -336,12 +338,13 @@ func (mv *MainVirtual) answerMessages(in *store.Message, step int, out Output, c
 // call runs one model call, streamed through a streamFilter when the
 // listener wants live text; after an earlier step's answer the new text
 // opens with a Break.
-func (mv *MainVirtual) call(ctx context.Context, req llm.Request, stream func(StreamEvent) error, after bool) (*llm.Response, error) {
+func (mv *MainVirtual) call(ctx context.Context, req llm.Request, stream func(StreamEvent) error, after bool, refs *lastRefs) (*llm.Response, error) {
 	if stream == nil {
 		return mv.llm.Chat(ctx, req)
 	}
 	f := newStreamFilter(stream)
 	f.broke = after
+	f.expand = func(ref string) string { s, _ := refs.expand(ref); return s }
 	resp, err := mv.llm.Stream(ctx, req, func(d llm.Delta) error {
 		if d.Content == "" {
 			return nil

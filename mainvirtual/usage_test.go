@@ -140,3 +140,60 @@ func TestFileReadIsForgottenAtTheNextUserMessage(t *testing.T) {
 		t.Fatal("the read's result is not in the history")
 	}
 }
+
+// The default root prompt gets the time with its zone, the kind of the
+// conversation and the speaker.
+func TestRootPromptHasNowKindAndSpeaker(t *testing.T) {
+	r := newRig(t, nil)
+	r.fake.Enqueue(llmtest.Reply{Text: "ok"})
+	if _, err := r.mv.Turn(context.Background(), Incoming{Channel: "qq:group:5", Kind: KindGroup, User: "kemo", Text: "hi"}, Listener{}); err != nil {
+		t.Fatal(err)
+	}
+	sys := lastRequest(t, r.fake).Messages[0].Content
+	for _, want := range []string{"It is now 2026-11-22 10:31 Sunday UTC +00:00.", "a group channel", "from kemo."} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("root prompt lacks %q:\n%s", want, sys)
+		}
+	}
+}
+
+// "@last_kemo" in the model's answer reaches everyone expanded — the
+// stored reply, the delivered one and the live stream — and the reply
+// records which message it quotes.
+func TestLastReferencesAreExpanded(t *testing.T) {
+	r := newRig(t, nil)
+	in := func(user, text string) *store.Message {
+		t.Helper()
+		r.fake.Enqueue(llmtest.Reply{Text: "<empty_reply>"})
+		res, err := r.mv.Turn(context.Background(), Incoming{Channel: "g", Kind: KindGroup, User: user, Text: text}, Listener{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Message
+	}
+	in("kemo", "first try")
+	said := in("kemo", "I passed the exam!")
+	in("bob", "nice")
+	var live strings.Builder
+	r.fake.Enqueue(llmtest.Reply{Text: "@last_kemo — congrats! @br and @last_2_kemo"})
+	res, err := r.mv.Turn(context.Background(), Incoming{Channel: "g", Kind: KindGroup, User: "bob", Text: "say something"}, Listener{
+		Stream: func(e StreamEvent) error {
+			if e.Break {
+				live.WriteString("|")
+			}
+			live.WriteString(e.Text)
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(replyTexts(res.Replies), "|")
+	want := "「kemo: I passed the exam!」 — congrats!|and 「kemo: first try / I passed the exam!」"
+	if got != want || live.String() != want {
+		t.Fatalf("replies %q\nstreamed %q\nwant %q", got, live.String(), want)
+	}
+	if q := res.Replies[0].Quotes; len(q) != 1 || q[0] != said.ID {
+		t.Fatalf("quotes = %v, want [%s]", q, said.ID)
+	}
+}

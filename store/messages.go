@@ -61,6 +61,9 @@ type Message struct {
 	// person (a due plan, an observer's prompt), and the platform line that
 	// prompted it.
 	Proactive bool `json:"proactive,omitempty"`
+	// Quotes are the messages an agent's message quotes (its @last
+	// references, expanded in Text), so a bridge may render a reply to one.
+	Quotes []string `json:"quotes,omitempty"`
 	// ToolCalls are the calls made by the model output this message ends.
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// ToolCallID and ToolName identify the call a tool message answers.
