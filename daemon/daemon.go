@@ -29,6 +29,7 @@ import (
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/tools"
 )
 
 // TokenFile is the bearer token's file in the data dir (mode 0600).
@@ -180,6 +181,13 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	d.events, err = events.New(events.Options{
 		Store: st, Config: cfg.Events, Writer: events.NewScriptWriter(d.scripts),
 		AgentName: agentName, Escape: notation.Escape,
+		IsOwner: func(speaker, userID string, private bool) bool {
+			kind := mainvirtual.KindGroup
+			if private {
+				kind = mainvirtual.KindPrivate
+			}
+			return d.tools != nil && d.tools.reg.IsOwner(tools.Caller{Speaker: speaker, SpeakerID: userID, Kind: kind})
+		},
 		Now: now, Logger: log.With("component", "events"),
 	})
 	if err != nil {
@@ -197,7 +205,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	if err := registerMemoryTools(d.tools.reg, d.mem); err != nil {
 		return err
 	}
-	if err := registerEventTools(d.tools.reg, d.events); err != nil {
+	if err := registerEventTools(d.tools.reg, d.events, now); err != nil {
 		return err
 	}
 	reviews := recallReviews{mem: d.mem, log: d.events, now: now, lg: log.With("component", "recall")}
@@ -205,7 +213,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		return err
 	}
 	sources := memorySources(d.mem, d.tools.reg)
-	sources[mainvirtual.SlotEvents] = eventsSource(d.events)
+	sources[mainvirtual.SlotEvents] = eventsSource(d.events, d.tools.reg)
 
 	d.mv, err = mainvirtual.New(mainvirtual.Options{
 		Store: st, LLM: metered, Persona: d.persona.Load, Agent: cfg.Agent,

@@ -148,8 +148,8 @@ func registerMemoryTools(reg *tools.Registry, mem *memory.Memory) error {
 			spec.AimParam = "text"
 		}
 		err := reg.Register(tools.Tool{Spec: spec, Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
-			out, err := run(ctx, memory.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, Kind: c.Caller.Kind,
-				Owner: c.Caller.Owner || reg.IsOwner(c.Caller), MessageID: c.Caller.MessageID, Arguments: c.Args})
+			out, err := run(ctx, memory.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, SpeakerID: c.Caller.SpeakerID, Kind: c.Caller.Kind,
+				Owner: c.Caller.Owner || reg.IsOwner(c.Caller), MessageID: c.Caller.MessageID, Perm: reg.PermissionFor(c.Caller), Arguments: c.Args})
 			return packets.Result{OutputText: out}, err
 		}})
 		if err != nil {
@@ -163,7 +163,8 @@ func registerMemoryTools(reg *tools.Registry, mem *memory.Memory) error {
 // speaker is the owner talking in private (then the owner's items from other
 // conversations follow them).
 func viewerOf(reg *tools.Registry, q mainvirtual.Query) memory.Viewer {
-	return memory.Viewer{Channel: q.Channel, Owner: reg.IsOwner(callerOf(q, "")), Private: q.Kind != mainvirtual.KindGroup}
+	c := callerOf(q, "")
+	return memory.Viewer{Channel: q.Channel, Owner: reg.IsOwner(c), Private: q.Kind != mainvirtual.KindGroup, Perm: reg.PermissionFor(c)}
 }
 
 // memorySources fills the workspace, pulled-info and plan slots. The

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -32,7 +33,11 @@ type Call struct {
 	Speaker   string
 	Kind      string // "private" or "group"
 	Owner     bool   // the speaker is the owner
+	SpeakerID string // the speaker's platform id, when known
 	MessageID string // the incoming message of the turn
+	// Perm is the caller's permission object: what of the memory it may see
+	// and change (nil: the visibility rule alone).
+	Perm      *packets.Permission
 	Arguments json.RawMessage
 }
 
@@ -41,12 +46,17 @@ func (c Call) origin() Origin {
 	if kind == "" {
 		kind = "private"
 	}
-	return Origin{Channel: c.Channel, Speaker: c.Speaker, Kind: kind, Owner: c.Owner, MessageID: c.MessageID}
+	return Origin{Channel: c.Channel, Speaker: c.Speaker, SpeakerID: c.SpeakerID, Kind: kind, Owner: c.Owner, MessageID: c.MessageID}
 }
 
 // Viewer is the workspace the call's turn sees.
 func (c Call) Viewer() Viewer {
-	return Viewer{Channel: c.Channel, Owner: c.Owner, Private: c.Kind == "" || c.Kind == "private"}
+	return Viewer{Channel: c.Channel, Owner: c.Owner, Private: c.Kind == "" || c.Kind == "private", Perm: c.Perm}
+}
+
+// errNotYours is a change the caller's permission does not allow.
+func errNotYours(what string) error {
+	return fmt.Errorf("%s is not yours to change here (the permission's self_edit); nothing was changed", what)
 }
 
 // AllTools returns the four tools, whatever the workspace holds (for a
@@ -135,6 +145,9 @@ func (m *Memory) runPlan(_ context.Context, c Call) (string, error) {
 	if err := decodeArgs(c.Arguments, &a); err != nil {
 		return "", err
 	}
+	if !c.Viewer().mayChange(c.origin()) {
+		return "", errNotYours("this conversation's plans")
+	}
 	switch a.Op {
 	case "create":
 		p, err := m.CreatePlan(a.Text, c.origin(), a.At, a.Cron)
@@ -191,6 +204,9 @@ func (m *Memory) runRemember(ctx context.Context, c Call) (string, error) {
 		return "", errors.New("nothing to remember: give the text")
 	}
 	v := c.Viewer()
+	if !v.mayChange(c.origin()) {
+		return "", errNotYours("this conversation's memory")
+	}
 	if it, ok := m.sameWords(text, v); ok {
 		if _, err := m.Review([]string{it.ID}, DUsed); err != nil {
 			return "", err
@@ -373,12 +389,3 @@ func (m *Memory) visibleCopy(id string, v Viewer) (*Item, bool) {
 	return &cp, true
 }
 
-func (m *Memory) visibleItem(id string, v Viewer) (string, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	it, ok := m.items[strings.TrimSpace(id)]
-	if !ok || !v.sees(it.Origin) {
-		return "", false
-	}
-	return it.ID, true
-}

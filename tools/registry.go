@@ -48,6 +48,7 @@ func New(o Options) *Registry {
 	if o.Guest == nil {
 		o.Guest = DefaultGuest()
 	}
+	o.Owner, o.Guest = withDefaults(o.Owner, DefaultOwner()), withDefaults(o.Guest, DefaultGuest())
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -148,13 +149,27 @@ func (r *Registry) List() []Spec {
 // IsOwner reports whether c is the owner.
 func (r *Registry) IsOwner(c Caller) bool { return r.owners.Match(c) }
 
-// PermissionFor returns the permission object of a caller.
+// PermissionFor returns the permission object of a caller: the one it
+// carries (a component started with a handed-down permission), else the
+// owner's or everyone else's.
 func (r *Registry) PermissionFor(c Caller) *packets.Permission {
-	if r.IsOwner(c) {
+	switch {
+	case c.Perm != nil:
+		return c.Perm
+	case r.IsOwner(c):
 		return r.owner
 	}
 	return r.guest
 }
+
+// Reader is the caller as the knowledge it may see and change
+// (packets.Scope).
+func (r *Registry) Reader(c Caller) packets.Reader {
+	return packets.Reader{Channel: c.Channel, Owner: r.IsOwner(c), Private: c.Kind != "group", Perm: r.PermissionFor(c)}
+}
+
+// OwnerPermission is the permission object of the owner's turns.
+func (r *Registry) OwnerPermission() *packets.Permission { return r.owner }
 
 // Offer lists the tools a caller may call (allowed or to be confirmed),
 // by name: the tools its permission object denies outright are not shown.

@@ -106,6 +106,11 @@ type Caller struct {
 	CallID string `json:"call_id,omitempty"`
 	// MessageID is the incoming message of the turn that made the call.
 	MessageID string `json:"message_id,omitempty"`
+	// Perm, when set, is the caller's own permission object — a component
+	// the daemon started with a handed-down one (an observer, a plan's
+	// turn; packets.Permission.Cap) — used instead of the owner's or
+	// everyone else's.
+	Perm *packets.Permission `json:"-"`
 }
 
 // Call is one call as a tool's RunFunc sees it.
