@@ -388,4 +388,3 @@ func (m *Memory) visibleCopy(id string, v Viewer) (*Item, bool) {
 	cp := *it
 	return &cp, true
 }
-
