@@ -9,12 +9,15 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/limitproc"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/packets"
+	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/script"
+	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/tools"
 )
 
@@ -99,6 +102,11 @@ func (a toolsAdapter) Offer(q mainvirtual.Query) []llm.Tool {
 
 func (a toolsAdapter) Call(ctx context.Context, q mainvirtual.Query, call llm.ToolCall) mainvirtual.ToolResult {
 	o := a.reg.Call(ctx, callerOf(q, call.ID), call.Name, json.RawMessage(call.Arguments))
+	if o.Transient && !o.Failed() { // a read: its line in the pulled-info area
+		var args struct{ Path, Ref string }
+		_ = json.Unmarshal([]byte(call.Arguments), &args)
+		a.mem.PullRead(q.Channel, args.Path+args.Ref, o.Result.OutputText)
+	}
 	return mainvirtual.ToolResult{Text: o.Text(), IsError: o.Failed(), Quiet: o.Report, Transient: o.Transient}
 }
 
@@ -193,4 +201,18 @@ func memorySources(mem *memory.Memory, reg *tools.Registry) map[mainvirtual.Slot
 			return mainvirtual.Section{Body: mem.PlansSection(viewerOf(reg, q))}, nil
 		}),
 	}
+}
+
+// registerOpenTool puts the open tool into the registry: every %[...]
+// reference a prompt shows opens — history ranges through recall's
+// numbering, events, theories and objects through the event log, files
+// through read_file — each checked against the caller's rights where the
+// data is read.
+func registerOpenTool(reg *tools.Registry, st *store.Store, log *events.Log) error {
+	return reg.Register(reg.OpenTool(map[string]tools.Opener{
+		recall.HistoryPrefix: recall.OpenHistory(st),
+		events.RefEvent:      log.Open,
+		events.RefTheory:     log.Open,
+		events.RefObject:     log.Open,
+	}))
 }

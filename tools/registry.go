@@ -208,7 +208,7 @@ type Outcome struct {
 	// Approval is the id of the parked call when Decision is confirm.
 	Approval string `json:"approval,omitempty"`
 	// Report and Transient come from the tool's spec (Spec.Report,
-	// Spec.Transient) for a call that ran.
+	// Spec.TransientResults) for a call that ran.
 	Report    bool `json:"-"`
 	Transient bool `json:"-"`
 }
@@ -261,7 +261,7 @@ func (r *Registry) call(ctx context.Context, c Caller, name string, args json.Ra
 		return r.park(c, name, normalized(args), v.Rule)
 	}
 	out.Decision = packets.Allow
-	out.Report, out.Transient = t.Report, t.Transient()
+	out.Report, out.Transient = t.Report, t.TransientResults()
 	call := &Call{Tool: name, Args: normalized(args), Caller: c, Confirmed: confirmed, reg: r}
 	if t.Kind == Natural {
 		n, err := naturalOf(t.Spec, call.Args)

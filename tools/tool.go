@@ -70,12 +70,16 @@ type Spec struct {
 	// so a turn whose calls are all reports makes no further model request,
 	// and the result is not shown in later prompts.
 	Report bool `json:"report,omitempty"`
+	// Transient marks a tool whose results are contents the agent opened
+	// (open): like a file read (EffectRead), they are shown until the next
+	// user message, then forgotten unless the agent put them into its
+	// workspace (SPEC §3).
+	Transient bool `json:"transient,omitempty"`
 }
 
-// Transient reports whether the tool's results are file contents the
-// agent read (EffectRead): shown until the next user message, then
-// forgotten unless the agent put the file into its workspace (SPEC §3).
-func (s Spec) Transient() bool { return slices.Contains(s.Effects, EffectRead) }
+// TransientResults reports whether the tool's results are shown only until
+// the next user message: it says so, or it reads files (EffectRead).
+func (s Spec) TransientResults() bool { return s.Transient || slices.Contains(s.Effects, EffectRead) }
 
 // RunFunc runs one call.
 type RunFunc func(ctx context.Context, c *Call) (packets.Result, error)
