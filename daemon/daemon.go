@@ -246,7 +246,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		return err
 	}
 
-	d.obs = &observers{m: manager, mem: d.mem, mv: d.mv, store: st, scripts: d.scripts, agent: agentName, cfg: cfg.Observers,
+	d.obs = &observers{m: manager, mem: d.mem, mv: d.mv, store: st, scripts: d.scripts, reg: d.tools.reg, agent: agentName, cfg: cfg.Observers,
 		log: log.With("component", "observer"), now: now, plans: map[string]string{}}
 	if err := d.obs.builtins(); err != nil {
 		return err

@@ -72,8 +72,17 @@ func (tp *toolParts) enableApprovals(d *Daemon, ttl time.Duration, now func() ti
 }
 
 // callerOf is the tools' view of a turn.
+// A proactive turn acts for its principal (mainvirtual.Principal): a
+// plan's maker, or an observer under its own permission object.
 func callerOf(q mainvirtual.Query, callID string) tools.Caller {
-	return tools.Caller{Channel: q.Channel, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Kind: q.Kind, Process: "main-virtual", CallID: callID, MessageID: q.MessageID}
+	c := tools.Caller{Channel: q.Channel, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Kind: q.Kind, Process: "main-virtual", CallID: callID, MessageID: q.MessageID}
+	if p := q.For; p != nil {
+		c.Speaker, c.SpeakerID, c.Owner = p.Speaker, p.SpeakerID, p.Owner
+		if p.Component != "" {
+			c.Process = p.Component
+		}
+	}
+	return c
 }
 
 // toolsAdapter offers the registry to main-virtual. workspace_usage is

@@ -117,6 +117,13 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 // it as on a user message. What the agent says is marked proactive; it may
 // also choose silence. kind is the channel's kind ("" is private).
 func (mv *MainVirtual) Proactive(ctx context.Context, channel, kind, note string, l Listener) (*Result, error) {
+	return mv.ProactiveAs(ctx, channel, kind, note, nil, l)
+}
+
+// ProactiveAs is Proactive acting for a principal: the turn's tool calls
+// and reads have its rights (nil: the platform's "system" line, as
+// Proactive).
+func (mv *MainVirtual) ProactiveAs(ctx context.Context, channel, kind, note string, as *Principal, l Listener) (*Result, error) {
 	if err := store.ValidChannel(channel); err != nil {
 		return nil, err
 	}
@@ -136,7 +143,7 @@ func (mv *MainVirtual) Proactive(ctx context.Context, channel, kind, note string
 	if l.Stored != nil {
 		l.Stored(msg)
 	}
-	return mv.run(ctx, msg, Query{Channel: channel, Speaker: "system", Kind: kind, MessageID: msg.ID, Now: now}, l)
+	return mv.run(ctx, msg, Query{Channel: channel, Speaker: "system", Kind: kind, MessageID: msg.ID, Now: now, For: as}, l)
 }
 
 // run answers the stored message msg: assemble, call, deliver, run tools.

@@ -124,9 +124,10 @@ func (m *Memory) PulledSection(channel string, budget int) (string, []SectionIte
 // PullRead notes in channel's pulled-info area what a read brought in
 // (SPEC §2: "%[x] - summary"): ref is what was read as the model named it
 // ("%[path] Line 3 ~ Line 9", a bare path, "%[history/…] message 4 ~
-// message 9"), text what came back; the summary is its first line and its
-// length. The contents themselves stay in the tool-call area until the
-// next user message; the entry lives as pulled entries do.
+// message 9"), text what came back. The summary tells only its length,
+// never its words: the contents stay in the tool-call area until the next
+// user message and are then forgotten (a secret read from a file must not
+// linger here); the entry lives as pulled entries do.
 func (m *Memory) PullRead(channel, ref, text string) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" || strings.TrimSpace(text) == "" {
@@ -138,13 +139,6 @@ func (m *Memory) PullRead(channel, ref, text string) {
 			ref, location = body[:end], strings.TrimSpace(body[end+1:])
 		}
 	}
-	first := strings.TrimSpace(text)
-	if i := strings.IndexByte(first, '\n'); i >= 0 {
-		first = strings.TrimSpace(first[:i])
-	}
-	if r := []rune(first); len(r) > 100 {
-		first = string(r[:100]) + "…"
-	}
 	lines := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1
-	m.PullRange(channel, ref, location, fmt.Sprintf("%s (%d lines, read; keep it with context_operation to hold it past the next message)", first, lines))
+	m.PullRange(channel, ref, location, fmt.Sprintf("read, %d lines (open it again for its words, or keep it with context_operation)", lines))
 }

@@ -129,15 +129,22 @@ func (r Reader) WriteScope() Scope {
 	return Scope{Channel: r.Channel}
 }
 
-// Cap is what a component p may hand to a component it starts (SPEC §5,
-// distribute_permission): child when it is one of p's presets, else p
-// itself — a started component never gets more than its starter.
+// Cap is the permission a component p starts another with (SPEC §5,
+// distribute_permission): one of p's presets is handed as it is — p's
+// author chose it; any other child (nil: p's own) is bounded by p, so
+// every check must pass both, and the started component never gets more
+// than its starter.
 func (p *Permission) Cap(child *Permission) *Permission {
-	if child == nil || p == nil {
-		return p
+	if p == nil {
+		return nil
+	}
+	if child == nil {
+		child = p
 	}
 	if p.MayDistribute(*child) {
 		return child
 	}
-	return p
+	cp := *child
+	cp.ceiling = p
+	return &cp
 }

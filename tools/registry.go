@@ -36,8 +36,9 @@ type Registry struct {
 	ai           *fifo
 	approvals    *Approvals
 
-	mu    sync.RWMutex
-	tools map[string]Tool
+	mu         sync.RWMutex
+	tools      map[string]Tool
+	components map[string]*packets.Permission
 }
 
 // New builds an empty registry.
@@ -55,7 +56,8 @@ func New(o Options) *Registry {
 	if o.Owners.ids == nil {
 		o.Owners, _ = ParseOwners(nil)
 	}
-	return &Registry{owners: o.Owners, owner: o.Owner, guest: o.Guest, log: o.Logger, ai: newFIFO(), tools: map[string]Tool{}}
+	return &Registry{owners: o.Owners, owner: o.Owner, guest: o.Guest, log: o.Logger, ai: newFIFO(), tools: map[string]Tool{},
+		components: map[string]*packets.Permission{}}
 }
 
 // ErrTaken is returned when a name is already used by another source.
@@ -149,17 +151,36 @@ func (r *Registry) List() []Spec {
 // IsOwner reports whether c is the owner.
 func (r *Registry) IsOwner(c Caller) bool { return r.owners.Match(c) }
 
-// PermissionFor returns the permission object of a caller: the one it
-// carries (a component started with a handed-down permission), else the
-// owner's or everyone else's.
+// PermissionFor returns the permission object of a caller: its
+// component's own (SetComponent), else the owner's or everyone else's.
 func (r *Registry) PermissionFor(c Caller) *packets.Permission {
-	switch {
-	case c.Perm != nil:
-		return c.Perm
-	case r.IsOwner(c):
+	if c.Process != "" {
+		r.mu.RLock()
+		p, ok := r.components[c.Process]
+		r.mu.RUnlock()
+		if ok {
+			return p
+		}
+	}
+	if r.IsOwner(c) {
 		return r.owner
 	}
 	return r.guest
+}
+
+// SetComponent gives a component (a process name such as
+// "observer:weather") its own permission object, which its calls use
+// instead of the owner's or everyone else's; nil removes it. The daemon
+// hands a started component at most its starter's rights
+// (packets.Permission.Cap).
+func (r *Registry) SetComponent(name string, p *packets.Permission) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p == nil {
+		delete(r.components, name)
+		return
+	}
+	r.components[name] = p
 }
 
 // Reader is the caller as the knowledge it may see and change

@@ -104,17 +104,14 @@ type Caller struct {
 	// Owner is set by trusted local callers (the command line of the
 	// owner); otherwise ownership comes from permissions.owners.
 	Owner bool `json:"owner,omitempty"`
-	// Process is the calling process ("main-virtual" when empty).
+	// Process is the calling process ("main-virtual" when empty). A
+	// component registered with its own permission object
+	// (Registry.SetComponent: an observer) calls with that one.
 	Process string `json:"process,omitempty"`
 	// CallID is the model's id of the call, kept for the result message.
 	CallID string `json:"call_id,omitempty"`
 	// MessageID is the incoming message of the turn that made the call.
 	MessageID string `json:"message_id,omitempty"`
-	// Perm, when set, is the caller's own permission object — a component
-	// the daemon started with a handed-down one (an observer, a plan's
-	// turn; packets.Permission.Cap) — used instead of the owner's or
-	// everyone else's.
-	Perm *packets.Permission `json:"-"`
 }
 
 // Call is one call as a tool's RunFunc sees it.
