@@ -211,6 +211,9 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	if err := registerOpenTool(d.tools.reg, st, d.events); err != nil {
 		return err
 	}
+	if err := d.registerComponentTools(); err != nil {
+		return err
+	}
 	reviews := recallReviews{mem: d.mem, log: d.events, now: now, lg: log.With("component", "recall")}
 	if err := registerRecallTool(d.tools.reg, d.recall, d.mem, reviews); err != nil {
 		return err

@@ -3,9 +3,11 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cyan-agent/cyan/config"
@@ -14,6 +16,7 @@ import (
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
+	"github.com/cyan-agent/cyan/observer"
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/script"
@@ -224,4 +227,45 @@ func registerOpenTool(reg *tools.Registry, st *store.Store, log *events.Log) err
 		events.RefTheory:     log.Open,
 		events.RefObject:     log.Open,
 	}))
+}
+
+// registerComponentTools puts the component tools into the registry: the
+// agent's own tools (written with custom_tool) and, with a persona folder,
+// its prompt scripts and observers, each with its main.md; a file is
+// checked (a script parses, an observer loads) before it is written.
+func (d *Daemon) registerComponentTools() error {
+	personaPart := func(sub string) func() string {
+		return func() string {
+			if d.cfg.Persona == "" {
+				return ""
+			}
+			return filepath.Join(d.cfg.Persona, sub)
+		}
+	}
+	custom := d.tools.extras.Dir(tools.SourceCustom)
+	comps := []tools.Component{
+		{Name: "tools/extra/custom", Dir: func() string { return custom }, Base: tools.ComponentBase("custom"), Edit: "custom_tool"},
+		{Name: "persona/scripts", Dir: personaPart("scripts"), Base: tools.ComponentBase("scripts"),
+			Check: func(file string, data []byte) error {
+				if !strings.HasSuffix(file, script.Ext) {
+					return fmt.Errorf("a prompt script's file ends in %s", script.Ext)
+				}
+				_, err := script.Parse(file, data)
+				return err
+			}},
+		{Name: "persona/observers", Dir: personaPart("observers"), Base: tools.ComponentBase("observers"),
+			Check: func(file string, data []byte) error {
+				if !strings.HasSuffix(file, ".yaml") {
+					return errors.New("an observer's file ends in .yaml")
+				}
+				_, err := observer.ParseDeclared(file, data)
+				return err
+			}},
+	}
+	for _, t := range d.tools.reg.ComponentTools(comps) {
+		if err := d.tools.reg.Register(t); err != nil {
+			return err
+		}
+	}
+	return nil
 }
