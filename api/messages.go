@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -102,9 +103,14 @@ func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, in mainvi
 // turnError maps a failed turn to a status and an error body.
 func (s *Server) turnError(ctx context.Context, err error) (int, errorBody) {
 	var te *mainvirtual.TurnError
+	var lim *mainvirtual.Limited
 	body := errorBody{}
 	if errors.As(err, &te) && te.Message != nil {
 		body.Error.MessageID = te.Message.ID
+	}
+	if errors.As(err, &lim) && lim.Message != nil {
+		body.Error.MessageID = lim.Message.ID
+		body.Error.RetryAfter = int(math.Ceil(lim.RetryAfter.Seconds()))
 	}
 	kept := ""
 	if body.Error.MessageID != "" {
@@ -115,6 +121,8 @@ func (s *Server) turnError(ctx context.Context, err error) (int, errorBody) {
 		return status, body
 	}
 	switch {
+	case lim != nil:
+		return set(http.StatusTooManyRequests, "rate_limited", lim.Reason)
 	case mainvirtual.IsInvalid(err):
 		return set(http.StatusBadRequest, "invalid_request", err.Error())
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
@@ -138,6 +146,9 @@ func (s *Server) turnError(ctx context.Context, err error) (int, errorBody) {
 
 func (s *Server) writeTurnError(w http.ResponseWriter, ctx context.Context, err error) {
 	status, body := s.turnError(ctx, err)
+	if body.Error.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(body.Error.RetryAfter))
+	}
 	writeJSON(w, status, body)
 }
 

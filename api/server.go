@@ -183,6 +183,9 @@ type errorDetail struct {
 	// MessageID is the stored incoming message, when the failure came
 	// after it was kept.
 	MessageID string `json:"message_id,omitempty"`
+	// RetryAfter is, for a 429, the seconds until the limit lifts (also
+	// the Retry-After header).
+	RetryAfter int `json:"retry_after,omitempty"`
 }
 
 func writeError(w http.ResponseWriter, status int, typ, msg string) {
