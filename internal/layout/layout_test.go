@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"notation":            {},
 	"recall":              {"store", "importer"},
 	"importer":            {"store"},
+	"tts":                 {"config", "packets"},
 	"api":                 {"mainvirtual", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "observer", "recall", "importer"},
 	"daemon":              {"*"},
 	"cmd":                 {"*"},
@@ -42,6 +43,7 @@ var allowed = map[string][]string{
 	"internal/llmtest":    {"llm"},
 	"internal/scripttest": {"script", "generate", "llm", "store", "internal/llmtest"},
 	"internal/clocktest":  {},
+	"internal/ttstest":    {"tts"},
 	"internal/e2e":        {},
 	"internal/layout":     {},
 }
