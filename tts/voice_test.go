@@ -33,7 +33,7 @@ func (g *gated) gate(text string) chan struct{} {
 
 func (g *gated) open(text string) { close(g.gate(text)) }
 
-func (g *gated) Name() string                  { return "gated" }
+func (g *gated) Name() string                 { return "gated" }
 func (g *gated) VoiceOf(r tts.Request) string { return r.Language }
 func (g *gated) Synthesize(ctx context.Context, r tts.Request) (tts.Audio, error) {
 	g.mu.Lock()
