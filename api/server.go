@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cyan-agent/cyan/events"
@@ -20,6 +22,7 @@ import (
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/tools"
+	"github.com/cyan-agent/cyan/tts"
 )
 
 // Options configure New.
@@ -59,6 +62,13 @@ type Options struct {
 	// one the import is complete (the hook that builds events from
 	// imported history).
 	Imported func(ImportBatch)
+	// Voice speaks the voiced channels and serves /api/v1/speech (nil:
+	// those routes answer 503).
+	Voice *tts.Voice
+	// Page serves the companion page at / (nil: no page).
+	Page http.Handler
+	// Persona tells the page the persona's name, colour and avatars.
+	Persona func() PersonaInfo
 }
 
 // Server routes the HTTP API.
@@ -66,6 +76,18 @@ type Server struct {
 	o   Options
 	log *slog.Logger
 	mux *http.ServeMux
+	// stopping ends when the daemon stops: the streamed turns that outlive
+	// their clients end with it (StopTurns).
+	stopping context.Context
+	stop     context.CancelFunc
+	turns    sync.WaitGroup
+}
+
+// StopTurns ends the streamed turns still running (their clients may have
+// gone) and waits for them: call it once the HTTP server has shut down.
+func (s *Server) StopTurns() {
+	s.stop()
+	s.turns.Wait()
 }
 
 // New checks the options and builds the routes.
@@ -84,6 +106,7 @@ func New(o Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{o: o, log: log, mux: http.NewServeMux()}
+	s.stopping, s.stop = context.WithCancel(context.Background())
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("POST /api/v1/messages", s.postMessage)
 	s.mux.HandleFunc("GET /api/v1/messages", s.listMessages)
@@ -116,6 +139,14 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/v1/recall", s.recall)
 	s.mux.HandleFunc("GET /api/v1/recall/status", s.recallStatus)
 	s.mux.HandleFunc("POST /api/v1/import", s.importMessages)
+	s.mux.HandleFunc("POST /api/v1/speech", s.speech)
+	s.mux.HandleFunc("GET /api/v1/speech/{key}", s.speechAudio)
+	s.mux.HandleFunc("GET /api/v1/persona", s.personaInfo)
+	s.mux.HandleFunc("GET /api/v1/persona/avatar/{file}", s.personaAvatar)
+	if o.Page != nil {
+		s.mux.Handle("GET /{$}", o.Page)
+		s.mux.Handle("GET /app/", o.Page)
+	}
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -141,7 +172,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("host %q is not allowed; use http://127.0.0.1 or add the name to api.allowed_hosts", r.Host))
 		return
 	}
-	if s.o.Token != "" && r.URL.Path != "/healthz" && !s.authorized(r) {
+	if s.o.Token != "" && !public(r.URL.Path) && !s.authorized(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="cyan"`)
 		writeError(w, http.StatusUnauthorized, "unauthorized",
 			"missing or wrong bearer token; send \"Authorization: Bearer <token>\" with the token from the api-token file in the data dir")
@@ -149,6 +180,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, s.o.MaxBodyBytes)
 	s.mux.ServeHTTP(w, r)
+}
+
+// public reports whether a path is served without the token: the health
+// check and the page's own files (they hold no data; the page asks for the
+// token before it reads any).
+func public(path string) bool {
+	return path == "/healthz" || path == "/" || strings.HasPrefix(path, "/app/")
 }
 
 func (s *Server) authorized(r *http.Request) bool {

@@ -127,3 +127,6 @@ func (c *Config) validateTTS(bad func(key, format string, args ...any)) {
 		bad("tts.cache_mb", "%d is out of range 0–4096", t.CacheMB)
 	}
 }
+
+// TimeoutDuration is the synthesis timeout as a time.Duration.
+func (t TTS) TimeoutDuration() time.Duration { return time.Duration(t.Timeout) }

@@ -36,7 +36,7 @@ var allowed = map[string][]string{
 	"recall":              {"store", "importer"},
 	"importer":            {"store"},
 	"tts":                 {"config", "packets"},
-	"api":                 {"mainvirtual", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "observer", "recall", "importer"},
+	"api":                 {"mainvirtual", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "observer", "recall", "importer", "tts"},
 	"daemon":              {"*"},
 	"cmd":                 {"*"},
 	"cmd/cyan":            {"cmd"},
@@ -46,6 +46,7 @@ var allowed = map[string][]string{
 	"internal/ttstest":    {"tts"},
 	"internal/e2e":        {},
 	"internal/layout":     {},
+	"web":                 {},
 }
 
 func repoRoot(t *testing.T) string {
