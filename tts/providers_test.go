@@ -195,3 +195,14 @@ func TestOpenAISpeechAgainstTheFake(t *testing.T) {
 		t.Error("an input over 4096 characters should be refused before sending")
 	}
 }
+
+// BenchmarkEspeak times one espeak-ng synthesis of a short sentence.
+func BenchmarkEspeak(b *testing.B) {
+	requireTool(b, "espeak-ng")
+	e := tts.NewEspeak(tts.EspeakOptions{})
+	for b.Loop() {
+		if _, err := e.Synthesize(context.Background(), tts.Request{Text: "嗯，今天天气很好，", Language: "zh"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
