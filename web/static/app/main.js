@@ -13,9 +13,12 @@ const user = params.get('user') || localStorage.getItem('cyan.user') || 'me';
 const $ = (id) => document.getElementById(id);
 const log = $('log');
 
-// Bubbles by message id, and the live turn's bubbles not yet stored.
+// Bubbles by message id, and the live turn: its bubbles in order, the one
+// the streamed text goes to (d) and the next a stored reply settles (s).
+// Stored replies come both on the reply's own stream and on the channel's,
+// in either order; each settles one bubble, once.
 const shown = new Map();
-let live = null; // {turn, pending: [li], current: li|null}
+const turns = new Map(); // turn id → {turn, parts: [li], d, s}, for the turns sent from here
 // What the page went through, for tests and for anyone curious: the events
 // of each sent message's stream, in order.
 window.cyanEvents = [];
@@ -37,21 +40,36 @@ function showMessage(m) {
   if (!m.id || shown.has(m.id)) return;
   if (m.role !== 'user' && m.role !== 'assistant') return;
   if (m.empty_reply || !m.text) return;
-  // A reply of the live turn fills its streamed bubble.
-  if (live && m.reply_to === live.turn && m.role === 'assistant') {
-    const li = live.pending.shift();
-    if (li) { settle(li, m.id, m.text); return; }
+  // A reply of the live turn settles its streamed bubble.
+  const turn = m.role === 'assistant' && turns.get(m.reply_to);
+  if (turn) {
+    stored(turn, m.id, m.text);
+    return;
   }
   const later = [...log.children].find((li) => li.dataset.time && m.time && li.dataset.time > m.time);
   const li = bubble(m.role, m.text, { id: m.id, proactive: m.proactive, before: later });
   if (m.time) li.dataset.time = m.time;
 }
 
-function settle(li, id, text) {
+/** The i-th bubble of a live turn, made when it does not exist yet. */
+function part(turn, i) {
+  while (turn.parts.length <= i) {
+    const li = bubble('assistant', '');
+    li.classList.add('streaming');
+    turn.parts.push(li);
+  }
+  return turn.parts[i];
+}
+
+/** A stored reply of the live turn: it settles the next bubble. */
+function stored(turn, id, text) {
+  if (shown.has(id)) return;
+  const li = part(turn, turn.s++);
   li.classList.remove('streaming');
   li.textContent = text;
   li.dataset.id = id;
   shown.set(id, li);
+  scrollDown();
 }
 
 let noticeTimer = 0;
@@ -121,37 +139,29 @@ async function send(text) {
     notice(body?.error?.message || `not answered (${resp.status})`);
     return;
   }
-  const turn = { turn: '', pending: [], current: null };
-  live = turn;
-  const open = () => {
-    const li = bubble('assistant', '');
-    li.classList.add('streaming');
-    turn.pending.push(li);
-    turn.current = li;
-    return li;
-  };
+  const turn = { turn: '', parts: [], d: 0, s: 0 };
   try {
     await readEvents(resp, (name, data) => {
       window.cyanEvents.push(name);
       switch (name) {
         case 'message':
           turn.turn = data.message_id;
+          turns.set(data.message_id, turn);
           mine.dataset.id = data.message_id;
           shown.set(data.message_id, mine);
           break;
-        case 'delta':
-          (turn.current || open()).textContent += data.text;
+        case 'delta': {
+          const li = part(turn, turn.d);
+          if (!li.dataset.id) li.textContent += data.text; // a settled one has its whole text
           scrollDown();
           break;
-        case 'break':
-          turn.current = null;
-          break;
-        case 'reply': {
-          if (shown.has(data.id)) break;
-          const li = turn.pending.shift();
-          if (li) settle(li, data.id, data.text); else bubble('assistant', data.text, { id: data.id });
-          break;
         }
+        case 'break':
+          if (turn.parts.length > turn.d) turn.d++;
+          break;
+        case 'reply':
+          stored(turn, data.id, data.text);
+          break;
         case 'error':
           notice(data?.error?.message || 'the answer failed');
           break;
@@ -161,8 +171,7 @@ async function send(text) {
       }
     });
   } finally {
-    for (const li of turn.pending) if (!li.textContent) li.remove(); else li.classList.remove('streaming');
-    if (live === turn) live = null;
+    for (const li of turn.parts) if (!li.textContent) li.remove(); else li.classList.remove('streaming');
   }
 }
 
