@@ -71,8 +71,12 @@ type Options struct {
 	// Voice speaks the voiced channels and serves /api/v1/speech (nil:
 	// those routes answer 503).
 	Voice *tts.Voice
-	// Page serves the companion page at / (nil: no page).
-	Page http.Handler
+	// Page serves the companion page (nil: no page) at PagePaths: "/" (its
+	// index) and its files. Each of those paths, and nothing else, is a
+	// Public door, so a browser loads the page before it has the session
+	// cookie; the page then asks for the token (POST /api/v1/session).
+	Page      http.Handler
+	PagePaths []string
 	// Persona tells the page the persona's name, colour and avatars.
 	Persona func() PersonaInfo
 }
@@ -155,8 +159,9 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("GET /api/v1/persona", s.personaInfo)
 	s.mux.HandleFunc("GET /api/v1/persona/avatar/{file}", s.personaAvatar)
 	if o.Page != nil {
-		s.mux.Handle("GET /{$}", o.Page)
-		s.mux.Handle("GET /app/", o.Page)
+		if err := s.routePage(); err != nil {
+			return nil, err
+		}
 	}
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
@@ -164,6 +169,25 @@ func New(o Options) (*Server, error) {
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s; see the README for the API", r.Method, r.URL.Path))
 	})
 	return s, nil
+}
+
+// routePage routes each of the page's paths to it and opens its door.
+func (s *Server) routePage() error {
+	if len(s.o.PagePaths) == 0 {
+		return errors.New("api: the page has no paths (PagePaths)")
+	}
+	for _, p := range s.o.PagePaths {
+		if !strings.HasPrefix(p, "/") || p != "/" && (strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/v1/")) {
+			return fmt.Errorf("api: the page's path %q is not a file of its own; a page path is \"/\" or a file outside /api/ and /v1/", p)
+		}
+		pattern := "GET " + p
+		if p == "/" {
+			pattern = "GET /{$}"
+		}
+		s.mux.Handle(pattern, s.o.Page)
+		s.doors = append(s.doors, Door{Path: p, Access: Public})
+	}
+	return nil
 }
 
 // ServeHTTP recovers panics, applies the guard (guard.go) and routes.

@@ -24,6 +24,23 @@ func Files() fs.FS {
 	return sub
 }
 
+// Paths are the URL paths the page is made of: "/" (index.html) and each
+// of its files under /app/. Nothing else is the page's.
+func Paths() []string {
+	paths := []string{"/"}
+	err := fs.WalkDir(Files(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || p == "index.html" {
+			return err
+		}
+		paths = append(paths, "/"+p)
+		return nil
+	})
+	if err != nil {
+		panic(err) // an embedded tree cannot fail to walk
+	}
+	return paths
+}
+
 // Handler serves the page: / is index.html, /app/… its modules and
 // styles. Every answer carries the CSP and asks the browser to revalidate,
 // so an upgraded daemon serves its new page at once.
