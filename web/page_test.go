@@ -16,13 +16,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/daemon"
+	"github.com/cyan-agent/cyan/internal/browsertest"
 	"github.com/cyan-agent/cyan/internal/llmtest"
 )
 
@@ -42,9 +41,11 @@ func requireTool(t testing.TB, name string) string {
 
 // rig is a daemon on a fake LLM, with the real espeak-ng voice.
 type rig struct {
-	base string
-	llm  *llmtest.Server
-	mu   sync.Mutex
+	base    string // the daemon as the browser reaches it, on 127.0.0.1
+	dataDir string
+	token   string // the API token, off loopback
+	llm     *llmtest.Server
+	mu      sync.Mutex
 	// chat are the companion's answers, in order.
 	chat []llmtest.Reply
 	// speak is what the speech observer decides, in order.
@@ -53,9 +54,12 @@ type rig struct {
 
 const mixedReply = "你好，今天天气很好。こんにちは、元気ですか？I am fine, thank you very much."
 
-func startRig(t *testing.T) *rig {
+// startRig starts the daemon on addr: 127.0.0.1:0 (no token), or
+// 0.0.0.0:0, where every route but the page's own needs the token.
+func startRig(t *testing.T, addr string) *rig {
 	t.Helper()
-	r := &rig{llm: &llmtest.Server{}}
+	dir := t.TempDir()
+	r := &rig{llm: &llmtest.Server{}, dataDir: filepath.Join(dir, "data")}
 	r.llm.Default = func(req llmtest.Request) llmtest.Reply {
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -79,12 +83,11 @@ func startRig(t *testing.T) *rig {
 	llmSrv := httptest.NewServer(r.llm)
 	t.Cleanup(llmSrv.Close)
 
-	dir := t.TempDir()
 	cfgFile := filepath.Join(dir, "cyan.yaml")
 	os.WriteFile(cfgFile, []byte("observers:\n  speech: {every: 24h, channels: [desktop]}\nagent: {compress: {enabled: false}}\n"), 0o600)
 	cfg, err := config.Load(func(k string) string {
-		return map[string]string{"CYAN_DATA_DIR": filepath.Join(dir, "data"), "CYAN_CONFIG": cfgFile,
-			"CYAN_ADDR": "127.0.0.1:0", "CYAN_LLM_BASE_URL": llmSrv.URL + "/v1", "HOME": dir}[k]
+		return map[string]string{"CYAN_DATA_DIR": r.dataDir, "CYAN_CONFIG": cfgFile,
+			"CYAN_ADDR": addr, "CYAN_LLM_BASE_URL": llmSrv.URL + "/v1", "HOME": dir}[k]
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +108,9 @@ func startRig(t *testing.T) *rig {
 	})
 	select {
 	case a := <-ready:
-		r.base = "http://" + a.String()
+		_, port, _ := net.SplitHostPort(a.String())
+		r.base = "http://127.0.0.1:" + port
+		r.token = daemon.ReadToken(r.dataDir)
 	case err := <-done:
 		t.Fatalf("daemon stopped: %v", err)
 	case <-time.After(30 * time.Second):
@@ -128,7 +133,12 @@ func (r *rig) proactive(t *testing.T, text string) {
 	r.speak = append(r.speak, "say hello again")
 	r.chat = append(r.chat, llmtest.Reply{Text: text})
 	r.mu.Unlock()
-	resp, err := http.Post(r.base+"/api/v1/observers/main-observer%2Fspeech/run", "application/json", bytes.NewReader([]byte("{}")))
+	req, _ := http.NewRequest("POST", r.base+"/api/v1/observers/main-observer%2Fspeech/run", bytes.NewReader([]byte("{}")))
+	req.Header.Set("Content-Type", "application/json")
+	if r.token != "" {
+		req.Header.Set("Authorization", "Bearer "+r.token)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,71 +148,41 @@ func (r *rig) proactive(t *testing.T, text string) {
 	}
 }
 
-// browser is a headless Chromium that records console errors, exceptions
-// and every URL the page requests.
+// browser is a headless Chromium (internal/browsertest) that also records
+// every URL the page requests.
 type browser struct {
-	ctx      context.Context
+	*browsertest.Browser
 	mu       sync.Mutex
-	errors   []string
 	requests []string
 }
 
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
-	bin := requireTool(t, "chromium")
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
-		chromedp.WindowSize(1100, 760),
-	)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	b := &browser{}
-	ctx, cancelC := chromedp.NewContext(actx, chromedp.WithListener(b.listen))
-	t.Cleanup(func() { cancelC(); cancelA() })
-	b.ctx = ctx
-	if err := chromedp.Do(ctx); err != nil {
+	b := &browser{Browser: browsertest.Start(t)}
+	err := chromedp.Listen(b.Context(), func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			b.mu.Lock()
+			b.requests = append(b.requests, e.Request.URL)
+			b.mu.Unlock()
+		}
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
+	b.do(t, chromedp.EmulateViewport(1100, 760))
 	return b
 }
 
-func (b *browser) listen(ev any) {
+// urls returns the URLs the page requested so far.
+func (b *browser) urls() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	switch e := ev.(type) {
-	case *runtime.EventConsoleAPICalled:
-		if e.Type == "error" || e.Type == "assert" {
-			var parts []string
-			for _, a := range e.Args {
-				parts = append(parts, string(a.Value)+a.Description)
-			}
-			b.errors = append(b.errors, "console.error: "+strings.Join(parts, " "))
-		}
-	case *runtime.EventExceptionThrown:
-		d := e.ExceptionDetails
-		msg := d.Text
-		if d.Exception != nil {
-			msg += " " + d.Exception.Description
-		}
-		b.errors = append(b.errors, fmt.Sprintf("exception: %s (%s:%d)", msg, d.URL, d.LineNumber))
-	case *log.EventEntryAdded:
-		if e.Entry.Level == "error" {
-			b.errors = append(b.errors, "log: "+e.Entry.Text+" "+e.Entry.URL)
-		}
-	case *network.EventRequestWillBeSent:
-		b.requests = append(b.requests, e.Request.URL)
-	}
+	return append([]string(nil), b.requests...)
 }
 
 func (b *browser) do(t *testing.T, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, actions...); err != nil {
+	if err := b.Run(actions...); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -210,17 +190,17 @@ func (b *browser) do(t *testing.T, actions ...chromedp.Action[chromedp.Void]) {
 // until evaluates a JavaScript condition until it holds.
 func (b *browser) until(t *testing.T, what, js string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
+	ctx, cancel := context.WithTimeout(b.Context(), browsertest.Timeout)
 	defer cancel()
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
-		state, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`JSON.stringify({log: [...document.querySelectorAll('#log li')].map(li => li.className + ': ' + li.textContent), played: window.cyanPlayed, events: window.cyanEvents, note: document.getElementById('voice-note')?.textContent, notice: document.getElementById('notice')?.textContent})`))
-		t.Fatalf("%s: %v\npage: %s", what, err, state)
+		state, _ := chromedp.Run(b.Context(), chromedp.Evaluate[string](`JSON.stringify({log: [...document.querySelectorAll('#log li')].map(li => li.className + ': ' + li.textContent), played: window.cyanPlayed, events: window.cyanEvents, note: document.getElementById('voice-note')?.textContent, notice: document.getElementById('notice')?.textContent, login: document.getElementById('login')?.open, loginError: document.getElementById('login-error')?.textContent})`))
+		t.Fatalf("%s: %v\npage: %s\nconsole: %q", what, err, state, b.ConsoleErrors())
 	}
 }
 
 func eval[T any](t *testing.T, b *browser, js string) T {
 	t.Helper()
-	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](js))
+	v, err := chromedp.Run(b.Context(), chromedp.Evaluate[T](js))
 	if err != nil {
 		t.Fatalf("%s: %v", js, err)
 	}
@@ -241,7 +221,7 @@ type played struct {
 func TestPageTalksAndSpeaks(t *testing.T) {
 	requireTool(t, "espeak-ng")
 	b := newBrowser(t)
-	r := startRig(t)
+	r := startRig(t, "127.0.0.1:0")
 	r.say(llmtest.Reply{Text: mixedReply, ChunkSize: 3, ChunkDelay: 20 * time.Millisecond})
 
 	b.do(t, chromedp.Navigate(r.base+"/?channel=desktop"))
@@ -290,7 +270,7 @@ func TestPageTalksAndSpeaks(t *testing.T) {
 	b.until(t, "the proactive message appears", `[...document.querySelectorAll('#log li.assistant.proactive')].some(li => li.textContent === '我来啦！')`)
 	b.until(t, "the proactive message is spoken", `(window.cyanPlayed || []).some(p => p.text === '我来啦！' && p.ended)`)
 
-	shot, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	shot, err := chromedp.Run(b.Context(), chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,14 +295,112 @@ func TestPageTalksAndSpeaks(t *testing.T) {
 		t.Errorf("after the reload the page shows\n%s\nwant\n%s", strings.Join(texts, "\n"), strings.Join(want, "\n"))
 	}
 
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if len(b.errors) > 0 {
-		t.Errorf("console errors:\n%s", strings.Join(b.errors, "\n"))
+	if errs := b.ConsoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
-	for _, u := range b.requests {
+	for _, u := range b.urls() {
 		if !strings.HasPrefix(u, r.base+"/") && !strings.HasPrefix(u, "data:") {
 			t.Errorf("the page requested %s, outside the daemon", u)
 		}
+	}
+}
+
+// TestPageAsksForTheTokenOffLoopback: on an address beyond loopback the page
+// loads without the token, asks for it once, trades it for the session
+// cookie and talks, listens and speaks with the cookie alone; a reload does
+// not ask again, and the token is never in a URL or in the page's storage.
+func TestPageAsksForTheTokenOffLoopback(t *testing.T) {
+	requireTool(t, "espeak-ng")
+	b := newBrowser(t)
+	r := startRig(t, "0.0.0.0:0")
+	if len(r.token) < 16 {
+		t.Fatalf("the daemon on 0.0.0.0 made no token (%q)", r.token)
+	}
+	// Without the token: the page is open, the API is not.
+	for path, want := range map[string]int{"/": 200, "/app/main.js": 200, "/api/v1/messages?channel=desktop": 401, "/api/v1/persona": 401} {
+		resp, err := http.Get(r.base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("GET %s without the token: %s; want %d", path, resp.Status, want)
+		}
+	}
+
+	b.do(t, chromedp.Navigate(r.base+"/?channel=desktop"))
+	b.until(t, "the page asks for the token", `document.getElementById('login').open === true`)
+	if eval[bool](t, b, `document.body.dataset.ready === 'true'`) {
+		t.Fatal("the page is ready before it has a session")
+	}
+	// A wrong token is refused and the page keeps asking.
+	b.do(t, chromedp.SendKeys(chromedp.CSS("#token"), "not-the-token"), chromedp.Click(chromedp.CSS("#login-form button[type=submit]")))
+	b.until(t, "a wrong token is refused", `document.getElementById('login-error').textContent.includes('refused') && document.getElementById('login').open`)
+	// The right one opens the page.
+	eval[bool](t, b, `(document.getElementById('token').value = '') === ''`)
+	b.do(t, chromedp.SendKeys(chromedp.CSS("#token"), r.token), chromedp.Click(chromedp.CSS("#login-form button[type=submit]")))
+	b.until(t, "the page is ready after signing in", `document.body.dataset.ready === 'true' && !document.getElementById('login').open`)
+
+	cookies, err := chromedp.Call(b.Context(), network.GetCookies, network.GetCookiesParams{URLs: []string{r.base + "/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var session *network.Cookie
+	for _, c := range cookies.Cookies {
+		if c.Name == "cyan_session" {
+			session = c
+		}
+	}
+	if session == nil || !session.HTTPOnly || session.SameSite != network.CookieSameSiteStrict || session.Value == r.token || session.Path != "/" {
+		t.Fatalf("the session cookie: %+v", session)
+	}
+
+	// It talks: the reply streams in and is spoken (its audio fetched with
+	// the cookie); what the companion says on its own arrives on the stream.
+	const hello = "我在呢。Here I am."
+	r.say(llmtest.Reply{Text: hello, ChunkSize: 3, ChunkDelay: 10 * time.Millisecond})
+	b.do(t, chromedp.SendKeys(chromedp.CSS("#text"), "在吗"), chromedp.Click(chromedp.CSS("#send")))
+	b.until(t, "the reply is shown", fmt.Sprintf(`[...document.querySelectorAll('#log li.assistant')].some(li => li.textContent === %q && li.dataset.id)`, hello))
+	b.until(t, "the reply is spoken", `(window.cyanPlayed || []).filter(p => p.ended && p.bytes > 1000).length >= 2`)
+	r.proactive(t, "还有我！")
+	b.until(t, "the proactive message appears and speaks", `(window.cyanPlayed || []).some(p => p.text === '还有我！' && p.ended)`)
+
+	// A reload keeps the session: no question, the history is there.
+	b.do(t, chromedp.Reload())
+	b.until(t, "the page is ready again", `document.body.dataset.ready === 'true'`)
+	if eval[bool](t, b, `document.getElementById('login').open`) {
+		t.Error("the page asked for the token again after a reload")
+	}
+	b.until(t, "the history is shown", fmt.Sprintf(`[...document.querySelectorAll('#log li')].map(li => li.textContent).join('|') === %q`, "在吗|"+hello+"|还有我！"))
+
+	// The token is in no URL, and the page keeps it nowhere.
+	urls := b.urls()
+	if len(urls) < 10 {
+		t.Fatalf("only %d requests were seen: %q", len(urls), urls)
+	}
+	for _, u := range urls {
+		if strings.Contains(u, r.token) {
+			t.Errorf("the token is in a URL: %s", u)
+		}
+		if !strings.HasPrefix(u, r.base+"/") && !strings.HasPrefix(u, "data:") {
+			t.Errorf("the page requested %s, outside the daemon", u)
+		}
+	}
+	kept := eval[string](t, b, `location.href + JSON.stringify(localStorage) + JSON.stringify(sessionStorage) + document.cookie + document.documentElement.outerHTML`)
+	if strings.Contains(kept, r.token) {
+		t.Error("the page keeps the token (in its URL, storage, readable cookies or DOM)")
+	}
+	// The one error is the wrong token's 401.
+	var other []string
+	refused := 0
+	for _, e := range b.ConsoleErrors() {
+		if strings.Contains(e, "401") {
+			refused++
+		} else {
+			other = append(other, e)
+		}
+	}
+	if refused != 1 || len(other) > 0 {
+		t.Errorf("console errors: %d refusals (want the wrong token's one), others:\n%s", refused, strings.Join(other, "\n"))
 	}
 }

@@ -13,28 +13,54 @@ function login() {
     const form = document.getElementById('login-form');
     const input = document.getElementById('token');
     const err = document.getElementById('login-error');
+    // Without the session nothing works: Escape does not close the dialog.
+    const stay = (ev) => ev.preventDefault();
+    dlg.addEventListener('cancel', stay);
     form.addEventListener('submit', async function onSubmit(ev) {
       ev.preventDefault();
-      const r = await fetch('/api/v1/session', {
-        method: 'POST', credentials: 'same-origin',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ token: input.value.trim() }),
-      });
+      err.textContent = '';
+      let r;
+      try {
+        r = await fetch('/api/v1/session', {
+          method: 'POST', credentials: 'same-origin',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ token: input.value.trim() }),
+        });
+      } catch (e) {
+        err.textContent = 'The daemon cannot be reached: ' + e.message;
+        return;
+      }
       if (!r.ok) {
-        err.textContent = r.status === 404
-          ? 'This daemon cannot give the page a session; open the page on its own machine (127.0.0.1).'
-          : 'That token was refused.';
+        const body = await r.json().catch(() => ({}));
+        err.textContent = r.status === 401
+          ? 'That token was refused; copy it from the api-token file in the daemon\'s data folder.'
+          : body?.error?.message || `sign-in failed (${r.status})`;
+        input.select();
         return;
       }
       input.value = '';
       form.removeEventListener('submit', onSubmit);
+      dlg.removeEventListener('cancel', stay);
       dlg.close();
       loggingIn = null;
       resolve();
     });
     dlg.showModal();
+    input.focus();
   });
   return loggingIn;
+}
+
+/**
+ * Makes sure the page has a session: on loopback there is nothing to do;
+ * on another address the daemon needs its token, which the page asks for
+ * once (the cookie lasts; a reload does not ask again).
+ */
+export async function signIn() {
+  const r = await fetch('/api/v1/session', { credentials: 'same-origin' });
+  const s = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(s?.error?.message || `session: ${r.status}`);
+  if (s.token_required && !s.authenticated) await login();
 }
 
 /** fetch with the session: a 401 asks for the token, then retries once. */
@@ -93,19 +119,28 @@ export async function readEvents(resp, on) {
 /**
  * Follows the channel's stream (EventSource reconnects by itself and sends
  * Last-Event-ID where the daemon numbers its events). handlers maps event
- * names to functions; "ready" fires on every (re)connection.
+ * names to functions; "ready" fires on every (re)connection. A stream the
+ * daemon refused (the session ended: a new token) signs in again and
+ * reopens; one that failed otherwise reopens after a pause.
  */
 export function follow(channel, since, handlers) {
-  const q = new URLSearchParams({ channel });
-  if (since) q.set('since', since);
-  const es = new EventSource('/api/v1/stream?' + q);
-  for (const [name, fn] of Object.entries(handlers)) {
-    es.addEventListener(name, (ev) => {
-      if (ev.lastEventId) sessionStorage.setItem('cyan.last-event.' + channel, ev.lastEventId);
-      let data;
-      try { data = JSON.parse(ev.data); } catch { data = ev.data; }
-      fn(data);
+  const open = () => {
+    const q = new URLSearchParams({ channel });
+    const last = sessionStorage.getItem('cyan.last-event.' + channel) || since;
+    if (last) q.set('since', last);
+    const es = new EventSource('/api/v1/stream?' + q);
+    for (const [name, fn] of Object.entries(handlers)) {
+      es.addEventListener(name, (ev) => {
+        if (ev.lastEventId) sessionStorage.setItem('cyan.last-event.' + channel, ev.lastEventId);
+        let data;
+        try { data = JSON.parse(ev.data); } catch { data = ev.data; }
+        fn(data);
+      });
+    }
+    es.addEventListener('error', () => {
+      if (es.readyState !== EventSource.CLOSED) return; // it reconnects by itself
+      setTimeout(() => signIn().catch(() => {}).finally(open), 2000);
     });
-  }
-  return es;
+  };
+  open();
 }

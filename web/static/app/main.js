@@ -3,7 +3,7 @@
 // subtitles and the avatar), the text box, mute and volume, and the
 // browser's own speech recognition as an optional microphone.
 
-import { call, getJSON, readEvents, follow } from './api.js';
+import { call, getJSON, readEvents, follow, signIn } from './api.js';
 import { Avatar } from './avatar.js';
 import { Player } from './player.js';
 
@@ -217,6 +217,7 @@ async function loadHistory() {
 }
 
 async function start() {
+  await signIn();
   const persona = await getJSON('/api/v1/persona?' + new URLSearchParams({ channel }));
   document.title = persona.name;
   $('name').textContent = persona.name;
