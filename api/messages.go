@@ -12,6 +12,7 @@ import (
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/tts"
 )
 
 type postMessageRequest struct {
@@ -76,28 +77,59 @@ func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, in mainvi
 		writeError(w, http.StatusInternalServerError, "internal", "streaming is not supported by this connection")
 		return
 	}
-	res, err := s.o.Agent.Turn(r.Context(), in, mainvirtual.Listener{
-		Stored: func(m *store.Message) { _ = sse.event("message", map[string]string{"message_id": m.ID}) },
+	var voice *tts.Utterance // speaks the reply as it streams, in a voiced channel
+	defer func() { voice.End() }()
+	// The turn outlives the client: a page reloaded mid-reply finds the
+	// answer in the history and on /api/v1/stream. Only the daemon's
+	// shutdown stops it.
+	s.turns.Add(1)
+	defer s.turns.Done()
+	ctx, cancel := s.turnContext(r)
+	defer cancel()
+	send := func(name string, v any) {
+		if ctx.Err() == nil && r.Context().Err() == nil {
+			_ = sse.event(name, v)
+		}
+	}
+	res, err := s.o.Agent.Turn(ctx, in, mainvirtual.Listener{
+		Stored: func(m *store.Message) {
+			if s.o.Voice != nil {
+				voice = s.o.Voice.Begin(m.Channel, m.ID)
+			}
+			send("message", map[string]string{"message_id": m.ID})
+		},
 		Stream: func(e mainvirtual.StreamEvent) error {
 			if e.Break {
-				return sse.event("break", struct{}{})
+				voice.Break()
+				send("break", struct{}{})
+				return nil
 			}
-			return sse.event("delta", map[string]string{"text": e.Text})
+			voice.Text(e.Text)
+			send("delta", map[string]string{"text": e.Text})
+			return nil
 		},
 		Reply: func(m *store.Message) {
-			_ = sse.event("reply", map[string]string{"id": m.ID, "text": m.Text})
+			send("reply", map[string]string{"id": m.ID, "text": m.Text})
 		},
 	})
 	if err != nil {
-		status, body := s.turnError(r.Context(), err)
+		status, body := s.turnError(ctx, err)
 		if !sse.started {
 			writeJSON(w, status, body)
 			return
 		}
-		_ = sse.event("error", body)
+		send("error", body)
 		return
 	}
-	_ = sse.event("done", responseOf(res))
+	send("done", responseOf(res))
+}
+
+// turnContext is the context of a streamed turn: not ended by the client
+// going away, only by the daemon stopping (Stop).
+func (s *Server) turnContext(r *http.Request) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	stop := context.AfterFunc(s.stopping, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
 // turnError maps a failed turn to a status and an error body.
