@@ -35,6 +35,8 @@ type Config struct {
 	Generate Generate `yaml:"generate"`
 	// Embed selects the recall embedder.
 	Embed Embed `yaml:"embed"`
+	// TTS selects the voice.
+	TTS TTS `yaml:"tts"`
 	// ShutdownTimeout bounds a shutdown (SIGTERM, cyan stop); Store and
 	// Backup are the database's safety margin and scheduled backups
 	// (trust.go).
@@ -382,9 +384,10 @@ func Defaults() Config {
 		},
 		Generate: Generate{Traces: 1000},
 		Embed:    Embed{Provider: "builtin", Index: "flat"},
+		TTS:      defaultTTS(),
 
 		ShutdownTimeout: Duration(DefaultShutdownTimeout),
-		Store:           Store{MinFreeMB: 64},
+		Store:           Store{MinFreeMB: 256},
 		Backup:          Backup{Keep: 7},
 	}
 }

@@ -45,7 +45,7 @@ func (c *Config) validateTrust(bad func(key, format string, args ...any)) {
 		bad("shutdown_timeout", "%s is out of range 1s–10m", d)
 	}
 	if c.Store.MinFreeMB < 1 || c.Store.MinFreeMB > 1<<20 {
-		bad("store.min_free_mb", "%d is out of range 1–1048576 (megabytes kept free on the data dir's disk; 64 is the default)", c.Store.MinFreeMB)
+		bad("store.min_free_mb", "%d is out of range 1–1048576 (megabytes kept free on the data dir's disk; 256 is the default)", c.Store.MinFreeMB)
 	}
 	b := c.Backup
 	if strings.TrimSpace(b.Schedule) != "" {

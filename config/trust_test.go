@@ -12,7 +12,7 @@ func TestTrustSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if time.Duration(c.ShutdownTimeout) != 10*time.Second || c.Store.MinFreeMB != 64 || c.Backup.Keep != 7 || c.Backup.Schedule != "" {
+	if time.Duration(c.ShutdownTimeout) != 10*time.Second || c.Store.MinFreeMB != 256 || c.Backup.Keep != 7 || c.Backup.Schedule != "" {
 		t.Fatalf("defaults: %v %+v %+v", c.ShutdownTimeout, c.Store, c.Backup)
 	}
 	if c.BackupDir() != dir+"/backups" {

@@ -29,7 +29,14 @@ func (s *Store) CloseWithin(limit time.Duration) error {
 		if gone != nil {
 			return fmt.Errorf("store: not closed: %w; whatever was written after the removal is lost", gone)
 		}
-		if free, err := g.sys.free(g.dbDir); err == nil && free < g.closeNeed() {
+		free, err := g.sys.free(g.dbDir)
+		if err == nil && free < g.closeNeed() {
+			g.mu.Lock()
+			g.releaseReserve(free) // for the flush
+			g.mu.Unlock()
+			free, err = g.sys.free(g.dbDir)
+		}
+		if err == nil && free < g.closeNeed() {
 			return fmt.Errorf("store: not closed: the disk is full (%s free in %s, a clean close needs %s); the recent writes stay in the write-ahead logs %s and are replayed at the next start: %w",
 				humanBytes(free), g.dbDir, humanBytes(g.closeNeed()), s.walFiles(), ErrDiskFull)
 		}

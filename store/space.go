@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +13,10 @@ import (
 // DefaultMinFree is the free space the store keeps on the disk of its data
 // dir unless Options.MinFree says otherwise: room for Badger to rotate a
 // memtable (its write-ahead log is preallocated), flush it to a table and
-// run the compaction that follows, so that the database never runs out of
-// space in the middle of a write.
-const DefaultMinFree = 64 << 20
+// run the compactions that follow — the largest rewrites level 0 (up to 15
+// tables of a memtable each when writes come fast) with the level below —
+// so that the database never runs out of space in the middle of a write.
+const DefaultMinFree = 256 << 20
 
 // memTableSize is Badger's memtable size in this store. Its write-ahead
 // log file is twice as large and is preallocated (see guard.allocate).
@@ -74,6 +76,8 @@ type diskInfo interface {
 	// allocate reserves the blocks of a file's whole length, so writes
 	// through a memory map into it cannot fail for lack of space.
 	allocate(path string) error
+	// reserve creates a file of size bytes whose blocks are taken.
+	reserve(path string, size int64) error
 }
 
 // guard checks, before each write of the store, that the data dir is
@@ -86,6 +90,7 @@ type guard struct {
 	dir, dbDir string
 	minFree    uint64
 	sys        diskInfo
+	log        *slog.Logger
 
 	mu        sync.Mutex
 	dev, ino  uint64          // of dbDir when opened
@@ -93,8 +98,8 @@ type guard struct {
 	mount     string
 }
 
-func newGuard(dir string, minFree uint64, sys diskInfo) (*guard, error) {
-	g := &guard{dir: dir, dbDir: filepath.Join(dir, "db"), minFree: minFree, sys: sys, allocated: map[string]bool{}}
+func newGuard(dir string, minFree uint64, sys diskInfo, log *slog.Logger) (*guard, error) {
+	g := &guard{dir: dir, dbDir: filepath.Join(dir, "db"), minFree: minFree, sys: sys, log: log, allocated: map[string]bool{}}
 	dev, ino, err := sys.identity(g.dbDir)
 	if err != nil {
 		return nil, fmt.Errorf("store: %s: %w", g.dbDir, err)
@@ -119,6 +124,7 @@ func (g *guard) check() error {
 	if err != nil {
 		return nil // cannot tell: let Badger try
 	}
+	free = g.keepReserve(free)
 	if free < g.minFree {
 		return &SpaceError{Dir: g.dir, Mount: g.mount, Free: free, Need: g.minFree}
 	}
@@ -174,6 +180,47 @@ func (g *guard) allocateLogs() {
 		if !seen[name] {
 			delete(g.allocated, name)
 		}
+	}
+}
+
+// ReserveFile is the space reserve in the data dir: a preallocated file the
+// store gives back to the disk when something else has filled it, so that
+// Badger can finish the table it is writing and close cleanly.
+const ReserveFile = "space.reserve"
+
+// reserveSize is the reserve's size: a memtable flush and a margin.
+const reserveSize = 2 * memTableSize
+
+// keepReserve makes sure the reserve exists when the disk has room for it
+// beyond minFree, and gives it back when the disk is nearly full (less
+// than a memtable left: only another program can have taken the store's
+// margin). free is the disk's free space now; it returns the free space
+// after.
+func (g *guard) keepReserve(free uint64) uint64 {
+	path := filepath.Join(g.dir, ReserveFile)
+	st, err := os.Stat(path)
+	have := err == nil && st.Size() == reserveSize
+	switch {
+	case have && free < memTableSize:
+		g.releaseReserve(free)
+	case !have && free >= g.minFree+reserveSize:
+		if g.sys.reserve(path, reserveSize) != nil {
+			return free
+		}
+	default:
+		return free
+	}
+	if f, err := g.sys.free(g.dbDir); err == nil {
+		return f
+	}
+	return free
+}
+
+// releaseReserve gives the reserve back to the disk, logging it.
+func (g *guard) releaseReserve(free uint64) {
+	if err := os.Remove(filepath.Join(g.dir, ReserveFile)); err == nil {
+		g.log.Error("the disk is nearly full; gave back the space reserve so the database can finish what it is writing",
+			"free", humanBytes(free), "released", humanBytes(reserveSize), "dir", g.dir)
 	}
 }
 

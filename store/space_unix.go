@@ -25,4 +25,6 @@ func (osDisk) identity(path string) (dev, ino uint64, err error) {
 
 func (osDisk) allocate(path string) error { return allocateFile(path) }
 
+func (osDisk) reserve(path string, size int64) error { return reserveFile(path, size) }
+
 func defaultDisk() diskInfo { return osDisk{} }

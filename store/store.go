@@ -26,6 +26,9 @@ type Options struct {
 	// write that would leave less is refused with ErrDiskFull (0:
 	// DefaultMinFree).
 	MinFree uint64
+
+	// tune changes Badger's options (tests only).
+	tune func(badger.Options) badger.Options
 }
 
 // Store is the open database of one data dir.
@@ -88,6 +91,9 @@ func Open(o Options) (*Store, error) {
 		WithBlockCacheSize(64 << 20).
 		WithIndexCacheSize(32 << 20).
 		WithNumVersionsToKeep(1)
+	if o.tune != nil {
+		opts = o.tune(opts)
+	}
 	db, err := badger.Open(opts)
 	if err != nil {
 		lock.release()
@@ -98,9 +104,13 @@ func Open(o Options) (*Store, error) {
 	}
 	s := &Store{db: db, lock: lock, log: log}
 	if sys := defaultDisk(); !o.InMemory && sys != nil {
-		s.guard, err = newGuard(o.Dir, cmp.Or(o.MinFree, DefaultMinFree), sys)
+		s.guard, err = newGuard(o.Dir, cmp.Or(o.MinFree, DefaultMinFree), sys, log)
 		if err == nil {
-			s.guard.allocateLogs()
+			err = s.guard.check()
+			if IsUnavailable(err) {
+				log.Warn("the store opened, but cannot take writes yet", "err", err)
+				err = nil
+			}
 		}
 	}
 	if err == nil {

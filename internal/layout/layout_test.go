@@ -33,9 +33,10 @@ var allowed = map[string][]string{
 	"observer":             {"memory", "events", "tools", "llm", "config", "packets", "store"},
 	"mainvirtual":          {"store", "persona", "llm", "config", "notation"},
 	"notation":             {},
-	"recall":               {"store", "importer"},
+	"recall":               {"store", "importer", "packets"},
 	"importer":             {"store"},
-	"api":                  {"mainvirtual", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "observer", "recall", "importer"},
+	"tts":                  {"config", "packets"},
+	"api":                  {"mainvirtual", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "observer", "recall", "importer", "tts"},
 	"daemon":               {"*"},
 	"cmd":                  {"*"},
 	"cmd/cyan":             {"cmd"},
@@ -43,8 +44,10 @@ var allowed = map[string][]string{
 	"internal/scripttest":  {"script", "generate", "llm", "store", "internal/llmtest"},
 	"internal/clocktest":   {},
 	"internal/browsertest": {},
+	"internal/ttstest":     {"tts"},
 	"internal/e2e":         {},
 	"internal/layout":      {},
+	"web":                  {},
 	"internal/smallfs":     {},
 }
 
