@@ -35,6 +35,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "run the daemon (embedded storage; a local Ollama by default)", "", runServe},
+		{"stop", "stop the running daemon (SIGTERM) and wait until it has released the data dir", "", runStop},
 		{"chat", "chat with the running daemon in the terminal, replies streamed", "", runChat},
 		{"send", "send one message and print the replies", "TEXT", runSend},
 		{"history", "print a channel's conversation", "", runHistory},
