@@ -14,19 +14,21 @@ import (
 
 func runBench(io IO, args []string) error {
 	if len(args) == 0 {
-		return &usageError{msg: "name a benchmark: cyan bench locomo FILE, or cyan bench recall --messages N"}
+		return &usageError{msg: "name a benchmark: cyan bench locomo FILE, cyan bench recall --messages N, or cyan bench crash --cycles N"}
 	}
 	switch args[0] {
 	case "locomo":
 		return benchLoCoMo(io, args[1:])
 	case "recall":
 		return benchRecall(io, args[1:])
+	case "crash":
+		return benchCrash(io, args[1:])
 	case "-h", "--help":
 		fs := newFlags(io, "bench")
 		fs.Usage()
 		return nil
 	}
-	return &usageError{msg: fmt.Sprintf("unknown benchmark %q; use locomo or recall", args[0])}
+	return &usageError{msg: fmt.Sprintf("unknown benchmark %q; use locomo, recall or crash", args[0])}
 }
 
 func parseKs(s string) ([]int, error) {

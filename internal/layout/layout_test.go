@@ -49,6 +49,7 @@ var allowed = map[string][]string{
 	"internal/layout":      {},
 	"web":                  {},
 	"internal/smallfs":     {},
+	"internal/crash":       {"internal/llmtest", "llm"},
 }
 
 func repoRoot(t *testing.T) string {
