@@ -87,9 +87,9 @@ func (s *Server) rollup(w http.ResponseWriter, r *http.Request) {
 	}
 	now := s.o.Now()
 	if req.Now != "" {
-		t, err := time.Parse(time.RFC3339, req.Now)
+		t, err := workTime("now", req.Now, now)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("now %q is not an RFC 3339 time such as 2026-02-16T03:16:00+08:00", req.Now))
+			writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
 			return
 		}
 		now = t
@@ -125,12 +125,16 @@ func (s *Server) buildHistory(w http.ResponseWriter, r *http.Request) {
 		if v == "" {
 			continue
 		}
-		t, err := time.Parse(time.RFC3339, v)
+		t, err := workTime([]string{"from", "to"}[i], v, s.o.Now())
 		if err != nil {
-			writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("%q is not an RFC 3339 time", v))
+			writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
 			return
 		}
 		bounds[i] = t
+	}
+	if !bounds[0].IsZero() && !bounds[1].IsZero() && bounds[1].Before(bounds[0]) {
+		writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("to %s is before from %s", req.To, req.From))
+		return
 	}
 	rep, err := log.BuildHistory(r.Context(), req.Channel, bounds[0], bounds[1])
 	if errors.Is(err, store.ErrInvalid) {

@@ -159,9 +159,9 @@ func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message
 		role, text := llm.RoleUser, ""
 		switch m.Role {
 		case store.RoleUser:
-			text = notation.UserLine(m.User, agent, m.Time, m.Text)
+			text = notation.UserLine(m.User, agent, m.Time, a.fitText(it, &ct))
 		case store.RoleSystem:
-			text = notation.PlatformLine(platformName(m.User), m.Time, m.Text)
+			text = notation.PlatformLine(platformName(m.User), m.Time, a.fitText(it, &ct))
 		case store.RoleAssistant:
 			role, text = llm.RoleAssistant, m.Text
 			switch {

@@ -121,6 +121,9 @@ type ContextTrace struct {
 	Dropped  []DroppedItem `json:"dropped,omitempty"`
 	// Compressed are the included model messages shown in compressed form.
 	Compressed []CompressedItem `json:"compressed,omitempty"`
+	// Cut are the messages too large for the budget by themselves, shown
+	// cut (oversize.go).
+	Cut []CutItem `json:"cut,omitempty"`
 	// Note says what compression could not do (its bound, a failure).
 	Note string `json:"note,omitempty"`
 }
