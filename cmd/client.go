@@ -48,8 +48,8 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.Message }
 
-func (c *client) do(method, path string, body any, out any) error {
-	resp, err := c.send(method, path, body, "application/json")
+func (c *client) do(method, path string, body any, out any, hdr ...string) error {
+	resp, err := c.send(method, path, body, "application/json", hdr...)
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func (c *client) do(method, path string, body any, out any) error {
 
 // send makes a request and returns the response when it is a success;
 // otherwise the daemon's error message.
-func (c *client) send(method, path string, body any, accept string) (*http.Response, error) {
+func (c *client) send(method, path string, body any, accept string, hdr ...string) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -82,6 +82,9 @@ func (c *client) send(method, path string, body any, accept string) (*http.Respo
 		req.Header.Set("Content-Type", "application/json") // the daemon refuses other bodies on state-changing routes
 	}
 	req.Header.Set("Accept", accept)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}

@@ -24,6 +24,7 @@ func runImport(io IO, args []string) error {
 	fs := newFlags(io, "import")
 	format := fs.String("format", "", "`jsonl` (one {\"time\", \"channel\", \"user\", \"role\"?, \"text\", \"id\"?} per line) or locomo (default: by the file's first character)")
 	channel := fs.String("channel", "", "put every message into this `channel` (locomo: default is each conversation's sample_id)")
+	retryFor := fs.Duration("retry-for", defaultImportRetry, "how long to keep sending a batch to a daemon that stopped answering")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -49,7 +50,7 @@ func runImport(io IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	imp := &importRun{c: newClient(cfg), channel: *channel, out: io.Stderr, began: time.Now()}
+	imp := &importRun{c: newClient(cfg), channel: *channel, out: io.Stderr, began: time.Now(), retryFor: *retryFor}
 	if st, err := f.Stat(); err == nil {
 		imp.size = st.Size()
 	}
@@ -63,10 +64,7 @@ func runImport(io IO, args []string) error {
 	}
 	imp.progress(true)
 	if err != nil {
-		if imp.added+imp.skipped > 0 {
-			return fmt.Errorf("%w\n%d messages before it were imported; fix the file and run the same command again (nothing is imported twice)", err, imp.added+imp.skipped)
-		}
-		return err
+		return importError(err, imp.added+imp.skipped)
 	}
 	fmt.Fprintf(io.Stdout, "imported %d messages (%d were already there) in %s\n", imp.added, imp.skipped, time.Since(imp.began).Round(time.Millisecond))
 	return nil
@@ -84,6 +82,7 @@ type importRun struct {
 	added    int
 	skipped  int
 	lastDraw time.Time
+	retryFor time.Duration
 }
 
 func (r *importRun) send(batch []importer.Line, final bool) error {
@@ -91,7 +90,8 @@ func (r *importRun) send(batch []importer.Line, final bool) error {
 		Added   int `json:"added"`
 		Skipped int `json:"skipped"`
 	}
-	if err := r.c.do("POST", "/api/v1/import", map[string]any{"messages": batch, "channel": r.channel, "final": final}, &ans); err != nil {
+	body := map[string]any{"messages": batch, "channel": r.channel, "final": final}
+	if err := r.sendOnce(body, &ans); err != nil {
 		return err
 	}
 	r.added += ans.Added

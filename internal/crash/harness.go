@@ -50,24 +50,27 @@ type Options struct {
 
 // Report is what a run found.
 type Report struct {
-	Cycles             int
-	KillsDuringStart   int
-	KillsDuringTraffic int
-	Starts             int
-	FailedStarts       int      // a start that did not open (it exited, or never listened)
-	StartErrors        []string // the log tail of each failed start
-	Sent               int      // requests made (retries included)
-	Acknowledged       int      // messages acknowledged (200), each counted once
-	Replayed           int      // retries answered with the first answer
-	Unanswered         int      // requests cut by a kill, sent again
-	Refused            int      // 507 and 503 answers (fault modes)
-	Lost               int      // acknowledged messages not in the store
-	Duplicated         int      // messages stored more than once
-	OutOfOrder         int
-	MissingReplies     int // acknowledged messages without exactly one reply
-	Checks             int // verification passes (recall, workspace, events answered)
-	CheckFailures      []string
-	Elapsed            time.Duration
+	Cycles           int
+	KillsDuringStart int
+	// KillsBeforeListening: of those, the kills before the daemon
+	// listened (while it opened its store and built its parts).
+	KillsBeforeListening int
+	KillsDuringTraffic   int
+	Starts               int
+	FailedStarts         int      // a start that did not open (it exited, or never listened)
+	StartErrors          []string // the log tail of each failed start
+	Sent                 int      // requests made (retries included)
+	Acknowledged         int      // messages acknowledged (200), each counted once
+	Replayed             int      // retries answered with the first answer
+	Unanswered           int      // requests cut by a kill, sent again
+	Refused              int      // 507 and 503 answers (fault modes)
+	Lost                 int      // acknowledged messages not in the store
+	Duplicated           int      // messages stored more than once
+	OutOfOrder           int
+	MissingReplies       int // acknowledged messages without exactly one reply
+	Checks               int // verification passes (recall, workspace, events answered)
+	CheckFailures        []string
+	Elapsed              time.Duration
 }
 
 // OK reports whether nothing was lost, duplicated or out of order, every
@@ -82,7 +85,8 @@ func (r *Report) String() string {
 	var b strings.Builder
 	row := func(k string, v any) { fmt.Fprintf(&b, "%-34s %v\n", k, v) }
 	row("cycles (kill -9, start again)", r.Cycles)
-	row("  killed while opening", r.KillsDuringStart)
+	row("  killed soon after starting", r.KillsDuringStart)
+	row("    before it listened", r.KillsBeforeListening)
 	row("  killed while answering", r.KillsDuringTraffic)
 	row("starts", r.Starts)
 	row("failed starts", r.FailedStarts)
@@ -259,7 +263,19 @@ func (h *harness) killWhileOpening(ctx context.Context) error {
 	case <-p.exited:
 	case <-ctx.Done():
 	}
-	h.count(func(r *Report) { r.Starts++; r.KillsDuringStart++ })
+	listened := false
+	select {
+	case p.base = <-p.listening:
+		listened = true
+	default:
+	}
+	h.count(func(r *Report) {
+		r.Starts++
+		r.KillsDuringStart++
+		if !listened {
+			r.KillsBeforeListening++
+		}
+	})
 	if p.exitedOnItsOwn() {
 		h.failedStart(p)
 	}
