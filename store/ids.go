@@ -27,6 +27,17 @@ func (g *idGen) seed(last uuid.UUID) {
 	g.seq = uint16(binary.BigEndian.Uint16(last[6:8]) & 0x0fff)
 }
 
+// seedAtLeast makes the generator continue after id when id is newer than
+// what it would make next (restored messages carry their own ids).
+func (g *idGen) seedAtLeast(id uuid.UUID) {
+	g.mu.Lock()
+	ms, seq := idMillis(id), uint16(binary.BigEndian.Uint16(id[6:8])&0x0fff)
+	if ms > g.lastMS || ms == g.lastMS && seq > g.seq {
+		g.lastMS, g.seq = ms, seq
+	}
+	g.mu.Unlock()
+}
+
 // next returns a monotonic id for a message stored now, at time t.
 func (g *idGen) next(t time.Time) uuid.UUID {
 	g.mu.Lock()

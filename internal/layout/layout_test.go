@@ -49,6 +49,7 @@ var allowed = map[string][]string{
 	"internal/layout":      {},
 	"web":                  {},
 	"internal/smallfs":     {},
+	"archive":              {"store"},
 	"internal/crash":       {"internal/llmtest", "llm"},
 }
 

@@ -1,0 +1,99 @@
+package archive
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/cyan-agent/cyan/store"
+)
+
+// Schedule makes backups of a running store on a cron schedule (local
+// time) into a folder, and keeps the newest Keep of them.
+type Schedule struct {
+	Store   *store.Store
+	Spec    string // five cron fields
+	Dir     string
+	Keep    int
+	Version string           // written into each backup's header
+	Now     func() time.Time // nil: time.Now
+	Logger  *slog.Logger     // nil: discard
+}
+
+// backupName is a scheduled backup's file name; names sort by time.
+const backupName = "cyan-20060102-150405.backup"
+
+// Run makes a backup at each time of the schedule until ctx ends. A
+// backup that fails is logged, and the next one is tried at its time.
+func (s *Schedule) Run(ctx context.Context) error {
+	sched, err := cron.ParseStandard(s.Spec)
+	if err != nil {
+		return fmt.Errorf("archive: backup schedule %q: %w", s.Spec, err)
+	}
+	now := s.Now
+	if now == nil {
+		now = time.Now
+	}
+	log := s.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	for {
+		next := sched.Next(now())
+		timer := time.NewTimer(next.Sub(now()))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil
+		case <-timer.C:
+		}
+		path, info, err := s.Once(now())
+		if err != nil {
+			log.Error("scheduled backup failed; the next one is tried at its time", "err", err, "next", sched.Next(now()))
+			continue
+		}
+		log.Info("backup made", "file", path, "bytes", info.Bytes)
+	}
+}
+
+// Once makes one backup now and removes the oldest beyond Keep.
+func (s *Schedule) Once(now time.Time) (string, BackupInfo, error) {
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return "", BackupInfo{}, fmt.Errorf("archive: backup folder %s: %w", s.Dir, err)
+	}
+	path := filepath.Join(s.Dir, now.Format(backupName))
+	info, err := BackupFile(s.Store, path, s.Version, now)
+	if err != nil {
+		return "", info, err
+	}
+	return path, info, s.prune()
+}
+
+// prune removes the scheduled backups beyond the newest Keep.
+func (s *Schedule) prune() error {
+	entries, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, "cyan-") && strings.HasSuffix(n, ".backup") && len(n) == len(backupName) {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names[:max(0, len(names)-max(s.Keep, 1))] {
+		if err := os.Remove(filepath.Join(s.Dir, n)); err != nil {
+			return fmt.Errorf("archive: remove the old backup %s: %w", n, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,47 @@
+package archive
+
+import "github.com/cyan-agent/cyan/store"
+
+// space is a key space of the store that an export carries as records.
+type space struct {
+	name, prefix string
+}
+
+// spaces are the key spaces exported as records, in export order. The
+// store's own (messages and their indexes, channels, compressed forms) are
+// exported as their own lines; the rest of store.Prefix* is working state
+// or derived, and TestEveryKeySpaceIsDecided keeps this list and that
+// choice up to date.
+var spaces = []space{
+	{"workspace", store.PrefixMemory},
+	{"event", store.PrefixEvent},
+	{"event_id", store.PrefixEventID},
+	{"event_first", store.PrefixEventFirst},
+	{"event_pending", store.PrefixEventPending},
+	{"topic_cursor", store.PrefixTopicCursor},
+	{"rollup_mark", store.PrefixRollupMark},
+	{"rollup_dirty", store.PrefixRollupDirty},
+	{"rollup_fail", store.PrefixRollupFail},
+	{"object", store.PrefixObject},
+	{"object_name", store.PrefixObjectName},
+	{"relation", store.PrefixRelation},
+	{"theory", store.PrefixTheory},
+	{"observer", store.PrefixObserver},
+}
+
+// notExported are the key spaces left out, and why.
+var notExported = map[string]string{
+	store.PrefixApprovals:       "tool calls waiting for the owner: they expire within the hour",
+	store.PrefixGenerateTrace:   "traces of model calls: diagnostics, not memories",
+	store.PrefixGenerateSummary: "traces of model calls: diagnostics, not memories",
+	store.PrefixRecall:          "the recall index and embeddings: rebuilt from the messages",
+}
+
+func spaceByName(name string) (space, bool) {
+	for _, s := range spaces {
+		if s.name == name {
+			return s, true
+		}
+	}
+	return space{}, false
+}
