@@ -155,6 +155,8 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/v1/recall", s.recall)
 	s.mux.HandleFunc("GET /api/v1/recall/status", s.recallStatus)
 	s.mux.HandleFunc("POST /api/v1/import", s.importMessages)
+	s.mux.HandleFunc("GET /api/v1/backup", s.backup)
+	s.mux.HandleFunc("GET /api/v1/export", s.export)
 	s.mux.HandleFunc("POST /api/v1/speech", s.speech)
 	s.mux.HandleFunc("GET /api/v1/speech/{key}", s.speechAudio)
 	s.mux.HandleFunc("GET /api/v1/persona", s.personaInfo)

@@ -22,7 +22,7 @@ const (
 
 func runImport(io IO, args []string) error {
 	fs := newFlags(io, "import")
-	format := fs.String("format", "", "`jsonl` (one {\"time\", \"channel\", \"user\", \"role\"?, \"text\", \"id\"?} per line) or locomo (default: by the file's first character)")
+	format := fs.String("format", "", "`jsonl` (one {\"time\", \"channel\", \"user\", \"role\"?, \"text\", \"id\"?} per line), locomo, or cyan (an export of cyan export; default: by the file's start)")
 	channel := fs.String("channel", "", "put every message into this `channel` (locomo: default is each conversation's sample_id)")
 	retryFor := fs.Duration("retry-for", defaultImportRetry, "how long to keep sending a batch to a daemon that stopped answering")
 	pos, err := parseArgs(fs, args)
@@ -45,10 +45,16 @@ func runImport(io IO, args []string) error {
 				*format = "locomo"
 			}
 		}
+		if isExport(br) {
+			*format = "cyan"
+		}
 	}
 	cfg, err := loadConfig(io)
 	if err != nil {
 		return err
+	}
+	if *format == "cyan" {
+		return importExport(io, cfg, br)
 	}
 	imp := &importRun{c: newClient(cfg), channel: *channel, out: io.Stderr, began: time.Now(), retryFor: *retryFor}
 	if st, err := f.Stat(); err == nil {

@@ -73,6 +73,7 @@ type Daemon struct {
 	api     *api.Server
 	token   string
 	ready   func(net.Addr)
+	backup  *actor // scheduled backups (trust.go); nil: none
 }
 
 // New opens the store and builds every part. It fails fast, with advice,
@@ -264,6 +265,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		d.obs.loadDeclared(cfg.Persona)
 	}
 
+	d.backup = d.backups(version, now)
 	d.api, err = api.New(api.Options{
 		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Hub: d.hub, Observers: manager, Traces: d.gen.Traces(),
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
@@ -304,6 +306,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 		actor{name: "import-events", run: d.imports.run},
 		actor{name: "voice", run: d.runVoice},
 		actor{name: "approvals", run: func(ctx context.Context) error { return d.tools.reg.Approvals().Run(ctx, time.Minute) }})
+	if d.backup != nil {
+		actors = append(actors, *d.backup)
+	}
 	began, err := runBounded(ctx, actors, share(limit, partsShare), d.log, func(name string, err error) {
 		if err != nil {
 			d.log.Error("part stopped", "part", name, "err", err)

@@ -36,7 +36,7 @@ var allowed = map[string][]string{
 	"recall":               {"store", "importer", "packets"},
 	"importer":             {"store"},
 	"tts":                  {"config", "packets"},
-	"api":                  {"mainvirtual", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "observer", "recall", "importer", "tts"},
+	"api":                  {"mainvirtual", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "observer", "recall", "importer", "tts", "archive"},
 	"daemon":               {"*"},
 	"cmd":                  {"*"},
 	"cmd/cyan":             {"cmd"},
