@@ -49,6 +49,7 @@ func commands() []command {
 		{"script", "run or check a prompt script (*.ai.yaml): script run [--input JSON] [--json] [--trace] FILE, script check FILE", "run|check …", runScript},
 		{"recall", "search everything ever said (search mode), or let the model filter and summarise (tool mode)", "QUERY", runRecall},
 		{"import", "import history (jsonl or a LoCoMo file) into the running daemon; importing twice adds nothing", "FILE", runImport},
+		{"persona", "character cards: import a SillyTavern card (PNG or JSON, V1/V2/V3) as a persona folder; export a folder as a card", "import FILE [--out DIR] | export DIR [--out card.png]", runPersona},
 		{"bench", "benchmarks: locomo FILE (recall@k on LoCoMo), recall --messages N (latency and index build rate)", "locomo|recall ...", runBench},
 		{"doctor", "check the data dir, the config and the LLM, and say how to fix what fails", "", runDoctor},
 		{"config", "config check: validate and print the effective configuration (secrets masked)", "check", runConfig},

@@ -34,7 +34,7 @@ const v2Card = `{
   "name": "Old root name, ignored",
   "data": {
     "name": "Seraphina",
-    "description": "{{char}} is a guardian of the Eldoria forest. She looks after <USER> with care.\n# Appearance\nPink hair, amber eyes.",
+    "description": "{{char}} is a guardian of the Eldoria forest. She looks after <USER> with care.\r\n# Appearance\r\nPink hair, amber eyes.",
     "personality": "warm, protective, ${not a variable}",
     "scenario": "{{user}} wakes up in {{char}}'s glade.",
     "first_mes": "*{{char}} smiles at {{user}}.* You are awake!",

@@ -41,9 +41,10 @@ var (
 	fileLoadRE    = regexp.MustCompile(`\$\{\s*file_load\(\s*['"]?([^)'"]+?)['"]?\s*\)\s*\}`)
 )
 
-// toTemplate turns card text into persona template text: a literal "${"
-// is escaped, {{char}} becomes ${agent_name} and {{user}} ${user}.
+// toTemplate turns card text into persona template text: line ends are
+// "\n", a literal "${" is escaped, {{char}} becomes ${agent_name} and {{user}} ${user}.
 func toTemplate(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n") // as persona.md is read
 	s = strings.ReplaceAll(s, "${", `\${`)
 	s = charMacro.ReplaceAllLiteralString(s, "${agent_name}")
 	return userMacro.ReplaceAllLiteralString(s, "${user}")
