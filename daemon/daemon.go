@@ -206,6 +206,9 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	}
 	sources := memorySources(d.mem, d.tools.reg)
 	sources[mainvirtual.SlotEvents] = eventsSource(d.events)
+	if err := addLoreSources(sources, d.persona.Load, st, log.With("component", "lorebook")); err != nil {
+		return err
+	}
 
 	d.mv, err = mainvirtual.New(mainvirtual.Options{
 		Store: st, LLM: metered, Persona: d.persona.Load, Agent: cfg.Agent,
@@ -219,7 +222,9 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		AfterTurn: func(_ context.Context, q mainvirtual.Query, res *mainvirtual.Result) {
 			var words []string
 			for _, m := range res.Replies {
-				words = append(words, m.Text)
+				if m != res.Greeting {
+					words = append(words, m.Text)
+				}
 			}
 			answer := strings.Join(words, "\n")
 			manager.Publish(observer.Event{Name: observer.AfterAIResponse, Channel: q.Channel, MessageID: q.MessageID, Text: answer,
@@ -227,6 +232,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 					Owner: d.tools.reg.IsOwner(callerOf(q, "")), Private: q.Kind != mainvirtual.KindGroup}})
 		},
 		OnOutgoing:  d.hub.Publish,
+		Greeting:    greeting(d.persona.Load),
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
 		Counter: counter, Now: now, Logger: log.With("component", "mainvirtual"),
 	})
