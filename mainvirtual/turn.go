@@ -47,10 +47,10 @@ type Listener struct {
 type Result struct {
 	Message *store.Message   // the incoming message as stored
 	Replies []*store.Message // the outgoing messages, in order ([] for silence)
+	Trace   *Trace
 	// Greeting is the persona's greeting when the message opened its
 	// channel; it is also the first of Replies.
 	Greeting *store.Message
-	Trace   *Trace
 	// Err is set when a step after the first failed: the replies before it
 	// were delivered, the rest of the turn was not.
 	Err error
