@@ -3,12 +3,14 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
 
+	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/persona/card"
 	"github.com/cyan-agent/cyan/persona/lorebook"
@@ -139,4 +141,21 @@ func folderName(name string) string {
 		return "persona"
 	}
 	return s
+}
+
+// printLore lists, under a packet's section table, the lorebook entries
+// that matched this turn: in the prompt or left out, and why.
+func printLore(w io.Writer, p *mainvirtual.Packet) {
+	for _, s := range p.Sections {
+		if s.Slot != mainvirtual.SlotLoreBefore && s.Slot != mainvirtual.SlotLoreAfter {
+			continue
+		}
+		for _, it := range s.Items {
+			state := "in the prompt"
+			if !it.Included {
+				state = "left out"
+			}
+			fmt.Fprintf(w, "  lorebook %s: %s (%d tokens): %s\n", it.ID, state, it.Tokens, it.Reason)
+		}
+	}
 }

@@ -193,7 +193,7 @@ func TestCharacterCardEndToEnd(t *testing.T) {
 		t.Errorf("tower entry: %q", r)
 	}
 	stdout, _, rc = cli(t, d.cliEnv(), "", "trace", "--channel", "dm-alice")
-	if rc != 0 || !strings.Contains(stdout, "lorebook_after") {
+	if rc != 0 || !strings.Contains(stdout, `lorebook entry 2 (Tower): in the prompt`) || !strings.Contains(stdout, `key "tower", secondary "night" (AND ANY)`) {
 		t.Errorf("cyan trace: rc=%d\n%s", rc, stdout)
 	}
 
