@@ -34,7 +34,8 @@
 //	               then the root prompt: the card's system_prompt,
 //	               description, personality and scenario under their own
 //	               headings ("# Instructions", "# ${agent_name}",
-//	               "# ${agent_name}'s personality", "# Scenario") and
+//	               "# ${agent_name}'s personality", "# Scenario"),
+//	               "# Example conversations" introducing the reference, and
 //	               post_history_instructions last ("# Final instructions").
 //	examples.txt   mes_example, the persona's reference
 //	lorebook.json  character_book, as the card held it
@@ -56,8 +57,10 @@
 //
 // Until cyan renders the platform part of the system prompt around every
 // persona (notation, tools, system info), the root prompt also holds a
-// copy of the built-in persona's sections but its self-definition, and the
-// files they load, so the model still learns the chat notation.
+// copy of the built-in persona's sections but its self-definition and its
+// few-shot rules (written for sample lines that are not the persona's own),
+// and the files they load, so the model still learns the chat notation.
+// builtinPlatform is the one place that copies them.
 //
 // The card's texts become the persona's own prompt, as if its owner had
 // written them: they are not escaped like untrusted text. Lorebook entries
