@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -255,7 +254,8 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		Recall: d.recall, Imported: d.imports.imported,
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
-		Version: version, Logger: log.With("component", "api"), Now: now,
+		AllowedOrigins: cfg.API.AllowedOrigins,
+		Version:        version, Logger: log.With("component", "api"), Now: now,
 	})
 	return err
 }
@@ -303,13 +303,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 func (d *Daemon) serve(ctx context.Context, ln net.Listener) error {
 	handlerCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
 	defer abort()
-	srv := &http.Server{
-		Handler:           d.api,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		BaseContext:       func(net.Listener) context.Context { return handlerCtx },
-		ErrorLog:          slog.NewLogLogger(d.log.Handler(), slog.LevelWarn),
-	}
+	srv := api.HTTPServer(d.api, api.Timeouts{ReadHeader: time.Duration(d.cfg.API.ReadHeaderTimeout),
+		Read: time.Duration(d.cfg.API.ReadTimeout), Idle: time.Duration(d.cfg.API.IdleTimeout)})
+	srv.BaseContext = func(net.Listener) context.Context { return handlerCtx }
+	srv.ErrorLog = slog.NewLogLogger(d.log.Handler(), slog.LevelWarn)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	d.log.Info("listening", "addr", ln.Addr().String(), "data_dir", d.cfg.DataDir,

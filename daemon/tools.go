@@ -22,6 +22,7 @@ import (
 type toolParts struct {
 	reg    *tools.Registry
 	paths  *tools.Paths
+	jail   *tools.Jail
 	extras *tools.Extras
 	mcp    *tools.MCPManager
 	limits *limitproc.Chain
@@ -43,7 +44,13 @@ func (d *Daemon) buildTools(cfg *config.Config, scripts *script.Library, version
 		return nil, err
 	}
 	term := cfg.Tools.Terminal
-	sandbox := &tools.Sandbox{Timeout: time.Duration(term.Timeout), MaxOutput: term.MaxOutput, Env: term.Env}
+	tp.jail = tools.NewJail(tools.JailOptions{Mode: term.Sandbox, Roots: tp.paths.Roots(), DataDir: cfg.DataDir, Home: home})
+	if err := tp.jail.Err(); err != nil {
+		d.log.Warn("the terminal and extra tools will not run", "err", err)
+	} else {
+		d.log.Info("sandbox", "protection", tp.jail.String())
+	}
+	sandbox := &tools.Sandbox{Timeout: time.Duration(term.Timeout), MaxOutput: term.MaxOutput, Env: term.Env, Jail: tp.jail}
 	for _, t := range (tools.Builtins{Paths: tp.paths, Sandbox: sandbox, Shell: term.Shell, Scripts: scripts}).Tools() {
 		if err := tp.reg.Register(t); err != nil {
 			return nil, err
