@@ -120,6 +120,7 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/v1/events/rollup", s.rollup)
 	s.mux.HandleFunc("POST /api/v1/events/build", s.buildHistory)
 	s.mux.HandleFunc("GET /api/v1/objects", s.listObjects)
+	s.mux.HandleFunc("POST /api/v1/objects/{id}/blocks/{block}/confirm", s.confirmBlock)
 	s.mux.HandleFunc("GET /api/v1/relations", s.listRelations)
 	s.mux.HandleFunc("GET /api/v1/theories", s.listTheories)
 	s.mux.HandleFunc("GET /api/v1/traces", s.listTraces)

@@ -28,6 +28,7 @@ import (
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/tools"
 )
 
 // TokenFile is the bearer token's file in the data dir (mode 0600).
@@ -179,6 +180,13 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	d.events, err = events.New(events.Options{
 		Store: st, Config: cfg.Events, Writer: events.NewScriptWriter(d.scripts),
 		AgentName: agentName, Escape: notation.Escape,
+		IsOwner: func(speaker, userID string, private bool) bool {
+			kind := mainvirtual.KindGroup
+			if private {
+				kind = mainvirtual.KindPrivate
+			}
+			return d.tools != nil && d.tools.reg.IsOwner(tools.Caller{Speaker: speaker, SpeakerID: userID, Kind: kind})
+		},
 		Now: now, Logger: log.With("component", "events"),
 	})
 	if err != nil {
@@ -196,7 +204,13 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	if err := registerMemoryTools(d.tools.reg, d.mem); err != nil {
 		return err
 	}
-	if err := registerEventTools(d.tools.reg, d.events); err != nil {
+	if err := registerEventTools(d.tools.reg, d.events, now); err != nil {
+		return err
+	}
+	if err := registerOpenTool(d.tools.reg, st, d.events); err != nil {
+		return err
+	}
+	if err := d.registerComponentTools(); err != nil {
 		return err
 	}
 	reviews := recallReviews{mem: d.mem, log: d.events, now: now, lg: log.With("component", "recall")}
@@ -204,7 +218,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		return err
 	}
 	sources := memorySources(d.mem, d.tools.reg)
-	sources[mainvirtual.SlotEvents] = eventsSource(d.events)
+	sources[mainvirtual.SlotEvents] = eventsSource(d.events, d.tools.reg)
 	if err := addLoreSources(sources, d.persona.Load, st, log.With("component", "lorebook")); err != nil {
 		return err
 	}
@@ -228,7 +242,8 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 			answer := strings.Join(words, "\n")
 			manager.Publish(observer.Event{Name: observer.AfterAIResponse, Channel: q.Channel, MessageID: q.MessageID, Text: answer,
 				Data: memory.TurnDone{Channel: q.Channel, MessageID: q.MessageID, Answer: answer,
-					Owner: d.tools.reg.IsOwner(callerOf(q, "")), Private: q.Kind != mainvirtual.KindGroup}})
+					Owner: d.tools.reg.IsOwner(callerOf(q, "")), Private: q.Kind != mainvirtual.KindGroup,
+					Reported: res.Usage.Path, Used: res.Usage.Used, Maybe: res.Usage.Maybe}})
 		},
 		OnOutgoing:  d.hub.Publish,
 		Greeting:    greeting(d.persona.Load),
@@ -239,7 +254,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		return err
 	}
 
-	d.obs = &observers{m: manager, mem: d.mem, mv: d.mv, store: st, scripts: d.scripts, agent: agentName, cfg: cfg.Observers,
+	d.obs = &observers{m: manager, mem: d.mem, mv: d.mv, store: st, scripts: d.scripts, reg: d.tools.reg, agent: agentName, cfg: cfg.Observers,
 		log: log.With("component", "observer"), now: now, plans: map[string]string{}}
 	if err := d.obs.builtins(); err != nil {
 		return err

@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"observer":             {"memory", "events", "tools", "llm", "config", "packets", "store"},
 	"mainvirtual":          {"store", "persona", "llm", "config", "notation"},
 	"notation":             {},
-	"recall":               {"store", "importer"},
+	"recall":               {"store", "importer", "packets"},
 	"importer":             {"store"},
 	"api":                  {"mainvirtual", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "observer", "recall", "importer"},
 	"daemon":               {"*"},
