@@ -29,6 +29,8 @@ import (
 	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/tools"
+	"github.com/cyan-agent/cyan/tts"
+	"github.com/cyan-agent/cyan/web"
 )
 
 // TokenFile is the bearer token's file in the data dir (mode 0600).
@@ -66,6 +68,7 @@ type Daemon struct {
 	tools   *toolParts
 	recall  *recall.Index
 	imports *importBuilds
+	voice   *tts.Voice
 	api     *api.Server
 	token   string
 	ready   func(net.Addr)
@@ -217,6 +220,9 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	if err := registerRecallTool(d.tools.reg, d.recall, d.mem, reviews); err != nil {
 		return err
 	}
+	if err := d.buildVoice(cfg.TTS, log.With("component", "voice")); err != nil {
+		return err
+	}
 	sources := memorySources(d.mem, d.tools.reg)
 	sources[mainvirtual.SlotEvents] = eventsSource(d.events, d.tools.reg)
 	if err := addLoreSources(sources, d.persona.Load, st, log.With("component", "lorebook")); err != nil {
@@ -245,7 +251,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 					Owner: d.tools.reg.IsOwner(callerOf(q, "")), Private: q.Kind != mainvirtual.KindGroup,
 					Reported: res.Usage.Path, Used: res.Usage.Used, Maybe: res.Usage.Maybe}})
 		},
-		OnOutgoing:  d.hub.Publish,
+		OnOutgoing:  d.outgoing,
 		Greeting:    greeting(d.persona.Load),
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
 		Counter: counter, Now: now, Logger: log.With("component", "mainvirtual"),
@@ -267,6 +273,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Hub: d.hub, Observers: manager, Traces: d.gen.Traces(),
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
 		Recall: d.recall, Imported: d.imports.imported,
+		Voice: d.voice, Page: web.Handler(), PagePaths: web.Paths(), Persona: d.personaInfo,
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
 		AllowedOrigins: cfg.API.AllowedOrigins,
@@ -304,6 +311,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		actor{name: "mcp", run: d.tools.mcp.Run},
 		actor{name: "recall", run: d.recall.Run},
 		actor{name: "import-events", run: d.imports.run},
+		actor{name: "voice", run: d.runVoice},
 		actor{name: "approvals", run: func(ctx context.Context) error { return d.tools.reg.Approvals().Run(ctx, time.Minute) }})
 	return runGroup(ctx, actors, func(name string, err error) {
 		if err != nil {
@@ -348,6 +356,7 @@ func (d *Daemon) serve(ctx context.Context, ln net.Listener) error {
 		}
 	}
 	<-errc
+	d.api.StopTurns() // the streamed turns whose clients went away
 	return nil
 }
 

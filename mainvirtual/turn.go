@@ -121,6 +121,11 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 	if mv.onIncoming != nil {
 		mv.onIncoming(q, msg)
 	}
+	if mv.limits != nil {
+		if wait, reason := mv.limits.Admit(q); wait > 0 {
+			return nil, &Limited{Message: msg, RetryAfter: wait, Reason: reason}
+		}
+	}
 	return mv.run(ctx, msg, q, l, greeting)
 }
 

@@ -37,7 +37,8 @@ var allowed = map[string][]string{
 	"notation":             {},
 	"recall":               {"store", "importer", "packets"},
 	"importer":             {"store"},
-	"api":                  {"mainvirtual", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "observer", "recall", "importer"},
+	"tts":                  {"config", "packets"},
+	"api":                  {"mainvirtual", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "observer", "recall", "importer", "tts"},
 	"daemon":               {"*"},
 	"cmd":                  {"*"},
 	"cmd/cyan":             {"cmd"},
@@ -45,8 +46,10 @@ var allowed = map[string][]string{
 	"internal/scripttest":  {"script", "generate", "llm", "store", "internal/llmtest"},
 	"internal/clocktest":   {},
 	"internal/browsertest": {},
+	"internal/ttstest":     {"tts"},
 	"internal/e2e":         {},
 	"internal/layout":      {},
+	"web":                  {},
 }
 
 func repoRoot(t *testing.T) string {

@@ -55,12 +55,11 @@
 // gets "${nothing = }" before it (it renders as nothing), so an export
 // still finds the sections.
 //
-// Until cyan renders the platform part of the system prompt around every
-// persona (notation, tools, system info), the root prompt also holds a
-// copy of the built-in persona's sections but its self-definition and its
-// few-shot rules (written for sample lines that are not the persona's own),
-// and the files they load, so the model still learns the chat notation.
-// builtinPlatform is the one place that copies them.
+// cyan renders the platform part of the system prompt (notation, tools,
+// system info) around every persona, so the root prompt holds only the
+// character; what it takes from the built-in persona (builtinPlatform) is
+// its variables and the place of its few-shot section, which a card's
+// example conversations replace.
 //
 // The card's texts become the persona's own prompt, as if its owner had
 // written them: they are not escaped like untrusted text. Lorebook entries

@@ -59,7 +59,7 @@ func TestImportV2(t *testing.T) {
 		"# Seraphina\nSeraphina is a guardian of the Eldoria forest. She looks after alice with care.\n# Appearance\nPink hair, amber eyes.",
 		"# Seraphina's personality\nwarm, protective, ${not a variable}",
 		"# Scenario\nalice wakes up in Seraphina's glade.",
-		// The platform's rules are there, as in the built-in persona.
+		// The platform's rules are there, rendered by cyan around the persona.
 		"# Notation & Syntax", "`^system [time]: text` is a message from the platform", "`@br` on a line of its own",
 		"`<empty_reply>` alone", "# Example conversations\nThe persona reference section right after this prompt holds example conversations", "# Tools", "# System Info",
 	} {
@@ -67,8 +67,12 @@ func TestImportV2(t *testing.T) {
 			t.Errorf("the prompt lacks %q:\n%s", want, prompt)
 		}
 	}
-	if !strings.HasSuffix(prompt, "# Final instructions\nStay in character as Seraphina.\n") {
-		t.Errorf("post_history_instructions should come last:\n…%s", prompt[len(prompt)-200:])
+	own, err := p.Own(map[string]any{"user": "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(own, "# Final instructions\nStay in character as Seraphina.\n") {
+		t.Errorf("post_history_instructions should come last in the persona's part:\n…%s", own[max(0, len(own)-200):])
 	}
 	if strings.Contains(prompt, "{{") || strings.Contains(prompt, "Self-Definition") || strings.Contains(prompt, "Qinglan") || strings.Contains(prompt, "Few-shot") {
 		t.Errorf("macros or the built-in's self-definition left in:\n%s", prompt)
@@ -92,9 +96,6 @@ func TestImportV2(t *testing.T) {
 	}
 	if len(f.Notes) != 1 || !strings.Contains(f.Notes[0], "{{original}}") {
 		t.Errorf("notes: %q", f.Notes)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "tools.md")); err != nil {
-		t.Errorf("the tools section loads tools.md: %v", err)
 	}
 }
 

@@ -96,11 +96,12 @@ func splitSections(body string, isHead func(string) bool) (pre string, secs []se
 	return pre, secs
 }
 
-// platform is the platform part of the built-in persona's prompt: its
-// sections but its self-definition, split around where that stood, the
-// files they load, and its variables. Until cyan renders the platform part
-// around every persona itself, an imported persona carries a copy, so that
-// the model still learns the chat notation and the tools.
+// platform is what an imported persona takes from the built-in one: the
+// built-in's sections but its self-definition (split around where that
+// stood: today only its few-shot section, which a card's examples
+// replace), the files they load, and its variables. The chat notation,
+// tool rules and system information are not among them: cyan renders
+// those around every persona (package persona's platform part).
 type platform struct {
 	before, after []section
 	files         map[string][]byte
