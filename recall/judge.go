@@ -116,7 +116,7 @@ func (x *Index) Recall(ctx context.Context, q Query, mode string) (*Response, er
 	}
 	switch mode {
 	case ModeSearch:
-		return x.search(ctx, q)
+		return sorted(x.search(ctx, q))
 	case ModeTool, "":
 	default:
 		return nil, fmt.Errorf("%w: mode %q is not %q or %q", ErrBadQuery, mode, ModeSearch, ModeTool)
@@ -126,7 +126,7 @@ func (x *Index) Recall(ctx context.Context, q Query, mode string) (*Response, er
 		if err == nil {
 			r.Note = joinNote(r.Note, "tool mode has no model to filter with; these are plain search results")
 		}
-		return r, err
+		return sorted(r, err)
 	}
 	want := q.MaxResults
 	batch := want
@@ -167,7 +167,7 @@ func (x *Index) Recall(ctx context.Context, q Query, mode string) (*Response, er
 			}
 			out.Note = joinNote(out.Note, "the model could not filter the results ("+err.Error()+"); these are unfiltered")
 			out.Results = append(out.Results, r.Results[:min(len(r.Results), want-len(out.Results))]...)
-			return out, nil
+			return sorted(out, nil)
 		}
 		accepted := 0
 		for i, ok := range keep {
@@ -199,5 +199,5 @@ func (x *Index) Recall(ctx context.Context, q Query, mode string) (*Response, er
 	} else {
 		out.Note = joinNote(out.Note, "nothing that fits was found")
 	}
-	return out, nil
+	return sorted(out, nil)
 }

@@ -216,7 +216,7 @@ func (x *Index) Search(ctx context.Context, q Query) (*Response, error) {
 	if err := q.check(); err != nil {
 		return nil, err
 	}
-	return x.search(ctx, q)
+	return sorted(x.search(ctx, q))
 }
 
 func (x *Index) search(ctx context.Context, q Query) (*Response, error) {
