@@ -50,6 +50,9 @@ func (o *observers) builtins() error {
 		Name: mainAccount, Account: mainAccount, Budget: o.cfg.MainBudget, AlwaysRun: true,
 		Triggers: []observer.Trigger{{On: observer.AfterAIResponse}},
 		Run: func(ctx context.Context, f observer.Firing) error {
+			if f.Event == nil {
+				return nil // called by name (cyan observers run): no turn to work after
+			}
 			d, ok := f.Event.Data.(memory.TurnDone)
 			if !ok {
 				return nil
