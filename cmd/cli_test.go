@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -120,6 +121,19 @@ func TestHelpAndVersion(t *testing.T) {
 	code, out, _ := runCmd(env, "version")
 	if code != 0 || !strings.HasPrefix(out, "cyan ") || !strings.Contains(out, "revision: ") || !strings.Contains(out, "go: go1.") {
 		t.Errorf("version: %d %q", code, out)
+	}
+}
+
+func TestVersionFromBuildInfo(t *testing.T) {
+	bi := &debug.BuildInfo{Main: debug.Module{Path: "github.com/cyan-agent/cyan", Version: "v0.0.0-20261123122515-5546f6efa8d3+dirty"},
+		Settings: []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "5546f6efa8d3791a5283d1965a242ae0fd7f4757"},
+			{Key: "vcs.time", Value: "2026-11-23T12:25:15Z"}, {Key: "vcs.modified", Value: "true"}}}
+	b := versionOf(bi, true)
+	if b.Version != bi.Main.Version || b.Revision != "5546f6efa8d3791a5283d1965a242ae0fd7f4757" || !b.Modified || b.Time != "2026-11-23T12:25:15Z" {
+		t.Fatalf("%+v", b)
+	}
+	if b := versionOf(&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true); b.Version != "dev" || b.Revision != "" {
+		t.Fatalf("a build without VCS information: %+v", b)
 	}
 }
 

@@ -23,9 +23,11 @@ type buildInfo struct {
 	Arch     string `json:"arch"`
 }
 
-func version() buildInfo {
+func version() buildInfo { return versionOf(debug.ReadBuildInfo()) }
+
+// versionOf reads the build information.
+func versionOf(bi *debug.BuildInfo, ok bool) buildInfo {
 	b := buildInfo{Version: Version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
-	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return b
 	}
