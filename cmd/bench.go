@@ -35,7 +35,7 @@ parameter of the metric, not a "how many"). The file: the LoCoMo dataset
 // configured one.
 func benchLoCoMo(f *flags) run {
 	ksFlag := f.String("k", "5,10,25,50", "the `list` of k to report recall@k at")
-	embedder := f.String("embedder", "builtin", "`builtin`, or config to use the configured embedder")
+	embedder := f.String("embedder", "builtin", "the `embedder`: builtin, or config to use the configured one")
 	index := f.String("index", "flat", "vector `index`: flat or chromem")
 	asJSON := f.json()
 	return func(io IO, pos []string) error {

@@ -287,6 +287,9 @@ func (f *flags) parse(args []string) ([]string, error) {
 // -limit"); cyan says --limit.
 var flagName = regexp.MustCompile(`flag -[A-Za-z0-9_-]+`)
 
+// numRange is the range a limit's usage ends with: "(1–1000)".
+var numRange = regexp.MustCompile(`\(\d+–\d+\)$`)
+
 // retired are the "how many" flags -n/--limit replaced.
 var retired = map[string]bool{"k": true, "last": true, "turns": true}
 
@@ -308,10 +311,13 @@ func (f *flags) list() []flagInfo {
 			return
 		}
 		arg, usage := flag.UnquoteUsage(fl)
-		if isBool(fl) {
+		switch {
+		case isBool(fl):
 			arg = ""
-		} else if arg == "value" || arg == "" {
+		case arg == "value" || arg == "":
 			arg = "N"
+		default:
+			arg = strings.ToUpper(arg)
 		}
 		def := fl.DefValue
 		if def == "false" || def == "0" || def == "0s" {
@@ -363,8 +369,11 @@ func (f *flags) help(w io.Writer) {
 				name += " " + x.Arg
 			}
 			usage := x.Usage
-			if x.Default != "" {
-				usage += fmt.Sprintf(" (default %s)", x.Default)
+			switch {
+			case x.Default != "" && numRange.MatchString(usage):
+				usage = strings.TrimSuffix(usage, ")") + "; default " + x.Default + ")"
+			case x.Default != "":
+				usage += " (default " + x.Default + ")"
 			}
 			rows[i] = [2]string{name, usage}
 			width = max(width, len(name))

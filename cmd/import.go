@@ -20,7 +20,7 @@ const (
 )
 
 func importCmd(f *flags) run {
-	format := f.String("format", "", "`jsonl` (one {\"time\", \"channel\", \"user\", \"role\"?, \"text\", \"id\"?} per line) or locomo (default: by the file's first character)")
+	format := f.String("format", "", "the file's `format`: jsonl (one {\"time\", \"channel\", \"user\", \"role\"?, \"text\", \"id\"?} per line) or locomo (default: by the file's first character)")
 	channel := f.String("channel", "", "put every message into this `channel` (locomo: default is each conversation's sample_id)")
 	asJSON := f.json()
 	return func(io IO, pos []string) error {

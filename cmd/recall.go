@@ -25,7 +25,7 @@ type recallAnswer struct {
 func recallCmd(f *flags) run {
 	channel := f.String("channel", "", "search only this `channel` (default: every channel)")
 	limit := f.limit(10, 64, "return the best `N` results, best first")
-	mode := f.String("mode", "search", "`search` (ranked retrieval, no model) or tool (the model filters and summarises)")
+	mode := f.String("mode", "search", "the `mode`: search (ranked retrieval, no model) or tool (the model filters and summarises)")
 	threshold := f.Float64("threshold", 0, "drop results scoring under this `score` (0–100)")
 	since := f.String("since", "", "only messages at or after this `time` (2024-05-01 or RFC 3339)")
 	until := f.String("until", "", "only messages before this `time`")

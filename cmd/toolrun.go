@@ -11,8 +11,7 @@ import (
 	"strings"
 )
 
-const toolRunMore = `The call goes through the daemon's permission checks like the model's. A
-call the owner's rules say to confirm is parked: on a terminal cyan shows it
+const toolRunMore = `A call the owner's rules say to confirm is parked: on a terminal cyan shows it
 and asks [y/N], and "y" runs it in the same step; without a terminal (a
 script, a pipe) nothing is approved and the answer names the approval for
 'cyan approvals allow ID'. It prints the tool's output, and exits 1 when the
