@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -100,8 +101,14 @@ func TestMistakesSayWhatToDo(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, tc.want) || out != "" {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 saying %q", tc.args, code, out, errs, tc.want)
 		}
+		if doubled.MatchString(errs) {
+			t.Errorf("%q: a doubled prefix in %q", tc.args, errs)
+		}
 	}
 }
+
+// doubled is an error line that names cyan twice before its message.
+var doubled = regexp.MustCompile(`(?m)^cyan [a-z ]*: (cyan[a-z ]*:|error:)`)
 
 func TestHelpAndVersion(t *testing.T) {
 	env := map[string]string{"CYAN_DATA_DIR": t.TempDir()}
