@@ -44,6 +44,7 @@ func doctorCmd(f *flags) run {
 			src = "built-in defaults and environment"
 		}
 		checks = append(checks, check{name: "config", ok: true, msg: "valid (" + src + ")"})
+		// checkOwners takes the configured bridges' names once config has a bridges section.
 		checks = append(checks, checkDataDir(cfg), checkPersona(cfg), checkFiles(cfg), checkSandbox(cfg), checkUser(), checkOwners(cfg, nil))
 		checks = append(checks, checkLLM(cfg, *timeout)...)
 		checks = append(checks, checkVoice(cfg, *timeout))
