@@ -14,7 +14,7 @@ import (
 
 func runBench(io IO, args []string) error {
 	if len(args) == 0 {
-		return &usageError{msg: "name a benchmark: cyan bench locomo FILE, or cyan bench recall --messages N"}
+		return &usageError{msg: "name a benchmark: cyan bench locomo [--folds K] FILE, or cyan bench recall --messages N"}
 	}
 	switch args[0] {
 	case "locomo":
@@ -49,6 +49,7 @@ func benchLoCoMo(io IO, args []string) error {
 	ksFlag := fs.String("k", "5,10,25,50", "the `list` of k to report recall@k at")
 	embedder := fs.String("embedder", "builtin", "`builtin`, or config to use the configured embedder")
 	index := fs.String("index", "flat", "vector `index`: flat or chromem")
+	folds := fs.Int("folds", 0, "cross-validate the ranking's knobs over `K` folds by conversation (tuned on the others, measured on each); 0 scores the shipped settings")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -75,6 +76,15 @@ func benchLoCoMo(io IO, args []string) error {
 		emb = daemon.Embedder(cfg.Embed)
 	default:
 		return &usageError{msg: fmt.Sprintf("--embedder %q is not builtin or config", *embedder)}
+	}
+	if *folds != 0 {
+		mk := func() recall.Embedder { return emb }
+		rep, err := recall.LoCoMoCV(context.Background(), data, recall.LoCoMoCVOptions{Folds: *folds, Ks: ks, Embedder: mk})
+		if err != nil {
+			return err
+		}
+		rep.Print(io.Stdout, emb.ID())
+		return nil
 	}
 	dir, err := os.MkdirTemp("", "cyan-bench-")
 	if err != nil {

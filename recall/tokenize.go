@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
 )
 
 // Tokenize splits text into index terms: lower-cased, width-folded words
@@ -120,43 +122,16 @@ func isCJK(r rune) bool {
 		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) || r == 'ー'
 }
 
-// stem is a light English suffix stripper (plural, -ing, -ed, -ly, -ies):
-// "exams"→"exam", "studying"→"study", "painted"→"paint". It leaves short
-// words and non-ASCII words alone.
+// stem is the Snowball (Porter 2) English stemmer: "exams" and
+// "examination" → "exam", "promote" and "promotions" → "promot",
+// "memories" and "memory" → "memori". Measured under cross-validation on
+// LoCoMo it lifts recall at every k over a light plural/-ing/-ed
+// stripper (README). Short and non-ASCII words are left alone.
 func stem(w string) string {
 	if len(w) <= 3 || !ascii(w) {
 		return w
 	}
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		return w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"):
-		return w[:len(w)-2]
-	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
-		return w
-	case strings.HasSuffix(w, "ing") && len(w) > 5:
-		return undouble(w[:len(w)-3])
-	case strings.HasSuffix(w, "ed") && len(w) > 4:
-		return undouble(w[:len(w)-2])
-	case strings.HasSuffix(w, "ly") && len(w) > 5:
-		return w[:len(w)-2]
-	case strings.HasSuffix(w, "es") && len(w) > 4 && strings.ContainsAny(w[len(w)-3:len(w)-2], "xzh"):
-		return w[:len(w)-2]
-	case strings.HasSuffix(w, "s"):
-		return w[:len(w)-1]
-	}
-	return w
-}
-
-// undouble turns "runn" (from "running") into "run", and restores a
-// dropped "e" in a few common shapes ("hoped" → "hop" stays; matching
-// both sides with the same rule is what counts).
-func undouble(w string) string {
-	n := len(w)
-	if n >= 3 && w[n-1] == w[n-2] && !strings.ContainsRune("lsz", rune(w[n-1])) && !strings.ContainsRune("aeiou", rune(w[n-1])) {
-		return w[:n-1]
-	}
-	return w
+	return english.Stem(w, false)
 }
 
 func ascii(s string) bool {
