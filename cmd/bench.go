@@ -73,7 +73,9 @@ func benchLoCoMo(io IO, args []string) error {
 		if err != nil {
 			return err
 		}
-		emb = daemon.Embedder(cfg.Embed)
+		if emb, err = daemon.Embedder(cfg.Embed, nil); err != nil {
+			return err
+		}
 	default:
 		return &usageError{msg: fmt.Sprintf("--embedder %q is not builtin or config", *embedder)}
 	}

@@ -36,13 +36,14 @@ var history = []struct {
 
 // newTestIndex makes an index over o.Store (a new in-memory one when nil).
 // The tests run the hybrid path: the built-in embedder's vectors, off by
-// default, get weight 0.1 unless o says otherwise (hybridOff keeps them off).
+// default, get weight 0.1 unless o says otherwise (hybridOff keeps them
+// off); a model embedder keeps its default.
 func newTestIndex(t *testing.T, o Options) (*Index, *store.Store) {
 	t.Helper()
 	switch {
 	case o.VectorWeight == hybridOff:
 		o.VectorWeight = 0
-	case o.VectorWeight == 0:
+	case o.VectorWeight == 0 && (o.Embedder == nil || isBuiltin(o.Embedder)):
 		o.VectorWeight = 0.1
 	}
 	st := o.Store
