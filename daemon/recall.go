@@ -45,7 +45,7 @@ func newRecall(cfg *config.Config, st *store.Store, scripts recall.Scripts, log 
 	return recall.New(recall.Options{
 		Store: st, Embedder: emb, IndexKind: cfg.Embed.Index, VectorWeight: cfg.Embed.VectorWeight,
 		CacheDir: filepath.Join(cfg.DataDir, "recall"), Logger: logger.With("component", "recall"),
-		Judge: recall.NewScriptJudge(scripts), Records: eventRecords{log: log, now: now},
+		Judge: recall.NewScriptJudge(scripts), Rewrite: true, Records: eventRecords{log: log, now: now},
 	})
 }
 

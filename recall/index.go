@@ -40,6 +40,9 @@ type Options struct {
 	// Judge runs tool mode's LLM pass (nil: tool mode answers like search
 	// mode and says so).
 	Judge Judge
+	// Rewrite has tool mode first turn the request into search queries
+	// when the Judge is a Rewriter (the recall_rewrite script).
+	Rewrite bool
 	// Records, when set, adds event and theory texts to what recall finds.
 	Records Records
 }

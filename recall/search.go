@@ -110,6 +110,8 @@ type Response struct {
 	Vector  bool `json:"vector"`
 	// Rounds is how many searches tool mode ran.
 	Rounds int `json:"rounds,omitempty"`
+	// Queries are what tool mode's rewrite added to the request.
+	Queries []string `json:"queries,omitempty"`
 }
 
 // ErrBadQuery wraps a rejected query; its message says what to change.
