@@ -46,6 +46,7 @@ type corpus struct {
 	lex   *lexicon
 	// sessions counts the session numbers given.
 	sessions uint32
+	stems    stemCache
 }
 
 // docText is the text the lexical index reads of a message: the speaker,
@@ -82,7 +83,7 @@ func (c *corpus) add(msgs []*store.Message) []uint32 {
 	timely := make([]bool, len(msgs))
 	for i, m := range msgs {
 		if indexable(m) {
-			terms[i] = Tokenize(docText(m))
+			terms[i] = c.stems.tokens(docText(m))
 			timely[i] = statesTime(m.Text)
 		}
 	}

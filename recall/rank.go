@@ -344,7 +344,7 @@ func (x *Index) expansion(query []string, top []lexHit, p params) map[string]flo
 		if err != nil {
 			continue
 		}
-		ts := Tokenize(docText(m))
+		ts := c.stems.tokens(docText(m))
 		for _, t := range ts {
 			if asked[t] {
 				continue

@@ -150,7 +150,7 @@ func (x *Index) Search(ctx context.Context, q Query) (*Response, error) {
 func (x *Index) search(ctx context.Context, q Query) (*Response, error) {
 	resp := &Response{Results: []Result{}}
 	q.Window = max(q.Window, 0)
-	terms := Tokenize(q.Prompt)
+	terms := x.c.stems.tokens(q.Prompt)
 	qv := x.queryVector(ctx, q.Prompt, resp)
 	x.noteProgress(resp)
 

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -13,7 +14,9 @@ import (
 // applied), and, for Chinese, Japanese and Korean runs, which have no
 // spaces, every character bigram (a lone character stands for itself).
 // The same function indexes and queries, so both sides agree.
-func Tokenize(text string) []string {
+func Tokenize(text string) []string { return tokenize(text, stem) }
+
+func tokenize(text string, stem func(string) string) []string {
 	var out []string
 	var word []rune
 	var cjk []rune
@@ -64,14 +67,14 @@ func Tokenize(text string) []string {
 	flushCJK()
 	out = dropClitics(out)
 	if strings.IndexByte(text, '-') >= 0 {
-		out = append(out, compounds(text)...)
+		out = append(out, compounds(text, stem)...)
 	}
 	return out
 }
 
 // compounds returns the joined forms of hyphenated words, so "de-stress"
 // also matches "destress" and "e-mail" "email".
-func compounds(text string) []string {
+func compounds(text string, stem func(string) string) []string {
 	var out []string
 	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		f = strings.Trim(f, "-")
@@ -133,6 +136,39 @@ func stem(w string) string {
 	}
 	return english.Stem(w, false)
 }
+
+// stemCache remembers stems: the Snowball stemmer costs about a
+// microsecond a word, and a chat's words repeat. It forgets everything
+// when full. Safe for concurrent use.
+type stemCache struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+const stemCacheSize = 1 << 17
+
+func (c *stemCache) stem(w string) string {
+	if len(w) <= 3 || !ascii(w) {
+		return w
+	}
+	c.mu.Lock()
+	s, ok := c.m[w]
+	c.mu.Unlock()
+	if ok {
+		return s
+	}
+	s = stem(w)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= stemCacheSize {
+		c.m = make(map[string]string, 1024)
+	}
+	c.m[w] = s
+	c.mu.Unlock()
+	return s
+}
+
+// tokens is Tokenize with the cache.
+func (c *stemCache) tokens(text string) []string { return tokenize(text, c.stem) }
 
 func ascii(s string) bool {
 	for i := 0; i < len(s); i++ {
