@@ -1,16 +1,18 @@
 package api
 
 import (
-	"crypto/subtle"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cyan-agent/cyan/events"
@@ -20,6 +22,7 @@ import (
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/tools"
+	"github.com/cyan-agent/cyan/tts"
 )
 
 // Options configure New.
@@ -42,9 +45,15 @@ type Options struct {
 	Events *events.Log
 	// Traces is the ring of generate traces (nil: none kept).
 	Traces *generate.Traces
-	// Token, when set, is required as "Authorization: Bearer <token>" on
-	// every route but /healthz.
+	// Token, when set, is required on every route a Door does not open:
+	// as "Authorization: Bearer <token>", or as the session cookie the page
+	// gets from POST /api/v1/session.
 	Token string
+	// AllowedOrigins are the web origins besides the daemon's own whose
+	// pages may call the API (api.allowed_origins).
+	AllowedOrigins []string
+	// Doors open paths that need no token or check their own (see Door).
+	Doors []Door
 	// CheckHost turns on the DNS-rebinding check: the Host header must name
 	// a loopback host or one of AllowedHosts.
 	CheckHost    bool
@@ -59,13 +68,38 @@ type Options struct {
 	// one the import is complete (the hook that builds events from
 	// imported history).
 	Imported func(ImportBatch)
+	// Voice speaks the voiced channels and serves /api/v1/speech (nil:
+	// those routes answer 503).
+	Voice *tts.Voice
+	// Page serves the companion page (nil: no page) at PagePaths: "/" (its
+	// index) and its files. Each of those paths, and nothing else, is a
+	// Public door, so a browser loads the page before it has the session
+	// cookie; the page then asks for the token (POST /api/v1/session).
+	Page      http.Handler
+	PagePaths []string
+	// Persona tells the page the persona's name, colour and avatars.
+	Persona func() PersonaInfo
 }
 
 // Server routes the HTTP API.
 type Server struct {
-	o   Options
-	log *slog.Logger
-	mux *http.ServeMux
+	o       Options
+	log     *slog.Logger
+	mux     *http.ServeMux
+	doors   []Door
+	session string // the session cookie's value
+	// stopping ends when the daemon stops: the streamed turns that outlive
+	// their clients end with it (StopTurns).
+	stopping context.Context
+	stop     context.CancelFunc
+	turns    sync.WaitGroup
+}
+
+// StopTurns ends the streamed turns still running (their clients may have
+// gone) and waits for them: call it once the HTTP server has shut down.
+func (s *Server) StopTurns() {
+	s.stop()
+	s.turns.Wait()
 }
 
 // New checks the options and builds the routes.
@@ -83,8 +117,12 @@ func New(o Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{o: o, log: log, mux: http.NewServeMux()}
+	s := &Server{o: o, log: log, mux: http.NewServeMux(), doors: append(builtinDoors(), o.Doors...), session: sessionValue(o.Token)}
+	s.stopping, s.stop = context.WithCancel(context.Background())
 	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("GET "+SessionPath, s.getSession)
+	s.mux.HandleFunc("POST "+SessionPath, s.postSession)
+	s.mux.HandleFunc("DELETE "+SessionPath, s.deleteSession)
 	s.mux.HandleFunc("POST /api/v1/messages", s.postMessage)
 	s.mux.HandleFunc("GET /api/v1/messages", s.listMessages)
 	s.mux.HandleFunc("GET /api/v1/trace/last", s.lastTrace)
@@ -109,6 +147,7 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/v1/events/rollup", s.rollup)
 	s.mux.HandleFunc("POST /api/v1/events/build", s.buildHistory)
 	s.mux.HandleFunc("GET /api/v1/objects", s.listObjects)
+	s.mux.HandleFunc("POST /api/v1/objects/{id}/blocks/{block}/confirm", s.confirmBlock)
 	s.mux.HandleFunc("GET /api/v1/relations", s.listRelations)
 	s.mux.HandleFunc("GET /api/v1/theories", s.listTheories)
 	s.mux.HandleFunc("GET /api/v1/traces", s.listTraces)
@@ -116,6 +155,15 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/v1/recall", s.recall)
 	s.mux.HandleFunc("GET /api/v1/recall/status", s.recallStatus)
 	s.mux.HandleFunc("POST /api/v1/import", s.importMessages)
+	s.mux.HandleFunc("POST /api/v1/speech", s.speech)
+	s.mux.HandleFunc("GET /api/v1/speech/{key}", s.speechAudio)
+	s.mux.HandleFunc("GET /api/v1/persona", s.personaInfo)
+	s.mux.HandleFunc("GET /api/v1/persona/avatar/{file}", s.personaAvatar)
+	if o.Page != nil {
+		if err := s.routePage(); err != nil {
+			return nil, err
+		}
+	}
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -124,8 +172,26 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
-// ServeHTTP applies the guards (recover, host check, auth, body limit) and
-// routes.
+// routePage routes each of the page's paths to it and opens its door.
+func (s *Server) routePage() error {
+	if len(s.o.PagePaths) == 0 {
+		return errors.New("api: the page has no paths (PagePaths)")
+	}
+	for _, p := range s.o.PagePaths {
+		if !strings.HasPrefix(p, "/") || p != "/" && (strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/v1/")) {
+			return fmt.Errorf("api: the page's path %q is not a file of its own; a page path is \"/\" or a file outside /api/ and /v1/", p)
+		}
+		pattern := "GET " + p
+		if p == "/" {
+			pattern = "GET /{$}"
+		}
+		s.mux.Handle(pattern, s.o.Page)
+		s.doors = append(s.doors, Door{Path: p, Access: Public})
+	}
+	return nil
+}
+
+// ServeHTTP recovers panics, applies the guard (guard.go) and routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -136,25 +202,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusInternalServerError, "internal", "internal error; the daemon's log has the details")
 		}
 	}()
-	if s.o.CheckHost && !s.hostAllowed(r.Host) {
-		writeError(w, http.StatusForbidden, "forbidden_host",
-			fmt.Sprintf("host %q is not allowed; use http://127.0.0.1 or add the name to api.allowed_hosts", r.Host))
+	if !s.guard(w, r) {
 		return
 	}
-	if s.o.Token != "" && r.URL.Path != "/healthz" && !s.authorized(r) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="cyan"`)
-		writeError(w, http.StatusUnauthorized, "unauthorized",
-			"missing or wrong bearer token; send \"Authorization: Bearer <token>\" with the token from the api-token file in the data dir")
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, s.o.MaxBodyBytes)
 	s.mux.ServeHTTP(w, r)
-}
-
-func (s *Server) authorized(r *http.Request) bool {
-	h := r.Header.Get("Authorization")
-	tok, ok := strings.CutPrefix(h, "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.o.Token)) == 1
 }
 
 func (s *Server) hostAllowed(hostport string) bool {
@@ -187,6 +238,9 @@ type errorDetail struct {
 	// MessageID is the stored incoming message, when the failure came
 	// after it was kept.
 	MessageID string `json:"message_id,omitempty"`
+	// RetryAfter is, for a 429, the seconds until the limit lifts (also
+	// the Retry-After header).
+	RetryAfter int `json:"retry_after,omitempty"`
 }
 
 func writeError(w http.ResponseWriter, status int, typ, msg string) {
@@ -203,12 +257,32 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // decodeBody reads a JSON body into v, with errors a caller can act on.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	return decode(w, r, v, false)
+}
+
+// decodeStrict is decodeBody refusing fields v does not have, for requests
+// where an unknown field may be a claim ("owner": true) that must not pass
+// silently.
+func decodeStrict(w http.ResponseWriter, r *http.Request, v any) bool {
+	return decode(w, r, v, true)
+}
+
+func decode(w http.ResponseWriter, r *http.Request, v any, strict bool) bool {
 	dec := json.NewDecoder(r.Body)
+	if strict {
+		dec.DisallowUnknownFields()
+	}
 	if err := dec.Decode(v); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			writeError(w, http.StatusRequestEntityTooLarge, "too_large",
 				fmt.Sprintf("the body is over %d bytes; send less (or raise api.max_body_bytes)", tooBig.Limit))
+			return false
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			w.Header().Set("Connection", "close")
+			writeError(w, http.StatusRequestTimeout, "request_timeout",
+				"the body did not arrive within api.read_timeout; send it at once (or raise api.read_timeout)")
 			return false
 		}
 		writeError(w, http.StatusBadRequest, "invalid_request", "the body is not valid JSON: "+err.Error())

@@ -18,20 +18,35 @@ type Hub struct {
 }
 
 type listener struct {
-	ch     chan *store.Message
+	ch     chan streamItem
 	lagged bool
+}
+
+// streamItem is one event of a stream: a stored message, or another named
+// event (speech).
+type streamItem struct {
+	msg  *store.Message
+	name string
+	data any
 }
 
 // NewHub makes an empty hub.
 func NewHub() *Hub { return &Hub{subs: map[string]map[*listener]struct{}{}} }
 
 // Publish hands a stored outgoing message to its channel's listeners.
-func (h *Hub) Publish(m *store.Message) {
+func (h *Hub) Publish(m *store.Message) { h.send(m.Channel, streamItem{msg: m}) }
+
+// publish hands a named event to a channel's listeners.
+func (h *Hub) publish(channel, name string, data any) {
+	h.send(channel, streamItem{name: name, data: data})
+}
+
+func (h *Hub) send(channel string, it streamItem) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for l := range h.subs[m.Channel] {
+	for l := range h.subs[channel] {
 		select {
-		case l.ch <- m:
+		case l.ch <- it:
 		default:
 			l.lagged = true
 		}
@@ -54,7 +69,7 @@ func (h *Hub) Close() {
 func (h *Hub) subscribe(channel string) (*listener, func()) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	l := &listener{ch: make(chan *store.Message, 64)}
+	l := &listener{ch: make(chan streamItem, 64)}
 	if h.closed {
 		close(l.ch)
 		return l, func() {}
@@ -86,7 +101,8 @@ const streamPing = 15 * time.Second
 
 // stream: GET /api/v1/stream?channel=C — server-sent events: "ready" once,
 // then a "message" event for every outgoing message of the channel as it
-// is stored (answers and proactive messages).
+// is stored (answers and proactive messages), and in voiced channels a
+// "speech" event for every voiced segment (tts.Speech).
 func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	channel := r.URL.Query().Get("channel")
 	if err := store.ValidChannel(channel); err != nil {
@@ -110,14 +126,21 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			_ = sse.rc.Flush()
-		case m, ok := <-l.ch:
+		case it, ok := <-l.ch:
 			if !ok {
 				return
 			}
 			if s.o.Hub.takeLag(l) {
 				_ = sse.event("lagged", map[string]string{"message": "some messages were not streamed; GET /api/v1/messages has them all"})
 			}
-			if err := sse.event("message", streamJSON{ID: m.ID, Role: string(m.Role), User: m.User, Text: m.Text, Time: m.Time, Proactive: m.Proactive}); err != nil {
+			if it.msg == nil {
+				if err := sse.event(it.name, it.data); err != nil {
+					return
+				}
+				continue
+			}
+			m := it.msg
+			if err := sse.event("message", streamJSON{ID: m.ID, Role: string(m.Role), User: m.User, Text: m.Text, Time: m.Time, Proactive: m.Proactive, ReplyTo: m.ReplyTo}); err != nil {
 				return
 			}
 		}
@@ -131,4 +154,6 @@ type streamJSON struct {
 	Text      string    `json:"text"`
 	Time      time.Time `json:"time"`
 	Proactive bool      `json:"proactive,omitempty"`
+	// ReplyTo is the message this one answers (a speech event's turn).
+	ReplyTo string `json:"reply_to,omitempty"`
 }

@@ -38,7 +38,8 @@
 // coalescing signal; the embedding cursor is durable, so a restart resumes
 // where it stopped.
 //
-// It imports store, importer (for the LoCoMo benchmark) and llm (the
-// embeddings client);
+// It imports store, importer (for the LoCoMo benchmark), llm (the
+// embeddings client) and packets (the knowledge scopes its open tool
+// checks);
 // mainvirtual never imports it (the daemon wires its tool in).
 package recall
