@@ -20,6 +20,7 @@ type recallAnswer struct {
 	Results        []recallResult `json:"results"`
 	SummarizedInfo string         `json:"summarized_info"`
 	Note           string         `json:"note"`
+	Queries        []string       `json:"queries"`
 }
 
 func runRecall(io IO, args []string) error {
@@ -65,6 +66,9 @@ func runRecall(io IO, args []string) error {
 	}
 	if ans.Note != "" {
 		fmt.Fprintln(io.Stderr, "note:", ans.Note)
+	}
+	if len(ans.Queries) > 0 {
+		fmt.Fprintf(io.Stderr, "also searched: %s\n", strings.Join(ans.Queries, "; "))
 	}
 	if ans.SummarizedInfo != "" {
 		fmt.Fprintf(io.Stdout, "%s\n\n", ans.SummarizedInfo)
