@@ -22,7 +22,10 @@ type docMeta struct {
 	sess uint32
 	// pos is the message's place in its channel's order.
 	pos uint32
-	t   int64 // unix milliseconds
+	// speaker is the lexicon's term of the speaker's name (its first
+	// word), noDoc when there is none.
+	speaker uint32
+	t       int64 // unix milliseconds
 	// timely is set when the text states when something happens
 	// ("yesterday", "last week", "in May", "2022"): "when" questions
 	// favour such lines.
@@ -111,9 +114,14 @@ func (c *corpus) add(msgs []*store.Message) []uint32 {
 			c.order = append(c.order, nil)
 		}
 		doc := uint32(len(c.docs))
-		c.docs = append(c.docs, docMeta{id: id, ch: ch, t: m.Time.UnixMilli(), timely: timely[i]})
+		c.docs = append(c.docs, docMeta{id: id, ch: ch, t: m.Time.UnixMilli(), timely: timely[i], speaker: noDoc})
 		c.byID[id] = doc
 		c.lex.add(doc, terms[i])
+		if name := c.stems.tokens(m.User); len(name) > 0 {
+			if t, ok := c.lex.terms[name[0]]; ok {
+				c.docs[doc].speaker = t
+			}
+		}
 		o := c.order[ch]
 		at := len(o)
 		if at > 0 && bytes.Compare(c.docs[o[at-1]].id[:], id[:]) > 0 {
