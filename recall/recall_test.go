@@ -387,3 +387,26 @@ func TestFlatIndexReloadsTheSameVectors(t *testing.T) {
 		}
 	}
 }
+
+func TestALineOfTheSpeakerTheQueryNamesLeads(t *testing.T) {
+	x, st := newTestIndex(t, Options{VectorWeight: hybridOff})
+	fillHistory(t, st)
+	syncIndex(t, x)
+	// Bob's line (h11) names alice and the board; alice's own line (h10) is
+	// about the board: people tell their own news.
+	best := func() string {
+		r, err := x.Search(context.Background(), Query{Prompt: "alice board", Channel: "qq:group:42"})
+		if err != nil || len(r.Results) == 0 || len(r.Results[0].Hits) == 0 {
+			t.Fatalf("%+v %v", r, err)
+		}
+		res := r.Results[0]
+		return res.ExternalIDs[slices.Index(res.MessageIDs, res.Hits[0])]
+	}
+	if got := best(); got != "h10" {
+		t.Errorf("best hit %s, want alice's own line h10", got)
+	}
+	x.p.speaker = 0
+	if got := best(); got != "h11" {
+		t.Errorf("without the boost the best hit is %s; the test wants bob's line h11 there, so that it shows the boost", got)
+	}
+}
