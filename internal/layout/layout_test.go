@@ -23,6 +23,8 @@ var allowed = map[string][]string{
 	"config":               {"packets"},
 	"llm":                  {},
 	"persona":              {},
+	"persona/lorebook":     {"notation"},
+	"persona/card":         {"persona", "persona/lorebook"},
 	"store":                {},
 	"generate":             {"llm", "store"},
 	"script":               {"generate", "llm"},
