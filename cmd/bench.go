@@ -37,6 +37,7 @@ func benchLoCoMo(f *flags) run {
 	ksFlag := f.String("k", "5,10,25,50", "the `list` of k to report recall@k at")
 	embedder := f.String("embedder", "builtin", "the `embedder`: builtin, or config to use the configured one")
 	index := f.String("index", "flat", "vector `index`: flat or chromem")
+	folds := f.Int("folds", 0, "cross-validate the ranking's knobs over `K` folds by conversation (tuned on the others, measured on each); 0 scores the shipped settings")
 	asJSON := f.json()
 	return func(io IO, pos []string) error {
 		ks, err := parseKs(*ksFlag)
@@ -51,13 +52,27 @@ func benchLoCoMo(f *flags) run {
 			if err != nil {
 				return err
 			}
-			emb = daemon.Embedder(cfg.Embed)
+			if emb, err = daemon.Embedder(cfg.Embed, nil); err != nil {
+				return err
+			}
 		default:
 			return &usageError{msg: fmt.Sprintf("--embedder %q is not builtin or config", *embedder)}
 		}
 		data, err := os.ReadFile(pos[0])
 		if err != nil {
 			return badInput("%w (check the path; README says where LoCoMo files come from)", err)
+		}
+		if *folds != 0 {
+			mk := func() recall.Embedder { return emb }
+			rep, err := recall.LoCoMoCV(context.Background(), data, recall.LoCoMoCVOptions{Folds: *folds, Ks: ks, Embedder: mk})
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				return printJSON(io.Stdout, map[string]any{"embedder": emb.ID(), "report": rep})
+			}
+			rep.Print(io.Stdout, emb.ID())
+			return nil
 		}
 		dir, err := os.MkdirTemp("", "cyan-bench-")
 		if err != nil {

@@ -120,7 +120,7 @@ func commands() []verb {
 		{noun: "persona", name: "export", args: "DIR", summary: "export a persona folder as a Character Card V3 PNG", setup: personaExport,
 			example: []string{"./Seraphina", "--out", "card.png"}},
 
-		{noun: "bench", name: "locomo", args: "FILE", summary: "recall@k on a LoCoMo file, in a scratch store (no daemon)", setup: benchLoCoMo,
+		{noun: "bench", name: "locomo", args: "FILE", summary: "recall@k on a LoCoMo file, in a scratch store (no daemon); --folds K cross-validates by conversation", setup: benchLoCoMo,
 			more: benchLoCoMoMore, example: []string{"locomo10.json"}},
 		{noun: "bench", name: "recall", summary: "recall latency and index build rate on a synthetic history", setup: benchRecall,
 			example: []string{"--messages", "100000"}},

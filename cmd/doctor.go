@@ -47,6 +47,7 @@ func doctorCmd(f *flags) run {
 		// checkOwners takes the configured bridges' names once config has a bridges section.
 		checks = append(checks, checkDataDir(cfg), checkPersona(cfg), checkFiles(cfg), checkSandbox(cfg), checkUser(), checkOwners(cfg, nil))
 		checks = append(checks, checkLLM(cfg, *timeout)...)
+		checks = append(checks, checkEmbed(cfg, *timeout))
 		checks = append(checks, checkVoice(cfg, *timeout))
 		if err := report(io, checks, *asJSON); err != nil {
 			return err

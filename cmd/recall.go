@@ -20,6 +20,7 @@ type recallAnswer struct {
 	Results        []recallResult `json:"results"`
 	SummarizedInfo string         `json:"summarized_info"`
 	Note           string         `json:"note"`
+	Queries        []string       `json:"queries"`
 }
 
 func recallCmd(f *flags) run {
@@ -60,6 +61,9 @@ func recallCmd(f *flags) run {
 		}
 		if ans.Note != "" {
 			fmt.Fprintln(io.Stderr, "note:", ans.Note)
+		}
+		if len(ans.Queries) > 0 {
+			fmt.Fprintf(io.Stderr, "also searched: %s\n", strings.Join(ans.Queries, "; "))
 		}
 		if ans.SummarizedInfo != "" {
 			fmt.Fprintf(io.Stdout, "%s\n\n", ans.SummarizedInfo)
