@@ -14,124 +14,107 @@ import (
 	"github.com/cyan-agent/cyan/store"
 )
 
-// runBackup saves a backup of the running daemon's database (GET
+// backupCmd saves a backup of the running daemon's database (GET
 // /api/v1/backup); with no daemon running, it reads the data dir itself.
-func runBackup(io IO, args []string) error {
-	fs := newFlags(io, "backup")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
+func backupCmd(f *flags) run {
+	return func(io IO, pos []string) error {
+		cfg, err := loadConfig(io)
+		if err != nil {
+			return err
+		}
+		path := pos[0]
+		began := time.Now()
+		var size int64
+		if _, held, _ := store.Holder(cfg.DataDir); held {
+			size, err = download(cfg, "/api/v1/backup", path)
+		} else {
+			err = offline(cfg, func(st *store.Store) error {
+				info, err := archive.BackupFile(st, path, Version, time.Now())
+				size = info.Bytes
+				return err
+			})
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(io.Stdout, "backed up %s to %s (%s) in %s; cyan restore %s brings it back into an empty data dir\n",
+			cfg.DataDir, path, sizeOf(size), time.Since(began).Round(time.Millisecond), path)
+		return nil
 	}
-	if len(pos) != 1 {
-		return &usageError{msg: "name the backup file; try: cyan backup cyan.backup"}
+}
+
+// restoreCmd loads a backup into the data dir, which must hold no database.
+func restoreCmd(f *flags) run {
+	return func(io IO, pos []string) error {
+		cfg, err := loadConfig(io)
+		if err != nil {
+			return err
+		}
+		if _, held, _ := store.Holder(cfg.DataDir); held {
+			return fmt.Errorf("a daemon runs on %s; a backup is restored into an empty data dir, not a running one (set CYAN_DATA_DIR to a new folder)", cfg.DataDir)
+		}
+		file, err := os.Open(pos[0])
+		if err != nil {
+			return badInput("%w (check the path)", err)
+		}
+		defer file.Close()
+		h, err := archive.Restore(cfg.DataDir, bufio.NewReaderSize(file, 1<<20), nil)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(io.Stdout, "restored the backup of %s (cyan %s) into %s; start it with cyan serve\n", h.Created.Local().Format("2006-01-02 15:04:05"), h.Cyan, cfg.DataDir)
+		return nil
 	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	path := pos[0]
-	began := time.Now()
-	var size int64
-	if _, held, _ := store.Holder(cfg.DataDir); held {
-		size, err = download(cfg, "/api/v1/backup", path)
-	} else {
-		err = offline(cfg, func(st *store.Store) error {
-			info, err := archive.BackupFile(st, path, Version, time.Now())
-			size = info.Bytes
+}
+
+// exportCmd writes everything cyan remembers as JSON lines: through the
+// running daemon (GET /api/v1/export), or from the data dir when none runs.
+func exportCmd(f *flags) run {
+	format := f.String("format", "jsonl", "the `format`: jsonl, the only one (the README documents it)")
+	return func(io IO, pos []string) error {
+		if *format != "jsonl" {
+			return &usageError{msg: fmt.Sprintf("--format %q is not jsonl", *format)}
+		}
+		cfg, err := loadConfig(io)
+		if err != nil {
+			return err
+		}
+		path := pos[0]
+		if _, held, _ := store.Holder(cfg.DataDir); held {
+			if path == "-" {
+				return stream(cfg, "/api/v1/export?format=jsonl", io.Stdout)
+			}
+			if _, err := download(cfg, "/api/v1/export?format=jsonl", path); err != nil {
+				return err
+			}
+			fmt.Fprintf(io.Stderr, "exported %s to %s\n", cfg.DataDir, path)
+			return nil
+		}
+		return offline(cfg, func(st *store.Store) error {
+			w, done := io.Stdout, func() error { return nil }
+			if path != "-" {
+				file, err := os.Create(path)
+				if err != nil {
+					return err
+				}
+				w, done = file, func() error {
+					if err := file.Sync(); err != nil {
+						file.Close()
+						return err
+					}
+					return file.Close()
+				}
+			}
+			info, err := archive.Export(st, w, Version, time.Now())
+			if err == nil {
+				err = done()
+			}
+			if err == nil {
+				fmt.Fprintf(io.Stderr, "exported %d channels, %d messages and %d records\n", info.Channels, info.Messages, info.Records)
+			}
 			return err
 		})
 	}
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(io.Stdout, "backed up %s to %s (%s) in %s; cyan restore %s brings it back into an empty data dir\n",
-		cfg.DataDir, path, sizeOf(size), time.Since(began).Round(time.Millisecond), path)
-	return nil
-}
-
-// runRestore loads a backup into the data dir, which must hold no database.
-func runRestore(io IO, args []string) error {
-	fs := newFlags(io, "restore")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return &usageError{msg: "name the backup file; try: CYAN_DATA_DIR=~/cyan-restored cyan restore cyan.backup"}
-	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	if _, held, _ := store.Holder(cfg.DataDir); held {
-		return fmt.Errorf("a daemon runs on %s; a backup is restored into an empty data dir, not a running one (set CYAN_DATA_DIR to a new folder)", cfg.DataDir)
-	}
-	f, err := os.Open(pos[0])
-	if err != nil {
-		return fmt.Errorf("%w (check the path)", err)
-	}
-	defer f.Close()
-	h, err := archive.Restore(cfg.DataDir, bufio.NewReaderSize(f, 1<<20), nil)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(io.Stdout, "restored the backup of %s (cyan %s) into %s; start it with cyan serve\n", h.Created.Local().Format("2006-01-02 15:04:05"), h.Cyan, cfg.DataDir)
-	return nil
-}
-
-// runExport writes everything cyan remembers as JSON lines.
-func runExport(io IO, args []string) error {
-	fs := newFlags(io, "export")
-	format := fs.String("format", "jsonl", "`jsonl`, the only format (documented in the README)")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if *format != "jsonl" {
-		return &usageError{msg: fmt.Sprintf("--format %q is not jsonl", *format)}
-	}
-	if len(pos) != 1 {
-		return &usageError{msg: "name the file to write (- for the standard output); try: cyan export cyan-export.jsonl"}
-	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	path := pos[0]
-	if _, held, _ := store.Holder(cfg.DataDir); held {
-		if path == "-" {
-			return stream(cfg, "/api/v1/export?format=jsonl", io.Stdout)
-		}
-		_, err = download(cfg, "/api/v1/export?format=jsonl", path)
-		if err == nil {
-			fmt.Fprintf(io.Stderr, "exported %s to %s\n", cfg.DataDir, path)
-		}
-		return err
-	}
-	return offline(cfg, func(st *store.Store) error {
-		w, done := io.Stdout, func() error { return nil }
-		if path != "-" {
-			f, err := os.Create(path)
-			if err != nil {
-				return err
-			}
-			w, done = f, func() error {
-				if err := f.Sync(); err != nil {
-					f.Close()
-					return err
-				}
-				return f.Close()
-			}
-		}
-		info, err := archive.Export(st, w, Version, time.Now())
-		if err == nil {
-			err = done()
-		}
-		if err == nil {
-			fmt.Fprintf(io.Stderr, "exported %d channels, %d messages and %d records\n", info.Channels, info.Messages, info.Records)
-		}
-		return err
-	})
 }
 
 // isExport reports whether a file opens with a cyan export's header.
@@ -147,7 +130,7 @@ func isExport(br *bufio.Reader) bool {
 
 // importExport takes an export back into the data dir. It writes into the
 // store itself, so the daemon must be stopped.
-func importExport(io IO, cfg *config.Config, r io.Reader) error {
+func importExport(io IO, cfg *config.Config, r io.Reader, asJSON bool) error {
 	if pid, held, _ := store.Holder(cfg.DataDir); held {
 		return fmt.Errorf("a daemon (pid %d) runs on %s; an export is imported into the store itself: stop it first (cyan stop), import, then start it again", pid, cfg.DataDir)
 	}
@@ -156,6 +139,10 @@ func importExport(io IO, cfg *config.Config, r io.Reader) error {
 		info, err := archive.Import(st, r)
 		if err != nil {
 			return err
+		}
+		if asJSON {
+			return printJSON(io.Stdout, map[string]any{"format": "cyan", "channels": info.Channels, "messages": info.Messages,
+				"compressed": info.Compressed, "records": info.Records, "kept": info.Kept, "millis": time.Since(began).Milliseconds()})
 		}
 		fmt.Fprintf(io.Stdout, "imported %d channels, %d messages, %d compressed forms and %d records (%d were already there) in %s\n",
 			info.Channels, info.Messages, info.Compressed, info.Records, info.Kept, time.Since(began).Round(time.Millisecond))

@@ -10,19 +10,21 @@ import (
 	"github.com/cyan-agent/cyan/store"
 )
 
-// runStop asks the daemon of the data dir to stop (SIGTERM to the pid in
+// stopCmd asks the daemon of the data dir to stop (SIGTERM to the pid in
 // its lock file) and waits until it has released the data dir.
-func runStop(io IO, args []string) error {
-	fs := newFlags(io, "stop")
-	wait := fs.Duration("wait", 0, "how long to wait for it to stop (default: shutdown_timeout + 5s)")
-	if err := parseNoArgs(fs, args); err != nil {
-		return err
+func stopCmd(f *flags) run {
+	wait := f.Duration("wait", 0, "how long to wait for it to stop (default: shutdown_timeout + 5s)")
+	return func(io IO, _ []string) error {
+		return stop(io, *wait)
 	}
+}
+
+func stop(io IO, wait time.Duration) error {
 	cfg, err := loadConfig(io)
 	if err != nil {
 		return err
 	}
-	limit := *wait
+	limit := wait
 	if limit <= 0 {
 		limit = time.Duration(cfg.ShutdownTimeout) + 5*time.Second
 	}

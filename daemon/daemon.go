@@ -227,6 +227,9 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	}
 	sources := memorySources(d.mem, d.tools.reg)
 	sources[mainvirtual.SlotEvents] = eventsSource(d.events, d.tools.reg)
+	if err := addLoreSources(sources, d.persona.Load, st, log.With("component", "lorebook")); err != nil {
+		return err
+	}
 
 	d.mv, err = mainvirtual.New(mainvirtual.Options{
 		Store: st, LLM: metered, Persona: d.persona.Load, Agent: cfg.Agent,
@@ -240,7 +243,9 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		AfterTurn: func(_ context.Context, q mainvirtual.Query, res *mainvirtual.Result) {
 			var words []string
 			for _, m := range res.Replies {
-				words = append(words, m.Text)
+				if m != res.Greeting {
+					words = append(words, m.Text)
+				}
 			}
 			answer := strings.Join(words, "\n")
 			manager.Publish(observer.Event{Name: observer.AfterAIResponse, Channel: q.Channel, MessageID: q.MessageID, Text: answer,
@@ -249,6 +254,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 					Reported: res.Usage.Path, Used: res.Usage.Used, Maybe: res.Usage.Maybe}})
 		},
 		OnOutgoing:  d.outgoing,
+		Greeting:    greeting(d.persona.Load),
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
 		Counter: counter, Now: now, Logger: log.With("component", "mainvirtual"),
 	})

@@ -51,7 +51,7 @@ func (o *observers) builtins() error {
 		Triggers: []observer.Trigger{{On: observer.AfterAIResponse}},
 		Run: func(ctx context.Context, f observer.Firing) error {
 			if f.Event == nil {
-				return nil // run by hand: its work follows a turn, and there is none
+				return nil // called by name (cyan observers run): no turn to work after
 			}
 			d, ok := f.Event.Data.(memory.TurnDone)
 			if !ok {

@@ -47,6 +47,11 @@ type Options struct {
 	// replies are stored), before Turn returns; main-observer's work after
 	// a turn hangs here. It must not block for long.
 	AfterTurn func(ctx context.Context, q Query, res *Result)
+	// Greeting, if set, gives what the agent says first in a channel that
+	// has no message yet (a character card's first_mes): Turn stores it as
+	// the channel's first message, before the incoming one. "" says
+	// nothing; an error is logged and the turn goes on without it.
+	Greeting func(q Query) (string, error)
 	// OnIncoming, if set, is called once an incoming message is stored.
 	OnIncoming func(q Query, m *store.Message)
 	// OnOutgoing, if set, is called for every outgoing message once it is
@@ -78,6 +83,7 @@ type MainVirtual struct {
 	afterTurn  func(context.Context, Query, *Result)
 	onIncoming func(Query, *store.Message)
 	onOutgoing func(*store.Message)
+	greeting   func(Query) (string, error)
 
 	mu     sync.Mutex
 	traces map[string]*Trace // last trace per channel
@@ -113,6 +119,7 @@ func New(o Options) (*MainVirtual, error) {
 		store: o.Store, llm: o.LLM, persona: o.Persona, tools: o.Tools, limits: o.Limits, steps: steps,
 		temp: o.Temperature, maxTok: o.MaxTokens, count: o.Counter, now: o.Now, log: o.Logger,
 		traces: make(map[string]*Trace), afterTurn: o.AfterTurn, onIncoming: o.OnIncoming, onOutgoing: o.OnOutgoing,
+		greeting: o.Greeting,
 	}
 	sources := map[Slot]Source{
 		SlotMain:      mainPrompt{o.Persona},
@@ -126,6 +133,7 @@ func New(o Options) (*MainVirtual, error) {
 	budgets := map[Slot]int{
 		SlotMain: s.Main, SlotReference: s.Reference, SlotToolCalls: s.ToolCalls, SlotEvents: s.Events,
 		SlotPulled: s.Pulled, SlotPlans: s.Plans,
+		SlotLoreBefore: s.Lorebook, SlotLoreAfter: s.Lorebook,
 	}
 	for slot, b := range o.Budgets {
 		budgets[slot] = b

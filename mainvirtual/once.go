@@ -89,5 +89,5 @@ func (mv *MainVirtual) again(ctx context.Context, in Incoming, id string, l List
 	}
 	mv.log.Info("a retried message had no answer yet; answering it now", "channel", msg.Channel, "message_id", id)
 	q := Query{Channel: msg.Channel, Speaker: msg.User, SpeakerID: msg.UserID, Kind: msg.Kind, MessageID: msg.ID, Now: mv.now()}
-	return mv.run(ctx, msg, q, l)
+	return mv.run(ctx, msg, q, l, nil)
 }

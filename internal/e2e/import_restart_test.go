@@ -110,7 +110,7 @@ func TestImportSaysTheDaemonStopped(t *testing.T) {
 	os.WriteFile(file, []byte(`{"time":"2024-01-01T10:00:00Z","channel":"c","text":"hi"}`+"\n"), 0o600)
 	envv := append(env(dir, "http://127.0.0.1:9/v1"), "CYAN_ADDR="+freeAddr(t))
 	_, stderr, rc := cli(t, envv, "", "import", "--retry-for", "300ms", file)
-	if rc != 1 || !strings.Contains(stderr, "the daemon stopped answering during the import") || !strings.Contains(stderr, "Start it again (cyan serve)") || strings.Contains(stderr, "fix the file") {
+	if rc != 3 || !strings.Contains(stderr, "the daemon stopped answering during the import") || !strings.Contains(stderr, "Start it again (cyan serve)") || strings.Contains(stderr, "fix the file") {
 		t.Fatalf("rc=%d\n%s", rc, stderr)
 	}
 }
