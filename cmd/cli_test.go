@@ -87,7 +87,7 @@ func TestMistakesSayWhatToDo(t *testing.T) {
 		{[]string{"import"}, "missing arguments"},
 		{[]string{"import", "a", "b"}, `unexpected argument "b"`},
 		{[]string{"import", "no-such-file.jsonl"}, "check the path"},
-		{[]string{"import", "--format", "csv", "x"}, `--format "csv" is not jsonl or locomo`},
+		{[]string{"import", "--format", "csv", "x"}, `--format "csv" is not jsonl, locomo or cyan`},
 		{[]string{"bench"}, "say what to do: cyan bench locomo FILE | cyan bench recall"},
 		{[]string{"bench", "speed"}, `unknown verb "speed"`},
 		{[]string{"bench", "locomo"}, "missing arguments"},
