@@ -57,7 +57,9 @@ func (s *Server) recall(w http.ResponseWriter, r *http.Request) {
 		if err == nil {
 			q := recall.Query{Prompt: req.Prompt, MaxResults: req.MaxResults, ScoreThreshold: req.ScoreThreshold,
 				Channel: req.Channel, Since: since, Until: until, Window: req.Window}
+			began := time.Now()
 			res, err := s.o.Recall.Recall(r.Context(), q, req.Mode)
+			s.o.Metrics.Recall(req.Mode, "api", time.Since(began))
 			if err == nil {
 				writeJSON(w, http.StatusOK, res)
 				return

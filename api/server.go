@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/metrics"
 	"log/slog"
 	"net"
 	"net/http"
@@ -64,6 +65,8 @@ type Options struct {
 	Now          func() time.Time
 	// Recall answers /api/v1/recall (nil: the route says it is not running).
 	Recall *recall.Index
+	// Metrics serves GET /metrics and times the recalls (nil: no route).
+	Metrics *metrics.Metrics
 	// Imported, when set, is told about every import batch; on the final
 	// one the import is complete (the hook that builds events from
 	// imported history).
@@ -156,6 +159,9 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("GET /api/v1/recall/status", s.recallStatus)
 	s.mux.HandleFunc("POST /api/v1/import", s.importMessages)
 	s.mux.HandleFunc("GET /api/v1/backup", s.backup)
+	if o.Metrics != nil {
+		s.mux.Handle("GET /metrics", o.Metrics.Handler())
+	}
 	s.mux.HandleFunc("GET /api/v1/export", s.export)
 	s.mux.HandleFunc("POST /api/v1/speech", s.speech)
 	s.mux.HandleFunc("GET /api/v1/speech/{key}", s.speechAudio)

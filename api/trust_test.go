@@ -11,6 +11,7 @@ import (
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/mainvirtual"
+	"github.com/cyan-agent/cyan/metrics"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
 )
@@ -135,4 +136,20 @@ func TestAFullDiskAnswers507(t *testing.T) {
 	if code, out := r.do(t, "GET", "/api/v1/messages?channel=home", ""); code != 200 {
 		t.Fatalf("reads on a full disk: %d %v", code, out)
 	}
+}
+
+// TestMetricsNeedTheToken: /metrics is behind the same rule as the API.
+func TestMetricsNeedTheToken(t *testing.T) {
+	const token = "0123456789abcdef0123456789abcdef"
+	r := newRig(t, func(o *Options) { o.Token, o.CheckHost, o.Metrics = token, false, metrics.New() })
+	if code, _ := r.do(t, "GET", "/metrics", ""); code != http.StatusUnauthorized {
+		t.Fatalf("without the token: %d", code)
+	}
+	req, _ := http.NewRequest("GET", r.srv.URL+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("with the token: %v %v", resp, err)
+	}
+	resp.Body.Close()
 }

@@ -25,6 +25,8 @@ type Schedule struct {
 	Version string           // written into each backup's header
 	Now     func() time.Time // nil: time.Now
 	Logger  *slog.Logger     // nil: discard
+	// OnBackup, if set, hears of each scheduled backup (nil: made).
+	OnBackup func(error)
 }
 
 // backupName is a scheduled backup's file name; names sort by time.
@@ -55,6 +57,9 @@ func (s *Schedule) Run(ctx context.Context) error {
 		case <-timer.C:
 		}
 		path, info, err := s.Once(now())
+		if s.OnBackup != nil {
+			s.OnBackup(err)
+		}
 		if err != nil {
 			log.Error("scheduled backup failed; the next one is tried at its time", "err", err, "next", sched.Next(now()))
 			continue

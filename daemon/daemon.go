@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/metrics"
 	"log/slog"
 	"net"
 	"os"
@@ -74,6 +75,7 @@ type Daemon struct {
 	token   string
 	ready   func(net.Addr)
 	backup  *actor // scheduled backups (trust.go); nil: none
+	metrics *metrics.Metrics
 }
 
 // New opens the store and builds every part. It fails fast, with advice,
@@ -106,6 +108,8 @@ func New(o Options) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.metrics = metrics.New()
+	client = d.metrics.LLM(client, cfg.LLM.Provider, observer.AccountOf)
 	d.llm = client
 
 	if !loopback(cfg.Addr) {
@@ -121,6 +125,7 @@ func New(o Options) (*Daemon, error) {
 		return nil, err
 	}
 	d.store = st
+	d.metrics.Store(st)
 
 	if err := d.build(cfg, client, o.Version, now, log); err != nil {
 		if d.tools != nil {
@@ -219,7 +224,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		return err
 	}
 	reviews := recallReviews{mem: d.mem, log: d.events, now: now, lg: log.With("component", "recall")}
-	if err := registerRecallTool(d.tools.reg, d.recall, d.mem, reviews); err != nil {
+	if err := registerRecallTool(d.tools.reg, d.recall, d.mem, reviews, d.metrics); err != nil {
 		return err
 	}
 	if err := d.buildVoice(cfg.TTS, log.With("component", "voice")); err != nil {
@@ -233,7 +238,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 
 	d.mv, err = mainvirtual.New(mainvirtual.Options{
 		Store: st, LLM: metered, Persona: d.persona.Load, Agent: cfg.Agent,
-		Tools:   toolsAdapter{reg: d.tools.reg, mem: d.mem},
+		Tools:   toolsAdapter{reg: d.tools.reg, mem: d.mem, metrics: d.metrics},
 		Limits:  limitAdapter{chain: d.tools.limits, now: now},
 		Sources: sources, ContextStart: d.events, Compressor: compressor,
 		Budgets: map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget},
@@ -256,7 +261,8 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		OnOutgoing:  d.outgoing,
 		Greeting:    greeting(d.persona.Load),
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
-		Counter: counter, Now: now, Logger: log.With("component", "mainvirtual"),
+		OnTurnEnd: func(e mainvirtual.TurnEnd) { d.metrics.Turn(e.Kind, e.Proactive, e.Outcome, e.Took) },
+		Counter:   counter, Now: now, Logger: log.With("component", "mainvirtual"),
 	})
 	if err != nil {
 		return err
@@ -281,6 +287,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
 		AllowedOrigins: cfg.API.AllowedOrigins,
 		Version:        version, Logger: log.With("component", "api"), Now: now,
+		Metrics: d.metrics,
 	})
 	return err
 }

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"github.com/cyan-agent/cyan/metrics"
 	"log/slog"
 	"path/filepath"
 	"sync"
@@ -137,14 +138,16 @@ func (r recallReviews) reviewed(_ context.Context, channel string, rs []recall.R
 // conversation it is called in, nothing else; its effects are on the
 // agent's own memory: the passages go into the workspace's pulled-info
 // area, and what it hits is reviewed.
-func registerRecallTool(reg *tools.Registry, idx *recall.Index, mem *memory.Memory, rv recallReviews) error {
+func registerRecallTool(reg *tools.Registry, idx *recall.Index, mem *memory.Memory, rv recallReviews, m *metrics.Metrics) error {
 	rt := idx.Tool(recall.ToolOptions{Pull: mem.PullRange, Reviewed: rv.reviewed})
 	return reg.Register(tools.Tool{
 		Spec: tools.Spec{Name: rt.Name, Description: rt.Description, Parameters: rt.Parameters, Kind: tools.Natural,
 			Effects: []string{tools.EffectMemory}, Source: tools.SourceBuiltin, AimParam: "prompt"},
 		Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
 			r := reg.Reader(c.Caller)
+			began := time.Now()
 			out, err := rt.Run(ctx, c.Caller.Channel, r.Owner && r.Private, string(c.Args))
+			m.Recall("tool", "tool", time.Since(began))
 			return packets.Result{OutputText: out}, err
 		},
 	})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/metrics"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,8 +99,9 @@ func callerOf(q mainvirtual.Query, callID string) tools.Caller {
 // toolsAdapter offers the registry to main-virtual. workspace_usage is
 // offered only while the channel's workspace is not empty (SPEC §2).
 type toolsAdapter struct {
-	reg *tools.Registry
-	mem *memory.Memory
+	reg     *tools.Registry
+	mem     *memory.Memory
+	metrics *metrics.Metrics // nil: not counted
 }
 
 var _ mainvirtual.Tools = toolsAdapter{}
@@ -121,6 +123,7 @@ func (a toolsAdapter) Offer(q mainvirtual.Query) []llm.Tool {
 
 func (a toolsAdapter) Call(ctx context.Context, q mainvirtual.Query, call llm.ToolCall) mainvirtual.ToolResult {
 	o := a.reg.Call(ctx, callerOf(q, call.ID), call.Name, json.RawMessage(call.Arguments))
+	a.metrics.ToolCall(call.Name, string(o.Decision))
 	if o.Transient && !o.Failed() { // a read: its line in the pulled-info area
 		var args struct{ Path, Ref string }
 		_ = json.Unmarshal([]byte(call.Arguments), &args)

@@ -207,6 +207,7 @@ func (g *Generator) Generate(ctx context.Context, req Request) (*Result, error) 
 	}
 
 	conv := tr.Messages
+	ctx = llm.WithStep(ctx, req.Name) // the calls count under the script's name
 	var lastErr error
 	for n := 1; n <= attempts; n++ {
 		at := Attempt{N: n, Validation: Validation{Strict: req.Strict}}

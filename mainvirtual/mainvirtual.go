@@ -58,9 +58,12 @@ type Options struct {
 	// stored (answers and proactive messages alike), for listeners that
 	// follow a channel.
 	OnOutgoing func(m *store.Message)
-	Counter    Counter          // nil: a TokenCounter
-	Now        func() time.Time // nil: time.Now
-	Logger     *slog.Logger     // nil: discard
+	// OnTurnEnd, if set, is told how every turn ended (observe.go), for
+	// the metrics.
+	OnTurnEnd func(TurnEnd)
+	Counter   Counter          // nil: a TokenCounter
+	Now       func() time.Time // nil: time.Now
+	Logger    *slog.Logger     // nil: discard
 }
 
 // MainVirtual runs turns. Turns of one channel run one at a time, in the
@@ -83,6 +86,7 @@ type MainVirtual struct {
 	afterTurn  func(context.Context, Query, *Result)
 	onIncoming func(Query, *store.Message)
 	onOutgoing func(*store.Message)
+	onTurnEnd  func(TurnEnd)
 	greeting   func(Query) (string, error)
 
 	mu     sync.Mutex
@@ -118,7 +122,7 @@ func New(o Options) (*MainVirtual, error) {
 	mv := &MainVirtual{
 		store: o.Store, llm: o.LLM, persona: o.Persona, tools: o.Tools, limits: o.Limits, steps: steps,
 		temp: o.Temperature, maxTok: o.MaxTokens, count: o.Counter, now: o.Now, log: o.Logger,
-		traces: make(map[string]*Trace), afterTurn: o.AfterTurn, onIncoming: o.OnIncoming, onOutgoing: o.OnOutgoing,
+		traces: make(map[string]*Trace), afterTurn: o.AfterTurn, onIncoming: o.OnIncoming, onOutgoing: o.OnOutgoing, onTurnEnd: o.OnTurnEnd,
 		greeting: o.Greeting,
 	}
 	sources := map[Slot]Source{

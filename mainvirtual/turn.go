@@ -200,6 +200,13 @@ func (mv *MainVirtual) ProactiveAs(ctx context.Context, channel, kind, note stri
 // A greeting stored before msg is delivered first. The caller holds the
 // channel's lock.
 func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l Listener, greeting *store.Message) (*Result, error) {
+	res, err := mv.answer(ctx, msg, q, l, greeting)
+	mv.ended(ctx, msg, q, res, err)
+	return res, err
+}
+
+// answer is run's work.
+func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, l Listener, greeting *store.Message) (*Result, error) {
 	now := q.Now
 	tr := &Trace{Channel: msg.Channel, MessageID: msg.ID, Time: now}
 	defer mv.keepTrace(tr)

@@ -263,3 +263,11 @@ func humanBytes(n uint64) string {
 // error a write would get (ErrDiskFull, ErrDataDirGone). Packages that
 // write through DB in bulk check it first.
 func (s *Store) Writable() error { return s.guard.check() }
+
+// DiskFree is the free space of the data dir's disk.
+func (s *Store) DiskFree() (uint64, error) {
+	if s.guard == nil {
+		return 0, errors.New("store: in memory, or no statfs here")
+	}
+	return s.guard.sys.free(s.guard.dbDir)
+}

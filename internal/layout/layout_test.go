@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	"recall":               {"store", "importer", "packets", "llm"},
 	"importer":             {"store"},
 	"tts":                  {"config", "packets"},
-	"api":                  {"mainvirtual", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "observer", "recall", "importer", "tts", "archive"},
+	"api":                  {"mainvirtual", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "observer", "recall", "importer", "tts", "archive", "metrics"},
 	"daemon":               {"*"},
 	"cmd":                  {"*"},
 	"cmd/cyan":             {"cmd"},
@@ -53,6 +53,7 @@ var allowed = map[string][]string{
 	"web":                  {},
 	"internal/smallfs":     {},
 	"archive":              {"store"},
+	"metrics":              {"llm", "store"},
 	"internal/crash":       {"internal/llmtest", "llm"},
 }
 

@@ -1,0 +1,18 @@
+package llm
+
+import "context"
+
+type stepKey struct{}
+
+// WithStep names the step a model call serves (a prompt script's name),
+// so that what counts calls can tell them apart; a call with no step is
+// main-virtual's own.
+func WithStep(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, stepKey{}, name)
+}
+
+// StepOf is the step ctx names ("" when none).
+func StepOf(ctx context.Context) string {
+	s, _ := ctx.Value(stepKey{}).(string)
+	return s
+}
