@@ -20,6 +20,7 @@ const module = "github.com/cyan-agent/cyan/"
 // packets, with store and persona beside them as leaves.
 var allowed = map[string][]string{
 	"packets":             {},
+	"journal":             {},
 	"config":              {"packets"},
 	"llm":                 {},
 	"persona":             {},
