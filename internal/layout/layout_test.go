@@ -21,6 +21,8 @@ const module = "github.com/cyan-agent/cyan/"
 var allowed = map[string][]string{
 	"packets":             {},
 	"journal":             {},
+	"backoff":             {},
+	"router":              {"journal", "backoff", "store"},
 	"config":              {"packets"},
 	"llm":                 {},
 	"persona":             {},
