@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cyan-agent/cyan/events"
@@ -28,8 +29,6 @@ type Options struct {
 	Store *store.Store
 	// Memory serves /api/v1/memory; nil leaves those routes out.
 	Memory *memory.Memory
-	// Hub streams outgoing messages (/api/v1/stream); nil leaves it out.
-	Hub *Hub
 	// Observers serves /api/v1/observers; nil leaves it out.
 	Observers Observers
 	// Tools, Extras and MCP serve the tool and approval routes; nil
@@ -63,9 +62,11 @@ type Options struct {
 
 // Server routes the HTTP API.
 type Server struct {
-	o   Options
-	log *slog.Logger
-	mux *http.ServeMux
+	o       Options
+	log     *slog.Logger
+	mux     *http.ServeMux
+	closing chan struct{} // closed by Close: the streams end
+	closed  sync.Once
 }
 
 // New checks the options and builds the routes.
@@ -83,7 +84,7 @@ func New(o Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{o: o, log: log, mux: http.NewServeMux()}
+	s := &Server{o: o, log: log, mux: http.NewServeMux(), closing: make(chan struct{})}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("POST /api/v1/messages", s.postMessage)
 	s.mux.HandleFunc("GET /api/v1/messages", s.listMessages)
@@ -93,9 +94,7 @@ func New(o Options) (*Server, error) {
 		s.mux.HandleFunc("GET /api/v1/memory/{id}", s.getMemory)
 		s.mux.HandleFunc("DELETE /api/v1/memory/{id}", s.deleteMemory)
 	}
-	if o.Hub != nil {
-		s.mux.HandleFunc("GET /api/v1/stream", s.stream)
-	}
+	s.mux.HandleFunc("GET /api/v1/stream", s.stream)
 	if o.Observers != nil {
 		s.mux.HandleFunc("GET /api/v1/observers", s.listObservers)
 		s.mux.HandleFunc("POST /api/v1/observers/{name}/run", s.callObserver)

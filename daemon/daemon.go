@@ -20,6 +20,7 @@ import (
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/generate"
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
@@ -27,8 +28,10 @@ import (
 	"github.com/cyan-agent/cyan/observer"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/recall"
+	"github.com/cyan-agent/cyan/router"
 	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/tools"
 )
 
 // TokenFile is the bearer token's file in the data dir (mode 0600).
@@ -62,7 +65,7 @@ type Daemon struct {
 	mv      *mainvirtual.MainVirtual
 	mem     *memory.Memory
 	obs     *observers
-	hub     *api.Hub
+	router  *router.Router
 	tools   *toolParts
 	recall  *recall.Index
 	imports *importBuilds
@@ -111,7 +114,7 @@ func New(o Options) (*Daemon, error) {
 		d.token = tok
 	}
 
-	st, err := store.Open(store.Options{Dir: cfg.DataDir, Logger: log.With("component", "store")})
+	st, err := store.Open(store.Options{Dir: cfg.DataDir, Logger: log.With("component", "store"), Now: now})
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +143,10 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	gov := observer.NewGovernor(observer.RealClock{}, cfg.Observers.Budget, load, save)
 	metered := observer.Meter(client, gov)
 	manager := observer.NewManager(observer.Options{Store: st, Governor: gov, Quiet: quiet, Logger: log.With("component", "observer")})
-	d.hub = api.NewHub()
+	if d.router, err = router.Open(router.Options{DB: st.DB(), Prefix: store.PrefixRouter, Journal: st.Journal(), Now: now,
+		Logger: log.With("component", "router")}); err != nil {
+		return err
+	}
 
 	// Prompt scripts: every generate call is traced in a ring in the store;
 	// the persona's scripts/ override the built-in ones.
@@ -172,7 +178,6 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	d.mem, err = memory.Open(memory.Options{
 		Store: st, Config: cfg.Memory, Natural: d.scripts, AgentName: agentName, Now: now,
 		Logger: log.With("component", "memory"), Count: counter.Count,
-		OnChange: func() { manager.Publish(observer.Event{Name: observer.MemoryChanged}) },
 	})
 	if err != nil {
 		return err
@@ -212,21 +217,8 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		Tools:   toolsAdapter{reg: d.tools.reg, mem: d.mem},
 		Limits:  limitAdapter{chain: d.tools.limits, now: now},
 		Sources: sources, ContextStart: d.events, Compressor: compressor,
-		Budgets: map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget},
-		OnIncoming: func(q mainvirtual.Query, m *store.Message) {
-			manager.Publish(observer.Event{Name: observer.AfterUserMessage, Channel: q.Channel, MessageID: m.ID, Text: m.Text})
-		},
-		AfterTurn: func(_ context.Context, q mainvirtual.Query, res *mainvirtual.Result) {
-			var words []string
-			for _, m := range res.Replies {
-				words = append(words, m.Text)
-			}
-			answer := strings.Join(words, "\n")
-			manager.Publish(observer.Event{Name: observer.AfterAIResponse, Channel: q.Channel, MessageID: q.MessageID, Text: answer,
-				Data: memory.TurnDone{Channel: q.Channel, MessageID: q.MessageID, Answer: answer,
-					Owner: d.tools.reg.IsOwner(callerOf(q, "")), Private: q.Kind != mainvirtual.KindGroup}})
-		},
-		OnOutgoing:  d.hub.Publish,
+		Budgets:     map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget},
+		LiveText:    true,
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
 		Counter: counter, Now: now, Logger: log.With("component", "mainvirtual"),
 	})
@@ -235,7 +227,10 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	}
 
 	d.obs = &observers{m: manager, mem: d.mem, mv: d.mv, store: st, scripts: d.scripts, agent: agentName, cfg: cfg.Observers,
-		log: log.With("component", "observer"), now: now, plans: map[string]string{}}
+		log: log.With("component", "observer"), now: now, plans: map[string]string{},
+		isOwner: func(t journal.Turn, channel string) bool {
+			return d.tools.reg.IsOwner(tools.Caller{Channel: channel, Speaker: t.Speaker, SpeakerID: t.SpeakerID, Kind: t.Kind})
+		}}
 	if err := d.obs.builtins(); err != nil {
 		return err
 	}
@@ -244,7 +239,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	}
 
 	d.api, err = api.New(api.Options{
-		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Hub: d.hub, Observers: manager, Traces: d.gen.Traces(),
+		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Observers: manager, Traces: d.gen.Traces(),
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
 		Recall: d.recall, Imported: d.imports.imported,
 		Token: d.token, CheckHost: d.token == "",
@@ -253,6 +248,11 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	})
 	return err
 }
+
+// Router is the daemon's router: a component (a bridge, a voice, the
+// page) subscribes there and attaches to receive the outgoing packets of
+// its channels.
+func (d *Daemon) Router() *router.Router { return d.router }
 
 // Run serves until ctx ends or a part fails, then shuts everything down and
 // closes the store. It returns nil after a clean stop.
@@ -283,6 +283,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		actor{name: "mcp", run: d.tools.mcp.Run},
 		actor{name: "recall", run: d.recall.Run},
 		actor{name: "import-events", run: d.imports.run},
+		actor{name: "router-feed", run: func(ctx context.Context) error { return d.router.Feed(ctx, d.store, d.store.Journal()) }},
 		actor{name: "approvals", run: func(ctx context.Context) error { return d.tools.reg.Approvals().Run(ctx, time.Minute) }})
 	return runGroup(ctx, actors, func(name string, err error) {
 		if err != nil {
@@ -317,7 +318,7 @@ func (d *Daemon) serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 	d.log.Info("shutting down")
-	d.hub.Close() // end the streams, so they do not hold the shutdown
+	d.api.Close() // end the streams, so they do not hold the shutdown
 	graceful, cancel := context.WithTimeout(context.Background(), ShutdownTimeout-time.Second)
 	defer cancel()
 	if err := srv.Shutdown(graceful); err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/observer"
@@ -34,6 +35,8 @@ type observers struct {
 	cfg     config.Observers
 	log     *slog.Logger
 	now     func() time.Time
+	// isOwner tells whether a turn's speaker is the owner.
+	isOwner func(t journal.Turn, channel string) bool
 
 	mu       sync.Mutex
 	plans    map[string]string // plan id → its schedule, as registered
@@ -47,10 +50,12 @@ func (o *observers) builtins() error {
 		Name: mainAccount, Account: mainAccount, Budget: o.cfg.MainBudget, AlwaysRun: true,
 		Triggers: []observer.Trigger{{On: observer.AfterAIResponse}},
 		Run: func(ctx context.Context, f observer.Firing) error {
-			d, ok := f.Event.Data.(memory.TurnDone)
-			if !ok {
-				return nil
+			if f.Event == nil || f.Event.Turn == nil {
+				return nil // run by hand: its work follows a turn, and there is none
 			}
+			t := f.Event.Turn
+			d := memory.TurnDone{Channel: f.Event.Channel, MessageID: t.MessageID, Answer: strings.Join(t.Replies, "\n"),
+				Owner: o.isOwner(*t, f.Event.Channel), Private: t.Kind != mainvirtual.KindGroup}
 			events, err := o.mem.AfterTurn(ctx, d)
 			for _, e := range events {
 				o.log.Info("workspace gc", "item", e.Item, "action", e.Action, "reason", e.Reason)
@@ -127,6 +132,7 @@ func (o *observers) planDue(ctx context.Context, p memory.Plan) error {
 		note += "\n- " + d
 	}
 	note += "\nIf it calls for it, say something now; mark the plan complete with the plan tool when it is done."
+	o.store.Journal().Post(journal.New(journal.PlanDue, p.Origin.Channel, journal.Plan{ID: p.ID, Text: p.Text, When: p.When()}))
 	_, err := o.mv.Proactive(ctx, p.Origin.Channel, p.Origin.Kind, note, mainvirtual.Listener{})
 	if p.At != nil {
 		if ferr := o.mem.PlanFired(p.ID); ferr != nil && err == nil {
@@ -289,6 +295,7 @@ func (o *observers) speaker(name, scriptName, instruction string, channels []str
 		}
 		var errs []error
 		for ch, note := range notes {
+			o.store.Journal().Post(journal.New(journal.ProactiveSpeech, ch, journal.Speech{Observer: name, Note: note}))
 			text := fmt.Sprintf("Observer %s suggests you speak first: %s (You may also stay silent with <empty_reply>.)", name, note)
 			if _, err := o.mv.Proactive(ctx, ch, "", text, mainvirtual.Listener{}); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", ch, err))

@@ -70,10 +70,6 @@ func (e eventRecords) Records(context.Context) ([]recall.Record, error) {
 	return out, nil
 }
 
-func (e eventRecords) Watch(ctx context.Context, changed func()) error {
-	return e.log.Watch(ctx, changed)
-}
-
 // recallReviews is how a recall hit reviews what it hits (D = 0.7, the
 // "may be used" review of SPEC §3):
 //

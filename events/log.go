@@ -10,7 +10,6 @@ import (
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/store"
-	"github.com/dgraph-io/badger/v4"
 	"github.com/robfig/cron/v3"
 )
 
@@ -36,7 +35,7 @@ type Options struct {
 // theories.
 type Log struct {
 	st       *store.Store
-	db       *badger.DB
+	db       postingDB
 	cfg      config.Events
 	cal      calendar
 	sched    cron.Schedule
@@ -93,7 +92,7 @@ func New(o Options) (*Log, error) {
 		silence = 30 * time.Minute
 	}
 	l := &Log{
-		st: o.Store, db: o.Store.DB(), cfg: o.Config, cal: calendar{loc: loc, weekStart: ws}, sched: sched,
+		st: o.Store, db: postingDB{DB: o.Store.DB(), j: o.Store.Journal()}, cfg: o.Config, cal: calendar{loc: loc, weekStart: ws}, sched: sched,
 		w: o.Writer, agent: o.AgentName, escape: o.Escape, decay: o.Decay, silence: silence,
 		now: o.Now, log: o.Logger, kick: make(chan struct{}, 1),
 		interval: min(max(silence/10, 5*time.Second), time.Minute),

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -173,4 +174,18 @@ type GapInfo struct {
 	After  uint64 `json:"after"`
 	Before uint64 `json:"before"`
 	Reason string `json:"reason"`
+}
+
+type originKey struct{}
+
+// WithOrigin marks ctx as work of the named part (an observer's firing),
+// so the events it causes carry Origin.
+func WithOrigin(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, originKey{}, name)
+}
+
+// OriginOf is the part ctx works for ("" when none is named).
+func OriginOf(ctx context.Context) string {
+	s, _ := ctx.Value(originKey{}).(string)
+	return s
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
@@ -43,19 +44,14 @@ type Options struct {
 	// defaults).
 	Temperature *float64
 	MaxTokens   int
-	// AfterTurn, if set, is called when a turn has been answered (its
-	// replies are stored), before Turn returns; main-observer's work after
-	// a turn hangs here. It must not block for long.
-	AfterTurn func(ctx context.Context, q Query, res *Result)
-	// OnIncoming, if set, is called once an incoming message is stored.
-	OnIncoming func(q Query, m *store.Message)
-	// OnOutgoing, if set, is called for every outgoing message once it is
-	// stored (answers and proactive messages alike), for listeners that
-	// follow a channel.
-	OnOutgoing func(m *store.Message)
-	Counter    Counter          // nil: a TokenCounter
-	Now        func() time.Time // nil: time.Now
-	Logger     *slog.Logger     // nil: discard
+	// LiveText streams every turn from the provider and posts its text on
+	// the journal as it comes (journal.ReplyDelta), so a voice or a page
+	// can start before the reply is finished; without it only turns whose
+	// Listener asks for Stream are streamed (and posted).
+	LiveText bool
+	Counter  Counter          // nil: a TokenCounter
+	Now      func() time.Time // nil: time.Now
+	Logger   *slog.Logger     // nil: discard
 }
 
 // MainVirtual runs turns. Turns of one channel run one at a time, in the
@@ -74,10 +70,8 @@ type MainVirtual struct {
 	now     func() time.Time
 	log     *slog.Logger
 	locks   keyedMutex
-	// Hooks from Options.
-	afterTurn  func(context.Context, Query, *Result)
-	onIncoming func(Query, *store.Message)
-	onOutgoing func(*store.Message)
+	live    bool
+	journal *journal.Journal
 
 	mu     sync.Mutex
 	traces map[string]*Trace // last trace per channel
@@ -112,7 +106,7 @@ func New(o Options) (*MainVirtual, error) {
 	mv := &MainVirtual{
 		store: o.Store, llm: o.LLM, persona: o.Persona, tools: o.Tools, limits: o.Limits, steps: steps,
 		temp: o.Temperature, maxTok: o.MaxTokens, count: o.Counter, now: o.Now, log: o.Logger,
-		traces: make(map[string]*Trace), afterTurn: o.AfterTurn, onIncoming: o.OnIncoming, onOutgoing: o.OnOutgoing,
+		traces: make(map[string]*Trace), live: o.LiveText, journal: o.Store.Journal(),
 	}
 	sources := map[Slot]Source{
 		SlotMain:      mainPrompt{o.Persona},

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/store"
 )
@@ -104,9 +105,6 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 		l.Stored(msg)
 	}
 	q := Query{Channel: in.Channel, Speaker: in.User, SpeakerID: in.UserID, Kind: in.Kind, MessageID: msg.ID, Now: now}
-	if mv.onIncoming != nil {
-		mv.onIncoming(q, msg)
-	}
 	return mv.run(ctx, msg, q, l)
 }
 
@@ -155,10 +153,11 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 	res := &Result{Message: msg, Replies: []*store.Message{}, Trace: tr}
 	answered := false // a turn counts once its first answer is stored
 	defer func() {
-		if answered && mv.afterTurn != nil {
-			mv.afterTurn(ctx, q, res)
+		if answered {
+			mv.turnDone(ctx, msg, q, res)
 		}
 	}()
+	stream := mv.liveStream(msg, l.Stream)
 	conv := packet.Messages
 	agent := mv.AgentName()
 
@@ -172,7 +171,7 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 			st.Offered = append(st.Offered, t.Name)
 		}
 		began := time.Now()
-		resp, err := mv.call(ctx, llm.Request{Messages: conv, Tools: tools, Temperature: mv.temp, MaxTokens: mv.maxTok}, l.Stream, len(res.Replies) > 0)
+		resp, err := mv.call(ctx, llm.Request{Messages: conv, Tools: tools, Temperature: mv.temp, MaxTokens: mv.maxTok}, stream, len(res.Replies) > 0)
 		st.Millis = time.Since(began).Milliseconds()
 		if err != nil {
 			st.Error = err.Error()
@@ -225,9 +224,6 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 			if l.Reply != nil {
 				l.Reply(m)
 			}
-			if mv.onOutgoing != nil {
-				mv.onOutgoing(m)
-			}
 		}
 		if len(calls) == 0 {
 			tr.Steps = append(tr.Steps, st)
@@ -268,6 +264,40 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 		conv = append(conv, appended...)
 	}
 	return res, nil
+}
+
+// liveStream is the stream a turn's model calls write to: the listener's,
+// and the journal's live text when LiveText is on (nil: no streaming).
+func (mv *MainVirtual) liveStream(msg *store.Message, listen func(StreamEvent) error) func(StreamEvent) error {
+	if !mv.live && listen == nil {
+		return nil
+	}
+	return func(e StreamEvent) error {
+		ev := journal.New(journal.ReplyDelta, msg.Channel, journal.Delta{MessageID: msg.ID, Text: e.Text, Break: e.Break})
+		ev.Proactive = msg.Proactive
+		mv.journal.PostTransient(ev)
+		if listen != nil {
+			return listen(e)
+		}
+		return nil
+	}
+}
+
+// turnDone posts the answered turn on the journal (journal.TurnDone):
+// main-observer's work after a turn, and every observer of "after a
+// response", start from it. A proactive turn says so, and names the part
+// that began it, so an observer's own speech does not wake it again.
+func (mv *MainVirtual) turnDone(ctx context.Context, msg *store.Message, q Query, res *Result) {
+	t := journal.Turn{MessageID: msg.ID, Kind: q.Kind, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Replies: make([]string, 0, len(res.Replies))}
+	for _, m := range res.Replies {
+		t.Replies = append(t.Replies, m.Text)
+	}
+	if res.Err != nil {
+		t.Error = res.Err.Error()
+	}
+	ev := journal.New(journal.TurnDone, msg.Channel, t)
+	ev.Proactive, ev.Origin = msg.Proactive, journal.OriginOf(ctx)
+	mv.journal.Post(ev)
 }
 
 // limitMessages are the limit-process notices as platform messages.

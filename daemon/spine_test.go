@@ -1,0 +1,349 @@
+package daemon
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/internal/llmtest"
+	"github.com/cyan-agent/cyan/router"
+)
+
+// rig is a daemon run in-process on a real data dir and the fake LLM; it
+// can be stopped and started again on the same dir.
+type rig struct {
+	t      *testing.T
+	fake   *llmtest.Server
+	env    map[string]string
+	d      *Daemon
+	base   string
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func newRig(t *testing.T, files map[string]string) *rig {
+	t.Helper()
+	fake := new(llmtest.Server)
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	env := map[string]string{"CYAN_DATA_DIR": filepath.Join(dir, "data"), "CYAN_ADDR": "127.0.0.1:0",
+		"CYAN_LLM_BASE_URL": srv.URL + "/v1", "CYAN_LLM_MODEL": "fake-model"}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if name == "cyan.yaml" {
+			env["CYAN_CONFIG"] = p
+		}
+	}
+	r := &rig{t: t, fake: fake, env: env}
+	r.start()
+	t.Cleanup(r.stop)
+	return r
+}
+
+func (r *rig) start() {
+	r.t.Helper()
+	cfg, err := config.Load(func(k string) string { return r.env[k] })
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	addrc := make(chan net.Addr, 1)
+	r.d, err = New(Options{Config: cfg, Ready: func(a net.Addr) { addrc <- a }})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel, r.done = cancel, make(chan error, 1)
+	go func() { r.done <- r.d.Run(ctx) }()
+	select {
+	case a := <-addrc:
+		r.base = "http://" + a.String()
+	case err := <-r.done:
+		r.t.Fatalf("the daemon stopped: %v", err)
+	}
+}
+
+func (r *rig) stop() {
+	if r.cancel == nil {
+		return
+	}
+	r.cancel()
+	if err := <-r.done; err != nil {
+		r.t.Errorf("Run: %v", err)
+	}
+	r.cancel = nil
+}
+
+func (r *rig) say(channel, text string) []string {
+	r.t.Helper()
+	resp, err := http.Post(r.base+"/api/v1/messages", "application/json", strings.NewReader(fmt.Sprintf(`{"channel":%q,"user":"alice","text":%q}`, channel, text)))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct{ Replies []string }
+	json.NewDecoder(resp.Body).Decode(&out)
+	if resp.StatusCode != 200 {
+		r.t.Fatalf("post %q: %d", text, resp.StatusCode)
+	}
+	return out.Replies
+}
+
+// streamClient reads GET /api/v1/stream until closed.
+type streamClient struct {
+	resp *http.Response
+	msgs chan [2]string // id, text
+}
+
+func (r *rig) follow(channel, lastID string) *streamClient {
+	r.t.Helper()
+	req, _ := http.NewRequest("GET", r.base+"/api/v1/stream?channel="+channel, nil)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		r.t.Fatalf("stream: %v %v", resp, err)
+	}
+	c := &streamClient{resp: resp, msgs: make(chan [2]string, 64)}
+	ready := make(chan struct{})
+	go func() {
+		defer close(c.msgs)
+		sc := bufio.NewScanner(resp.Body)
+		var id, event string
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "id: "):
+				id = strings.TrimPrefix(line, "id: ")
+			case strings.HasPrefix(line, "event: "):
+				event = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: ") && event == "ready":
+				close(ready)
+			case strings.HasPrefix(line, "data: ") && event == "message":
+				var m struct{ Text string }
+				json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &m)
+				c.msgs <- [2]string{id, m.Text}
+			}
+		}
+	}()
+	<-ready
+	return c
+}
+
+// next reads n messages; it fails on a silence of 10 s.
+func (c *streamClient) next(t *testing.T, n int) (texts []string, lastID string) {
+	t.Helper()
+	for range n {
+		select {
+		case m, ok := <-c.msgs:
+			if !ok {
+				t.Fatalf("the stream ended after %v", texts)
+			}
+			texts, lastID = append(texts, m[1]), m[0]
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the stream stopped after %v", texts)
+		}
+	}
+	return texts, lastID
+}
+
+func (c *streamClient) close() { c.resp.Body.Close() }
+
+// TestStreamResumesWithLastEventID: a client of the stream goes away in
+// the middle of a conversation, comes back with Last-Event-ID, and gets
+// every message it missed, once, in order — also across a restart of the
+// daemon.
+func TestStreamResumesWithLastEventID(t *testing.T) {
+	r := newRig(t, nil)
+	c := r.follow("home", "")
+	r.fake.Enqueue(llmtest.Reply{Text: "r1"})
+	r.say("home", "one")
+	got, last := c.next(t, 1)
+	c.close() // the page blinks
+	r.fake.Enqueue(llmtest.Reply{Text: "r2a\n@br\nr2b"})
+	r.say("home", "two")
+	r.fake.Enqueue(llmtest.Reply{Text: "not this channel's"})
+	r.say("elsewhere", "three")
+	r.fake.Enqueue(llmtest.Reply{Text: "r3"})
+	r.say("home", "three")
+	c = r.follow("home", last)
+	more, last := c.next(t, 3)
+	r.fake.Enqueue(llmtest.Reply{Text: "r4"})
+	r.say("home", "four")
+	tail, _ := c.next(t, 1)
+	got = append(append(got, more...), tail...)
+	if fmt.Sprint(got) != "[r1 r2a r2b r3 r4]" {
+		t.Fatalf("the stream gave %v: every message once, in order", got)
+	}
+	c.close()
+
+	// The client last saw r3; the daemon restarts; the client resumes.
+	r.stop()
+	r.start()
+	r.fake.Enqueue(llmtest.Reply{Text: "r5"})
+	r.say("home", "five")
+	c = r.follow("home", last)
+	defer c.close()
+	if after, _ := c.next(t, 1); fmt.Sprint(after) != "[r4]" {
+		t.Fatalf("after the restart the stream gave %v", after)
+	}
+	if after, _ := c.next(t, 1); fmt.Sprint(after) != "[r5]" {
+		t.Fatalf("after the restart the stream then gave %v", after)
+	}
+}
+
+// component records the packets it acknowledged; while down it refuses.
+type component struct {
+	mu    sync.Mutex
+	got   []string
+	down  bool
+	acked chan struct{}
+}
+
+func (c *component) Deliver(_ context.Context, d router.Delivery) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.down {
+		return fmt.Errorf("%s: not connected", d.Channel)
+	}
+	c.got = append(c.got, d.Text)
+	c.acked <- struct{}{}
+	return nil
+}
+
+func (c *component) received(t *testing.T, n int) string {
+	t.Helper()
+	for range n {
+		select {
+		case <-c.acked:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("deliveries stopped at %v", c.got)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return strings.Join(c.got, " ")
+}
+
+// TestOneReplyReachesThreeComponentsAcrossARestart: a page, a voice and a
+// QQ bridge subscribe; the bridge is down while a reply goes out and the
+// daemon restarts; each gets every packet exactly once, in order, the
+// bridge after it comes back.
+func TestOneReplyReachesThreeComponentsAcrossARestart(t *testing.T) {
+	r := newRig(t, nil)
+	for name, pats := range map[string][]string{"page": {"home"}, "voice": {"*"}, "qq": {"home", "qq:group:*"}} {
+		if err := r.d.Router().Subscribe(name, pats); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, voice := &component{acked: make(chan struct{}, 16)}, &component{acked: make(chan struct{}, 16)}
+	qq := &component{acked: make(chan struct{}, 16), down: true}
+	attach := func(comps map[string]*component) func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		for name, c := range comps {
+			wg.Go(func() { r.d.Router().Attach(ctx, name, c) })
+		}
+		return func() { cancel(); wg.Wait() }
+	}
+	detach := attach(map[string]*component{"page": page, "voice": voice, "qq": qq})
+	r.fake.Enqueue(llmtest.Reply{Text: "hello\n@br\nhow was the run?"})
+	r.say("home", "hi")
+	if got := page.received(t, 2); got != "hello how was the run?" {
+		t.Fatalf("page: %q", got)
+	}
+	voice.received(t, 2)
+	detach()
+	r.stop()
+
+	r.start()
+	qq.mu.Lock()
+	qq.down = false
+	qq.mu.Unlock()
+	detach = attach(map[string]*component{"page": page, "voice": voice, "qq": qq})
+	r.fake.Enqueue(llmtest.Reply{Text: "good"})
+	r.say("home", "great")
+	want := "hello how was the run? good"
+	if got := page.received(t, 1); got != want {
+		t.Errorf("page received %q, want %q", got, want)
+	}
+	if got := voice.received(t, 1); got != want {
+		t.Errorf("voice received %q, want %q", got, want)
+	}
+	if got := qq.received(t, 3); got != want {
+		t.Errorf("qq received %q, want %q", got, want)
+	}
+	detach() // each component's last acknowledgement is written
+	for _, s := range r.d.Router().Status() {
+		if s.Pending != 0 || s.Delivered == 0 {
+			t.Errorf("router status %+v", s)
+		}
+	}
+}
+
+// TestSpeakingObserverDoesNotWakeItself: a persona observer of "after a
+// response" that speaks first. Its own proactive turn ends with a
+// response too; it must not wake it again.
+func TestSpeakingObserverDoesNotWakeItself(t *testing.T) {
+	r := newRig(t, map[string]string{
+		"persona/persona.md":             "---\nname: Tester\n---\nYou are ${agent_name}.\n",
+		"persona/observers/chatter.yaml": "name: chatter\ntriggers: [{on: AfterAIResponse}]\nprompt: add something when it helps\nchannels: [home]\n",
+		"cyan.yaml":                      "persona: persona\n",
+	})
+	var mu sync.Mutex
+	decides := 0
+	r.fake.SetDefault(func(req llmtest.Request) llmtest.Reply {
+		last := req.Messages[len(req.Messages)-1].Content
+		switch {
+		case strings.Contains(req.System, `as its observer "chatter"`):
+			mu.Lock()
+			decides++
+			mu.Unlock()
+			return llmtest.Reply{Text: `{"speak": true, "note": "ask about the run"}`}
+		case strings.Contains(last, "Observer chatter suggests you speak first"):
+			return llmtest.Reply{Text: "by the way, how was the run?"}
+		}
+		return llmtest.Reply{Text: "hello"}
+	})
+	r.say("home", "hi")
+	// main-observer runs after every turn, the proactive one included:
+	// once it has run twice, the proactive turn's end was dispatched.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		runs := map[string]int{}
+		for _, s := range r.d.obs.m.Status() {
+			runs[s.Name] = s.Runs
+		}
+		if runs["main-observer"] >= 2 && r.d.obs.m.Idle() {
+			if runs["chatter"] != 1 {
+				t.Fatalf("chatter ran %d times; its own speech woke it", runs["chatter"])
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the observers did not finish: %v", runs)
+		}
+		time.Sleep(10 * time.Millisecond) // polling the observers' end, not a schedule
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if decides != 1 {
+		t.Fatalf("chatter decided %d times", decides)
+	}
+}
