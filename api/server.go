@@ -58,6 +58,9 @@ type Options struct {
 	// one the import is complete (the hook that builds events from
 	// imported history).
 	Imported func(ImportBatch)
+	// Parts and Components are shown by /healthz (nil: left out).
+	Parts      Parts
+	Components Components
 }
 
 // Server routes the HTTP API.
@@ -169,10 +172,6 @@ func (s *Server) hostAllowed(hostport string) bool {
 		return true
 	}
 	return slices.ContainsFunc(s.o.AllowedHosts, func(a string) bool { return strings.EqualFold(a, host) })
-}
-
-func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": s.o.Version})
 }
 
 // errorBody is the JSON shape of every error.

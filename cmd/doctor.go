@@ -43,7 +43,9 @@ func runDoctor(io IO, args []string) error {
 		src = "built-in defaults and environment"
 	}
 	checks = append(checks, check{name: "config", ok: true, msg: "valid (" + src + ")"})
-	checks = append(checks, checkDataDir(cfg), checkPersona(cfg))
+	checks = append(checks, checkDataDir(cfg))
+	checks = append(checks, checkParts(cfg)...)
+	checks = append(checks, checkPersona(cfg))
 	checks = append(checks, checkLLM(cfg, *timeout)...)
 	report(io, checks)
 	for _, c := range checks {

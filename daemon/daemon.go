@@ -12,11 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/cyan-agent/cyan/api"
+	"github.com/cyan-agent/cyan/backoff"
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/generate"
@@ -31,6 +33,7 @@ import (
 	"github.com/cyan-agent/cyan/router"
 	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/supervise"
 	"github.com/cyan-agent/cyan/tools"
 )
 
@@ -69,9 +72,13 @@ type Daemon struct {
 	tools   *toolParts
 	recall  *recall.Index
 	imports *importBuilds
+	sup     *supervise.Supervisor
+	extra   []supervise.Part // parts added by tests
+	restart backoff.Policy   // the supervisor's (zero: its default)
 	api     *api.Server
 	token   string
 	ready   func(net.Addr)
+	mu      sync.Mutex // guards sup
 }
 
 // New opens the store and builds every part. It fails fast, with advice,
@@ -244,6 +251,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		Recall: d.recall, Imported: d.imports.imported,
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
+		Parts: partStates{d}, Components: d.router,
 		Version: version, Logger: log.With("component", "api"), Now: now,
 	})
 	return err
@@ -267,29 +275,12 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err != nil {
 		return listenError(d.cfg.Addr, err)
 	}
-	actors := []actor{{name: "api", run: func(ctx context.Context) error { return d.serve(ctx, ln) }}}
-	if dir := d.cfg.Persona; dir != "" {
-		actors = append(actors, actor{name: "persona-watch", run: d.watchPersona})
+	sup := d.parts(ln)
+	err = sup.Run(ctx)
+	if err != nil {
+		d.log.Error("stopping", "err", err)
 	}
-	actors = append(actors, actor{name: "llm-check", run: d.checkLLM}, actor{name: "observers", run: d.obs.m.Run},
-		actor{name: "events", run: func(ctx context.Context) error { return d.events.Run(observer.WithAccount(ctx, eventsAccount)) }},
-		actor{name: "extra-tools", run: func(ctx context.Context) error {
-			if err := d.tools.extras.Watch(ctx); err != nil {
-				d.log.Warn("extra tool folders are not watched; changes need a restart", "err", err)
-				<-ctx.Done()
-			}
-			return nil
-		}},
-		actor{name: "mcp", run: d.tools.mcp.Run},
-		actor{name: "recall", run: d.recall.Run},
-		actor{name: "import-events", run: d.imports.run},
-		actor{name: "router-feed", run: func(ctx context.Context) error { return d.router.Feed(ctx, d.store, d.store.Journal()) }},
-		actor{name: "approvals", run: func(ctx context.Context) error { return d.tools.reg.Approvals().Run(ctx, time.Minute) }})
-	return runGroup(ctx, actors, func(name string, err error) {
-		if err != nil {
-			d.log.Error("part stopped", "part", name, "err", err)
-		}
-	})
+	return err
 }
 
 // serve runs the HTTP server. On shutdown it stops taking requests and gives
@@ -314,7 +305,7 @@ func (d *Daemon) serve(ctx context.Context, ln net.Listener) error {
 	}
 	select {
 	case err := <-errc:
-		return fmt.Errorf("http server: %w", err)
+		return supervise.Fatal(fmt.Errorf("the HTTP server stopped: %w", err))
 	case <-ctx.Done():
 	}
 	d.log.Info("shutting down")
@@ -348,8 +339,7 @@ func (d *Daemon) watchPersona(ctx context.Context) error {
 		d.obs.loadDeclared(d.cfg.Persona)
 	})
 	if err != nil {
-		d.log.Warn("persona changes will not be picked up until restart", "err", err)
-		<-ctx.Done()
+		return supervise.Done(fmt.Errorf("persona changes are not picked up until a restart: %w", err))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,14 +16,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cyan-agent/cyan/backoff"
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/router"
+	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/supervise"
 )
 
 // rig is a daemon run in-process on a real data dir and the fake LLM; it
 // can be stopped and started again on the same dir.
 type rig struct {
+	extra  []supervise.Part
 	t      *testing.T
 	fake   *llmtest.Server
 	env    map[string]string
@@ -32,7 +37,7 @@ type rig struct {
 	done   chan error
 }
 
-func newRig(t *testing.T, files map[string]string) *rig {
+func newRig(t *testing.T, files map[string]string, extra ...supervise.Part) *rig {
 	t.Helper()
 	fake := new(llmtest.Server)
 	srv := httptest.NewServer(fake)
@@ -50,7 +55,7 @@ func newRig(t *testing.T, files map[string]string) *rig {
 			env["CYAN_CONFIG"] = p
 		}
 	}
-	r := &rig{t: t, fake: fake, env: env}
+	r := &rig{t: t, fake: fake, env: env, extra: extra}
 	r.start()
 	t.Cleanup(r.stop)
 	return r
@@ -67,6 +72,7 @@ func (r *rig) start() {
 	if err != nil {
 		r.t.Fatal(err)
 	}
+	r.d.extra, r.d.restart = r.extra, backoff.Policy{Base: 20 * time.Millisecond, Max: 40 * time.Millisecond}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel, r.done = cancel, make(chan error, 1)
 	go func() { r.done <- r.d.Run(ctx) }()
@@ -345,5 +351,83 @@ func TestSpeakingObserverDoesNotWakeItself(t *testing.T) {
 	defer mu.Unlock()
 	if decides != 1 {
 		t.Fatalf("chatter decided %d times", decides)
+	}
+}
+
+func (r *rig) health() map[string]supervise.State {
+	r.t.Helper()
+	resp, err := http.Get(r.base + "/healthz")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var h struct {
+		OK       bool
+		Degraded bool
+		Parts    []supervise.State
+	}
+	json.NewDecoder(resp.Body).Decode(&h)
+	out := map[string]supervise.State{}
+	for _, p := range h.Parts {
+		out[p.Name] = p
+	}
+	if !h.OK || len(out) < 10 {
+		r.t.Fatalf("healthz: %+v", h)
+	}
+	return out
+}
+
+// TestAFailingPartIsRestartedAndShown: a part that panics over and over
+// is restarted with backoff, the rest goes on, and /healthz shows it.
+func TestAFailingPartIsRestartedAndShown(t *testing.T) {
+	r := newRig(t, nil, supervise.Part{Name: "flaky-bridge", Run: func(ctx context.Context) error {
+		var m map[string]int
+		m["boom"]++ // a bug: it panics on every start
+		return nil
+	}})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		h := r.health()
+		p := h["flaky-bridge"]
+		if p.Restarts >= 3 {
+			if p.LastError != "panic: assignment to entry in nil map" || p.State == supervise.Stopped {
+				t.Fatalf("flaky part: %+v", p)
+			}
+			if h["api"].State != supervise.Running || h["observers"].State != supervise.Running {
+				t.Fatalf("the other parts: %+v", h)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not restarted: %+v", p)
+		}
+		time.Sleep(10 * time.Millisecond) // polling the supervisor, whose backoff is 20–40 ms here
+	}
+	r.fake.Enqueue(llmtest.Reply{Text: "still here"})
+	if got := r.say("home", "hi"); fmt.Sprint(got) != "[still here]" {
+		t.Fatalf("the daemon answers %v", got)
+	}
+}
+
+// TestAFatalPartStopsTheDaemon: a part that cannot go on stops the whole
+// daemon, which says which part and why.
+func TestAFatalPartStopsTheDaemon(t *testing.T) {
+	connect := make(chan struct{})
+	r := newRig(t, nil, supervise.Part{Name: "qq", Run: func(ctx context.Context) error {
+		<-connect
+		return supervise.Fatal(errors.New("the OneBot server refused the access token; set bridges.qq.token"))
+	}})
+	close(connect)
+	select {
+	case err := <-r.done:
+		r.cancel = nil
+		if err == nil || err.Error() != "part qq failed and the daemon cannot go on without it: the OneBot server refused the access token; set bridges.qq.token" {
+			t.Fatalf("Run = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the daemon did not stop")
+	}
+	if _, held, _ := store.Holder(r.env["CYAN_DATA_DIR"]); held {
+		t.Fatal("the data dir is still locked")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cyan-agent/cyan/backoff"
+
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/robfig/cron/v3"
@@ -214,11 +216,6 @@ func (l *Log) Process(ctx context.Context, now time.Time, o ProcessOptions) (*Re
 	return rep, nil
 }
 
-// backoff is the wait before retry n (1-based): 1m, 2m, 4m … up to 1h.
-func backoff(n int) time.Duration {
-	d := time.Minute
-	for i := 1; i < n && d < time.Hour; i++ {
-		d *= 2
-	}
-	return min(d, time.Hour)
-}
+// retry is the wait before a failed step runs again: retry n (1-based)
+// waits Delay(n-1), 1m, 2m, 4m … up to 1h.
+var retry = backoff.Policy{Base: time.Minute, Max: time.Hour}
