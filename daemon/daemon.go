@@ -48,8 +48,10 @@ type Options struct {
 	Config  *config.Config
 	Logger  *slog.Logger // nil: discard
 	Version string
-	// Now is the clock of every part (nil: time.Now).
-	Now func() time.Time
+	// Clock is the time of every part: the schedules of the observers and
+	// their budget windows wait on it, everything else reads Now (nil:
+	// the wall clock). Tests pass a settable one.
+	Clock observer.Clock
 	// Ready, if set, is called with the listen address once the API answers.
 	Ready func(addr net.Addr)
 }
@@ -79,6 +81,7 @@ type Daemon struct {
 	token   string
 	ready   func(net.Addr)
 	mu      sync.Mutex // guards sup
+	now     func() time.Time
 }
 
 // New opens the store and builds every part. It fails fast, with advice,
@@ -92,11 +95,12 @@ func New(o Options) (*Daemon, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	now := o.Now
-	if now == nil {
-		now = time.Now
+	clock := o.Clock
+	if clock == nil {
+		clock = observer.RealClock{}
 	}
-	d := &Daemon{cfg: cfg, log: log.With("component", "daemon"), root: log, ready: o.Ready}
+	now := clock.Now
+	d := &Daemon{cfg: cfg, log: log.With("component", "daemon"), root: log, ready: o.Ready, now: now}
 
 	p, err := loadPersona(cfg.Persona)
 	if err != nil {
@@ -127,7 +131,7 @@ func New(o Options) (*Daemon, error) {
 	}
 	d.store = st
 
-	if err := d.build(cfg, client, o.Version, now, log); err != nil {
+	if err := d.build(cfg, client, o.Version, clock, log); err != nil {
 		if d.tools != nil {
 			d.tools.paths.Close()
 		}
@@ -140,16 +144,16 @@ func New(o Options) (*Daemon, error) {
 // build makes the parts on top of the store, in dependency order. Every
 // LLM caller gets the metered client: a call made for an observer is
 // charged to its budget; foreground turns are not.
-func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, now func() time.Time, log *slog.Logger) error {
-	st := d.store
+func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, clock observer.Clock, log *slog.Logger) error {
+	st, now := d.store, clock.Now
 	quiet, err := observer.ParseQuietHours(cfg.Observers.QuietHours)
 	if err != nil {
 		return err
 	}
 	load, save := observer.StoreBudgets(st)
-	gov := observer.NewGovernor(observer.RealClock{}, cfg.Observers.Budget, load, save)
+	gov := observer.NewGovernor(clock, cfg.Observers.Budget, load, save)
 	metered := observer.Meter(client, gov)
-	manager := observer.NewManager(observer.Options{Store: st, Governor: gov, Quiet: quiet, Logger: log.With("component", "observer")})
+	manager := observer.NewManager(observer.Options{Store: st, Clock: clock, Governor: gov, Quiet: quiet, Logger: log.With("component", "observer")})
 	if d.router, err = router.Open(router.Options{DB: st.DB(), Prefix: store.PrefixRouter, Journal: st.Journal(), Now: now,
 		Logger: log.With("component", "router")}); err != nil {
 		return err
@@ -209,7 +213,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	if err := registerMemoryTools(d.tools.reg, d.mem); err != nil {
 		return err
 	}
-	if err := registerEventTools(d.tools.reg, d.events); err != nil {
+	if err := registerEventTools(d.tools.reg, d.events, now); err != nil {
 		return err
 	}
 	reviews := recallReviews{mem: d.mem, log: d.events, now: now, lg: log.With("component", "recall")}

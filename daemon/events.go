@@ -31,14 +31,14 @@ const eventsAccount = "event-log"
 
 // registerEventTools puts the event and theory tools into the registry:
 // they write only the agent's own record.
-func registerEventTools(reg *tools.Registry, log *events.Log) error {
+func registerEventTools(reg *tools.Registry, log *events.Log, now func() time.Time) error {
 	for _, et := range log.Tools() {
 		run := et.Run
 		err := reg.Register(tools.Tool{
 			Spec: tools.Spec{Name: et.Name, Description: et.Description, Parameters: et.Parameters, Kind: tools.Process,
 				Effects: []string{tools.EffectMemory}, Source: tools.SourceBuiltin},
 			Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
-				out, err := run(ctx, events.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, Now: time.Now()}, c.Args)
+				out, err := run(ctx, events.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, Now: now()}, c.Args)
 				return packets.Result{OutputText: out}, err
 			},
 		})

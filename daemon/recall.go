@@ -217,6 +217,7 @@ func (b *importBuilds) run(ctx context.Context) error {
 			}
 			b.lg.Info("events built from imported history", "channel", ch, "messages", rep.Messages, "topics", rep.Topics,
 				"written", rep.Written, "kept", rep.Kept, "replaced", rep.Replaced)
+			b.log.Kick() // what the build left pending (extraction, retries) runs now, not at the next tick
 			if b.builtFn != nil {
 				b.builtFn(ch, rep)
 			}

@@ -18,7 +18,9 @@ import (
 
 	"github.com/cyan-agent/cyan/backoff"
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/internal/clocktest"
 	"github.com/cyan-agent/cyan/internal/llmtest"
+	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/router"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/supervise"
@@ -28,6 +30,7 @@ import (
 // can be stopped and started again on the same dir.
 type rig struct {
 	extra  []supervise.Part
+	clock  *clocktest.Clock // nil: the wall clock
 	t      *testing.T
 	fake   *llmtest.Server
 	env    map[string]string
@@ -68,7 +71,11 @@ func (r *rig) start() {
 		r.t.Fatal(err)
 	}
 	addrc := make(chan net.Addr, 1)
-	r.d, err = New(Options{Config: cfg, Ready: func(a net.Addr) { addrc <- a }})
+	o := Options{Config: cfg, Ready: func(a net.Addr) { addrc <- a }}
+	if r.clock != nil {
+		o.Clock = r.clock
+	}
+	r.d, err = New(o)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -429,5 +436,56 @@ func TestAFatalPartStopsTheDaemon(t *testing.T) {
 	}
 	if _, held, _ := store.Holder(r.env["CYAN_DATA_DIR"]); held {
 		t.Fatal("the data dir is still locked")
+	}
+}
+
+// TestADeferredPlanFiresAtItsTimeAfterARestart: a plan made for an hour
+// later survives a restart and speaks first when the daemon's clock
+// reaches it, not before. The clock is the daemon's, settable: nothing
+// waits for the wall clock.
+func TestADeferredPlanFiresAtItsTimeAfterARestart(t *testing.T) {
+	t0 := time.Date(2026, 11, 23, 10, 0, 0, 0, time.Local)
+	clock := clocktest.New(t0)
+	fake := new(llmtest.Server)
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	dir := t.TempDir()
+	r := &rig{t: t, fake: fake, clock: clock, env: map[string]string{"CYAN_DATA_DIR": filepath.Join(dir, "data"), "CYAN_ADDR": "127.0.0.1:0",
+		"CYAN_LLM_BASE_URL": srv.URL + "/v1", "CYAN_LLM_MODEL": "fake-model"}}
+	r.start()
+	defer r.stop()
+	fake.SetDefault(func(req llmtest.Request) llmtest.Reply {
+		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "Plan p1 is due") {
+			return llmtest.Reply{Text: "time to stretch!"}
+		}
+		return llmtest.Reply{Text: "<empty_reply>"}
+	})
+	due := t0.Add(time.Hour)
+	fake.Enqueue(llmtest.Reply{Text: "I will remind you", ToolCalls: []llm.ToolCall{{ID: "p", Name: "plan",
+		Arguments: fmt.Sprintf(`{"op":"create","text":"remind alice to stretch","at":%q}`, due.Format(time.RFC3339))}}})
+	r.say("home", "remind me to stretch in an hour")
+	r.stop()
+
+	clock.Set(t0.Add(59 * time.Minute))
+	r.start()
+	c := r.follow("home", "")
+	defer c.close()
+	waitIdle := func() {
+		for deadline := time.Now().Add(10 * time.Second); !r.d.obs.m.Idle() || !r.d.obs.m.Has("plan:p1") && clock.Now().Before(due); {
+			if time.Now().After(deadline) {
+				t.Fatal("the observers did not settle")
+			}
+			time.Sleep(5 * time.Millisecond) // polling the scheduler, whose time stands still
+		}
+	}
+	waitIdle()
+	select {
+	case m := <-c.msgs:
+		t.Fatalf("spoke before the plan was due: %v", m)
+	default:
+	}
+	clock.Set(due)
+	if got, _ := c.next(t, 1); fmt.Sprint(got) != "[time to stretch!]" {
+		t.Fatalf("at the due time the stream gave %v", got)
 	}
 }

@@ -169,7 +169,7 @@ func (x *Index) followVectors(ctx context.Context, sig <-chan struct{}) {
 
 // recordsEvery is the least time between two rebuilds of the records'
 // side: changes that come faster (a burst of titles after an import) are
-// taken together.
+// taken together at its end.
 const recordsEvery = 2 * time.Second
 
 // followRecords rebuilds the records' side at start and after each change
@@ -182,6 +182,7 @@ func (x *Index) followRecords(ctx context.Context) {
 	sig := make(chan struct{}, 1)
 	sig <- struct{}{}
 	failures := 0
+	var last time.Time // the last rebuild
 	for {
 		select {
 		case <-ctx.Done():
@@ -189,7 +190,10 @@ func (x *Index) followRecords(ctx context.Context) {
 		case <-sig:
 		case <-changed:
 		}
-		wait := x.o.RecordsDelay
+		// The first change after a quiet spell is indexed at once; the
+		// ones that follow within RecordsDelay wait for its end and go
+		// together (a burst of titles after an import).
+		wait := time.Until(last.Add(x.o.RecordsDelay))
 		if failures > 0 {
 			wait = max(wait, stepRetry.Delay(failures-1))
 		}
@@ -200,6 +204,7 @@ func (x *Index) followRecords(ctx context.Context) {
 		case <-changed:
 		default:
 		}
+		last = time.Now()
 		if err := x.SyncRecords(ctx); err != nil {
 			if ctx.Err() != nil {
 				return
