@@ -45,7 +45,7 @@ func runDoctor(io IO, args []string) error {
 	checks = append(checks, check{name: "config", ok: true, msg: "valid (" + src + ")"})
 	checks = append(checks, checkDataDir(cfg))
 	checks = append(checks, checkParts(cfg)...)
-	checks = append(checks, checkPersona(cfg))
+	checks = append(checks, checkPersona(cfg), checkSandbox(cfg), checkUser())
 	checks = append(checks, checkLLM(cfg, *timeout)...)
 	report(io, checks)
 	for _, c := range checks {

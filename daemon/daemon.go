@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +21,6 @@ import (
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/generate"
-	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
@@ -196,6 +194,13 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	d.events, err = events.New(events.Options{
 		Store: st, Config: cfg.Events, Writer: events.NewScriptWriter(d.scripts),
 		AgentName: agentName, Escape: notation.Escape,
+		IsOwner: func(speaker, userID string, private bool) bool {
+			kind := mainvirtual.KindGroup
+			if private {
+				kind = mainvirtual.KindPrivate
+			}
+			return d.tools != nil && d.tools.reg.IsOwner(tools.Caller{Speaker: speaker, SpeakerID: userID, Kind: kind})
+		},
 		Now: now, Logger: log.With("component", "events"),
 	})
 	if err != nil {
@@ -216,12 +221,18 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	if err := registerEventTools(d.tools.reg, d.events, now); err != nil {
 		return err
 	}
+	if err := registerOpenTool(d.tools.reg, st, d.events); err != nil {
+		return err
+	}
+	if err := d.registerComponentTools(); err != nil {
+		return err
+	}
 	reviews := recallReviews{mem: d.mem, log: d.events, now: now, lg: log.With("component", "recall")}
 	if err := registerRecallTool(d.tools.reg, d.recall, d.mem, reviews); err != nil {
 		return err
 	}
 	sources := memorySources(d.mem, d.tools.reg)
-	sources[mainvirtual.SlotEvents] = eventsSource(d.events)
+	sources[mainvirtual.SlotEvents] = eventsSource(d.events, d.tools.reg)
 
 	d.mv, err = mainvirtual.New(mainvirtual.Options{
 		Store: st, LLM: metered, Persona: d.persona.Load, Agent: cfg.Agent,
@@ -237,11 +248,8 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		return err
 	}
 
-	d.obs = &observers{m: manager, mem: d.mem, mv: d.mv, store: st, scripts: d.scripts, agent: agentName, cfg: cfg.Observers,
-		log: log.With("component", "observer"), now: now, plans: map[string]string{},
-		isOwner: func(t journal.Turn, channel string) bool {
-			return d.tools.reg.IsOwner(tools.Caller{Channel: channel, Speaker: t.Speaker, SpeakerID: t.SpeakerID, Kind: t.Kind})
-		}}
+	d.obs = &observers{m: manager, mem: d.mem, mv: d.mv, store: st, scripts: d.scripts, reg: d.tools.reg, agent: agentName, cfg: cfg.Observers,
+		log: log.With("component", "observer"), now: now, plans: map[string]string{}}
 	if err := d.obs.builtins(); err != nil {
 		return err
 	}
@@ -255,7 +263,8 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		Recall: d.recall, Imported: d.imports.imported,
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
-		Parts: partStates{d}, Components: d.router,
+		AllowedOrigins: cfg.API.AllowedOrigins,
+		Parts:          partStates{d}, Components: d.router,
 		Version: version, Logger: log.With("component", "api"), Now: now,
 	})
 	return err
@@ -293,13 +302,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 func (d *Daemon) serve(ctx context.Context, ln net.Listener) error {
 	handlerCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
 	defer abort()
-	srv := &http.Server{
-		Handler:           d.api,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		BaseContext:       func(net.Listener) context.Context { return handlerCtx },
-		ErrorLog:          slog.NewLogLogger(d.log.Handler(), slog.LevelWarn),
-	}
+	srv := api.HTTPServer(d.api, api.Timeouts{ReadHeader: time.Duration(d.cfg.API.ReadHeaderTimeout),
+		Read: time.Duration(d.cfg.API.ReadTimeout), Idle: time.Duration(d.cfg.API.IdleTimeout)})
+	srv.BaseContext = func(net.Listener) context.Context { return handlerCtx }
+	srv.ErrorLog = slog.NewLogLogger(d.log.Handler(), slog.LevelWarn)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	d.log.Info("listening", "addr", ln.Addr().String(), "data_dir", d.cfg.DataDir,

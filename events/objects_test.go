@@ -91,7 +91,7 @@ func TestTheoryTool(t *testing.T) {
 	msg := f.say(t, "c", "amy", "sleep beats coffee", t0)
 	tool := f.log.Tools()[1]
 	run := func(args string) (string, error) {
-		return tool.Run(context.Background(), Call{Channel: "c", Now: t0}, json.RawMessage(args))
+		return tool.Run(context.Background(), Call{Channel: "c", Reader: ownerReader("c"), Now: t0}, json.RawMessage(args))
 	}
 	out, err := run(`{"op":"create","title":"rest","article":"line one\nline two","related_info":[{"kind":"message","ref":"` + msg.ID + `"}]}`)
 	if err != nil || !strings.Contains(out, "version 1") {

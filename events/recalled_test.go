@@ -1,10 +1,12 @@
 package events
 
 import (
-	"github.com/cyan-agent/cyan/journal"
 	"math"
 	"testing"
 	"time"
+
+	"github.com/cyan-agent/cyan/journal"
+	"github.com/cyan-agent/cyan/packets"
 )
 
 func TestRecallReviewsTopicsByTheFormula(t *testing.T) {
@@ -76,7 +78,7 @@ func TestChangesAreToldOnTheJournal(t *testing.T) {
 	f := newFixture(t, t0, testConfig())
 	j := f.log.st.Journal()
 	since := j.Last()
-	if _, err := f.log.CreateTheory("ideas", "line one\nline two", nil, t0); err != nil {
+	if _, err := f.log.CreateTheory("ideas", "line one\nline two", nil, packets.Scope{Owner: true}, t0); err != nil {
 		t.Fatal(err)
 	}
 	evs, err := j.Since(since, journal.Filter{Kinds: []journal.Kind{journal.RecordsChanged}}, 0)

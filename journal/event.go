@@ -137,6 +137,15 @@ type Turn struct {
 	Speaker   string   `json:"speaker,omitempty"`
 	SpeakerID string   `json:"speaker_id,omitempty"`
 	Replies   []string `json:"replies"`
+	// Owner and Component are set when a proactive turn acts for a
+	// principal: the owner, or an observer under its own permission.
+	Owner     bool   `json:"owner,omitempty"`
+	Component string `json:"component,omitempty"`
+	// UsagePath is how the answer reported its workspace use ("tool",
+	// "trailer", "" for none); Used and Maybe are a trailer's ids.
+	UsagePath string   `json:"usage_path,omitempty"`
+	Used      []string `json:"used,omitempty"`
+	Maybe     []string `json:"maybe,omitempty"`
 	// Error is set when a step after the first answer failed.
 	Error string `json:"error,omitempty"`
 }

@@ -170,6 +170,9 @@ func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message
 			case it.inUse:
 				text = compressedMark + it.short
 			}
+			if m.Part == 0 && !m.Empty { // both sides carry their time (the seed's context); an output's later parts share it
+				text = notation.AgentTime(m.Time) + text
+			}
 		}
 		if n := len(out); n > 0 && out[n-1].Role == role {
 			sep := "\n"
