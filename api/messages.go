@@ -141,8 +141,8 @@ func (s *Server) writeTurnError(w http.ResponseWriter, ctx context.Context, err 
 	writeJSON(w, status, body)
 }
 
-// messageJSON is a message as the API lists it.
-type messageJSON struct {
+// Message is a message as the API lists it.
+type Message struct {
 	ID       string    `json:"id"`
 	Role     string    `json:"role"`
 	User     string    `json:"user"`
@@ -188,11 +188,11 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "storage", err.Error())
 		return
 	}
-	out := make([]messageJSON, 0, len(msgs))
+	out := make([]Message, 0, len(msgs))
 	for _, m := range msgs {
-		out = append(out, messageJSON{ID: m.ID, Role: string(m.Role), User: m.User, Text: m.Text, Time: m.Time, ToolName: m.ToolName, Empty: m.Empty, Proactive: m.Proactive})
+		out = append(out, Message{ID: m.ID, Role: string(m.Role), User: m.User, Text: m.Text, Time: m.Time, ToolName: m.ToolName, Empty: m.Empty, Proactive: m.Proactive})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"messages": out})
+	writeJSON(w, http.StatusOK, MessageList{Messages: out})
 }
 
 func (s *Server) lastTrace(w http.ResponseWriter, r *http.Request) {

@@ -11,9 +11,9 @@ import (
 	"github.com/cyan-agent/cyan/tools"
 )
 
-// toolJSON is a tool as GET /api/v1/tools lists it: what it is, where it
+// Tool is a tool as GET /api/v1/tools lists it: what it is, where it
 // comes from, and what the owner and everyone else may do with it.
-type toolJSON struct {
+type Tool struct {
 	Name        string           `json:"name"`
 	Title       string           `json:"title,omitempty"`
 	Description string           `json:"description"`
@@ -40,25 +40,25 @@ func (s *Server) listTools(w http.ResponseWriter, _ *http.Request) {
 	}
 	owner := tools.Caller{Owner: true, Kind: "private"}
 	other := tools.Caller{Speaker: "someone", SpeakerID: "\x00not-an-owner", Kind: "group"}
-	out := []toolJSON{}
+	out := []Tool{}
 	for _, t := range s.o.Tools.List() {
 		eff := t.Effects
 		if eff == nil {
 			eff = []string{}
 		}
-		out = append(out, toolJSON{Name: t.Name, Title: t.Title, Description: t.Description, Kind: t.Kind, Source: t.Source,
+		out = append(out, Tool{Name: t.Name, Title: t.Title, Description: t.Description, Kind: t.Kind, Source: t.Source,
 			Effects: eff, AI: t.AI, Parameters: t.Parameters,
 			Owner:  s.o.Tools.Check(owner, t.Name, nil).Decision,
 			Others: s.o.Tools.Check(other, t.Name, nil).Decision})
 	}
-	body := map[string]any{"tools": out, "problems": []*tools.ManifestError{}}
+	body := ToolList{Tools: out, Problems: []*tools.ManifestError{}}
 	if s.o.Extras != nil {
 		if p := s.o.Extras.Problems(); p != nil {
-			body["problems"] = p
+			body.Problems = p
 		}
 	}
 	if s.o.MCP != nil {
-		body["mcp"] = s.o.MCP.Status()
+		body.MCP = s.o.MCP.Status()
 	}
 	writeJSON(w, http.StatusOK, body)
 }
@@ -170,7 +170,7 @@ func (s *Server) listApprovals(w http.ResponseWriter, _ *http.Request) {
 	if list == nil {
 		list = []tools.Approval{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"approvals": list})
+	writeJSON(w, http.StatusOK, ApprovalList{Approvals: list})
 }
 
 func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) {

@@ -3,12 +3,12 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cyan-agent/cyan/api"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/cyan-agent/cyan/mainvirtual"
 )
@@ -26,17 +26,7 @@ func runHistory(io IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	var out struct {
-		Messages []struct {
-			ID       string    `json:"id"`
-			Role     string    `json:"role"`
-			User     string    `json:"user"`
-			Text     string    `json:"text"`
-			Time     time.Time `json:"time"`
-			ToolName string    `json:"tool_name,omitempty"`
-			Empty    bool      `json:"empty_reply,omitempty"`
-		} `json:"messages"`
-	}
+	var out api.MessageList
 	allFlag := ""
 	if *all {
 		allFlag = "1"

@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cyan-agent/cyan/api"
 	"net/url"
 	"strings"
 	"text/tabwriter"
@@ -34,19 +35,7 @@ func runObservers(io IO, args []string) error {
 		if *asJSON {
 			return printJSON(io.Stdout, raw)
 		}
-		var out struct {
-			Observers []struct {
-				Name       string    `json:"name"`
-				Source     string    `json:"source"`
-				Triggers   []string  `json:"triggers"`
-				State      string    `json:"state"`
-				LastRun    time.Time `json:"last_run"`
-				LastResult string    `json:"last_result"`
-				NextRun    time.Time `json:"next_run"`
-				Spent      int       `json:"tokens_spent"`
-				Budget     int       `json:"token_budget"`
-			} `json:"observers"`
-		}
+		var out api.ObserverList
 		if err := json.Unmarshal(raw, &out); err != nil {
 			return err
 		}

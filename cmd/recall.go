@@ -4,23 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/cyan-agent/cyan/recall"
 )
-
-type recallResult struct {
-	Source      string   `json:"source"`
-	Location    string   `json:"location"`
-	Text        string   `json:"text"`
-	Score       float64  `json:"score"`
-	MessageIDs  []string `json:"message_ids"`
-	ExternalIDs []string `json:"external_ids"`
-	Channel     string   `json:"channel"`
-}
-
-type recallAnswer struct {
-	Results        []recallResult `json:"results"`
-	SummarizedInfo string         `json:"summarized_info"`
-	Note           string         `json:"note"`
-}
 
 func runRecall(io IO, args []string) error {
 	fs := newFlags(io, "recall")
@@ -59,7 +45,7 @@ func runRecall(io IO, args []string) error {
 		_, err := fmt.Fprintln(io.Stdout, string(raw))
 		return err
 	}
-	var ans recallAnswer
+	var ans recall.Response
 	if err := json.Unmarshal(raw, &ans); err != nil {
 		return fmt.Errorf("unreadable answer from the daemon: %w", err)
 	}

@@ -3,10 +3,10 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cyan-agent/cyan/api"
 	"net/url"
 	"strings"
 	"text/tabwriter"
-	"time"
 )
 
 // runTool is "cyan tool ls | run | check".
@@ -37,22 +37,7 @@ func toolLs(io IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	var out struct {
-		Tools []struct {
-			Name    string   `json:"name"`
-			Kind    string   `json:"kind"`
-			Source  string   `json:"source"`
-			Effects []string `json:"effects"`
-			Owner   string   `json:"owner"`
-			Others  string   `json:"others"`
-		} `json:"tools"`
-		Problems []struct {
-			File  string `json:"file"`
-			Line  int    `json:"line"`
-			Error string `json:"error"`
-		} `json:"problems"`
-		MCP map[string]string `json:"mcp"`
-	}
+	var out api.ToolList
 	var raw json.RawMessage
 	if err := newClient(cfg).do("GET", "/api/v1/tools", nil, &raw); err != nil {
 		return err
@@ -77,11 +62,7 @@ func toolLs(io IO, args []string) error {
 		fmt.Fprintf(io.Stdout, "mcp %s: %s\n", name, st)
 	}
 	for _, p := range out.Problems {
-		loc := p.File
-		if p.Line > 0 {
-			loc = fmt.Sprintf("%s:%d", p.File, p.Line)
-		}
-		fmt.Fprintf(io.Stdout, "not loaded: %s: %s\n", loc, p.Error)
+		fmt.Fprintf(io.Stdout, "not loaded: %s\n", p.Error())
 	}
 	return nil
 }
@@ -152,17 +133,7 @@ func runApprovals(io IO, args []string) error {
 	if *asJSON {
 		return printJSON(io.Stdout, raw)
 	}
-	var out struct {
-		Approvals []struct {
-			ID        string          `json:"id"`
-			Tool      string          `json:"tool"`
-			Arguments json.RawMessage `json:"arguments"`
-			Caller    struct {
-				Channel, Speaker string
-			} `json:"caller"`
-			Expires time.Time `json:"expires"`
-		} `json:"approvals"`
-	}
+	var out api.ApprovalList
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return err
 	}
