@@ -227,7 +227,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	if err := d.registerComponentTools(); err != nil {
 		return err
 	}
-	reviews := recallReviews{mem: d.mem, log: d.events, now: now, lg: log.With("component", "recall")}
+	reviews := recall.Reviews{Items: d.mem, Events: d.events, Now: now, Logger: log.With("component", "recall")}
 	if err := registerRecallTool(d.tools.reg, d.recall, d.mem, reviews); err != nil {
 		return err
 	}

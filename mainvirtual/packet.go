@@ -2,6 +2,7 @@ package mainvirtual
 
 import (
 	"context"
+	"github.com/cyan-agent/cyan/packets"
 	"time"
 
 	"github.com/cyan-agent/cyan/llm"
@@ -86,12 +87,7 @@ type Section struct {
 }
 
 // ItemTrace records one item a source considered.
-type ItemTrace struct {
-	ID       string `json:"id"`
-	Tokens   int    `json:"tokens"`
-	Included bool   `json:"included"`
-	Reason   string `json:"reason,omitempty"`
-}
+type ItemTrace = packets.SectionItem
 
 // SectionTrace is a section as it went into the packet.
 type SectionTrace struct {

@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"tools":                {"store", "llm", "config", "packets", "persona", "notation", "journal", "backoff"},
 	"limitproc":            {"config", "packets"},
 	"observer":             {"memory", "events", "tools", "llm", "config", "packets", "store", "journal"},
-	"mainvirtual":          {"store", "persona", "llm", "config", "notation", "journal"},
+	"mainvirtual":          {"store", "persona", "llm", "config", "notation", "journal", "packets"},
 	"notation":             {},
 	"recall":               {"store", "importer", "packets", "journal", "backoff"},
 	"importer":             {"store"},
