@@ -4,5 +4,5 @@
 // the event log's steps, the router's deliveries, the supervisor's
 // restarts) takes a Policy instead of writing its own.
 //
-// It imports only the standard library.
+// It imports nothing of cyan's.
 package backoff

@@ -19,6 +19,6 @@
 // Other packages add kinds of their own: a Kind is a string, the payload
 // is JSON (Event.Decode reads it into the poster's own type).
 //
-// It imports only the standard library and badger: every other package
-// may depend on it.
+// Beside the standard library it uses badger. It imports nothing of
+// cyan's: every other package may depend on it.
 package journal

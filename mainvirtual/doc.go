@@ -18,5 +18,5 @@
 // dropped, oldest first. The packet's trace says which messages were
 // compressed (and by which generate trace), which were dropped, and why.
 //
-// It may import store, persona, llm and config.
+// It may import store, persona, llm, config, notation, journal and packets.
 package mainvirtual

@@ -27,7 +27,9 @@
 // coalescing signal; the embedding cursor is durable, so a restart resumes
 // where it stopped.
 //
-// It imports store, importer (for the LoCoMo benchmark) and packets (the
-// knowledge scopes its open tool checks);
+// It imports importer for the LoCoMo benchmark, packets for the knowledge
+// scopes its tool checks, and journal to follow what is stored;
 // mainvirtual never imports it (the daemon wires its tool in).
+//
+// It may import store, importer, packets, journal and backoff.
 package recall
