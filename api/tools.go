@@ -14,16 +14,11 @@ import (
 // Tool is a tool as GET /api/v1/tools lists it: what it is, where it
 // comes from, and what the owner and everyone else may do with it.
 type Tool struct {
-	Name        string           `json:"name"`
-	Title       string           `json:"title,omitempty"`
-	Description string           `json:"description"`
-	Kind        tools.Kind       `json:"kind"`
-	Source      string           `json:"source"`
-	Effects     []string         `json:"effects"`
-	AI          bool             `json:"ai,omitempty"`
-	Parameters  json.RawMessage  `json:"parameters,omitempty"`
-	Owner       packets.Decision `json:"owner"`
-	Others      packets.Decision `json:"others"`
+	tools.Spec
+	// Effects is always a list here ([] for none).
+	Effects []string         `json:"effects"`
+	Owner   packets.Decision `json:"owner"`
+	Others  packets.Decision `json:"others"`
 }
 
 func (s *Server) toolsReady(w http.ResponseWriter) bool {
@@ -46,8 +41,7 @@ func (s *Server) listTools(w http.ResponseWriter, _ *http.Request) {
 		if eff == nil {
 			eff = []string{}
 		}
-		out = append(out, Tool{Name: t.Name, Title: t.Title, Description: t.Description, Kind: t.Kind, Source: t.Source,
-			Effects: eff, AI: t.AI, Parameters: t.Parameters,
+		out = append(out, Tool{Spec: t, Effects: eff,
 			Owner:  s.o.Tools.Check(owner, t.Name, nil).Decision,
 			Others: s.o.Tools.Check(other, t.Name, nil).Decision})
 	}

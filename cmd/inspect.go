@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
 	"github.com/cyan-agent/cyan/api"
 	"runtime"
@@ -31,13 +30,8 @@ func runHistory(io IO, args []string) error {
 	if *all {
 		allFlag = "1"
 	}
-	if err := newClient(cfg).do("GET", "/api/v1/messages"+query("channel", *channel, "limit", strconv.Itoa(*limit), "all", allFlag), nil, &out); err != nil {
+	if printed, err := newClient(cfg).list(io, "/api/v1/messages"+query("channel", *channel, "limit", strconv.Itoa(*limit), "all", allFlag), *asJSON, &out); printed || err != nil {
 		return err
-	}
-	if *asJSON {
-		enc := json.NewEncoder(io.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
 	}
 	if len(out.Messages) == 0 {
 		fmt.Fprintf(io.Stdout, "channel %q has no messages\n", *channel)

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
 	"github.com/cyan-agent/cyan/api"
 	"net/url"
@@ -28,15 +27,8 @@ func runObservers(io IO, args []string) error {
 	c := newClient(cfg)
 	switch pos[0] {
 	case "ls":
-		var raw json.RawMessage
-		if err := c.do("GET", "/api/v1/observers", nil, &raw); err != nil {
-			return err
-		}
-		if *asJSON {
-			return printJSON(io.Stdout, raw)
-		}
 		var out api.ObserverList
-		if err := json.Unmarshal(raw, &out); err != nil {
+		if printed, err := c.list(io, "/api/v1/observers", *asJSON, &out); printed || err != nil {
 			return err
 		}
 		tw := tabwriter.NewWriter(io.Stdout, 2, 4, 2, ' ', 0)

@@ -38,14 +38,7 @@ func toolLs(io IO, args []string) error {
 		return err
 	}
 	var out api.ToolList
-	var raw json.RawMessage
-	if err := newClient(cfg).do("GET", "/api/v1/tools", nil, &raw); err != nil {
-		return err
-	}
-	if *asJSON {
-		return printJSON(io.Stdout, raw)
-	}
-	if err := json.Unmarshal(raw, &out); err != nil {
+	if printed, err := newClient(cfg).list(io, "/api/v1/tools", *asJSON, &out); printed || err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(io.Stdout, 2, 4, 2, ' ', 0)
@@ -126,15 +119,8 @@ func runApprovals(io IO, args []string) error {
 		}
 		return printJSON(io.Stdout, raw)
 	}
-	var raw json.RawMessage
-	if err := c.do("GET", "/api/v1/approvals", nil, &raw); err != nil {
-		return err
-	}
-	if *asJSON {
-		return printJSON(io.Stdout, raw)
-	}
 	var out api.ApprovalList
-	if err := json.Unmarshal(raw, &out); err != nil {
+	if printed, err := c.list(io, "/api/v1/approvals", *asJSON, &out); printed || err != nil {
 		return err
 	}
 	if len(out.Approvals) == 0 {
