@@ -45,6 +45,6 @@
 // says what to do.
 //
 // It may import mainvirtual, tools, packets, events, generate, store, llm,
-// config, memory, observer, recall, importer, journal, router and
-// supervise.
+// config, memory, observer, recall, importer, journal, router, supervise
+// and tts.
 package api

@@ -24,7 +24,8 @@ func (s *Server) Close() {
 // stream: GET /api/v1/stream?channel=C[&since=ID][&live=1] — server-sent
 // events from the journal: "ready" once, then a "message" event (with the
 // journal id as its SSE id) for every outgoing message of the channel as
-// it is stored, answers and proactive ones. A client that reconnects with
+// it is stored, answers and proactive ones, and in a voiced channel a
+// "speech" event for every voiced segment (tts.Speech). A client that reconnects with
 // the Last-Event-ID header (browsers send it themselves) or ?since=
 // gets every message it missed, once, in order, then the new ones; a
 // "lagged" event says when some were lost (kept no more). With live=1 the
@@ -50,7 +51,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		}
 		after = n
 	}
-	kinds := []journal.Kind{journal.MessageOut}
+	kinds := []journal.Kind{journal.MessageOut, journal.VoiceSpeech}
 	live := q.Get("live") == "1" || q.Get("live") == "true"
 	if live {
 		kinds = append(kinds, journal.ReplyDelta)
@@ -100,6 +101,8 @@ func (s *Server) streamEvent(sse *sseWriter, e journal.Event) error {
 		var g journal.GapInfo
 		_ = e.Decode(&g)
 		return sse.event("lagged", map[string]any{"message": "some events were lost (" + g.Reason + "); GET /api/v1/messages has every message", "after": g.After, "before": g.Before})
+	case journal.VoiceSpeech:
+		return sse.eventID(strconv.FormatUint(e.ID, 10), "speech", e.Data)
 	case journal.ReplyDelta:
 		var d journal.Delta
 		if e.Decode(&d) != nil {

@@ -50,7 +50,8 @@ func commands() []command {
 		{"recall", "search everything ever said (search mode), or let the model filter and summarise (tool mode)", "QUERY", runRecall},
 		{"import", "import history (jsonl or a LoCoMo file) into the running daemon; importing twice adds nothing", "FILE", runImport},
 		{"bench", "benchmarks: locomo FILE (recall@k on LoCoMo), recall --messages N (latency and index build rate)", "locomo|recall ...", runBench},
-		{"doctor", "check the data dir, the config and the LLM, and say how to fix what fails", "", runDoctor},
+		{"say", "speak a text with the configured voice (no daemon needed): play it, or write it with --out file.wav", "TEXT", runSay},
+		{"doctor", "check the data dir, the config, the LLM and the voice, and say how to fix what fails", "", runDoctor},
 		{"config", "config check: validate and print the effective configuration (secrets masked)", "check", runConfig},
 		{"version", "print the version", "", runVersion},
 	}

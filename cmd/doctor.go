@@ -26,7 +26,7 @@ type check struct {
 
 func runDoctor(io IO, args []string) error {
 	fs := newFlags(io, "doctor")
-	timeout := fs.Duration("timeout", 20*time.Second, "how long to wait for the LLM to answer")
+	timeout := fs.Duration("timeout", 20*time.Second, "how long to wait for the LLM and the voice to answer")
 	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
@@ -45,8 +45,9 @@ func runDoctor(io IO, args []string) error {
 	checks = append(checks, check{name: "config", ok: true, msg: "valid (" + src + ")"})
 	checks = append(checks, checkDataDir(cfg))
 	checks = append(checks, checkParts(cfg)...)
-	checks = append(checks, checkPersona(cfg), checkSandbox(cfg), checkUser())
+	checks = append(checks, checkPersona(cfg), checkFiles(cfg), checkSandbox(cfg), checkUser())
 	checks = append(checks, checkLLM(cfg, *timeout)...)
+	checks = append(checks, checkVoice(cfg, *timeout))
 	report(io, checks)
 	for _, c := range checks {
 		if !c.ok && !c.warn {

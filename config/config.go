@@ -35,6 +35,8 @@ type Config struct {
 	Generate Generate `yaml:"generate"`
 	// Embed selects the recall embedder.
 	Embed Embed `yaml:"embed"`
+	// TTS selects the voice.
+	TTS TTS `yaml:"tts"`
 
 	// File is the configuration file that was read ("" when none was).
 	File string `yaml:"-"`
@@ -376,6 +378,7 @@ func Defaults() Config {
 		},
 		Generate: Generate{Traces: 1000},
 		Embed:    Embed{Provider: "builtin", Index: "flat"},
+		TTS:      defaultTTS(),
 	}
 }
 

@@ -33,6 +33,8 @@ import (
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/supervise"
 	"github.com/cyan-agent/cyan/tools"
+	"github.com/cyan-agent/cyan/tts"
+	"github.com/cyan-agent/cyan/web"
 )
 
 // TokenFile is the bearer token's file in the data dir (mode 0600).
@@ -75,6 +77,7 @@ type Daemon struct {
 	sup     *supervise.Supervisor
 	extra   []supervise.Part // parts added by tests
 	restart backoff.Policy   // the supervisor's (zero: its default)
+	voice   *tts.Voice
 	api     *api.Server
 	token   string
 	ready   func(net.Addr)
@@ -231,6 +234,9 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	if err := registerRecallTool(d.tools.reg, d.recall, d.mem, reviews); err != nil {
 		return err
 	}
+	if err := d.buildVoice(cfg.TTS, log.With("component", "voice")); err != nil {
+		return err
+	}
 	sources := memorySources(d.mem, d.tools.reg)
 	sources[mainvirtual.SlotEvents] = eventsSource(d.events, d.tools.reg)
 
@@ -261,6 +267,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Observers: manager, Traces: d.gen.Traces(),
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
 		Recall: d.recall, Imported: d.imports.imported,
+		Voice: d.voice, Page: web.Handler(), PagePaths: web.Paths(), Persona: d.personaInfo,
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
 		AllowedOrigins: cfg.API.AllowedOrigins,
@@ -332,6 +339,7 @@ func (d *Daemon) serve(ctx context.Context, ln net.Listener) error {
 		}
 	}
 	<-errc
+	d.api.StopTurns() // the streamed turns whose clients went away
 	return nil
 }
 

@@ -34,6 +34,12 @@ func (d *Daemon) parts(ln net.Listener) *supervise.Supervisor {
 	add("import-events", d.imports.run)
 	add("approvals", func(ctx context.Context) error { return d.tools.reg.Approvals().Run(ctx, time.Minute) })
 	add("router-feed", func(ctx context.Context) error { return d.router.Feed(ctx, d.store, d.store.Journal()) })
+	if d.voice != nil {
+		add("voice", d.runVoice)
+		if len(d.cfg.TTS.Channels) > 0 {
+			add("voice-out", func(ctx context.Context) error { return d.router.Attach(ctx, voiceSubscriber, d.voiceComponent()) })
+		}
+	}
 	for _, p := range d.extra {
 		sup.Add(p)
 	}

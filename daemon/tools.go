@@ -156,6 +156,10 @@ func (a limitAdapter) Output(q mainvirtual.Query, parts []string, usage llm.Usag
 	return parts, a.notices(ns)
 }
 
+func (a limitAdapter) Admit(q mainvirtual.Query) (time.Duration, string) {
+	return a.chain.Admit(a.turn(q))
+}
+
 func (a limitAdapter) ToolCall(q mainvirtual.Query, call llm.ToolCall) (string, []mainvirtual.LimitNotice) {
 	r, ns := a.chain.Call(a.turn(q), call.Name)
 	return r, a.notices(ns)

@@ -47,6 +47,9 @@ const (
 	// supervised part changed state. Payload State.
 	BridgeState Kind = "bridge.state"
 	VoiceState  Kind = "voice.state"
+	// VoiceSpeech: the voice spoke a segment of a reply in a voiced
+	// channel. Payload: the voice's segment (package tts's Speech).
+	VoiceSpeech Kind = "voice.speech"
 	PartState   Kind = "part.state"
 	// Gap: events a reader was owed could not be read any more (transient
 	// ones that left memory, or old ones past the store's bound). Payload

@@ -185,7 +185,7 @@ func (f Filter) transientPossible() bool {
 
 var knownDurable = map[Kind]bool{MessageIn: true, MessageOut: true, MessageTool: true, MessagesImported: true, TurnDone: true,
 	MemoryChanged: true, RecordsChanged: true, PlanDue: true, ProactiveSpeech: true, ToolApproval: true,
-	BridgeState: true, VoiceState: true, PartState: true}
+	BridgeState: true, VoiceState: true, VoiceSpeech: true, PartState: true}
 
 // MatchChannel matches a channel against a pattern in which "*" stands for
 // any run of characters (also ":"); everything else matches itself.

@@ -107,6 +107,11 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 		l.Stored(msg)
 	}
 	q := Query{Channel: in.Channel, Speaker: in.User, SpeakerID: in.UserID, Kind: in.Kind, MessageID: msg.ID, Now: now}
+	if mv.limits != nil {
+		if wait, reason := mv.limits.Admit(q); wait > 0 {
+			return nil, &Limited{Message: msg, RetryAfter: wait, Reason: reason}
+		}
+	}
 	return mv.run(ctx, msg, q, l)
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,8 +37,12 @@ type Persona struct {
 	ContextCount, MiniFullContextCount int
 	WorkMode                           bool
 	Reference                          string // the few-shot style corpus ("" if none)
+	// Language is the language of the platform part of the prompt (one of
+	// Languages; "en" unless the front-matter says language:).
+	Language string
 
-	tmpl *Template
+	tmpl  *Template
+	slots map[string]any // the front-matter's platform: slots
 }
 
 // Load loads the persona folder dir. Every file is read through an os.Root,
@@ -66,9 +71,24 @@ func Default() (*Persona, error) {
 	return load(sub, "default/"+FileName)
 }
 
-// Render renders the root prompt with the persona's variables, to which
+// Render renders the root prompt — the persona's template inside the
+// platform part (platform.go) — with the persona's variables, to which
 // extra (for example channel, channel_kind or now) adds or overrides values.
 func (p *Persona) Render(extra map[string]any) (string, error) {
+	if p.tmpl == nil {
+		return "", errors.New("persona: render: the persona was not made by Load or Default")
+	}
+	vars := maps.Clone(p.Vars)
+	if vars == nil {
+		vars = map[string]any{}
+	}
+	maps.Copy(vars, extra)
+	return p.renderWithPlatform(vars)
+}
+
+// Own renders only the persona's own template (without the platform part
+// and with its sections as written), for tools that show or export it.
+func (p *Persona) Own(extra map[string]any) (string, error) {
 	if p.tmpl == nil {
 		return "", errors.New("persona: render: the persona was not made by Load or Default")
 	}
@@ -201,8 +221,15 @@ func parseFrontMatter(display, front string) (*Persona, place, error) {
 			}
 		case "variables":
 			err = f.variables(v, vars)
+		case "language":
+			p.Language, err = f.text(k.Value, v)
+			if err == nil && !slices.Contains(Languages, p.Language) {
+				err = f.at(v, "language: %q: the platform's rules are written in %s", p.Language, strings.Join(Languages, ", "))
+			}
+		case "platform":
+			p.slots, err = f.slots(v)
 		default:
-			err = f.at(k, "unknown key %q: the keys are name, description, color, reference and variables", k.Value)
+			err = f.at(k, "unknown key %q: the keys are name, description, color, reference, language, platform and variables", k.Value)
 		}
 		if err != nil {
 			return nil, place{}, err
@@ -221,7 +248,33 @@ func parseFrontMatter(display, front string) (*Persona, place, error) {
 	}
 	vars["agent_name"] = p.Name
 	p.Vars = vars
+	if p.Language == "" {
+		p.Language = "en"
+	}
 	return p, ref, nil
+}
+
+// slots reads the platform: map of texts into the platform's slots.
+func (f frontMatter) slots(m *yaml.Node) (map[string]any, error) {
+	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
+		return nil, nil
+	}
+	if m.Kind != yaml.MappingNode {
+		return nil, f.at(m, "platform: want a map of slots (%s) to text", strings.Join(Slots, ", "))
+	}
+	out := map[string]any{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if !slices.Contains(Slots, k.Value) {
+			return nil, f.at(k, "platform.%s: not a slot; the platform's slots are %s (its rules cannot be removed)", k.Value, strings.Join(Slots, ", "))
+		}
+		t, err := f.text("platform."+k.Value, v)
+		if err != nil {
+			return nil, err
+		}
+		out[k.Value] = strings.TrimSpace(t)
+	}
+	return out, nil
 }
 
 // text reads a scalar as text; null is "".

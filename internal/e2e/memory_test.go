@@ -62,7 +62,8 @@ func TestWorkspaceMemory(t *testing.T) {
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	cfgFile := filepath.Join(dir, "cyan.yaml")
-	os.WriteFile(cfgFile, []byte("memory:\n  initial_stability: 2\n  evict_below: 0.5\n"), 0o600)
+	// Dozens of turns a minute: the messages-per-minute limit is off.
+	os.WriteFile(cfgFile, []byte("memory:\n  initial_stability: 2\n  evict_below: 0.5\nlimits:\n  messages_per_minute: 0\n"), 0o600)
 	envv := env(dir, url, "CYAN_CONFIG="+cfgFile)
 	d := start(t, dir, envv)
 

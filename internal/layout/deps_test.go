@@ -23,8 +23,9 @@ import (
 var layer = map[string]int{
 	"packets": 0, "journal": 0, "backoff": 0, "notation": 0, "persona": 0, "internal/clocktest": 0, "internal/browsertest": 0,
 	"llm": 1, "store": 1, "config": 1,
-	"generate": 2, "importer": 2, "supervise": 2, "router": 2, "internal/llmtest": 2,
-	"script": 3, "memory": 3, "events": 3, "tools": 3, "limitproc": 3, "recall": 3,
+	"generate": 2, "importer": 2, "supervise": 2, "router": 2, "internal/llmtest": 2, "tts": 2, "web": 0,
+	"internal/ttstest": 3,
+	"script":           3, "memory": 3, "events": 3, "tools": 3, "limitproc": 3, "recall": 3,
 	"mainvirtual": 4, "observer": 4, "internal/scripttest": 4,
 	"api":    5,
 	"daemon": 6,

@@ -39,7 +39,8 @@ var allowed = map[string][]string{
 	"notation":             {},
 	"recall":               {"store", "importer", "packets", "journal", "backoff"},
 	"importer":             {"store"},
-	"api":                  {"mainvirtual", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "observer", "recall", "importer", "journal", "router", "supervise"},
+	"tts":                  {"config", "packets"},
+	"api":                  {"mainvirtual", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "observer", "recall", "importer", "journal", "router", "supervise", "tts"},
 	"daemon":               {"*"},
 	"cmd":                  {"*"},
 	"cmd/cyan":             {"cmd"},
@@ -47,8 +48,10 @@ var allowed = map[string][]string{
 	"internal/scripttest":  {"script", "generate", "llm", "store", "internal/llmtest"},
 	"internal/clocktest":   {},
 	"internal/browsertest": {},
+	"internal/ttstest":     {"tts"},
 	"internal/e2e":         {},
 	"internal/layout":      {},
+	"web":                  {},
 }
 
 func repoRoot(t *testing.T) string {
