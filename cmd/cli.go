@@ -49,6 +49,7 @@ func commands() []command {
 		{"script", "run or check a prompt script (*.ai.yaml): script run [--input JSON] [--json] [--trace] FILE, script check FILE", "run|check …", runScript},
 		{"recall", "search everything ever said (search mode), or let the model filter and summarise (tool mode)", "QUERY", runRecall},
 		{"import", "import history (jsonl or a LoCoMo file) into the running daemon; importing twice adds nothing", "FILE", runImport},
+		{"persona", "character cards: import a SillyTavern card (PNG or JSON, V1/V2/V3) as a persona folder; export a folder as a card", "import FILE [--out DIR] | export DIR [--out card.png]", runPersona},
 		{"bench", "benchmarks: locomo FILE (recall@k on LoCoMo), recall --messages N (latency and index build rate)", "locomo|recall ...", runBench},
 		{"say", "speak a text with the configured voice (no daemon needed): play it, or write it with --out file.wav", "TEXT", runSay},
 		{"doctor", "check the data dir, the config, the LLM and the voice, and say how to fix what fails", "", runDoctor},

@@ -12,6 +12,7 @@ import (
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/persona"
+	"github.com/cyan-agent/cyan/persona/lorebook"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -131,6 +132,13 @@ func checkPersona(cfg *config.Config) check {
 		c.msg = "the root prompt does not render: " + err.Error()
 		c.fix = "give the variable a value in the front-matter, or a default with ${name = default}"
 		return c
+	}
+	if p.Lorebook != nil {
+		if _, err := lorebook.Parse(p.Lorebook); err != nil {
+			c.msg = fmt.Sprintf("%s: %v", p.LorebookFile, err)
+			c.fix = "fix the lorebook file, or remove lorebook: from persona.md"
+			return c
+		}
 	}
 	c.ok = true
 	where := "built in"

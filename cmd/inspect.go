@@ -79,6 +79,7 @@ func printTrace(io IO, t *mainvirtual.Trace) {
 	fmt.Fprintf(tw, "context\t%d\t%d\t%d messages (at most %d), %d compressed, %d dropped\n", p.Context.Tokens, p.Context.Budget,
 		len(p.Context.Included), p.Context.MaxCount, len(p.Context.Compressed), len(p.Context.Dropped))
 	tw.Flush()
+	printLore(w, p)
 	for _, c := range p.Context.Compressed {
 		how := "compressed now"
 		if c.Cached {

@@ -97,6 +97,9 @@ type Sections struct {
 	Events    int `yaml:"events"`
 	Pulled    int `yaml:"pulled"`
 	Plans     int `yaml:"plans"`
+	// Lorebook bounds the entries of a character card's lorebook that enter
+	// the prompt each turn (the book's own token_budget may be smaller).
+	Lorebook int `yaml:"lorebook"`
 }
 
 // Memory tunes the workspace and its decay (SPEC §3). Time is counted in
@@ -341,6 +344,7 @@ func Defaults() Config {
 				Events:    800,
 				Pulled:    600,
 				Plans:     300,
+				Lorebook:  800,
 			},
 			Compress: Compress{Enabled: true, PerTurn: 4, MinTokens: 40},
 		},

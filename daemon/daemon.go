@@ -239,6 +239,9 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	}
 	sources := memorySources(d.mem, d.tools.reg)
 	sources[mainvirtual.SlotEvents] = eventsSource(d.events, d.tools.reg)
+	if err := addLoreSources(sources, d.persona.Load, st, log.With("component", "lorebook")); err != nil {
+		return err
+	}
 
 	d.mv, err = mainvirtual.New(mainvirtual.Options{
 		Store: st, LLM: metered, Persona: d.persona.Load, Agent: cfg.Agent,
@@ -247,6 +250,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		Sources: sources, ContextStart: d.events, Compressor: compressor,
 		Budgets:     map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget},
 		LiveText:    true,
+		Greeting:    greeting(d.persona.Load),
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
 		Counter: counter, Now: now, Logger: log.With("component", "mainvirtual"),
 	})

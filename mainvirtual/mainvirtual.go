@@ -44,6 +44,11 @@ type Options struct {
 	// defaults).
 	Temperature *float64
 	MaxTokens   int
+	// Greeting, if set, gives what the agent says first in a channel that
+	// has no message yet (a character card's first_mes): Turn stores it as
+	// the channel's first message, before the incoming one. "" says
+	// nothing; an error is logged and the turn goes on without it.
+	Greeting func(q Query) (string, error)
 	// LiveText streams every turn from the provider and posts its text on
 	// the journal as it comes (journal.ReplyDelta), so a voice or a page
 	// can start before the reply is finished; without it only turns whose
@@ -57,21 +62,22 @@ type Options struct {
 // MainVirtual runs turns. Turns of one channel run one at a time, in the
 // order they arrive; channels run in parallel.
 type MainVirtual struct {
-	store   *store.Store
-	llm     llm.Client
-	persona func() *persona.Persona
-	tools   Tools
-	limits  Limiter
-	asm     *assembler
-	steps   int
-	temp    *float64
-	maxTok  int
-	count   Counter
-	now     func() time.Time
-	log     *slog.Logger
-	locks   keyedMutex
-	live    bool
-	journal *journal.Journal
+	store    *store.Store
+	llm      llm.Client
+	persona  func() *persona.Persona
+	tools    Tools
+	limits   Limiter
+	asm      *assembler
+	steps    int
+	temp     *float64
+	maxTok   int
+	count    Counter
+	now      func() time.Time
+	log      *slog.Logger
+	locks    keyedMutex
+	live     bool
+	journal  *journal.Journal
+	greeting func(Query) (string, error)
 
 	mu     sync.Mutex
 	traces map[string]*Trace // last trace per channel
@@ -107,6 +113,7 @@ func New(o Options) (*MainVirtual, error) {
 		store: o.Store, llm: o.LLM, persona: o.Persona, tools: o.Tools, limits: o.Limits, steps: steps,
 		temp: o.Temperature, maxTok: o.MaxTokens, count: o.Counter, now: o.Now, log: o.Logger,
 		traces: make(map[string]*Trace), live: o.LiveText, journal: o.Store.Journal(),
+		greeting: o.Greeting,
 	}
 	sources := map[Slot]Source{
 		SlotMain:      mainPrompt{o.Persona},
@@ -120,6 +127,7 @@ func New(o Options) (*MainVirtual, error) {
 	budgets := map[Slot]int{
 		SlotMain: s.Main, SlotReference: s.Reference, SlotToolCalls: s.ToolCalls, SlotEvents: s.Events,
 		SlotPulled: s.Pulled, SlotPlans: s.Plans,
+		SlotLoreBefore: s.Lorebook, SlotLoreAfter: s.Lorebook,
 	}
 	for slot, b := range o.Budgets {
 		budgets[slot] = b

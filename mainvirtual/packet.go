@@ -22,18 +22,28 @@ const (
 	SlotPlans     Slot = "plans"      // plan steps
 )
 
+// SlotLoreBefore and SlotLoreAfter hold the lorebook entries that fired
+// this turn: those placed before the character's definition (the main
+// prompt), and the rest after it.
+const (
+	SlotLoreBefore Slot = "lorebook_before"
+	SlotLoreAfter  Slot = "lorebook_after"
+)
+
 // Slots lists every slot in prompt order.
-var Slots = []Slot{SlotMain, SlotReference, SlotToolCalls, SlotEvents, SlotWorkspace, SlotPulled, SlotPlans}
+var Slots = []Slot{SlotLoreBefore, SlotMain, SlotLoreAfter, SlotReference, SlotToolCalls, SlotEvents, SlotWorkspace, SlotPulled, SlotPlans}
 
 // slotTitle is the header a section gets in the system prompt; the main
 // prompt has none.
 var slotTitle = map[Slot]string{
-	SlotReference: "# Persona reference",
-	SlotToolCalls: "# Recent tool calls",
-	SlotEvents:    "# Recent event records",
-	SlotWorkspace: "# Workspace",
-	SlotPulled:    "# Pulled information",
-	SlotPlans:     "# Plan steps",
+	SlotLoreBefore: "# Lorebook",
+	SlotLoreAfter:  "# Lorebook",
+	SlotReference:  "# Persona reference",
+	SlotToolCalls:  "# Recent tool calls",
+	SlotEvents:     "# Recent event records",
+	SlotWorkspace:  "# Workspace",
+	SlotPulled:     "# Pulled information",
+	SlotPlans:      "# Plan steps",
 }
 
 // Query describes the turn a section is filled for.

@@ -21,6 +21,9 @@ type Incoming struct {
 	// Kind is "private" (the default) or "group".
 	Kind string
 	Text string
+	// NoGreeting keeps a new channel from opening with the persona's
+	// greeting (the OpenAI-compatible endpoint's front-end shows its own).
+	NoGreeting bool
 }
 
 // Conversation kinds.
@@ -48,6 +51,9 @@ type Result struct {
 	Trace   *Trace
 	// Usage is what the model reported of its workspace use.
 	Usage Usage
+	// Greeting is the persona's greeting when the message opened its
+	// channel; it is also the first of Replies.
+	Greeting *store.Message
 	// Err is set when a step after the first failed: the replies before it
 	// were delivered, the rest of the turn was not.
 	Err error
@@ -100,19 +106,46 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 
 	now := mv.now()
 	msg := &store.Message{Channel: in.Channel, Role: store.RoleUser, User: in.User, UserID: in.UserID, Kind: in.Kind, Text: in.Text, Tokens: mv.count.Count(in.Text)}
-	if err := mv.store.Append(now, msg); err != nil {
+	q := Query{Channel: in.Channel, Speaker: in.User, SpeakerID: in.UserID, Kind: in.Kind, Now: now}
+	greeting := mv.greetingFor(q, in.NoGreeting)
+	msgs := []*store.Message{msg}
+	if greeting != nil {
+		msgs = []*store.Message{greeting, msg}
+	}
+	if err := mv.store.Append(now, msgs...); err != nil {
 		return nil, &TurnError{Stage: "store", Err: err}
 	}
 	if l.Stored != nil {
 		l.Stored(msg)
 	}
-	q := Query{Channel: in.Channel, Speaker: in.User, SpeakerID: in.UserID, Kind: in.Kind, MessageID: msg.ID, Now: now}
+	q.MessageID = msg.ID
 	if mv.limits != nil {
 		if wait, reason := mv.limits.Admit(q); wait > 0 {
 			return nil, &Limited{Message: msg, RetryAfter: wait, Reason: reason}
 		}
 	}
-	return mv.run(ctx, msg, q, l)
+	return mv.run(ctx, msg, q, l, greeting)
+}
+
+// greetingFor makes the persona's greeting of a channel that has no message
+// yet (nil: none). It runs under the channel's lock.
+func (mv *MainVirtual) greetingFor(q Query, skip bool) *store.Message {
+	if mv.greeting == nil || skip {
+		return nil
+	}
+	if last, err := mv.store.Recent(q.Channel, store.Window{Limit: 1}); err != nil || len(last) > 0 {
+		return nil
+	}
+	text, err := mv.greeting(q)
+	if err != nil {
+		mv.log.Warn("the persona's greeting does not render; the channel opens without it", "channel", q.Channel, "err", err)
+		return nil
+	}
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	return &store.Message{Channel: q.Channel, Role: store.RoleAssistant, User: mv.AgentName(), Kind: q.Kind,
+		Text: text, Tokens: mv.count.Count(text), Proactive: true}
 }
 
 // Proactive lets the agent speak first in a channel: the platform's note
@@ -146,12 +179,13 @@ func (mv *MainVirtual) ProactiveAs(ctx context.Context, channel, kind, note stri
 	if l.Stored != nil {
 		l.Stored(msg)
 	}
-	return mv.run(ctx, msg, Query{Channel: channel, Speaker: "system", Kind: kind, MessageID: msg.ID, Now: now, For: as}, l)
+	return mv.run(ctx, msg, Query{Channel: channel, Speaker: "system", Kind: kind, MessageID: msg.ID, Now: now, For: as}, l, nil)
 }
 
 // run answers the stored message msg: assemble, call, deliver, run tools.
-// The caller holds the channel's lock.
-func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l Listener) (*Result, error) {
+// A greeting stored before msg is delivered first. The caller holds the
+// channel's lock.
+func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l Listener, greeting *store.Message) (*Result, error) {
 	now := q.Now
 	tr := &Trace{Channel: msg.Channel, MessageID: msg.ID, Time: now}
 	defer mv.keepTrace(tr)
@@ -165,6 +199,15 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 	offered := mv.tools.Offer(q)
 	packet.Tools = offered
 	res := &Result{Message: msg, Replies: []*store.Message{}, Trace: tr}
+	if greeting != nil {
+		res.Greeting, res.Replies = greeting, append(res.Replies, greeting)
+		if l.Stream != nil {
+			_ = l.Stream(StreamEvent{Text: greeting.Text}) // a listener gone is the model call's to notice
+		}
+		if l.Reply != nil {
+			l.Reply(greeting) // it is on the journal since it was stored
+		}
+	}
 	answered := false // a turn counts once its first answer is stored
 	var usage Usage
 	defer func() {
@@ -329,7 +372,9 @@ func (mv *MainVirtual) turnDone(ctx context.Context, msg *store.Message, q Query
 		t.Speaker, t.SpeakerID, t.Owner, t.Component = p.Speaker, p.SpeakerID, p.Owner, p.Component
 	}
 	for _, m := range res.Replies {
-		t.Replies = append(t.Replies, m.Text)
+		if m != res.Greeting { // the persona's greeting is not the answer
+			t.Replies = append(t.Replies, m.Text)
+		}
 	}
 	if res.Err != nil {
 		t.Error = res.Err.Error()

@@ -11,13 +11,19 @@
 //
 // A folder holds persona.md: front-matter between two lines of "---", then the
 // template. The keys are name (required), description, color ("#1D75B3"),
-// reference (a file in the folder: the few-shot style corpus) and variables,
-// a map of values the template can use. Some variables are known and checked:
-// developer_name, context_count (default 40), mini_full_context_count
-// (default 6, at most context_count), work_mode (default false) and
-// supported_formats; agent_name is always the persona's name. Any other name
-// is the user's own. Unknown keys and bad values are errors with file, line
-// and key.
+// reference (a file in the folder: the few-shot style corpus), lorebook (a
+// file in the folder: a character card's lorebook, read with the persona and
+// parsed by package lorebook) and variables, a map of values the template can
+// use. Some variables are known and checked: developer_name, context_count
+// (default 40), mini_full_context_count (default 6, at most context_count),
+// work_mode (default false) and supported_formats; agent_name is always the
+// persona's name; user is who the persona talks to ("user" unless the caller
+// passes the current speaker). Any other name is the user's own. Unknown keys
+// and bad values are errors with file, line and key.
+//
+// Greeting reads the variables first_mes, alternate_greetings,
+// group_only_greetings and greeting_pick (see its doc): what the persona says
+// when a new conversation opens. DefaultFS is the built-in persona's folder.
 //
 // # Template language
 //

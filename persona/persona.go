@@ -37,6 +37,11 @@ type Persona struct {
 	ContextCount, MiniFullContextCount int
 	WorkMode                           bool
 	Reference                          string // the few-shot style corpus ("" if none)
+	// LorebookFile is the front-matter's lorebook (a character_book JSON
+	// file in the folder, "" if none) and Lorebook its content, read with
+	// the persona; package lorebook parses it.
+	LorebookFile string
+	Lorebook     []byte
 	// Language is the language of the platform part of the prompt (one of
 	// Languages; "en" unless the front-matter says language:).
 	Language string
@@ -64,11 +69,16 @@ func Load(dir string) (*Persona, error) {
 
 // Default returns the built-in persona, 青蓝.
 func Default() (*Persona, error) {
+	return load(DefaultFS(), "default/"+FileName)
+}
+
+// DefaultFS is the built-in persona's folder, read-only.
+func DefaultFS() fs.FS {
 	sub, err := fs.Sub(defaultFiles, "default")
 	if err != nil {
-		return nil, fmt.Errorf("persona: built-in persona: %w", err)
+		panic(err) // the embedded folder is part of the binary
 	}
-	return load(sub, "default/"+FileName)
+	return sub
 }
 
 // Render renders the root prompt — the persona's template inside the
@@ -111,9 +121,17 @@ func load(fsys fs.FS, display string) (*Persona, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, ref, err := parseFrontMatter(display, front)
+	p, ref, book, err := parseFrontMatter(display, front)
 	if err != nil {
 		return nil, err
+	}
+	if book.path != "" {
+		data, err := readLimitedN(fsys, book.path, maxLorebookSize)
+		if err != nil {
+			return nil, &Error{File: display, Line: book.line, Col: book.col,
+				Msg: fmt.Sprintf("lorebook: %v", err), Err: err}
+		}
+		p.LorebookFile, p.Lorebook = book.path, []byte(data)
 	}
 	if ref.path != "" {
 		text, err := readLimited(fsys, ref.path)
@@ -173,7 +191,7 @@ var (
 	colorRE    = regexp.MustCompile(`^(#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})|[A-Za-z]+)$`)
 )
 
-func parseFrontMatter(display, front string) (*Persona, place, error) {
+func parseFrontMatter(display, front string) (*Persona, place, place, error) {
 	f := frontMatter{display: display}
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(front), &doc); err != nil {
@@ -182,16 +200,16 @@ func parseFrontMatter(display, front string) (*Persona, place, error) {
 			n, _ := strconv.Atoi(m[1])
 			e.Line, e.Msg = n+1, "front-matter: "+m[2]
 		}
-		return nil, place{}, e
+		return nil, place{}, place{}, e
 	}
 	p := &Persona{}
-	var ref place
+	var ref, book place
 	if len(doc.Content) == 0 {
-		return nil, place{}, &Error{File: display, Line: 1, Col: 1, Msg: "name: missing: the front-matter must give the persona a name"}
+		return nil, place{}, place{}, &Error{File: display, Line: 1, Col: 1, Msg: "name: missing: the front-matter must give the persona a name"}
 	}
 	m := doc.Content[0]
 	if m.Kind != yaml.MappingNode {
-		return nil, place{}, f.at(m, "front-matter must be keys and values, like \"name: …\"")
+		return nil, place{}, place{}, f.at(m, "front-matter must be keys and values, like \"name: …\"")
 	}
 	var nameNode *yaml.Node
 	vars := map[string]any{}
@@ -199,7 +217,7 @@ func parseFrontMatter(display, front string) (*Persona, place, error) {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		if seen[k.Value] {
-			return nil, place{}, f.at(k, "%s: given twice", k.Value)
+			return nil, place{}, place{}, f.at(k, "%s: given twice", k.Value)
 		}
 		seen[k.Value] = true
 		var err error
@@ -219,6 +237,14 @@ func parseFrontMatter(display, front string) (*Persona, place, error) {
 					err = f.at(v, "reference: %v", err)
 				}
 			}
+		case "lorebook":
+			book.path, err = f.text(k.Value, v)
+			if err == nil && book.path != "" {
+				book.line, book.col = v.Line+1, v.Column
+				if book.path, err = cleanPath(book.path); err != nil {
+					err = f.at(v, "lorebook: %v", err)
+				}
+			}
 		case "variables":
 			err = f.variables(v, vars)
 		case "language":
@@ -229,10 +255,10 @@ func parseFrontMatter(display, front string) (*Persona, place, error) {
 		case "platform":
 			p.slots, err = f.slots(v)
 		default:
-			err = f.at(k, "unknown key %q: the keys are name, description, color, reference, language, platform and variables", k.Value)
+			err = f.at(k, "unknown key %q: the keys are name, description, color, reference, lorebook, language, platform and variables", k.Value)
 		}
 		if err != nil {
-			return nil, place{}, err
+			return nil, place{}, place{}, err
 		}
 	}
 	p.Name = strings.TrimSpace(p.Name)
@@ -241,17 +267,20 @@ func parseFrontMatter(display, front string) (*Persona, place, error) {
 		if nameNode != nil {
 			n = nameNode
 		}
-		return nil, place{}, f.at(n, "name: missing: the front-matter must give the persona a name")
+		return nil, place{}, place{}, f.at(n, "name: missing: the front-matter must give the persona a name")
 	}
 	if err := f.counts(m, vars, p); err != nil {
-		return nil, place{}, err
+		return nil, place{}, place{}, err
 	}
 	vars["agent_name"] = p.Name
+	if _, ok := vars["user"]; !ok {
+		vars["user"] = "user" // who the persona talks to; a turn passes the speaker
+	}
 	p.Vars = vars
 	if p.Language == "" {
 		p.Language = "en"
 	}
-	return p, ref, nil
+	return p, ref, book, nil
 }
 
 // slots reads the platform: map of texts into the platform's slots.

@@ -31,11 +31,12 @@ import (
 //	  system_intro: …     # replaces the system information's opening
 //	  system_extra: …     # added at the end
 //
-// The platform owns the sections it renders: a persona template written
-// before this split, with sections headed "# Notation & Syntax", "# Tools"
-// or "# System Info" of its own (copies of the old built-in), has them
-// replaced by the platform's, so existing persona folders keep working
-// without saying the rules twice.
+// A persona folder written before this split is a copy of the old
+// built-in, with its own sections headed "# Notation & Syntax", "# Tools"
+// and "# System Info": when a persona's text has the first of them, those
+// three sections are replaced by the platform's, so existing folders keep
+// working without saying the rules twice. Any other persona's text is left
+// exactly as written, headings included.
 
 //go:embed platform/*.md
 var platformFiles embed.FS
@@ -86,13 +87,17 @@ var platformHeads = []string{"# Notation & Syntax", "# Tools", "# System Info", 
 
 var heading = regexp.MustCompile(`(?m)^# \S.*$`)
 
-// withoutPlatformSections removes from a persona's rendered template the
-// sections the platform renders itself (see the package's platform note).
+// legacyHeads mark a persona copied from the built-in before the split.
+var legacyHead = regexp.MustCompile(`(?m)^(# Notation & Syntax|# 符号与语法)\s*$`)
+
+// withoutPlatformSections removes from a legacy persona's rendered template
+// the sections the platform renders itself (see the package's platform
+// note); other personas' text is returned as it is.
 func withoutPlatformSections(body string) (string, []string) {
-	locs := heading.FindAllStringIndex(body, -1)
-	if len(locs) == 0 {
+	if !legacyHead.MatchString(body) {
 		return body, nil
 	}
+	locs := heading.FindAllStringIndex(body, -1)
 	var b strings.Builder
 	var dropped []string
 	b.WriteString(body[:locs[0][0]])

@@ -27,6 +27,8 @@ var allowed = map[string][]string{
 	"config":               {"packets"},
 	"llm":                  {"backoff"},
 	"persona":              {},
+	"persona/lorebook":     {"notation"},
+	"persona/card":         {"persona", "persona/lorebook"},
 	"store":                {"journal"},
 	"generate":             {"llm", "store"},
 	"script":               {"generate", "llm"},
