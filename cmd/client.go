@@ -89,7 +89,7 @@ func (c *client) send(method, path string, body any, accept string) (*http.Respo
 	if err != nil {
 		var op *net.OpError
 		if errors.As(err, &op) {
-			return nil, fmt.Errorf("no daemon answers at %s; start one with 'cyan serve' (or set CYAN_ADDR to where it listens)", c.base)
+			return nil, &noDaemonError{base: c.base}
 		}
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"fmt"
 	"github.com/cyan-agent/cyan/api"
 	"net/url"
@@ -9,24 +10,13 @@ import (
 	"time"
 )
 
-// runObservers: cyan observers ls | run NAME.
-func runObservers(io IO, args []string) error {
-	fs := newFlags(io, "observers")
-	asJSON := fs.Bool("json", false, "print the daemon's JSON answer")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) == 0 {
-		return &usageError{msg: "say what to do: cyan observers ls | run NAME"}
-	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	c := newClient(cfg)
-	switch pos[0] {
-	case "ls":
+func observersLs(f *flags) run {
+	asJSON := f.json()
+	return func(io IO, _ []string) error {
+		c, _, err := dial(io)
+		if err != nil {
+			return err
+		}
 		var out api.ObserverList
 		if printed, err := c.list(io, "/api/v1/observers", *asJSON, &out); printed || err != nil {
 			return err
@@ -41,19 +31,27 @@ func runObservers(io IO, args []string) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", o.Name, o.Source, strings.Join(o.Triggers, "; "),
 				when(o.LastRun), when(o.NextRun), tokens, o.State)
 		}
-		tw.Flush()
-		return nil
-	case "run":
-		if len(pos) != 2 {
-			return &usageError{msg: "cyan observers run takes one observer name"}
-		}
-		if err := c.do("POST", "/api/v1/observers/"+url.PathEscape(pos[1])+"/run", struct{}{}, nil); err != nil {
+		return tw.Flush()
+	}
+}
+
+func observersRun(f *flags) run {
+	asJSON := f.json()
+	return func(io IO, args []string) error {
+		c, _, err := dial(io)
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(io.Stdout, "ran %s\n", pos[1])
+		var raw json.RawMessage
+		if err := c.do("POST", "/api/v1/observers/"+url.PathEscape(args[0])+"/run", struct{}{}, &raw); err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(io.Stdout, raw)
+		}
+		fmt.Fprintf(io.Stdout, "ran %s\n", args[0])
 		return nil
 	}
-	return &usageError{msg: fmt.Sprintf("unknown verb %q: cyan observers ls | run NAME", pos[0])}
 }
 
 func when(t time.Time) string {

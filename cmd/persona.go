@@ -16,38 +16,55 @@ import (
 	"github.com/cyan-agent/cyan/persona/lorebook"
 )
 
-func runPersona(io IO, args []string) error {
-	fs := newFlags(io, "persona")
-	out := fs.String("out", "", "import: the persona `folder` to write (default ./<character name>); export: the card file (default ./<persona name>.png)")
-	force := fs.Bool("force", false, "replace the folder or file --out names when it exists")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
+func personaImport(f *flags) run {
+	out := f.String("out", "", "the persona `folder` to write (default ./<character name>)")
+	force := f.Bool("force", false, "replace the folder --out names when it exists")
+	asJSON := f.json()
+	return func(io IO, args []string) error {
+		return importCard(io, args[0], *out, *force, *asJSON)
 	}
-	if len(pos) != 2 || pos[0] != "import" && pos[0] != "export" {
-		return &usageError{msg: "try: cyan persona import card.png [--out DIR], or cyan persona export DIR [--out card.png]"}
-	}
-	if pos[0] == "import" {
-		return personaImport(io, pos[1], *out, *force)
-	}
-	return personaExport(io, pos[1], *out, *force)
 }
 
-func personaImport(io IO, file, out string, force bool) error {
+func personaExport(f *flags) run {
+	out := f.String("out", "", "the card `file` to write (default ./<persona name>.png)")
+	force := f.Bool("force", false, "replace the file --out names when it exists")
+	asJSON := f.json()
+	return func(io IO, args []string) error {
+		return exportCard(io, args[0], *out, *force, *asJSON)
+	}
+}
+
+// imported is what cyan persona import made, as --json prints it.
+type imported struct {
+	Name           string   `json:"name"`
+	CardVersion    string   `json:"card_version"`
+	Folder         string   `json:"folder"`
+	Greetings      int      `json:"greetings"`
+	GroupGreetings int      `json:"group_greetings"`
+	Examples       int      `json:"examples"`
+	Lorebook       int      `json:"lorebook_entries"`
+	Avatar         bool     `json:"avatar"`
+	Assets         int      `json:"assets"`
+	Notes          []string `json:"notes"`
+	ConfigFile     string   `json:"config_file"`
+	ConfigLine     string   `json:"config_line"`
+}
+
+func importCard(io IO, file, out string, force, asJSON bool) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return fmt.Errorf("%w (check the path)", err)
+		return badInput("%w (check the path)", err)
 	}
 	c, err := card.Read(data)
 	if err != nil {
 		if strings.EqualFold(filepath.Ext(file), ".png") && !card.IsPNG(data) {
-			return fmt.Errorf("%s is not a PNG image (its first bytes are not a PNG's): is it a card at all?", file)
+			return badInput("%s is not a PNG image (its first bytes are not a PNG's): is it a card at all?", file)
 		}
-		return fmt.Errorf("%s: %w", file, err)
+		return badInput("%s: %w", file, err)
 	}
 	f, err := card.ToFolder(c)
 	if err != nil {
-		return fmt.Errorf("%s: %w", file, err)
+		return badInput("%s: %w", file, err)
 	}
 	if out == "" {
 		out = folderName(f.Name)
@@ -59,47 +76,61 @@ func personaImport(io IO, file, out string, force bool) error {
 	if err != nil {
 		abs = out
 	}
-	w := io.Stdout
-	fmt.Fprintf(w, "imported %q (%s) into %s\n", f.Name, c.Version(), abs)
-	greetings := len(c.AlternateGreetings)
+	r := imported{Name: f.Name, CardVersion: c.Version(), Folder: abs, GroupGreetings: len(c.GroupOnlyGreetings),
+		Greetings: len(c.AlternateGreetings), Assets: len(c.Embedded), Notes: f.Notes, ConfigLine: "persona: " + abs}
 	if strings.TrimSpace(c.FirstMes) != "" {
-		greetings++
+		r.Greetings++
 	}
-	fmt.Fprintf(w, "  %-14s the character's texts in the root prompt; %d greeting(s), %d for groups\n", persona.FileName, greetings, len(c.GroupOnlyGreetings))
 	if ex, ok := f.Files[card.ExamplesFile]; ok {
-		fmt.Fprintf(w, "  %-14s %d example conversation(s)\n", card.ExamplesFile, max(1, strings.Count(string(ex), "<START>")))
+		r.Examples = max(1, strings.Count(string(ex), "<START>"))
 	}
 	if c.CharacterBook != nil {
 		if b, err := lorebook.Parse(c.CharacterBook); err == nil {
-			fmt.Fprintf(w, "  %-14s %d lorebook entries\n", card.LorebookFile, len(b.Entries))
+			r.Lorebook = len(b.Entries)
 		}
 	}
-	if _, ok := f.Files[card.AvatarFile]; ok {
-		fmt.Fprintf(w, "  %-14s the card's picture\n", card.AvatarFile)
-	}
-	if len(c.Embedded) > 0 {
-		fmt.Fprintf(w, "  %-14s %d embedded asset(s)\n", card.AssetsDir+"/", len(c.Embedded))
-	}
-	fmt.Fprintf(w, "  %-14s the card's other fields, for export\n", card.MetaFile)
-	for _, n := range f.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	where := "your config file ($CYAN_CONFIG, or cyan.yaml in the data folder)"
+	_, r.Avatar = f.Files[card.AvatarFile]
+	r.ConfigFile = "your config file ($CYAN_CONFIG, or cyan.yaml in the data folder)"
 	if cfg, err := loadConfig(io); err == nil {
 		if cfg.File != "" {
-			where = cfg.File
+			r.ConfigFile = cfg.File
 		} else {
-			where = filepath.Join(cfg.DataDir, "cyan.yaml")
+			r.ConfigFile = filepath.Join(cfg.DataDir, "cyan.yaml")
 		}
 	}
-	fmt.Fprintf(w, "To talk with %s, put this line in %s and restart cyan serve:\n  persona: %s\n", f.Name, where, abs)
+	if r.Notes == nil {
+		r.Notes = []string{}
+	}
+	if asJSON {
+		return printJSON(io.Stdout, r)
+	}
+	w := io.Stdout
+	fmt.Fprintf(w, "imported %q (%s) into %s\n", r.Name, r.CardVersion, abs)
+	fmt.Fprintf(w, "  %-14s the character's texts in the root prompt; %d greeting(s), %d for groups\n", persona.FileName, r.Greetings, r.GroupGreetings)
+	if r.Examples > 0 {
+		fmt.Fprintf(w, "  %-14s %d example conversation(s)\n", card.ExamplesFile, r.Examples)
+	}
+	if c.CharacterBook != nil {
+		fmt.Fprintf(w, "  %-14s %d lorebook entries\n", card.LorebookFile, r.Lorebook)
+	}
+	if r.Avatar {
+		fmt.Fprintf(w, "  %-14s the card's picture\n", card.AvatarFile)
+	}
+	if r.Assets > 0 {
+		fmt.Fprintf(w, "  %-14s %d embedded asset(s)\n", card.AssetsDir+"/", r.Assets)
+	}
+	fmt.Fprintf(w, "  %-14s the card's other fields, for export\n", card.MetaFile)
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	fmt.Fprintf(w, "To talk with %s, put this line in %s and restart cyan serve:\n  %s\n", r.Name, r.ConfigFile, r.ConfigLine)
 	return nil
 }
 
-func personaExport(io IO, dir, out string, force bool) error {
+func exportCard(io IO, dir, out string, force, asJSON bool) error {
 	c, err := card.FromFolder(dir, time.Now())
 	if err != nil {
-		return fmt.Errorf("%s: %w", dir, err)
+		return badInput("%s: %w", dir, err)
 	}
 	if out == "" {
 		out = folderName(c.Name) + ".png"
@@ -118,8 +149,15 @@ func personaExport(io IO, dir, out string, force bool) error {
 			entries = len(b.Entries)
 		}
 	}
+	notes := c.Notes
+	if notes == nil {
+		notes = []string{}
+	}
+	if asJSON {
+		return printJSON(io.Stdout, map[string]any{"file": out, "name": c.Name, "spec": "chara_card_v3", "lorebook_entries": entries, "notes": notes})
+	}
 	fmt.Fprintf(io.Stdout, "wrote %s: %q as a Character Card V3 (ccv3) with a V2 copy (chara) for older readers; %d lorebook entries\n", out, c.Name, entries)
-	for _, n := range c.Notes {
+	for _, n := range notes {
 		fmt.Fprintf(io.Stdout, "note: %s\n", n)
 	}
 	return nil

@@ -45,7 +45,7 @@ func TestPersonaCommand(t *testing.T) {
 	if code, _, _ := run("persona", "export", "Kiri_Blue", "--force"); code != 0 {
 		t.Errorf("export --force: %d", code)
 	}
-	if code, _, errs := run("persona", "rename", "x"); code != 2 || !strings.Contains(errs, "cyan persona import card.png") {
+	if code, _, errs := run("persona", "rename", "x"); code != 2 || !strings.Contains(errs, "cyan persona import FILE") {
 		t.Errorf("bad verb: %d %s", code, errs)
 	}
 

@@ -20,42 +20,39 @@ var players = [][]string{
 	{"pw-play"}, {"paplay"}, {"aplay", "-q"}, {"afplay"}, {"ffplay", "-nodisp", "-autoexit", "-loglevel", "quiet"},
 }
 
-// runSay speaks a text with the configured voice, without the daemon: it
+// sayCmd speaks a text with the configured voice, without the daemon: it
 // writes the audio to --out, or plays it.
-func runSay(io IO, args []string) error {
-	fs := newFlags(io, "say")
-	out := fs.String("out", "", "write the audio to this `file` (WAV for espeak-ng) instead of playing it")
-	voice := fs.String("voice", "", "a `voice` of the provider (espeak-ng: cmn, yue, ja, en-us, …)")
-	timeout := fs.Duration("timeout", time.Minute, "how long the voice may take")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	text := strings.TrimSpace(strings.Join(pos, " "))
-	if text == "" {
-		return &usageError{msg: "nothing to say; try: cyan say '你好，我是青蓝。Nice to meet you.' --out hello.wav"}
-	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
-	defer cancel()
-	audio, segs, err := say(ctx, cfg.TTS, text, *voice)
-	if err != nil {
-		return err
-	}
-	for _, s := range segs {
-		fmt.Fprintf(io.Stderr, "[%s %s] %s\n", s.Language, s.Emotion, s.Text)
-	}
-	if *out != "" {
-		if err := os.WriteFile(*out, audio.Data, 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", *out, err)
+func sayCmd(f *flags) run {
+	out := f.String("out", "", "write the audio to this `file` (WAV for espeak-ng) instead of playing it")
+	voice := f.String("voice", "", "a `voice` of the provider (espeak-ng: cmn, yue, ja, en-us, …)")
+	timeout := f.Duration("timeout", time.Minute, "how long the voice may take")
+	return func(io IO, pos []string) error {
+		text := strings.TrimSpace(strings.Join(pos, " "))
+		if text == "" {
+			return &usageError{msg: "the text is empty; e.g. cyan say '你好，我是青蓝。Nice to meet you.' --out hello.wav"}
 		}
-		fmt.Fprintf(io.Stdout, "%s: %d bytes of %s\n", *out, len(audio.Data), audio.Type)
-		return nil
+		cfg, err := loadConfig(io)
+		if err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+		defer cancel()
+		audio, segs, err := say(ctx, cfg.TTS, text, *voice)
+		if err != nil {
+			return err
+		}
+		for _, s := range segs {
+			fmt.Fprintf(io.Stderr, "[%s %s] %s\n", s.Language, s.Emotion, s.Text)
+		}
+		if *out != "" {
+			if err := os.WriteFile(*out, audio.Data, 0o644); err != nil {
+				return fmt.Errorf("write %s: %w", *out, err)
+			}
+			fmt.Fprintf(io.Stdout, "%s: %d bytes of %s\n", *out, len(audio.Data), audio.Type)
+			return nil
+		}
+		return play(ctx, audio)
 	}
-	return play(ctx, audio)
 }
 
 // say cuts text by the rules and voices it with the configured provider.

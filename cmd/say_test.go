@@ -55,7 +55,7 @@ func TestSayWritesAWAV(t *testing.T) {
 	if !strings.Contains(stderr, "[ja neutral] こんにちは！") || len(fake.Requests()) != 3 {
 		t.Errorf("segments: %s, %d requests", stderr, len(fake.Requests()))
 	}
-	if rc, _, stderr := runCmd(env, "say"); rc != 2 || !strings.Contains(stderr, "nothing to say") {
+	if rc, _, stderr := runCmd(env, "say", " "); rc != 2 || !strings.Contains(stderr, "the text is empty") {
 		t.Errorf("no text: rc=%d %s", rc, stderr)
 	}
 }
@@ -77,7 +77,7 @@ func TestDoctorSaysHowToFixTheVoice(t *testing.T) {
 			}
 			c := checkVoice(cfg, 5*time.Second)
 			var out bytes.Buffer
-			report(IO{Stdout: &out}, []check{c})
+			report(IO{Stdout: &out}, []check{c}, false)
 			if !strings.Contains(out.String(), tt.want) || !strings.Contains(out.String(), tt.fix) || (!c.ok && !c.warn) != tt.fail {
 				t.Errorf("doctor says:\n%s", out.String())
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/cyan-agent/cyan/api"
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/events"
+	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/observer"
 	"github.com/cyan-agent/cyan/packets"
@@ -18,13 +19,18 @@ import (
 	"github.com/cyan-agent/cyan/tools"
 )
 
-// Embedder builds the recall embedder a configuration names.
-func Embedder(c config.Embed) recall.Embedder {
+// Embedder builds the recall embedder a configuration names: a model's
+// calls go through the llm layer (its timeouts, retries and errors).
+func Embedder(c config.Embed, log *slog.Logger) (recall.Embedder, error) {
 	switch c.Provider {
 	case "ollama", "openai":
-		return &recall.RemoteEmbedder{Provider: c.Provider, BaseURL: c.BaseURL, Model: c.Model, APIKey: c.APIKey}
+		e, err := llm.NewEmbedder(llm.EmbedOptions{Provider: c.Provider, BaseURL: c.BaseURL, Model: c.Model, APIKey: c.APIKey, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		return recall.NewModelEmbedder(e, c.Provider, c.Model), nil
 	default:
-		return recall.HashEmbedder{}
+		return recall.HashEmbedder{}, nil
 	}
 }
 
@@ -32,10 +38,14 @@ func Embedder(c config.Embed) recall.Embedder {
 // records, with tool mode's pass running the recall_filter and
 // recall_summary prompt scripts.
 func newRecall(cfg *config.Config, st *store.Store, scripts recall.Scripts, log *events.Log, now func() time.Time, logger *slog.Logger) (*recall.Index, error) {
+	emb, err := Embedder(cfg.Embed, logger.With("component", "recall"))
+	if err != nil {
+		return nil, err
+	}
 	return recall.New(recall.Options{
-		Store: st, Embedder: Embedder(cfg.Embed), IndexKind: cfg.Embed.Index, VectorWeight: cfg.Embed.VectorWeight,
+		Store: st, Embedder: emb, IndexKind: cfg.Embed.Index, VectorWeight: cfg.Embed.VectorWeight,
 		CacheDir: filepath.Join(cfg.DataDir, "recall"), Logger: logger.With("component", "recall"),
-		Judge: recall.NewScriptJudge(scripts), Records: eventRecords{log: log, now: now},
+		Judge: recall.NewScriptJudge(scripts), Rewrite: true, Records: eventRecords{log: log, now: now},
 	})
 }
 

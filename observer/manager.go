@@ -493,7 +493,7 @@ func (m *Manager) startWorker(e *entry) {
 			case <-ctx.Done():
 				return
 			case f := <-e.queue:
-				err := m.fire(ctx, e, f)
+				err := m.fireSafe(ctx, e, f)
 				m.mu.Lock()
 				e.pending--
 				m.mu.Unlock()
@@ -503,6 +503,18 @@ func (m *Manager) startWorker(e *entry) {
 			}
 		}
 	}()
+}
+
+// fireSafe is fire with a panic of the observer's own code turned into
+// the firing's error: an observer that breaks never takes the daemon down.
+func (m *Manager) fireSafe(ctx context.Context, e *entry, f Firing) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("observer %s panicked: %v", e.spec.Name, r)
+			m.finish(e, f, "error ("+f.Reason+"): "+err.Error(), err)
+		}
+	}()
+	return m.fire(ctx, e, f)
 }
 
 // fire runs one firing, unless quiet hours or the budget stop it (then a

@@ -413,3 +413,31 @@ func TestCall(t *testing.T) {
 		t.Fatalf("unknown: %v", err)
 	}
 }
+
+// TestPanickingObserver: an observer whose code panics fails that run,
+// and the manager, its other observers and the next runs go on.
+func TestPanickingObserver(t *testing.T) {
+	h := newHarness(t, memStore(t), day1, Options{})
+	h.m.Add(Spec{Name: "broken", Run: func(context.Context, Firing) error {
+		var f *Firing
+		_ = f.Event.Turn // a nil pointer, as a call firing's missing event once was
+		return nil
+	}})
+	h.m.Add(Spec{Name: "manual", Run: h.record})
+	h.start()
+	defer h.close()
+	for range 2 {
+		if err := h.m.Call(context.Background(), "broken"); err == nil || !strings.Contains(err.Error(), "observer broken panicked") {
+			t.Fatalf("call of a panicking observer: %v", err)
+		}
+	}
+	if err := h.m.Call(context.Background(), "manual"); err != nil {
+		t.Fatal(err)
+	}
+	h.expectRun("call")
+	for _, s := range h.m.Status() {
+		if s.Name == "broken" && (s.State != "idle" || !strings.Contains(s.LastResult, "panicked")) {
+			t.Fatalf("status: %+v", s)
+		}
+	}
+}

@@ -251,6 +251,8 @@ type Status struct {
 	Embedder     string `json:"embedder"`
 	IndexKind    string `json:"index"`
 	EmbedError   string `json:"embed_error,omitempty"`
+	// EmbedUsage meters a model embedder's calls (nil for the built-in).
+	EmbedUsage *EmbedUsage `json:"embed_usage,omitempty"`
 }
 
 // Status returns the index's progress.
@@ -262,6 +264,10 @@ func (x *Index) Status() Status {
 	}
 	if e := x.embedErr.Load(); e != nil {
 		s.EmbedError = *e
+	}
+	if m, ok := x.emb.(*ModelEmbedder); ok {
+		u := m.Usage()
+		s.EmbedUsage = &u
 	}
 	return s
 }

@@ -321,13 +321,13 @@ func TestCommandLine(t *testing.T) {
 		t.Fatalf("doctor against the fake LLM: rc=%d\n%s", rc, stdout)
 	}
 	for _, c := range []string{"serve", "chat", "send", "history", "trace", "doctor", "config", "version"} {
-		_, stderr, rc := cli(t, envv, "", c, "--help")
-		if rc != 0 || !strings.Contains(stderr, "Usage: cyan "+c) {
-			t.Errorf("cyan %s --help: rc=%d %q", c, rc, stderr)
+		stdout, _, rc := cli(t, envv, "", c, "--help")
+		if rc != 0 || !strings.Contains(stdout, "Usage: cyan "+c) {
+			t.Errorf("cyan %s --help: rc=%d %q", c, rc, stdout)
 		}
 	}
 	_, stderr, rc = cli(t, envv, "", "send", "--channel", "x", "hi")
-	if rc != 1 || !strings.Contains(stderr, "cyan serve") {
+	if rc != 3 || !strings.Contains(stderr, "cyan serve") {
 		t.Errorf("send without a daemon: rc=%d %q", rc, stderr)
 	}
 	_, _, rc = cli(t, envv, "", "frobnicate")

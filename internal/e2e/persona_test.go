@@ -250,12 +250,12 @@ func TestPersonaImportErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, stderr, rc := cli(t, envv, "", "persona", "import", tt.file, "--out", filepath.Join(dir, "out-"+tt.name))
-			if rc != 1 || !strings.Contains(stderr, tt.want) {
-				t.Fatalf("rc=%d stderr=%q, want %q", rc, stderr, tt.want)
+			if rc != 2 || !strings.Contains(stderr, tt.want) {
+				t.Fatalf("rc=%d stderr=%q, want exit 2 and %q", rc, stderr, tt.want)
 			}
 		})
 	}
-	if _, stderr, rc := cli(t, envv, "", "persona", "import"); rc != 2 || !strings.Contains(stderr, "cyan persona import card.png") {
+	if _, stderr, rc := cli(t, envv, "", "persona", "import"); rc != 2 || !strings.Contains(stderr, "cyan persona import Seraphina.png") {
 		t.Errorf("usage: rc=%d %q", rc, stderr)
 	}
 }

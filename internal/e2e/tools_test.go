@@ -84,7 +84,7 @@ func TestGroupMemberRunsNothing(t *testing.T) {
 	if code != 200 || out["decision"] != "confirm" {
 		t.Fatalf("owner check: %d %v", code, out)
 	}
-	stdout, _, rc := cli(t, d.cliEnv(), "", "tool", "check", "--as", "id:999", "--kind", "group", "terminal", `{"command":"ls"}`)
+	stdout, _, rc := cli(t, d.cliEnv(), "", "tool", "check", "--json", "--as", "id:999", "--kind", "group", "terminal", `{"command":"ls"}`)
 	if rc != 0 || !strings.Contains(stdout, `"decision": "deny"`) || !strings.Contains(stdout, "!@execute") {
 		t.Fatalf("cyan tool check: %d %s", rc, stdout)
 	}
@@ -141,7 +141,7 @@ func TestOwnerConfirmFlow(t *testing.T) {
 	}
 	_, list, _ = d.get("/api/v1/approvals")
 	id := list["approvals"].([]any)[0].(map[string]any)["id"].(string)
-	stdout, _, rc = cli(t, d.cliEnv(), "", "approvals", "deny", id)
+	stdout, _, rc = cli(t, d.cliEnv(), "", "approvals", "deny", id, "--json")
 	if rc != 0 || !strings.Contains(stdout, `"allowed": false`) {
 		t.Fatalf("cyan approvals deny: %d %s", rc, stdout)
 	}
@@ -231,7 +231,7 @@ func TestMCPServerMounted(t *testing.T) {
 	waitTool(t, d, 20*time.Second, func(n map[string]bool) bool { return n["calc__add"] && n["calc__crash"] })
 	// MCP tools execute, so the owner's rules ask to confirm: without a
 	// terminal, cyan tool run parks the call and says how to approve it.
-	stdout, stderr, rc := cli(t, d.cliEnv(), "", "tool", "run", "calc__add", `{"a": 2, "b": 3.5}`)
+	stdout, stderr, rc := cli(t, d.cliEnv(), "", "tool", "run", "--json", "calc__add", `{"a": 2, "b": 3.5}`)
 	if rc == 0 || !strings.Contains(stdout, `"decision": "confirm"`) || !strings.Contains(stderr, "cyan approvals allow") {
 		t.Fatalf("cyan tool run calc__add: %d %s %s", rc, stdout, stderr)
 	}
@@ -254,7 +254,7 @@ func TestMCPServerMounted(t *testing.T) {
 		t.Fatalf("approved MCP call: %v", ans)
 	}
 	// A server that dies is restarted.
-	runApproved(t, d, "calc__crash", `{}`)
+	runApproved(t, d, "calc__crash", `{}`, true)
 	waitTool(t, d, 10*time.Second, func(n map[string]bool) bool { return !n["calc__add"] })
 	waitTool(t, d, 20*time.Second, func(n map[string]bool) bool { return n["calc__add"] })
 	stdout = runApproved(t, d, "calc__add", `{"a": 1, "b": 2}`)
@@ -264,16 +264,22 @@ func TestMCPServerMounted(t *testing.T) {
 }
 
 // runApproved runs a tool the owner confirms from a script: cyan tool run
-// parks it, cyan approvals allow runs it; it returns the second's output.
-func runApproved(t *testing.T, d *daemon, tool, args string) string {
+// parks it, cyan approvals allow runs it; it returns the second's output
+// (a call that ran and failed exits 1: crash says that is expected).
+func runApproved(t *testing.T, d *daemon, tool, args string, crash ...bool) string {
 	t.Helper()
-	stdout, stderr, _ := cli(t, d.cliEnv(), "", "tool", "run", tool, args)
+	stdout, stderr, _ := cli(t, d.cliEnv(), "", "tool", "run", "--json", tool, args)
 	var parked struct{ Approval string }
 	if err := json.Unmarshal([]byte(stdout), &parked); err != nil || parked.Approval == "" {
 		t.Fatalf("cyan tool run %s did not park: %s %s", tool, stdout, stderr)
 	}
-	stdout, stderr, rc := cli(t, d.cliEnv(), "", "approvals", "allow", parked.Approval)
-	if rc != 0 {
+	stdout, stderr, rc := cli(t, d.cliEnv(), "", "approvals", "allow", "--json", parked.Approval)
+	if want := 0; len(crash) > 0 && crash[0] {
+		want = 1
+		if rc != want || !strings.Contains(stderr, "failed") {
+			t.Fatalf("cyan approvals allow of a failing call: %d %s %s", rc, stdout, stderr)
+		}
+	} else if rc != want {
 		t.Fatalf("cyan approvals allow: %d %s %s", rc, stdout, stderr)
 	}
 	return stdout
