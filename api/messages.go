@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/llm"
-	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/tts"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 type postMessageRequest struct {
@@ -45,7 +45,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	in := mainvirtual.Incoming{Channel: req.Channel, User: req.User, UserID: req.UserID, Kind: req.Kind, Text: req.Text}
+	in := turn.Incoming{Channel: req.Channel, User: req.User, UserID: req.UserID, Kind: req.Kind, Text: req.Text}
 	key, err := idempotencyKey(r, req.MessageID)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
@@ -62,7 +62,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	defer s.turns.Done()
 	ctx, cancel := s.turnContext(r)
 	defer cancel()
-	res, err := s.o.Agent.TurnOnce(ctx, in, key, mainvirtual.Listener{})
+	res, err := s.o.Agent.TurnOnce(ctx, in, key, turn.Listener{})
 	if err != nil {
 		s.writeTurnError(w, ctx, err)
 		return
@@ -73,7 +73,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, responseOf(res))
 }
 
-func responseOf(res *mainvirtual.Result) postMessageResponse {
+func responseOf(res *turn.Result) postMessageResponse {
 	out := postMessageResponse{MessageID: res.Message.ID, Replies: texts(res.Replies), Replayed: res.Replayed}
 	if res.Err != nil {
 		out.Warning = "a later step of the turn failed: " + res.Err.Error()
@@ -92,7 +92,7 @@ func texts(ms []*store.Message) []string {
 // streamMessage answers with server-sent events: "message" once the
 // incoming message is durable, "delta" and "break" as the model writes,
 // "reply" for each durable outgoing message, then "done" (or "error").
-func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, in mainvirtual.Incoming, key string) {
+func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, in turn.Incoming, key string) {
 	sse, ok := newSSE(w)
 	if !ok {
 		writeError(w, http.StatusInternalServerError, "internal", "streaming is not supported by this connection")
@@ -112,14 +112,14 @@ func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, in mainvi
 			_ = sse.event(name, v)
 		}
 	}
-	res, err := s.o.Agent.TurnOnce(ctx, in, key, mainvirtual.Listener{
+	res, err := s.o.Agent.TurnOnce(ctx, in, key, turn.Listener{
 		Stored: func(m *store.Message) {
 			if s.o.Voice != nil {
 				voice = s.o.Voice.Begin(m.Channel, m.ID)
 			}
 			send("message", map[string]string{"message_id": m.ID})
 		},
-		Stream: func(e mainvirtual.StreamEvent) error {
+		Stream: func(e turn.StreamEvent) error {
 			if e.Break {
 				voice.Break()
 				send("break", struct{}{})
@@ -155,8 +155,8 @@ func (s *Server) turnContext(r *http.Request) (context.Context, context.CancelFu
 
 // turnError maps a failed turn to a status and an error body.
 func (s *Server) turnError(ctx context.Context, err error) (int, errorBody) {
-	var te *mainvirtual.TurnError
-	var lim *mainvirtual.Limited
+	var te *turn.TurnError
+	var lim *turn.Limited
 	body := errorBody{}
 	if errors.As(err, &te) && te.Message != nil {
 		body.Error.MessageID = te.Message.ID
@@ -176,7 +176,7 @@ func (s *Server) turnError(ctx context.Context, err error) (int, errorBody) {
 	switch {
 	case lim != nil:
 		return set(http.StatusTooManyRequests, "rate_limited", lim.Reason)
-	case mainvirtual.IsInvalid(err):
+	case turn.IsInvalid(err):
 		return set(http.StatusBadRequest, "invalid_request", err.Error())
 	case errors.Is(err, store.ErrDiskFull):
 		return set(http.StatusInsufficientStorage, "disk_full", errMessage(err))
@@ -213,8 +213,8 @@ func (s *Server) writeTurnError(w http.ResponseWriter, ctx context.Context, err 
 	writeJSON(w, status, body)
 }
 
-// messageJSON is a message as the API lists it.
-type messageJSON struct {
+// Message is a message as the API lists it.
+type Message struct {
 	ID       string    `json:"id"`
 	Role     string    `json:"role"`
 	User     string    `json:"user"`
@@ -260,11 +260,11 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "storage", err.Error())
 		return
 	}
-	out := make([]messageJSON, 0, len(msgs))
+	out := make([]Message, 0, len(msgs))
 	for _, m := range msgs {
-		out = append(out, messageJSON{ID: m.ID, Role: string(m.Role), User: m.User, Text: m.Text, Time: m.Time, ToolName: m.ToolName, Empty: m.Empty, Proactive: m.Proactive})
+		out = append(out, Message{ID: m.ID, Role: string(m.Role), User: m.User, Text: m.Text, Time: m.Time, ToolName: m.ToolName, Empty: m.Empty, Proactive: m.Proactive})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"messages": out})
+	writeJSON(w, http.StatusOK, MessageList{Messages: out})
 }
 
 func (s *Server) lastTrace(w http.ResponseWriter, r *http.Request) {

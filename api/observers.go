@@ -6,18 +6,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cyan-agent/cyan/observer"
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // Observers is what the API needs of the observer manager.
 type Observers interface {
-	Status() []observer.Status
+	Status() []packets.ObserverStatus
 	Call(ctx context.Context, name string) error
 }
 
 // listObservers: GET /api/v1/observers.
 func (s *Server) listObservers(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"observers": s.o.Observers.Status()})
+	writeJSON(w, http.StatusOK, ObserverList{Observers: s.o.Observers.Status()})
 }
 
 // callObserver: POST /api/v1/observers/{name}/run — the call trigger; it

@@ -18,22 +18,33 @@ import (
 
 	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/generate"
-	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/tools"
 	"github.com/cyan-agent/cyan/tts"
+	"github.com/cyan-agent/cyan/turn"
 )
+
+// Agent is main-virtual as the API uses it: it runs a turn for a message,
+// keeps the last prompt packet of each channel, and has a name. Declared
+// here, where it is consumed, so the API depends only on the turn's values
+// (package turn), not on main-virtual.
+type Agent interface {
+	Turn(ctx context.Context, in turn.Incoming, l turn.Listener) (*turn.Result, error)
+	// TurnOnce is Turn for a message named by an idempotency key: a retry
+	// stores nothing and gets the first answer.
+	TurnOnce(ctx context.Context, in turn.Incoming, key string, l turn.Listener) (*turn.Result, error)
+	LastTrace(channel string) (*turn.Trace, error)
+	AgentName() string
+}
 
 // Options configure New.
 type Options struct {
-	Agent *mainvirtual.MainVirtual
+	Agent Agent
 	Store *store.Store
 	// Memory serves /api/v1/memory; nil leaves those routes out.
 	Memory *memory.Memory
-	// Hub streams outgoing messages (/api/v1/stream); nil leaves it out.
-	Hub *Hub
 	// Observers serves /api/v1/observers; nil leaves it out.
 	Observers Observers
 	// Tools, Extras and MCP serve the tool and approval routes; nil
@@ -71,6 +82,9 @@ type Options struct {
 	// one the import is complete (the hook that builds events from
 	// imported history).
 	Imported func(ImportBatch)
+	// Parts and Components are shown by /healthz (nil: left out).
+	Parts      Parts
+	Components Components
 	// Voice speaks the voiced channels and serves /api/v1/speech (nil:
 	// those routes answer 503).
 	Voice *tts.Voice
@@ -89,6 +103,8 @@ type Server struct {
 	o       Options
 	log     *slog.Logger
 	mux     *http.ServeMux
+	closing chan struct{} // closed by Close: the streams end
+	closed  sync.Once
 	doors   []Door
 	session string // the session cookie's value
 	// stopping ends when the daemon stops: the streamed turns that outlive
@@ -120,7 +136,7 @@ func New(o Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{o: o, log: log, mux: http.NewServeMux(), doors: append(builtinDoors(), o.Doors...), session: sessionValue(o.Token)}
+	s := &Server{o: o, log: log, mux: http.NewServeMux(), closing: make(chan struct{}), doors: append(builtinDoors(), o.Doors...), session: sessionValue(o.Token)}
 	s.stopping, s.stop = context.WithCancel(context.Background())
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET "+SessionPath, s.getSession)
@@ -134,9 +150,7 @@ func New(o Options) (*Server, error) {
 		s.mux.HandleFunc("GET /api/v1/memory/{id}", s.getMemory)
 		s.mux.HandleFunc("DELETE /api/v1/memory/{id}", s.deleteMemory)
 	}
-	if o.Hub != nil {
-		s.mux.HandleFunc("GET /api/v1/stream", s.stream)
-	}
+	s.mux.HandleFunc("GET /api/v1/stream", s.stream)
 	if o.Observers != nil {
 		s.mux.HandleFunc("GET /api/v1/observers", s.listObservers)
 		s.mux.HandleFunc("POST /api/v1/observers/{name}/run", s.callObserver)
@@ -229,10 +243,6 @@ func (s *Server) hostAllowed(hostport string) bool {
 		return true
 	}
 	return slices.ContainsFunc(s.o.AllowedHosts, func(a string) bool { return strings.EqualFold(a, host) })
-}
-
-func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": s.o.Version})
 }
 
 // errorBody is the JSON shape of every error.

@@ -142,7 +142,3 @@ func writeAudio(w http.ResponseWriter, a tts.Audio) {
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(a.Data)
 }
-
-// PublishSpeech hands a voiced segment to the stream of its channel, as a
-// "speech" event.
-func (h *Hub) PublishSpeech(sp tts.Speech) { h.publish(sp.Channel, "speech", sp) }

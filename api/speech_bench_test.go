@@ -24,14 +24,15 @@ func BenchmarkFirstAudioByte(b *testing.B) {
 	if _, err := exec.LookPath("espeak-ng"); err != nil {
 		b.Skip("espeak-ng is not installed")
 	}
-	hub := NewHub()
-	v, err := tts.NewVoice(tts.Options{Provider: tts.NewEspeak(tts.EspeakOptions{}), Channels: []string{"desktop"}, Emit: hub.PublishSpeech,
+	hub := new(speechToJournal)
+	v, err := tts.NewVoice(tts.Options{Provider: tts.NewEspeak(tts.EspeakOptions{}), Channels: []string{"desktop"}, Emit: hub.emit,
 		Cache: tts.NewCache(0)})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer v.Close()
-	r := newRig(b, func(o *Options) { o.Voice, o.Hub = v, hub })
+	r := newRig(b, func(o *Options) { o.Voice = v })
+	hub.j.Store(r.st.Journal())
 	stream, err := http.Get(r.srv.URL + "/api/v1/stream?channel=desktop")
 	if err != nil {
 		b.Fatal(err)

@@ -3,10 +3,12 @@ package api
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/cyan-agent/cyan/journal"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,13 +28,14 @@ func voiceRig(t *testing.T) (*rig, *ttstest.OpenAISpeech) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hub := NewHub()
-	v, err := tts.NewVoice(tts.Options{Provider: p, Channels: []string{"desktop"}, Emit: hub.PublishSpeech})
+	hub := new(speechToJournal)
+	v, err := tts.NewVoice(tts.Options{Provider: p, Channels: []string{"desktop"}, Emit: hub.emit})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(v.Close)
-	r := newRig(t, func(o *Options) { o.Voice, o.Hub = v, hub })
+	r := newRig(t, func(o *Options) { o.Voice = v })
+	hub.j.Store(r.st.Journal())
 	return r, speech
 }
 
@@ -153,4 +156,14 @@ func TestStreamCarriesSpeech(t *testing.T) {
 	if _, err := tts.ParseWAV(b); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// speechToJournal is a voice's Emit posting on the rig's journal once it is
+// set, as the daemon wires it.
+type speechToJournal struct {
+	j atomic.Pointer[journal.Journal]
+}
+
+func (s *speechToJournal) emit(sp tts.Speech) {
+	s.j.Load().Post(journal.New(journal.VoiceSpeech, sp.Channel, sp))
 }

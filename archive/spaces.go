@@ -35,6 +35,8 @@ var notExported = map[string]string{
 	store.PrefixGenerateTrace:   "traces of model calls: diagnostics, not memories",
 	store.PrefixGenerateSummary: "traces of model calls: diagnostics, not memories",
 	store.PrefixRecall:          "the recall index and embeddings: rebuilt from the messages",
+	store.PrefixJournal:         "the journal: the daemon's stream of what happens, for its parts to follow; the messages and records it tells of are exported themselves",
+	store.PrefixRouter:          "the router's outboxes: deliveries in flight to bridges and voices",
 }
 
 func spaceByName(name string) (space, bool) {

@@ -160,3 +160,13 @@ func query(kv ...string) string {
 }
 
 func localTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") }
+
+// list GETs path: with asJSON it prints the daemon's answer as it is and
+// reports printed; otherwise it decodes the answer into out, one of the
+// types the API writes (package api).
+func (c *client) list(io IO, path string, asJSON bool, out any) (printed bool, err error) {
+	if asJSON {
+		return true, printRaw(io, c, path)
+	}
+	return false, c.do("GET", path, nil, out)
+}

@@ -45,7 +45,9 @@ func doctorCmd(f *flags) run {
 		}
 		checks = append(checks, check{name: "config", ok: true, msg: "valid (" + src + ")"})
 		// checkOwners takes the configured bridges' names once config has a bridges section.
-		checks = append(checks, checkDataDir(cfg), checkPersona(cfg), checkFiles(cfg), checkSandbox(cfg), checkUser(), checkOwners(cfg, nil))
+		checks = append(checks, checkDataDir(cfg))
+		checks = append(checks, checkParts(cfg)...)
+		checks = append(checks, checkPersona(cfg), checkFiles(cfg), checkSandbox(cfg), checkUser(), checkOwners(cfg, nil))
 		checks = append(checks, checkLLM(cfg, *timeout)...)
 		checks = append(checks, checkEmbed(cfg, *timeout))
 		checks = append(checks, checkVoice(cfg, *timeout))

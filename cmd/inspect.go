@@ -1,12 +1,11 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/cyan-agent/cyan/api"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"go.yaml.in/yaml/v3"
@@ -22,29 +21,12 @@ func historyLs(f *flags) run {
 		if err != nil {
 			return err
 		}
-		var out struct {
-			Messages []struct {
-				ID       string    `json:"id"`
-				Role     string    `json:"role"`
-				User     string    `json:"user"`
-				Text     string    `json:"text"`
-				Time     time.Time `json:"time"`
-				ToolName string    `json:"tool_name,omitempty"`
-				Empty    bool      `json:"empty_reply,omitempty"`
-			} `json:"messages"`
-		}
+		var out api.MessageList
 		allFlag := ""
 		if *all {
 			allFlag = "1"
 		}
-		var raw json.RawMessage
-		if err := c.do("GET", "/api/v1/messages"+query("channel", *channel, "limit", strconv.Itoa(*limit), "all", allFlag), nil, &raw); err != nil {
-			return err
-		}
-		if *asJSON {
-			return printJSON(io.Stdout, raw)
-		}
-		if err := json.Unmarshal(raw, &out); err != nil {
+		if printed, err := c.list(io, "/api/v1/messages"+query("channel", *channel, "limit", strconv.Itoa(*limit), "all", allFlag), *asJSON, &out); printed || err != nil {
 			return err
 		}
 		if len(out.Messages) == 0 {

@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cyan-agent/cyan/api"
 	"net/url"
 	"strings"
 	"text/tabwriter"
@@ -16,27 +17,8 @@ func observersLs(f *flags) run {
 		if err != nil {
 			return err
 		}
-		var raw json.RawMessage
-		if err := c.do("GET", "/api/v1/observers", nil, &raw); err != nil {
-			return err
-		}
-		if *asJSON {
-			return printJSON(io.Stdout, raw)
-		}
-		var out struct {
-			Observers []struct {
-				Name       string    `json:"name"`
-				Source     string    `json:"source"`
-				Triggers   []string  `json:"triggers"`
-				State      string    `json:"state"`
-				LastRun    time.Time `json:"last_run"`
-				LastResult string    `json:"last_result"`
-				NextRun    time.Time `json:"next_run"`
-				Spent      int       `json:"tokens_spent"`
-				Budget     int       `json:"token_budget"`
-			} `json:"observers"`
-		}
-		if err := json.Unmarshal(raw, &out); err != nil {
+		var out api.ObserverList
+		if printed, err := c.list(io, "/api/v1/observers", *asJSON, &out); printed || err != nil {
 			return err
 		}
 		tw := tabwriter.NewWriter(io.Stdout, 2, 4, 2, ' ', 0)

@@ -3,25 +3,9 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cyan-agent/cyan/recall"
 	"strings"
 )
-
-type recallResult struct {
-	Source      string   `json:"source"`
-	Location    string   `json:"location"`
-	Text        string   `json:"text"`
-	Score       float64  `json:"score"`
-	MessageIDs  []string `json:"message_ids"`
-	ExternalIDs []string `json:"external_ids"`
-	Channel     string   `json:"channel"`
-}
-
-type recallAnswer struct {
-	Results        []recallResult `json:"results"`
-	SummarizedInfo string         `json:"summarized_info"`
-	Note           string         `json:"note"`
-	Queries        []string       `json:"queries"`
-}
 
 func recallCmd(f *flags) run {
 	channel := f.String("channel", "", "search only this `channel` (default: every channel)")
@@ -55,7 +39,7 @@ func recallCmd(f *flags) run {
 		if *asJSON {
 			return printJSON(io.Stdout, raw)
 		}
-		var ans recallAnswer
+		var ans recall.Response
 		if err := json.Unmarshal(raw, &ans); err != nil {
 			return fmt.Errorf("unreadable answer from the daemon: %w", err)
 		}

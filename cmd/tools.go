@@ -3,10 +3,10 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cyan-agent/cyan/api"
 	"net/url"
 	"strings"
 	"text/tabwriter"
-	"time"
 )
 
 func toolLs(f *flags) run {
@@ -16,30 +16,8 @@ func toolLs(f *flags) run {
 		if err != nil {
 			return err
 		}
-		var raw json.RawMessage
-		if err := c.do("GET", "/api/v1/tools", nil, &raw); err != nil {
-			return err
-		}
-		if *asJSON {
-			return printJSON(io.Stdout, raw)
-		}
-		var out struct {
-			Tools []struct {
-				Name    string   `json:"name"`
-				Kind    string   `json:"kind"`
-				Source  string   `json:"source"`
-				Effects []string `json:"effects"`
-				Owner   string   `json:"owner"`
-				Others  string   `json:"others"`
-			} `json:"tools"`
-			Problems []struct {
-				File  string `json:"file"`
-				Line  int    `json:"line"`
-				Error string `json:"error"`
-			} `json:"problems"`
-			MCP map[string]string `json:"mcp"`
-		}
-		if err := json.Unmarshal(raw, &out); err != nil {
+		var out api.ToolList
+		if printed, err := c.list(io, "/api/v1/tools", *asJSON, &out); printed || err != nil {
 			return err
 		}
 		tw := tabwriter.NewWriter(io.Stdout, 2, 4, 2, ' ', 0)
@@ -56,11 +34,7 @@ func toolLs(f *flags) run {
 			fmt.Fprintf(io.Stdout, "mcp %s: %s\n", name, st)
 		}
 		for _, p := range out.Problems {
-			loc := p.File
-			if p.Line > 0 {
-				loc = fmt.Sprintf("%s:%d", p.File, p.Line)
-			}
-			fmt.Fprintf(io.Stdout, "not loaded: %s: %s\n", loc, p.Error)
+			fmt.Fprintf(io.Stdout, "not loaded: %s\n", p.Error())
 		}
 		return nil
 	}
@@ -135,25 +109,8 @@ func approvalsLs(f *flags) run {
 		if err != nil {
 			return err
 		}
-		var raw json.RawMessage
-		if err := c.do("GET", "/api/v1/approvals", nil, &raw); err != nil {
-			return err
-		}
-		if *asJSON {
-			return printJSON(io.Stdout, raw)
-		}
-		var out struct {
-			Approvals []struct {
-				ID        string          `json:"id"`
-				Tool      string          `json:"tool"`
-				Arguments json.RawMessage `json:"arguments"`
-				Caller    struct {
-					Channel, Speaker string
-				} `json:"caller"`
-				Expires time.Time `json:"expires"`
-			} `json:"approvals"`
-		}
-		if err := json.Unmarshal(raw, &out); err != nil {
+		var out api.ApprovalList
+		if printed, err := c.list(io, "/api/v1/approvals", *asJSON, &out); printed || err != nil {
 			return err
 		}
 		if len(out.Approvals) == 0 {

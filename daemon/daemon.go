@@ -12,11 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/cyan-agent/cyan/api"
+	"github.com/cyan-agent/cyan/backoff"
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/generate"
@@ -27,8 +29,10 @@ import (
 	"github.com/cyan-agent/cyan/observer"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/recall"
+	"github.com/cyan-agent/cyan/router"
 	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/supervise"
 	"github.com/cyan-agent/cyan/tools"
 	"github.com/cyan-agent/cyan/tts"
 	"github.com/cyan-agent/cyan/web"
@@ -46,8 +50,10 @@ type Options struct {
 	Config  *config.Config
 	Logger  *slog.Logger // nil: discard
 	Version string
-	// Now is the clock of every part (nil: time.Now).
-	Now func() time.Time
+	// Clock is the time of every part: the schedules of the observers and
+	// their budget windows wait on it, everything else reads Now (nil:
+	// the wall clock). Tests pass a settable one.
+	Clock observer.Clock
 	// Ready, if set, is called with the listen address once the API answers.
 	Ready func(addr net.Addr)
 }
@@ -66,15 +72,19 @@ type Daemon struct {
 	mv      *mainvirtual.MainVirtual
 	mem     *memory.Memory
 	obs     *observers
-	hub     *api.Hub
+	router  *router.Router
 	tools   *toolParts
 	recall  *recall.Index
 	imports *importBuilds
+	sup     *supervise.Supervisor
+	extra   []supervise.Part // parts added by tests
+	restart backoff.Policy   // the supervisor's (zero: its default)
 	voice   *tts.Voice
 	api     *api.Server
 	token   string
 	ready   func(net.Addr)
-	backup  *actor // scheduled backups (trust.go); nil: none
+	mu      sync.Mutex // guards sup
+	now     func() time.Time
 	metrics *metrics.Metrics
 }
 
@@ -89,11 +99,12 @@ func New(o Options) (*Daemon, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	now := o.Now
-	if now == nil {
-		now = time.Now
+	clock := o.Clock
+	if clock == nil {
+		clock = observer.RealClock{}
 	}
-	d := &Daemon{cfg: cfg, log: log.With("component", "daemon"), root: log, ready: o.Ready}
+	now := clock.Now
+	d := &Daemon{cfg: cfg, log: log.With("component", "daemon"), root: log, ready: o.Ready, now: now}
 
 	p, err := loadPersona(cfg.Persona)
 	if err != nil {
@@ -120,14 +131,14 @@ func New(o Options) (*Daemon, error) {
 		d.token = tok
 	}
 
-	st, err := store.Open(store.Options{Dir: cfg.DataDir, Logger: log.With("component", "store"), MinFree: uint64(cfg.Store.MinFreeMB) << 20})
+	st, err := store.Open(store.Options{Dir: cfg.DataDir, Logger: log.With("component", "store"), Now: now, MinFree: uint64(cfg.Store.MinFreeMB) << 20})
 	if err != nil {
 		return nil, err
 	}
 	d.store = st
 	d.metrics.Store(st)
 
-	if err := d.build(cfg, client, o.Version, now, log); err != nil {
+	if err := d.build(cfg, client, o.Version, clock, log); err != nil {
 		if d.tools != nil {
 			d.tools.paths.Close()
 		}
@@ -140,17 +151,20 @@ func New(o Options) (*Daemon, error) {
 // build makes the parts on top of the store, in dependency order. Every
 // LLM caller gets the metered client: a call made for an observer is
 // charged to its budget; foreground turns are not.
-func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, now func() time.Time, log *slog.Logger) error {
-	st := d.store
+func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, clock observer.Clock, log *slog.Logger) error {
+	st, now := d.store, clock.Now
 	quiet, err := observer.ParseQuietHours(cfg.Observers.QuietHours)
 	if err != nil {
 		return err
 	}
 	load, save := observer.StoreBudgets(st)
-	gov := observer.NewGovernor(observer.RealClock{}, cfg.Observers.Budget, load, save)
+	gov := observer.NewGovernor(clock, cfg.Observers.Budget, load, save)
 	metered := observer.Meter(client, gov)
-	manager := observer.NewManager(observer.Options{Store: st, Governor: gov, Quiet: quiet, Logger: log.With("component", "observer")})
-	d.hub = api.NewHub()
+	manager := observer.NewManager(observer.Options{Store: st, Clock: clock, Governor: gov, Quiet: quiet, Logger: log.With("component", "observer")})
+	if d.router, err = router.Open(router.Options{DB: st.DB(), Prefix: store.PrefixRouter, Journal: st.Journal(), Now: now,
+		Logger: log.With("component", "router")}); err != nil {
+		return err
+	}
 
 	// Prompt scripts: every generate call is traced in a ring in the store;
 	// the persona's scripts/ override the built-in ones.
@@ -182,7 +196,6 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	d.mem, err = memory.Open(memory.Options{
 		Store: st, Config: cfg.Memory, Natural: d.scripts, AgentName: agentName, Now: now,
 		Logger: log.With("component", "memory"), Count: counter.Count,
-		OnChange: func() { manager.Publish(observer.Event{Name: observer.MemoryChanged}) },
 	})
 	if err != nil {
 		return err
@@ -223,7 +236,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	if err := d.registerComponentTools(); err != nil {
 		return err
 	}
-	reviews := recallReviews{mem: d.mem, log: d.events, now: now, lg: log.With("component", "recall")}
+	reviews := recall.Reviews{Items: d.mem, Events: d.events, Now: now, Logger: log.With("component", "recall")}
 	if err := registerRecallTool(d.tools.reg, d.recall, d.mem, reviews, d.metrics); err != nil {
 		return err
 	}
@@ -241,24 +254,8 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		Tools:   toolsAdapter{reg: d.tools.reg, mem: d.mem, metrics: d.metrics},
 		Limits:  limitAdapter{chain: d.tools.limits, now: now},
 		Sources: sources, ContextStart: d.events, Compressor: compressor,
-		Budgets: map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget},
-		OnIncoming: func(q mainvirtual.Query, m *store.Message) {
-			manager.Publish(observer.Event{Name: observer.AfterUserMessage, Channel: q.Channel, MessageID: m.ID, Text: m.Text})
-		},
-		AfterTurn: func(_ context.Context, q mainvirtual.Query, res *mainvirtual.Result) {
-			var words []string
-			for _, m := range res.Replies {
-				if m != res.Greeting {
-					words = append(words, m.Text)
-				}
-			}
-			answer := strings.Join(words, "\n")
-			manager.Publish(observer.Event{Name: observer.AfterAIResponse, Channel: q.Channel, MessageID: q.MessageID, Text: answer,
-				Data: memory.TurnDone{Channel: q.Channel, MessageID: q.MessageID, Answer: answer,
-					Owner: d.tools.reg.IsOwner(callerOf(q, "")), Private: q.Kind != mainvirtual.KindGroup,
-					Reported: res.Usage.Path, Used: res.Usage.Used, Maybe: res.Usage.Maybe}})
-		},
-		OnOutgoing:  d.outgoing,
+		Budgets:     map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget},
+		LiveText:    true,
 		Greeting:    greeting(d.persona.Load),
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
 		OnTurnEnd: func(e mainvirtual.TurnEnd) { d.metrics.Turn(e.Kind, e.Proactive, e.Outcome, e.Took) },
@@ -277,20 +274,29 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		d.obs.loadDeclared(cfg.Persona)
 	}
 
-	d.backup = d.backups(version, now)
+	d.watchParts(d.metrics, now)
+	if p := d.backups(version, now); p != nil {
+		d.extra = append(d.extra, *p)
+	}
 	d.api, err = api.New(api.Options{
-		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Hub: d.hub, Observers: manager, Traces: d.gen.Traces(),
+		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Observers: manager, Traces: d.gen.Traces(),
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
 		Recall: d.recall, Imported: d.imports.imported,
 		Voice: d.voice, Page: web.Handler(), PagePaths: web.Paths(), Persona: d.personaInfo,
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
 		AllowedOrigins: cfg.API.AllowedOrigins,
-		Version:        version, Logger: log.With("component", "api"), Now: now,
+		Parts:          partStates{d}, Components: d.router,
+		Version: version, Logger: log.With("component", "api"), Now: now,
 		Metrics: d.metrics,
 	})
 	return err
 }
+
+// Router is the daemon's router: a component (a bridge, a voice, the
+// page) subscribes there and attaches to receive the outgoing packets of
+// its channels.
+func (d *Daemon) Router() *router.Router { return d.router }
 
 // Run serves until ctx ends or a part fails, then shuts everything down and
 // closes the store. It returns nil after a clean stop.
@@ -301,32 +307,19 @@ func (d *Daemon) Run(ctx context.Context) error {
 		d.tools.paths.Close()
 		return errors.Join(listenError(d.cfg.Addr, err), d.closeStore(time.Now().Add(limit)))
 	}
-	actors := []actor{{name: "api", run: func(ctx context.Context) error { return d.serve(ctx, ln) }}}
-	if dir := d.cfg.Persona; dir != "" {
-		actors = append(actors, actor{name: "persona-watch", run: d.watchPersona})
-	}
-	actors = append(actors, actor{name: "llm-check", run: d.checkLLM}, actor{name: "observers", run: d.obs.m.Run},
-		actor{name: "events", run: func(ctx context.Context) error { return d.events.Run(observer.WithAccount(ctx, eventsAccount)) }},
-		actor{name: "extra-tools", run: func(ctx context.Context) error {
-			if err := d.tools.extras.Watch(ctx); err != nil {
-				d.log.Warn("extra tool folders are not watched; changes need a restart", "err", err)
-				<-ctx.Done()
+	sup := d.parts(ln)
+	began, err := runBounded(ctx, sup.Run, func() []string {
+		var left []string
+		for _, st := range sup.Status() {
+			if st.State != supervise.Stopped && st.State != supervise.Failed {
+				left = append(left, st.Name)
 			}
-			return nil
-		}},
-		actor{name: "mcp", run: d.tools.mcp.Run},
-		actor{name: "recall", run: d.recall.Run},
-		actor{name: "import-events", run: d.imports.run},
-		actor{name: "voice", run: d.runVoice},
-		actor{name: "approvals", run: func(ctx context.Context) error { return d.tools.reg.Approvals().Run(ctx, time.Minute) }})
-	if d.backup != nil {
-		actors = append(actors, *d.backup)
-	}
-	began, err := runBounded(ctx, actors, share(limit, partsShare), d.log, func(name string, err error) {
-		if err != nil {
-			d.log.Error("part stopped", "part", name, "err", err)
 		}
-	})
+		return left
+	}, share(limit, partsShare), d.log)
+	if err != nil {
+		d.log.Error("stopping", "err", err)
+	}
 	d.tools.paths.Close()
 	err = errors.Join(err, d.closeStore(began.Add(limit-closeMargin)))
 	if err == nil {
@@ -355,11 +348,11 @@ func (d *Daemon) serve(ctx context.Context, ln net.Listener) error {
 	}
 	select {
 	case err := <-errc:
-		return fmt.Errorf("http server: %w", err)
+		return supervise.Fatal(fmt.Errorf("the HTTP server stopped: %w", err))
 	case <-ctx.Done():
 	}
 	d.log.Info("shutting down")
-	d.hub.Close() // end the streams, so they do not hold the shutdown
+	d.api.Close() // end the streams, so they do not hold the shutdown
 	limit := time.Duration(d.cfg.ShutdownTimeout)
 	graceful, cancel := context.WithTimeout(context.Background(), share(limit, httpGraceShare))
 	defer cancel()
@@ -392,8 +385,7 @@ func (d *Daemon) watchPersona(ctx context.Context) error {
 		d.obs.loadDeclared(d.cfg.Persona)
 	})
 	if err != nil {
-		d.log.Warn("persona changes will not be picked up until restart", "err", err)
-		<-ctx.Done()
+		return supervise.Done(fmt.Errorf("persona changes are not picked up until a restart: %w", err))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -70,6 +71,11 @@ func TestMetricsScrape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A component that subscribes to the channel but never attaches: its
+	// outbox fills with the replies.
+	if err := d.Router().Subscribe("probe", []string{"home"}); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
@@ -89,15 +95,27 @@ func TestMetricsScrape(t *testing.T) {
 	}
 	resp.Body.Close()
 
-	resp, err = http.Get(base + "/metrics")
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("GET /metrics: %v %v", resp, err)
+	scrape := func() map[string]*dto.MetricFamily {
+		resp, err := http.Get(base + "/metrics")
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("GET /metrics: %v %v", resp, err)
+		}
+		defer resp.Body.Close()
+		p := expfmt.NewTextParser(model.UTF8Validation)
+		fams, err := p.TextToMetricFamilies(resp.Body)
+		if err != nil {
+			t.Fatalf("the scrape does not parse: %v", err)
+		}
+		return fams
 	}
-	defer resp.Body.Close()
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		t.Fatalf("the scrape does not parse: %v", err)
+	fams := scrape()
+	// The router's feed fills the outbox from the journal, a moment after
+	// the turn.
+	for deadline := time.Now().Add(10 * time.Second); value(t, fams, "cyan_outbox_pending", map[string]string{"component": "probe"}) < 1; fams = scrape() {
+		if time.Now().After(deadline) {
+			t.Fatal("the probe's outbox never showed a pending delivery")
+		}
+		time.Sleep(20 * time.Millisecond) // polling the router's feed, not a schedule
 	}
 	for _, c := range []struct {
 		name   string
@@ -117,6 +135,11 @@ func TestMetricsScrape(t *testing.T) {
 		{"cyan_store_disk_free_bytes", nil, 1},
 		{"cyan_messages_total", nil, 3},
 		{"go_goroutines", nil, 1},
+		{"cyan_component_attached", map[string]string{"component": "probe"}, 0},
+		{"cyan_journal_events_total", nil, 3},
+		{"cyan_part_state", map[string]string{"part": "api", "state": "running"}, 1},
+		{"cyan_part_restarts_total", map[string]string{"part": "api"}, 0},
+		{"cyan_events_rollups_due", nil, 0},
 	} {
 		if v := value(t, fams, c.name, c.labels); v < c.least {
 			t.Errorf("%s%v = %g, want at least %g", c.name, c.labels, v, c.least)

@@ -84,65 +84,14 @@ func (e eventRecords) Records(context.Context) ([]recall.Record, error) {
 	return out, nil
 }
 
-func (e eventRecords) Watch(ctx context.Context, changed func()) error {
-	return e.log.Watch(ctx, changed)
-}
-
-// recallReviews is how a recall hit reviews what it hits (D = 0.7, the
-// "may be used" review of SPEC §3):
-//
-//   - a passage of the chat log reviews the workspace items made in the
-//     turns of its messages (memory.ReviewFrom: only items the channel may
-//     see) and the topics (event-level records) its first and last
-//     messages belong to, since a topic's body is its chat log;
-//   - an event record that was hit is reviewed itself;
-//   - a theory has no memory state: a hit on it reviews nothing.
-//
-// Each record or item is reviewed once per call however many passages hit
-// it. A failure is logged; the recall's answer stands.
-type recallReviews struct {
-	mem *memory.Memory
-	log *events.Log
-	now func() time.Time
-	lg  *slog.Logger
-}
-
-func (r recallReviews) reviewed(_ context.Context, channel string, rs []recall.Result) {
-	var msgs, eventIDs []string
-	var times []time.Time
-	for _, res := range rs {
-		switch res.Kind {
-		case recall.KindMessages:
-			msgs = append(msgs, res.MessageIDs...)
-			times = append(times, res.From, res.To)
-		case recall.KindEvent:
-			eventIDs = append(eventIDs, res.ID)
-		}
-	}
-	items, err := r.mem.ReviewFrom(channel, msgs, memory.DMaybe)
-	if err != nil {
-		r.lg.Warn("recall: reviewing workspace items failed", "channel", channel, "err", err)
-	}
-	topics, err := r.log.TopicsAt(channel, times)
-	if err != nil {
-		r.lg.Warn("recall: finding the recalled topics failed", "channel", channel, "err", err)
-	}
-	evs, err := r.log.Review(append(eventIDs, topics...), memory.DMaybe, r.now())
-	if err != nil {
-		r.lg.Warn("recall: reviewing events failed", "channel", channel, "err", err)
-	}
-	r.lg.Debug("recall reviewed what it hit", "channel", channel, "items", items, "events", evs)
-}
-
 // registerRecallTool puts the recall tool into the registry. It reads the
 // conversation it is called in, nothing else; its effects are on the
 // agent's own memory: the passages go into the workspace's pulled-info
 // area, and what it hits is reviewed.
-func registerRecallTool(reg *tools.Registry, idx *recall.Index, mem *memory.Memory, rv recallReviews, m *metrics.Metrics) error {
-	rt := idx.Tool(recall.ToolOptions{Pull: mem.PullRange, Reviewed: rv.reviewed})
+func registerRecallTool(reg *tools.Registry, idx *recall.Index, mem *memory.Memory, rv recall.Reviews, m *metrics.Metrics) error {
+	rt := idx.Tool(recall.ToolOptions{Pull: mem.PullRange, Reviewed: rv.Reviewed})
 	return reg.Register(tools.Tool{
-		Spec: tools.Spec{Name: rt.Name, Description: rt.Description, Parameters: rt.Parameters, Kind: tools.Natural,
-			Effects: []string{tools.EffectMemory}, Source: tools.SourceBuiltin, AimParam: "prompt"},
+		Spec: tools.SpecFrom(rt.ToolSpec, tools.SourceBuiltin),
 		Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
 			r := reg.Reader(c.Caller)
 			began := time.Now()
@@ -238,6 +187,7 @@ func (b *importBuilds) run(ctx context.Context) error {
 			}
 			b.lg.Info("events built from imported history", "channel", ch, "messages", rep.Messages, "topics", rep.Topics,
 				"written", rep.Written, "kept", rep.Kept, "replaced", rep.Replaced)
+			b.log.Kick() // what the build left pending (extraction, retries) runs now, not at the next tick
 			if b.builtFn != nil {
 				b.builtFn(ch, rep)
 			}

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -26,40 +25,18 @@ func share(limit time.Duration, f float64) time.Duration {
 	return time.Duration(float64(limit) * f)
 }
 
-// runBounded runs the actors as a group (runGroup). Once stopping begins —
-// ctx ends or a part returns — the others get until partsLimit; a part
-// still running then is left behind (the process is about to exit), named
-// in the log and in the error. It returns the group's first error (or the
-// one naming the parts left behind) and when stopping began.
-func runBounded(ctx context.Context, actors []actor, partsLimit time.Duration, log *slog.Logger, onExit func(string, error)) (time.Time, error) {
-	var (
-		mu       sync.Mutex
-		running  = map[string]bool{}
-		once     sync.Once
-		stopping = make(chan struct{})
-	)
-	begin := func() { once.Do(func() { close(stopping) }) }
-	wrapped := make([]actor, len(actors))
-	for i, a := range actors {
-		running[a.name] = true
-		wrapped[i] = actor{name: a.name, run: func(ctx context.Context) error {
-			defer func() {
-				mu.Lock()
-				delete(running, a.name)
-				mu.Unlock()
-				begin()
-			}()
-			return a.run(ctx)
-		}}
-	}
-	stop := context.AfterFunc(ctx, begin)
-	defer stop()
+// runBounded runs the parts (run: the supervisor's Run). Once ctx ends
+// they get until partsLimit to stop; a part still running then (running
+// names them) is left behind — the process is about to exit — named in
+// the log and in the error. It returns when stopping began and run's error
+// (or the one naming the parts left behind).
+func runBounded(ctx context.Context, run func(context.Context) error, running func() []string, partsLimit time.Duration, log *slog.Logger) (time.Time, error) {
 	done := make(chan error, 1)
-	go func() { done <- runGroup(ctx, wrapped, onExit) }()
+	go func() { done <- run(ctx) }()
 	select {
 	case err := <-done:
 		return time.Now(), err
-	case <-stopping:
+	case <-ctx.Done():
 	}
 	began := time.Now()
 	timer := time.NewTimer(partsLimit)
@@ -69,12 +46,7 @@ func runBounded(ctx context.Context, actors []actor, partsLimit time.Duration, l
 		return began, err
 	case <-timer.C:
 	}
-	mu.Lock()
-	var left []string
-	for name := range running {
-		left = append(left, name)
-	}
-	mu.Unlock()
+	left := running()
 	slices.Sort(left)
 	log.Error("parts did not stop in time; exiting without waiting for them", "parts", strings.Join(left, ","), "waited", partsLimit)
 	return began, fmt.Errorf("daemon: %s did not stop within %s of the shutdown", strings.Join(left, ", "), partsLimit)

@@ -6,7 +6,8 @@ import (
 
 	"github.com/cyan-agent/cyan/api"
 	"github.com/cyan-agent/cyan/config"
-	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/journal"
+	"github.com/cyan-agent/cyan/router"
 	"github.com/cyan-agent/cyan/tools"
 	"github.com/cyan-agent/cyan/tts"
 )
@@ -26,7 +27,7 @@ func (d *Daemon) buildVoice(c config.TTS, log *slog.Logger) error {
 	}
 	d.voice, err = tts.NewVoice(tts.Options{
 		Provider: p, Cache: tts.NewCache(c.CacheMB << 20), Channels: c.Channels,
-		Emit:    d.hub.PublishSpeech,
+		Emit:    func(sp tts.Speech) { d.store.Journal().Post(journal.New(journal.VoiceSpeech, sp.Channel, sp)) },
 		Timeout: c.TimeoutDuration(), Logger: log,
 		Scripted: func() bool { return d.persona.Load().Vars[VoiceSegmentsVar] == "speak" },
 		Script: func(ctx context.Context, channel, text string) ([]tts.Segment, error) {
@@ -40,6 +41,13 @@ func (d *Daemon) buildVoice(c config.TTS, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	if len(c.Channels) > 0 {
+		if err := d.router.Subscribe(voiceSubscriber, c.Channels); err != nil {
+			return err
+		}
+	} else if err := d.router.Unsubscribe(voiceSubscriber); err != nil {
+		return err
+	}
 	if e, ok := p.(*tts.Espeak); ok && c.Provider != "off" {
 		if _, err := e.Path(); err != nil {
 			log.Warn("replies in the voiced channels will be text only", "err", err)
@@ -48,14 +56,21 @@ func (d *Daemon) buildVoice(c config.TTS, log *slog.Logger) error {
 	return nil
 }
 
-// outgoing hands a stored outgoing message to the stream, and to the voice
-// (which leaves a streamed reply to the utterance that already speaks it).
-func (d *Daemon) outgoing(m *store.Message) {
-	d.hub.Publish(m)
-	if d.voice != nil && m.Role == store.RoleAssistant {
-		d.voice.Outgoing(m.Channel, m.ReplyTo, m.Text)
-	}
+// voiceComponent is the voice as the router's component: each outgoing
+// message of a voiced channel is spoken (a reply that streamed is left to
+// the utterance that already speaks it). Speech packets (the speak tool's
+// segments) are not spoken again here: the voice spoke the reply.
+func (d *Daemon) voiceComponent() router.Component {
+	return router.ComponentFunc(func(_ context.Context, p router.Delivery) error {
+		if p.Kind != router.KindSpeech {
+			d.voice.Outgoing(p.Channel, p.ReplyTo, p.Text)
+		}
+		return nil
+	})
 }
+
+// voiceSubscriber is the voice's name at the router.
+const voiceSubscriber = "voice"
 
 // personaInfo is what the page shows of the persona now.
 func (d *Daemon) personaInfo() api.PersonaInfo {

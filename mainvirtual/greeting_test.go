@@ -3,6 +3,7 @@ package mainvirtual
 import (
 	"context"
 	"errors"
+	"github.com/cyan-agent/cyan/journal"
 	"strings"
 	"testing"
 
@@ -13,13 +14,11 @@ import (
 
 func TestGreetingOpensANewChannel(t *testing.T) {
 	var asked []Query
-	var outgoing []string
 	r := newRig(t, func(o *Options) {
 		o.Greeting = func(q Query) (string, error) {
 			asked = append(asked, q)
 			return "*waves* Hello, " + q.Speaker + "!", nil
 		}
-		o.OnOutgoing = func(m *store.Message) { outgoing = append(outgoing, m.Text) }
 	})
 	r.fake.Enqueue(llmtest.Reply{Text: "Nice to meet you."}, llmtest.Reply{Text: "Again."})
 	var streamed []StreamEvent
@@ -38,8 +37,21 @@ func TestGreetingOpensANewChannel(t *testing.T) {
 	if len(msgs) != 3 || msgs[0].Role != store.RoleAssistant || !msgs[0].Proactive || msgs[0].User != r.mv.AgentName() || msgs[1].Text != "hi" {
 		t.Fatalf("the greeting must be the channel's first message: %+v", msgs)
 	}
-	if len(outgoing) != 2 || outgoing[0] != "*waves* Hello, alice!" {
-		t.Errorf("outgoing %q", outgoing)
+	// Both went out on the journal, greeting first; the turn's answer is
+	// the model's alone.
+	var outgoing []string
+	var done journal.Turn
+	evs, _ := r.mv.journal.Since(0, journal.Filter{Kinds: []journal.Kind{journal.MessageOut, journal.TurnDone}}, 0)
+	for _, e := range evs {
+		var m journal.Message
+		if e.Kind == journal.TurnDone {
+			e.Decode(&done)
+		} else if e.Decode(&m) == nil {
+			outgoing = append(outgoing, m.Text)
+		}
+	}
+	if len(outgoing) != 2 || outgoing[0] != "*waves* Hello, alice!" || strings.Join(done.Replies, "|") != "Nice to meet you." {
+		t.Errorf("outgoing %q, turn done %+v", outgoing, done)
 	}
 	// The model sees the greeting, after a platform line, since a provider
 	// wants the conversation to open with a user turn.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
@@ -43,21 +44,16 @@ type Options struct {
 	// defaults).
 	Temperature *float64
 	MaxTokens   int
-	// AfterTurn, if set, is called when a turn has been answered (its
-	// replies are stored), before Turn returns; main-observer's work after
-	// a turn hangs here. It must not block for long.
-	AfterTurn func(ctx context.Context, q Query, res *Result)
 	// Greeting, if set, gives what the agent says first in a channel that
 	// has no message yet (a character card's first_mes): Turn stores it as
 	// the channel's first message, before the incoming one. "" says
 	// nothing; an error is logged and the turn goes on without it.
 	Greeting func(q Query) (string, error)
-	// OnIncoming, if set, is called once an incoming message is stored.
-	OnIncoming func(q Query, m *store.Message)
-	// OnOutgoing, if set, is called for every outgoing message once it is
-	// stored (answers and proactive messages alike), for listeners that
-	// follow a channel.
-	OnOutgoing func(m *store.Message)
+	// LiveText streams every turn from the provider and posts its text on
+	// the journal as it comes (journal.ReplyDelta), so a voice or a page
+	// can start before the reply is finished; without it only turns whose
+	// Listener asks for Stream are streamed (and posted).
+	LiveText bool
 	// OnTurnEnd, if set, is told how every turn ended (observe.go), for
 	// the metrics.
 	OnTurnEnd func(TurnEnd)
@@ -69,25 +65,24 @@ type Options struct {
 // MainVirtual runs turns. Turns of one channel run one at a time, in the
 // order they arrive; channels run in parallel.
 type MainVirtual struct {
-	store   *store.Store
-	llm     llm.Client
-	persona func() *persona.Persona
-	tools   Tools
-	limits  Limiter
-	asm     *assembler
-	steps   int
-	temp    *float64
-	maxTok  int
-	count   Counter
-	now     func() time.Time
-	log     *slog.Logger
-	locks   keyedMutex
-	// Hooks from Options.
-	afterTurn  func(context.Context, Query, *Result)
-	onIncoming func(Query, *store.Message)
-	onOutgoing func(*store.Message)
-	onTurnEnd  func(TurnEnd)
-	greeting   func(Query) (string, error)
+	store    *store.Store
+	llm      llm.Client
+	persona  func() *persona.Persona
+	tools    Tools
+	limits   Limiter
+	asm      *assembler
+	steps    int
+	temp     *float64
+	maxTok   int
+	count    Counter
+	now      func() time.Time
+	log      *slog.Logger
+	locks    keyedMutex
+	live     bool
+	journal  *journal.Journal
+	greeting func(Query) (string, error)
+	// onTurnEnd is Options.OnTurnEnd.
+	onTurnEnd func(TurnEnd)
 
 	mu     sync.Mutex
 	traces map[string]*Trace // last trace per channel
@@ -122,7 +117,7 @@ func New(o Options) (*MainVirtual, error) {
 	mv := &MainVirtual{
 		store: o.Store, llm: o.LLM, persona: o.Persona, tools: o.Tools, limits: o.Limits, steps: steps,
 		temp: o.Temperature, maxTok: o.MaxTokens, count: o.Counter, now: o.Now, log: o.Logger,
-		traces: make(map[string]*Trace), afterTurn: o.AfterTurn, onIncoming: o.OnIncoming, onOutgoing: o.OnOutgoing, onTurnEnd: o.OnTurnEnd,
+		traces: make(map[string]*Trace), live: o.LiveText, journal: o.Store.Journal(), onTurnEnd: o.OnTurnEnd,
 		greeting: o.Greeting,
 	}
 	sources := map[Slot]Source{

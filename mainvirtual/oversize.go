@@ -8,18 +8,6 @@ import (
 	"github.com/cyan-agent/cyan/store"
 )
 
-// CutItem is a message too large for the context budget on its own, shown
-// cut (its beginning, then a line with the reference to the whole of it).
-// The stored message stays whole.
-type CutItem struct {
-	ID     string `json:"id"`
-	Tokens int    `json:"tokens"` // the whole message's
-	// Shown is the tokens of the cut text the model reads.
-	Shown int `json:"shown"`
-	// Ref opens the whole message with the open tool.
-	Ref string `json:"ref"`
-}
-
 // fitText is the text of a context message as the model reads it: whole,
 // unless the message alone outgrows the context budget (a pasted log, a
 // 250 KB paste). Then its beginning is kept, as much as fits in the budget

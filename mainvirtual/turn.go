@@ -8,76 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/store"
 )
-
-// Incoming is a message that starts a turn.
-type Incoming struct {
-	Channel string
-	User    string // the speaker's display name
-	UserID  string // the speaker's platform id, when known
-	// Kind is "private" (the default) or "group".
-	Kind string
-	Text string
-	// NoGreeting keeps a new channel from opening with the persona's
-	// greeting (the OpenAI-compatible endpoint's front-end shows its own).
-	NoGreeting bool
-}
-
-// Conversation kinds.
-const (
-	KindPrivate = "private"
-	KindGroup   = "group"
-)
-
-// Listener follows a turn as it happens. Every field may be nil.
-type Listener struct {
-	// Stored is called once the incoming message is durable.
-	Stored func(*store.Message)
-	// Stream receives the live text of each model output ("@br" as Break,
-	// markers removed). Setting it makes the turn stream from the provider.
-	Stream func(StreamEvent) error
-	// Reply is called for each outgoing message once it is durable, before
-	// any tool of that answer runs.
-	Reply func(*store.Message)
-}
-
-// Result is a finished turn.
-type Result struct {
-	Message *store.Message   // the incoming message as stored
-	Replies []*store.Message // the outgoing messages, in order ([] for silence)
-	Trace   *Trace
-	// Usage is what the model reported of its workspace use.
-	Usage Usage
-	// Greeting is the persona's greeting when the message opened its
-	// channel; it is also the first of Replies.
-	Greeting *store.Message
-	// Err is set when a step after the first failed: the replies before it
-	// were delivered, the rest of the turn was not.
-	Err error
-	// Replayed: the message was stored by an earlier call with the same
-	// idempotency key, and these are the replies stored then (TurnOnce).
-	Replayed bool
-}
-
-// TurnError is a turn that could not answer. Message is the incoming
-// message when it was stored before the failure (it always is, unless the
-// failure was in storing it).
-type TurnError struct {
-	Stage   string // "store", "assemble" or "llm"
-	Message *store.Message
-	Err     error
-}
-
-func (e *TurnError) Error() string {
-	return fmt.Sprintf("mainvirtual: %s: %v", e.Stage, e.Err)
-}
-
-func (e *TurnError) Unwrap() error { return e.Err }
-
-// MaxTextBytes bounds an incoming message's text.
-const MaxTextBytes = 256 << 10
 
 // Turn stores an incoming message and answers it: assemble the packet, call
 // the model, deliver its answer, then run its tool calls and feed their
@@ -130,9 +64,6 @@ func (mv *MainVirtual) turn(ctx context.Context, in Incoming, externalID string,
 		l.Stored(msg)
 	}
 	q.MessageID = msg.ID
-	if mv.onIncoming != nil {
-		mv.onIncoming(q, msg)
-	}
 	if mv.limits != nil {
 		if wait, reason := mv.limits.Admit(q); wait > 0 {
 			return nil, &Limited{Message: msg, RetryAfter: wait, Reason: reason}
@@ -226,10 +157,7 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, 
 			_ = l.Stream(StreamEvent{Text: greeting.Text}) // a listener gone is the model call's to notice
 		}
 		if l.Reply != nil {
-			l.Reply(greeting)
-		}
-		if mv.onOutgoing != nil {
-			mv.onOutgoing(greeting)
+			l.Reply(greeting) // it is on the journal since it was stored
 		}
 	}
 	answered := false // a turn counts once its first answer is stored
@@ -239,14 +167,15 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, 
 		tr.Usage = usage.Path
 		if tr.Usage == "" {
 			tr.Usage = UsageNone
-			if packet.shown(SlotWorkspace) {
+			if shown(packet, SlotWorkspace) {
 				tr.Usage = UsageLexical
 			}
 		}
-		if answered && mv.afterTurn != nil {
-			mv.afterTurn(ctx, q, res)
+		if answered {
+			mv.turnDone(ctx, msg, q, res)
 		}
 	}()
+	stream := mv.liveStream(msg, l.Stream)
 	conv := packet.Messages
 	agent := mv.AgentName()
 	refs := &lastRefs{store: mv.store, channel: msg.Channel, agent: agent}
@@ -261,7 +190,7 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, 
 			st.Offered = append(st.Offered, t.Name)
 		}
 		began := time.Now()
-		resp, err := mv.call(ctx, llm.Request{Messages: conv, Tools: tools, Temperature: mv.temp, MaxTokens: mv.maxTok}, l.Stream, len(res.Replies) > 0, refs)
+		resp, err := mv.call(ctx, llm.Request{Messages: conv, Tools: tools, Temperature: mv.temp, MaxTokens: mv.maxTok}, stream, len(res.Replies) > 0, refs)
 		st.Millis = time.Since(began).Milliseconds()
 		if err != nil {
 			st.Error = err.Error()
@@ -286,7 +215,7 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, 
 		st.ToolCalls = calls
 
 		out := SplitOutput(resp.Content, agent)
-		usage.merge(out.Usage)
+		merge(&usage, out.Usage)
 		var notices []LimitNotice
 		if mv.limits != nil {
 			out.Parts, notices = mv.limits.Output(q, out.Parts, resp.Usage)
@@ -314,9 +243,6 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, 
 			res.Replies = append(res.Replies, m)
 			if l.Reply != nil {
 				l.Reply(m)
-			}
-			if mv.onOutgoing != nil {
-				mv.onOutgoing(m)
 			}
 		}
 		if len(calls) == 0 {
@@ -350,7 +276,7 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, 
 			appended = append(appended, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: notation.ToolLine(c.Name, r.Text)})
 			results = append(results, &store.Message{
 				Channel: msg.Channel, Role: store.RoleTool, User: c.Name, Kind: msg.Kind, Text: r.Text, Tokens: mv.count.Count(r.Text),
-				ReplyTo: msg.ID, Step: step, ToolCallID: c.ID, ToolName: c.Name, Area: r.area(),
+				ReplyTo: msg.ID, Step: step, ToolCallID: c.ID, ToolName: c.Name, Area: area(r),
 			})
 		}
 		st.Limits = append(st.Limits, limitNotes...)
@@ -368,6 +294,46 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, 
 		}
 	}
 	return res, nil
+}
+
+// liveStream is the stream a turn's model calls write to: the listener's,
+// and the journal's live text when LiveText is on (nil: no streaming).
+func (mv *MainVirtual) liveStream(msg *store.Message, listen func(StreamEvent) error) func(StreamEvent) error {
+	if !mv.live && listen == nil {
+		return nil
+	}
+	return func(e StreamEvent) error {
+		ev := journal.New(journal.ReplyDelta, msg.Channel, journal.Delta{MessageID: msg.ID, Text: e.Text, Break: e.Break})
+		ev.Proactive = msg.Proactive
+		mv.journal.PostTransient(ev)
+		if listen != nil {
+			return listen(e)
+		}
+		return nil
+	}
+}
+
+// turnDone posts the answered turn on the journal (journal.TurnDone):
+// main-observer's work after a turn, and every observer of "after a
+// response", start from it. A proactive turn says so, and names the part
+// that began it, so an observer's own speech does not wake it again.
+func (mv *MainVirtual) turnDone(ctx context.Context, msg *store.Message, q Query, res *Result) {
+	t := journal.Turn{MessageID: msg.ID, Kind: q.Kind, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Replies: make([]string, 0, len(res.Replies)),
+		UsagePath: res.Usage.Path, Used: res.Usage.Used, Maybe: res.Usage.Maybe}
+	if p := q.For; p != nil { // a proactive turn acts for its principal
+		t.Speaker, t.SpeakerID, t.Owner, t.Component = p.Speaker, p.SpeakerID, p.Owner, p.Component
+	}
+	for _, m := range res.Replies {
+		if m != res.Greeting { // the persona's greeting is not the answer
+			t.Replies = append(t.Replies, m.Text)
+		}
+	}
+	if res.Err != nil {
+		t.Error = res.Err.Error()
+	}
+	ev := journal.New(journal.TurnDone, msg.Channel, t)
+	ev.Proactive, ev.Origin = msg.Proactive, journal.OriginOf(ctx)
+	mv.journal.Post(ev)
 }
 
 // limitMessages are the limit-process notices as platform messages.
@@ -449,6 +415,3 @@ func withCallIDs(calls []llm.ToolCall, step int) []llm.ToolCall {
 	}
 	return calls
 }
-
-// IsInvalid reports whether err is a rejected input (a 400 for callers).
-func IsInvalid(err error) bool { return errors.Is(err, store.ErrInvalid) }

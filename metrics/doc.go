@@ -18,6 +18,16 @@
 //	cyan_messages_total                             messages stored (the arrival log's length)
 //	cyan_backups_total{outcome}                     scheduled backups made and failed
 //
+// and, read from the parts the daemon wires (Gauges, Counters):
+//
+//	cyan_journal_events_total                       events posted on the journal
+//	cyan_outbox_pending{component}                  deliveries waiting for a component (a bridge, the voice)
+//	cyan_outbox_deliveries_total{component, outcome}  delivered and failed for good
+//	cyan_component_attached{component}              1 while a component takes deliveries
+//	cyan_events_rollups_due                         the event log's summaries still due
+//	cyan_part_state{part, state}                    1 for each supervised part's state
+//	cyan_part_restarts_total{part}                  restarts of each supervised part
+//
 // plus the Go runtime's and the process's own (go_*, process_*).
 //
 // It may import llm and store.

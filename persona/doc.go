@@ -4,8 +4,8 @@
 // prompt (section 1 of the prompt packet) and the persona reference (section
 // 2), watches a folder for edits, and embeds the built-in persona, 青蓝.
 //
-// It may import only the standard library, go.yaml.in/yaml/v3 and
-// github.com/fsnotify/fsnotify; nothing of cyan's.
+// Beside the standard library it uses go.yaml.in/yaml/v3 and
+// github.com/fsnotify/fsnotify. It imports nothing of cyan's.
 //
 // # Persona folders
 //

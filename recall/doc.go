@@ -38,8 +38,10 @@
 // coalescing signal; the embedding cursor is durable, so a restart resumes
 // where it stopped.
 //
-// It imports store, importer (for the LoCoMo benchmark), llm (the
-// embeddings client) and packets (the knowledge scopes its open tool
-// checks);
+// It imports importer for the LoCoMo benchmark, llm for the embeddings
+// client, packets for the knowledge scopes its tool checks, and journal to
+// follow what is stored;
 // mainvirtual never imports it (the daemon wires its tool in).
+//
+// It may import store, importer, packets, llm, journal and backoff.
 package recall

@@ -45,6 +45,9 @@ type Options struct {
 	Rewrite bool
 	// Records, when set, adds event and theory texts to what recall finds.
 	Records Records
+	// RecordsDelay is how long Run lets changes of the records gather
+	// before it indexes them again (0: 2 s; negative: none).
+	RecordsDelay time.Duration
 }
 
 // Index is the recall index of one store: lexical and vector, kept up to
@@ -94,6 +97,12 @@ func New(o Options) (*Index, error) {
 	}
 	if o.SaveEvery <= 0 {
 		o.SaveEvery = 5 * time.Minute
+	}
+	switch {
+	case o.RecordsDelay == 0:
+		o.RecordsDelay = recordsEvery
+	case o.RecordsDelay < 0:
+		o.RecordsDelay = 0
 	}
 	log := o.Logger
 	if log == nil {

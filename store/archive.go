@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/journal"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/google/uuid"
@@ -103,7 +104,7 @@ func (s *Store) RestoreMessages(raw []json.RawMessage) (int, error) {
 		for _, p := range ps {
 			s.ids.seedAtLeast(p.id)
 		}
-		s.notify()
+		s.journal.Post(journal.New(journal.MessagesImported, "", journal.Imported{Added: added, Skipped: len(raw) - added}))
 	}
 	return added, nil
 }

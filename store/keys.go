@@ -67,6 +67,13 @@ const (
 
 	// PrefixRecall is the recall package's key space (embeddings, cursors).
 	PrefixRecall = "rcl\x00"
+
+	// PrefixJournal is the event log's (package journal): jnl\x00e id(8)
+	// → Event JSON, jnl\x00r the ids reserved.
+	PrefixJournal = "jnl\x00"
+	// PrefixRouter is the router's (package router): subscriptions,
+	// per-component outboxes, idempotency keys and the feed's cursor.
+	PrefixRouter = "rtr\x00"
 )
 
 func messagePrefix(channel string) []byte {

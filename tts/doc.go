@@ -7,5 +7,7 @@
 // channels: it synthesizes segments in parallel and emits them in order,
 // the first while the rest of the reply still streams.
 //
-// It imports config (the tts: section) and packets (channel globs) only.
+// It uses config for the tts: section and packets for channel globs.
+//
+// It may import config and packets.
 package tts

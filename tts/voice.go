@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -87,7 +88,14 @@ type channelState struct {
 	seq  int           // the next Speech.Seq
 	tail chan struct{} // closed once everything handed out so far was emitted
 	live map[string]*Utterance
+	// spoken are the newest turns a live utterance voiced: their stored
+	// messages, which reach Outgoing a moment later (through the router),
+	// are not voiced again.
+	spoken []string
 }
+
+// spokenKept bounds channelState.spoken.
+const spokenKept = 64
 
 // NewVoice checks the options and makes the voice. Close stops it.
 func NewVoice(o Options) (*Voice, error) {
@@ -208,9 +216,11 @@ func (v *Voice) Outgoing(channel, turn, text string) {
 		return
 	}
 	v.mu.Lock()
-	_, live := v.state(channel).live[turn]
+	st := v.state(channel)
+	_, live := st.live[turn]
+	done := slices.Contains(st.spoken, turn)
 	v.mu.Unlock()
-	if live {
+	if live || done {
 		return
 	}
 	u := v.newUtterance(channel, turn)
@@ -421,6 +431,10 @@ func (u *Utterance) end(live bool) {
 		u.v.mu.Lock()
 		if st := u.v.chans[u.channel]; st != nil && st.live[u.turn] == u {
 			delete(st.live, u.turn)
+			st.spoken = append(st.spoken, u.turn)
+			if len(st.spoken) > spokenKept {
+				st.spoken = st.spoken[len(st.spoken)-spokenKept:]
+			}
 		}
 		u.v.mu.Unlock()
 	}

@@ -12,5 +12,5 @@
 // The model is a fake (internal/llmtest) answering each message with a
 // reply that names it.
 //
-// It may import store, internal/llmtest and the standard library.
+// It may import internal/llmtest and llm.
 package crash

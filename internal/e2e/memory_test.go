@@ -58,6 +58,7 @@ func say(t *testing.T, d *daemon, channel, text string) {
 }
 
 func TestWorkspaceMemory(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	cfgFile := filepath.Join(dir, "cyan.yaml")
@@ -210,6 +211,7 @@ func TestWorkspaceMemory(t *testing.T) {
 // remember in a group stays in that group; it never reaches the owner's
 // private prompt, while the owner's own memory follows the owner.
 func TestStrangerCannotPlantMemory(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	cfgFile := filepath.Join(dir, "cyan.yaml")

@@ -32,6 +32,7 @@ func jsonArgs(v any) string { b, _ := json.Marshal(v); return string(b) }
 // then forgotten unless kept in the workspace; every %[...] reference a
 // recorded packet shows opens through the open tool.
 func TestFilesAndReferencesFollowTheSeed(t *testing.T) {
+	t.Parallel()
 	d, fake, work := toolsDaemon(t, "")
 	notes := filepath.Join(work, "notes.txt")
 	if err := os.WriteFile(notes, []byte("CANARY-SECRET-77\nbuy oat milk\n"), 0o600); err != nil {
@@ -111,6 +112,7 @@ func TestFilesAndReferencesFollowTheSeed(t *testing.T) {
 // create or update the owner's theories, open the owner's history or
 // files, or plant knowledge outside the group.
 func TestStrangerCannotReachTheOwnersKnowledge(t *testing.T) {
+	t.Parallel()
 	d, fake, work := toolsDaemon(t, "")
 	secret := filepath.Join(work, "diary.txt")
 	os.WriteFile(secret, []byte("DIARY-CANARY\n"), 0o600)

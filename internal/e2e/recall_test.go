@@ -65,6 +65,7 @@ func waitIndexed(t *testing.T, d *daemon) map[string]any {
 }
 
 func TestImportAndRecall(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	d := start(t, dir, env(dir, url))
@@ -157,6 +158,7 @@ func TestImportAndRecall(t *testing.T) {
 }
 
 func TestImportReportsBadLines(t *testing.T) {
+	t.Parallel()
 	_, url := fakeLLM(t)
 	dir := t.TempDir()
 	d := start(t, dir, env(dir, url))

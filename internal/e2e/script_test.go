@@ -69,6 +69,7 @@ type packetTrace struct {
 }
 
 func TestCompressionEndToEnd(t *testing.T) {
+	t.Parallel()
 	fake, envv, dir := setupCompression(t)
 	d := start(t, dir, envv)
 	compressedOnce := map[string]string{} // message id → trace id
@@ -188,6 +189,7 @@ func TestCompressionEndToEnd(t *testing.T) {
 }
 
 func TestScriptCommands(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	envv := env(dir, url)

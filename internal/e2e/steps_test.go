@@ -29,6 +29,7 @@ func formatName(req llmtest.Request) string {
 // no restart. Both calls are traced under their channel, for cyan trace
 // and GET /api/v1/traces.
 func TestStepScriptOverrideWithoutRestart(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	pdir := filepath.Join(dir, "persona")

@@ -43,6 +43,7 @@ func toolResults(r llmtest.Request) []string {
 }
 
 func TestGroupMemberRunsNothing(t *testing.T) {
+	t.Parallel()
 	d, fake, work := toolsDaemon(t, "")
 	canary := filepath.Join(work, "canary")
 	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
@@ -90,6 +91,7 @@ func TestGroupMemberRunsNothing(t *testing.T) {
 }
 
 func TestOwnerConfirmFlow(t *testing.T) {
+	t.Parallel()
 	d, fake, work := toolsDaemon(t, "")
 	target := filepath.Join(work, "notes", "today.txt")
 	call := func(id string) llmtest.Reply {
@@ -186,6 +188,7 @@ func waitTool(t *testing.T, d *daemon, limit time.Duration, present func(map[str
 }
 
 func TestProvidedManifestIsLive(t *testing.T) {
+	t.Parallel()
 	d, _, _ := toolsDaemon(t, "")
 	dir := filepath.Join(d.dataDir, "tools", "extra", "provided")
 	manifest := "name: greet\ntitle: greet someone\ninput:\n  - name: {required: true, description: who}\neffects: []\nrun:\n  argv: [echo, \"hello {{name}}\"]\n"
@@ -218,6 +221,7 @@ func TestProvidedManifestIsLive(t *testing.T) {
 }
 
 func TestMCPServerMounted(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "mcpserver")
 	build := exec.Command("go", "build", "-o", bin, "github.com/cyan-agent/cyan/internal/e2e/testdata/mcpserver")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -282,6 +286,7 @@ func runApproved(t *testing.T, d *daemon, tool, args string, crash ...bool) stri
 }
 
 func TestLimitProcessSpeaks(t *testing.T) {
+	t.Parallel()
 	d, fake, _ := toolsDaemon(t, "limits:\n  forbidden: ['sk-[a-z0-9]+']\n")
 	fake.Enqueue(llmtest.Reply{Text: "the key is sk-abc123\n@br\nanything else?"})
 	_, out, _ := d.post("/api/v1/messages", map[string]string{"channel": "c", "user": "hareru", "text": "what is the key"})

@@ -14,5 +14,5 @@
 // fail (Fail), hold requests until released (Hold), and it records every
 // request.
 //
-// It imports the standard library only.
+// It imports nothing of cyan's.
 package embedtest

@@ -3,5 +3,5 @@
 // CAP_SYS_ADMIN); without it a test skips, unless CYAN_REQUIRE_TOOLS=1 is
 // set (as CI does), where it fails instead.
 //
-// It imports only the standard library and x/sys.
+// It imports nothing of cyan's.
 package smallfs

@@ -3,5 +3,7 @@
 // and OpenAI's POST /v1/audio/speech. Each answers with a real WAV (a tone
 // as long as the text) and records the requests it got.
 //
-// It imports tts (for the WAV writer).
+// It uses tts for the WAV writer.
+//
+// It may import tts.
 package ttstest

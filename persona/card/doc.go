@@ -65,5 +65,5 @@
 // written them: they are not escaped like untrusted text. Lorebook entries
 // are (package lorebook).
 //
-// It may import persona and persona/lorebook of cyan's.
+// It may import persona and persona/lorebook.
 package card

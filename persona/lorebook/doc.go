@@ -72,6 +72,7 @@
 // field of the wrong type, an enabled entry that is neither constant nor
 // has a key (it could never fire), sizes over the limits below.
 //
-// It may import notation (content is escaped like any untrusted text before
-// it enters a prompt) and nothing else of cyan's.
+// Content is escaped like any untrusted text before it enters a prompt.
+//
+// It may import notation.
 package lorebook
