@@ -88,6 +88,7 @@ func same(t *testing.T, what string, a, b any) {
 // (the busy channel up to the backup's moment); an export imported into an
 // empty data dir gives a daemon whose export is the same, line for line.
 func TestBackupAndExportMoveADaemon(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	fake.SetDefault(lifeLog)
 	dir := t.TempDir()

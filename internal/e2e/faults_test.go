@@ -55,6 +55,7 @@ func noise(n int) string {
 // each refused batch and message got a 507 naming the data folder, reads go
 // on, and writes resume by themselves once space is freed.
 func TestASmallDiskFillsUp(t *testing.T) {
+	t.Parallel()
 	mnt := smallfs.Mount(t, 320<<20)
 	fake, url := fakeLLM(t)
 	dir := filepath.Join(mnt, "data")
@@ -146,6 +147,7 @@ func TestASmallDiskFillsUp(t *testing.T) {
 // (503, naming it), and SIGTERM exits within the bound, non-zero, saying
 // why in the log.
 func TestTheDataFolderRemoved(t *testing.T) {
+	t.Parallel()
 	_, url := fakeLLM(t)
 	dir := filepath.Join(t.TempDir(), "data")
 	d := start(t, dir, env(dir, url))
@@ -174,6 +176,7 @@ func TestTheDataFolderRemoved(t *testing.T) {
 // (a timeout, Ctrl-C) leaves the turn running; its reply is stored, and
 // the same message sent again with its idempotency key gets it.
 func TestAClientGoneMidAnswer(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	d := start(t, dir, env(dir, url))
@@ -210,6 +213,7 @@ func TestAClientGoneMidAnswer(t *testing.T) {
 }
 
 func TestCyanStop(t *testing.T) {
+	t.Parallel()
 	_, url := fakeLLM(t)
 	dir := t.TempDir()
 	d := start(t, dir, env(dir, url))

@@ -32,6 +32,7 @@ func freeAddr(t *testing.T) string {
 // it was sending again with the same idempotency key, and finishes; every
 // line is stored once.
 func TestImportSurvivesADaemonRestart(t *testing.T) {
+	t.Parallel()
 	_, url := fakeLLM(t)
 	dir := t.TempDir()
 	addr := freeAddr(t)
@@ -105,6 +106,7 @@ func TestImportSurvivesADaemonRestart(t *testing.T) {
 }
 
 func TestImportSaysTheDaemonStopped(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "h.jsonl")
 	os.WriteFile(file, []byte(`{"time":"2024-01-01T10:00:00Z","channel":"c","text":"hi"}`+"\n"), 0o600)
