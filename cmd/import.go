@@ -92,6 +92,7 @@ type importRun struct {
 	// is how long a batch is sent again (import_retry.go).
 	out      io.Writer
 	retryFor time.Duration
+	run      string // this run's part of the batches' idempotency keys
 }
 
 func (r *importRun) send(batch []importer.Line, final bool) error {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -22,17 +23,24 @@ type sendError struct{ err error }
 func (e *sendError) Error() string { return e.err.Error() }
 func (e *sendError) Unwrap() error { return e.err }
 
-// sendOnce posts one batch with an idempotency key made from its content,
-// and posts it again (same key) while the daemon does not answer, up to
-// r.retryFor: a batch the daemon stored before it died is answered
-// from the first answer, never stored twice.
+// sendOnce posts one batch with an idempotency key made from this run and
+// the batch's content (running the command again is a new import, whose
+// answer says what was already there), and posts it again with the same
+// key while the daemon does not answer, up to r.retryFor: a batch the
+// daemon stored before it died is answered from the first answer, never
+// stored twice.
 func (r *importRun) sendOnce(body map[string]any, out any) error {
 	raw, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
+	if r.run == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		r.run = hex.EncodeToString(b[:])
+	}
 	sum := sha256.Sum256(raw)
-	key := "import-" + hex.EncodeToString(sum[:16])
+	key := "import-" + r.run + "-" + hex.EncodeToString(sum[:12])
 	began, wait := time.Now(), 250*time.Millisecond
 	for {
 		err := r.c.do("POST", "/api/v1/import", json.RawMessage(raw), out, "Idempotency-Key", key)
