@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -109,13 +110,23 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	// The front-end shows the character's greeting itself.
 	in := turn.Incoming{Channel: channel, User: user, Text: text, NoGreeting: true}
-	if req.Stream {
-		s.streamCompletion(w, r, in, model)
+	key, err := idempotencyKey(r, "")
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
 		return
 	}
-	res, err := s.o.Agent.Turn(r.Context(), in, turn.Listener{})
+	// The turn outlives its client, as on /api/v1/messages.
+	s.turns.Add(1)
+	defer s.turns.Done()
+	ctx, cancel := s.turnContext(r)
+	defer cancel()
+	if req.Stream {
+		s.streamCompletion(ctx, w, r, in, key, model)
+		return
+	}
+	res, err := s.o.Agent.TurnOnce(ctx, in, key, turn.Listener{})
 	if err != nil {
-		s.writeTurnError(w, r.Context(), err)
+		s.writeTurnError(w, ctx, err)
 		return
 	}
 	usage := usageOf(res)
@@ -152,35 +163,52 @@ func usageOf(res *turn.Result) map[string]int {
 
 // streamCompletion streams chat.completion.chunk events ending in
 // "data: [DONE]". A failure before the first chunk is a plain JSON error.
-func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, in turn.Incoming, model string) {
+func (s *Server) streamCompletion(ctx context.Context, w http.ResponseWriter, r *http.Request, in turn.Incoming, key, model string) {
 	sse, _ := newSSE(w)
 	var id string
 	var created int64
 	chunk := func(delta map[string]any, finish any) error {
+		if r.Context().Err() != nil { // the client left; the turn goes on
+			return nil
+		}
 		return sse.event("", map[string]any{
 			"id": "chatcmpl-" + id, "object": "chat.completion.chunk", "created": created, "model": model,
 			"choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}},
 		})
 	}
-	began := false
-	_, err := s.o.Agent.Turn(r.Context(), in, turn.Listener{
+	began, streamed := false, false
+	_, err := s.o.Agent.TurnOnce(ctx, in, key, turn.Listener{
 		Stored: func(m *store.Message) { id, created = m.ID, m.Time.Unix() },
-		Stream: func(e turn.StreamEvent) error {
+		// A retry answered from the first answer streams nothing: its
+		// replies come whole.
+		Reply: func(m *store.Message) {
+			if streamed {
+				return
+			}
 			if !began {
 				began = true
-				if err := chunk(map[string]any{"role": "assistant", "content": ""}, nil); err != nil {
-					return err
-				}
+				_ = chunk(map[string]any{"role": "assistant", "content": ""}, nil)
+			} else {
+				_ = chunk(map[string]any{"content": "\n\n"}, nil)
+			}
+			_ = chunk(map[string]any{"content": m.Text}, nil)
+		},
+		Stream: func(e turn.StreamEvent) error {
+			streamed = true
+			if !began {
+				began = true
+				_ = chunk(map[string]any{"role": "assistant", "content": ""}, nil)
 			}
 			text := e.Text
 			if e.Break {
 				text = "\n\n"
 			}
-			return chunk(map[string]any{"content": text}, nil)
+			_ = chunk(map[string]any{"content": text}, nil)
+			return nil
 		},
 	})
 	if err != nil {
-		status, body := s.turnError(r.Context(), err)
+		status, body := s.turnError(ctx, err)
 		if !sse.started {
 			writeJSON(w, status, body)
 			return

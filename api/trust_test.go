@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -152,4 +153,31 @@ func TestMetricsNeedTheToken(t *testing.T) {
 		t.Fatalf("with the token: %v %v", resp, err)
 	}
 	resp.Body.Close()
+}
+
+// TestChatCompletionsIdempotent: the OpenAI-compatible route takes an
+// Idempotency-Key too; a streamed retry gets the first answer's text.
+func TestChatCompletionsIdempotent(t *testing.T) {
+	r := newRig(t, nil)
+	r.fake.Enqueue(llmtest.Reply{Text: "the answer"})
+	body := `{"model":"cyan","messages":[{"role":"user","content":"a question"}]}`
+	code, out := r.do(t, "POST", "/v1/chat/completions", body, IdempotencyHeader, "oa-1")
+	if code != 200 || !strings.Contains(fmt.Sprint(out["choices"]), "the answer") {
+		t.Fatalf("first: %d %v", code, out)
+	}
+	req, _ := http.NewRequest("POST", r.srv.URL+"/v1/chat/completions", strings.NewReader(`{"model":"cyan","stream":true,"messages":[{"role":"user","content":"a question"}]}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(IdempotencyHeader, "oa-1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(raw), `"content":"the answer"`) || !strings.Contains(string(raw), "[DONE]") {
+		t.Fatalf("streamed retry:\n%s", raw)
+	}
+	if n := len(r.fake.Requests()); n != 1 {
+		t.Fatalf("the model was called %d times", n)
+	}
 }
