@@ -277,3 +277,28 @@ func TestTheReserveIsGivenBack(t *testing.T) {
 		t.Fatalf("Append on the full disk after a restart = %v", err)
 	}
 }
+
+// BenchmarkGuardCheck is the cost the disk guard adds to each write: a
+// stat of the database folder, a read of it for new write-ahead logs and
+// a statfs.
+func BenchmarkGuardCheck(b *testing.B) {
+	s := openDir(b, b.TempDir())
+	defer s.Close()
+	for b.Loop() {
+		if err := s.guard.check(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAppendOne stores one live message per operation, durably (the
+// guard included): the cost of a chat message reaching the disk.
+func BenchmarkAppendOne(b *testing.B) {
+	s := openDir(b, b.TempDir())
+	defer s.Close()
+	for b.Loop() {
+		if err := s.Append(t0, &Message{Channel: "c", Role: RoleUser, Text: "hello, how was your day?"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -196,6 +196,7 @@ type harness struct {
 	fault   *fault
 	dataDir string
 	env     []string
+	startup time.Duration // how long the last start took to listen
 
 	mu     sync.Mutex
 	report *Report
@@ -224,7 +225,7 @@ func (h *harness) run(ctx context.Context) error {
 		}
 		h.fake.Reset() // the fake keeps every request; a long run would hoard them
 		h.fault.perturb(h.rng)
-		if h.rng.IntN(10) < 3 {
+		if h.startup > 0 && h.rng.IntN(10) < 3 {
 			if err := h.killWhileOpening(ctx); err != nil {
 				return err
 			}
@@ -257,7 +258,10 @@ func (h *harness) killWhileOpening(ctx context.Context) error {
 		return err
 	}
 	h.fault.enter(p.cmd.Process.Pid)
-	delay := time.Duration(h.rng.IntN(400)) * time.Millisecond
+	// A moment within the time a start takes, so most of these kills land
+	// while the store opens and the parts are built.
+	window := max(20*time.Millisecond, h.startup*6/5)
+	delay := time.Duration(h.rng.Int64N(int64(window)))
 	select {
 	case <-time.After(delay):
 	case <-p.exited:
@@ -322,7 +326,9 @@ func (h *harness) startListening(ctx context.Context) (*process, error) {
 		}
 		h.fault.enter(p.cmd.Process.Pid)
 		h.count(func(r *Report) { r.Starts++ })
+		began := time.Now()
 		if p.waitListening(60 * time.Second) {
+			h.startup = time.Since(began)
 			return p, nil
 		}
 		h.failedStart(p)
