@@ -55,6 +55,9 @@ type Report struct {
 	// KillsBeforeListening: of those, the kills before the daemon
 	// listened (while it opened its store and built its parts).
 	KillsBeforeListening int
+	// Repairs counts the leftovers of an interrupted start that a start
+	// removed (the store logs each).
+	Repairs int
 	KillsDuringTraffic   int
 	Starts               int
 	FailedStarts         int      // a start that did not open (it exited, or never listened)
@@ -89,6 +92,7 @@ func (r *Report) String() string {
 	row("    before it listened", r.KillsBeforeListening)
 	row("  killed while answering", r.KillsDuringTraffic)
 	row("starts", r.Starts)
+	row("  leftovers repaired at start", r.Repairs)
 	row("failed starts", r.FailedStarts)
 	row("requests sent", r.Sent)
 	row("messages acknowledged", r.Acknowledged)
@@ -284,6 +288,7 @@ func (h *harness) killWhileOpening(ctx context.Context) error {
 		h.failedStart(p)
 	}
 	p.kill()
+	h.count(func(r *Report) { r.Repairs += p.repairs() })
 	return nil
 }
 
@@ -306,6 +311,7 @@ func (h *harness) killWhileAnswering(ctx context.Context, clients []*client) err
 	p.kill() // the clients see their connections cut
 	stop()
 	wg.Wait()
+	h.count(func(r *Report) { r.Repairs += p.repairs() })
 	h.count(func(r *Report) { r.KillsDuringTraffic++ })
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os/exec"
 	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -78,6 +79,11 @@ func (p *process) kill() {
 	p.killed.Store(true)
 	_ = p.cmd.Process.Signal(syscall.SIGKILL)
 	<-p.exited
+}
+
+// repairs counts the leftovers of an interrupted start this run removed.
+func (p *process) repairs() int {
+	return strings.Count(p.log.last(p.log.max), "left by an interrupted run")
 }
 
 // terminate sends SIGTERM and waits up to limit; it reports how long the
