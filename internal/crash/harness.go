@@ -57,23 +57,23 @@ type Report struct {
 	KillsBeforeListening int
 	// Repairs counts the leftovers of an interrupted start that a start
 	// removed (the store logs each).
-	Repairs int
-	KillsDuringTraffic   int
-	Starts               int
-	FailedStarts         int      // a start that did not open (it exited, or never listened)
-	StartErrors          []string // the log tail of each failed start
-	Sent                 int      // requests made (retries included)
-	Acknowledged         int      // messages acknowledged (200), each counted once
-	Replayed             int      // retries answered with the first answer
-	Unanswered           int      // requests cut by a kill, sent again
-	Refused              int      // 507 and 503 answers (fault modes)
-	Lost                 int      // acknowledged messages not in the store
-	Duplicated           int      // messages stored more than once
-	OutOfOrder           int
-	MissingReplies       int // acknowledged messages without exactly one reply
-	Checks               int // verification passes (recall, workspace, events answered)
-	CheckFailures        []string
-	Elapsed              time.Duration
+	Repairs            int
+	KillsDuringTraffic int
+	Starts             int
+	FailedStarts       int      // a start that did not open (it exited, or never listened)
+	StartErrors        []string // the log tail of each failed start
+	Sent               int      // requests made (retries included)
+	Acknowledged       int      // messages acknowledged (200), each counted once
+	Replayed           int      // retries answered with the first answer
+	Unanswered         int      // requests cut by a kill, sent again
+	Refused            int      // 507 and 503 answers (fault modes)
+	Lost               int      // acknowledged messages not in the store
+	Duplicated         int      // messages stored more than once
+	OutOfOrder         int
+	MissingReplies     int // acknowledged messages without exactly one reply
+	Checks             int // verification passes (recall, workspace, events answered)
+	CheckFailures      []string
+	Elapsed            time.Duration
 }
 
 // OK reports whether nothing was lost, duplicated or out of order, every
