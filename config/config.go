@@ -35,6 +35,8 @@ type Config struct {
 	Generate Generate `yaml:"generate"`
 	// Embed selects the recall embedder.
 	Embed Embed `yaml:"embed"`
+	// Bridges are the chat-app bridges (QQ through OneBot v11, Telegram).
+	Bridges Bridges `yaml:"bridges"`
 
 	// File is the configuration file that was read ("" when none was).
 	File string `yaml:"-"`
@@ -362,6 +364,7 @@ func Defaults() Config {
 		},
 		Generate: Generate{Traces: 1000},
 		Embed:    Embed{Provider: "builtin", Index: "flat"},
+		Bridges:  Bridges{Manners: DefaultManners()},
 	}
 }
 

@@ -244,6 +244,7 @@ func (c *Config) validate(where func(key string) *Error) error {
 	}
 	c.validateTools(bad)
 	c.validateEvents(bad)
+	c.validateBridges(bad)
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level) {
 		bad("log.level", "%q is not one of debug, info, warn, error", c.Log.Level)
 	}

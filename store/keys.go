@@ -64,6 +64,10 @@ const (
 
 	// PrefixRecall is the recall package's key space (embeddings, cursors).
 	PrefixRecall = "rcl\x00"
+
+	// PrefixBridge is the bridges' key space (package bridge): brg\x00
+	// cursor\x00<bridge> the arrival cursor of the last delivered message.
+	PrefixBridge = "brg\x00"
 )
 
 func messagePrefix(channel string) []byte {

@@ -1,0 +1,95 @@
+package bridge
+
+import (
+	"context"
+	"time"
+)
+
+// Agent is what a bridge needs of the companion. The daemon implements it
+// over main-virtual.
+type Agent interface {
+	// Record stores a message said in a chat without answering it, and
+	// returns its stored id. It returns ErrDuplicate when the channel
+	// already holds a message with the same ExternalID.
+	Record(ctx context.Context, in Inbound) (string, error)
+	// Answer runs one turn in a channel over the messages stored so far
+	// (the last of them is t.MessageID). The replies reach the chat through
+	// the Outbox, not through Answer.
+	Answer(ctx context.Context, t Turn) error
+	// Note stores a platform line ("^system …") in a channel without a
+	// turn: the model reads it at its next turn there.
+	Note(ctx context.Context, channel string, kind Kind, text string) error
+	// Owner reports whether a speaker id ("qq:12345") is the owner's.
+	Owner(speakerID string) bool
+}
+
+// Inbound is an incoming message as the bridge stores it.
+type Inbound struct {
+	Channel    string
+	Kind       Kind
+	User       string // display name
+	UserID     string // "<bridge>:<platform user id>"
+	Text       string // rendered: mentions, replies, %[image] refs
+	ExternalID string // the platform's message id
+	Time       time.Time
+}
+
+// Turn asks for one answer in a channel.
+type Turn struct {
+	Channel   string
+	Kind      Kind
+	MessageID string // the newest stored message the turn answers
+	// Speaker and SpeakerID are whose permissions the turn runs with: of
+	// a batch addressed by several people, the least trusted one.
+	Speaker   string
+	SpeakerID string
+}
+
+// Packet is one outgoing message of one of the bridge's channels: a reply
+// part or a proactive message, as the agent stored it.
+type Packet struct {
+	Seq       uint64 // the outbox's order
+	ID        string // the stored message id
+	Channel   string
+	Text      string
+	ReplyTo   string // the message whose turn produced it
+	Step      int
+	Part      int
+	Proactive bool
+	Time      time.Time
+}
+
+// Outbox hands a bridge the outgoing messages of its channels, once each
+// and in order, also across restarts: a packet stays due until Done.
+type Outbox interface {
+	// Next blocks until a packet is due (or ctx ends).
+	Next(ctx context.Context) (Packet, error)
+	// Done marks a packet delivered (or given up); it is not handed out again.
+	Done(p Packet) error
+	// Pending counts the packets due.
+	Pending() int
+}
+
+// Clock is the bridge's time: Now and After, as package time has them.
+type Clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                         { return time.Now() }
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// sleep waits d on the clock, or until ctx ends.
+func sleep(ctx context.Context, c Clock, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	select {
+	case <-c.After(d):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
