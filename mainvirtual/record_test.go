@@ -1,0 +1,64 @@
+package mainvirtual
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cyan-agent/cyan/internal/llmtest"
+)
+
+func TestRecordThenRespondSeesTheWholeGroup(t *testing.T) {
+	r := newRig(t, nil)
+	ctx := context.Background()
+	var last string
+	for i, line := range []struct{ user, id, text string }{
+		{"alice", "qq:1", "anyone seen the cat?"},
+		{"bob", "qq:2", "it is on the roof"},
+		{"alice", "qq:1", "@青蓝 can you help?"},
+	} {
+		m, err := r.mv.Record(ctx, Recorded{Incoming: Incoming{Channel: "qq:group:5", User: line.user, UserID: line.id, Kind: KindGroup, Text: line.text},
+			ExternalID: string(rune('a' + i))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = m.ID
+	}
+	if _, err := r.mv.Record(ctx, Recorded{Incoming: Incoming{Channel: "qq:group:5", User: "bob", Kind: KindGroup, Text: "again"}, ExternalID: "b"}); !errors.Is(err, ErrDuplicate) {
+		t.Fatalf("a second message with the same external id: %v, want ErrDuplicate", err)
+	}
+	if n := len(r.fake.Requests()); n != 0 {
+		t.Fatalf("recording called the model %d times", n)
+	}
+	r.fake.Enqueue(llmtest.Reply{Text: "the roof, alice"})
+	res, err := r.mv.Respond(ctx, "qq:group:5", last, "alice", "qq:1", KindGroup, Listener{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Replies) != 1 || res.Replies[0].ReplyTo != last {
+		t.Fatalf("replies = %+v", res.Replies)
+	}
+	req := r.fake.Requests()[0]
+	conv := req.Messages[len(req.Messages)-1].Content
+	for _, want := range []string{"^alice", "^bob", "on the roof", "can you help?"} {
+		if !strings.Contains(conv, want) {
+			t.Errorf("the context lacks %q:\n%s", want, conv)
+		}
+	}
+	if err := r.mv.Note(ctx, "qq:group:5", KindGroup, "your message could not be delivered"); err != nil {
+		t.Fatal(err)
+	}
+	r.fake.Enqueue(llmtest.Reply{Text: "sorry"})
+	m, _ := r.mv.Record(ctx, Recorded{Incoming: Incoming{Channel: "qq:group:5", User: "alice", Kind: KindGroup, Text: "hello?"}})
+	if _, err := r.mv.Respond(ctx, "qq:group:5", m.ID, "alice", "qq:1", KindGroup, Listener{}); err != nil {
+		t.Fatal(err)
+	}
+	req = r.fake.Requests()[1]
+	if all := req.Messages[len(req.Messages)-1].Content; !strings.Contains(all, "^system") || !strings.Contains(all, "could not be delivered") {
+		t.Errorf("the model is not told of the failed delivery:\n%s", all)
+	}
+	if _, err := r.mv.Respond(ctx, "qq:group:6", m.ID, "alice", "", KindGroup, Listener{}); err == nil {
+		t.Error("answering a message of another channel succeeded")
+	}
+}
