@@ -55,6 +55,8 @@ type Options struct {
 	Now          func() time.Time
 	// Recall answers /api/v1/recall (nil: the route says it is not running).
 	Recall *recall.Index
+	// Bridges serves GET /api/v1/bridges (nil: an empty list).
+	Bridges Bridges
 	// Imported, when set, is told about every import batch; on the final
 	// one the import is complete (the hook that builds events from
 	// imported history).
@@ -116,6 +118,7 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/v1/recall", s.recall)
 	s.mux.HandleFunc("GET /api/v1/recall/status", s.recallStatus)
 	s.mux.HandleFunc("POST /api/v1/import", s.importMessages)
+	s.mux.HandleFunc("GET /api/v1/bridges", s.listBridges)
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -66,6 +66,7 @@ type Daemon struct {
 	tools   *toolParts
 	recall  *recall.Index
 	imports *importBuilds
+	bridges *bridgeParts
 	api     *api.Server
 	token   string
 	ready   func(net.Addr)
@@ -243,10 +244,13 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		d.obs.loadDeclared(cfg.Persona)
 	}
 
+	if d.bridges, err = d.buildBridges(cfg, log); err != nil {
+		return err
+	}
 	d.api, err = api.New(api.Options{
 		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Hub: d.hub, Observers: manager, Traces: d.gen.Traces(),
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
-		Recall: d.recall, Imported: d.imports.imported,
+		Recall: d.recall, Imported: d.imports.imported, Bridges: d.bridges,
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
 		Version: version, Logger: log.With("component", "api"), Now: now,
@@ -284,6 +288,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		actor{name: "recall", run: d.recall.Run},
 		actor{name: "import-events", run: d.imports.run},
 		actor{name: "approvals", run: func(ctx context.Context) error { return d.tools.reg.Approvals().Run(ctx, time.Minute) }})
+	actors = append(actors, d.bridges.actors(d.log)...)
 	return runGroup(ctx, actors, func(name string, err error) {
 		if err != nil {
 			d.log.Error("part stopped", "part", name, "err", err)
@@ -298,7 +303,7 @@ func (d *Daemon) serve(ctx context.Context, ln net.Listener) error {
 	handlerCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
 	defer abort()
 	srv := &http.Server{
-		Handler:           d.api,
+		Handler:           d.handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return handlerCtx },

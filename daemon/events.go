@@ -38,7 +38,8 @@ func registerEventTools(reg *tools.Registry, log *events.Log) error {
 			Spec: tools.Spec{Name: et.Name, Description: et.Description, Parameters: et.Parameters, Kind: tools.Process,
 				Effects: []string{tools.EffectMemory}, Source: tools.SourceBuiltin},
 			Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
-				out, err := run(ctx, events.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, Now: time.Now()}, c.Args)
+				out, err := run(ctx, events.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker,
+					Owner: c.Caller.Owner || reg.IsOwner(c.Caller), Now: time.Now()}, c.Args)
 				return packets.Result{OutputText: out}, err
 			},
 		})

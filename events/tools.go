@@ -24,7 +24,12 @@ type Tool struct {
 type Call struct {
 	Channel string
 	Speaker string
-	Now     time.Time
+	// Owner: the speaker is the owner. Theories are shared by every
+	// conversation, so only the owner's turns may create or change one (a
+	// stranger in a group could otherwise rewrite what the owner's private
+	// chats read).
+	Owner bool
+	Now   time.Time
 }
 
 // Tools returns the `event` and `theory` tools.
@@ -102,6 +107,9 @@ func (l *Log) runTheoryTool(_ context.Context, c Call, args json.RawMessage) (st
 	}
 	if err := decodeArgs(args, &a); err != nil {
 		return "", err
+	}
+	if (a.Op == "create" || a.Op == "update") && !c.Owner {
+		return "", fmt.Errorf("%w: theories are shared by every conversation; only the owner may create or change one", ErrDenied)
 	}
 	switch a.Op {
 	case "create":

@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"notation":            {},
 	"recall":              {"store", "importer"},
 	"importer":            {"store"},
-	"api":                 {"mainvirtual", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "observer", "recall", "importer"},
+	"api":                 {"mainvirtual", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "observer", "recall", "importer", "bridge"},
 	"daemon":              {"*"},
 	"cmd":                 {"*"},
 	"cmd/cyan":            {"cmd"},

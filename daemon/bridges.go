@@ -1,0 +1,161 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/cyan-agent/cyan/bridge"
+	"github.com/cyan-agent/cyan/bridge/onebot"
+	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/mainvirtual"
+	"github.com/cyan-agent/cyan/tools"
+)
+
+// bridgeParts are the chat-app bridges of the System.
+type bridgeParts struct {
+	list    []*bridge.Bridge
+	reverse http.Handler            // the OneBot reverse WebSocket, nil when none is reverse
+	hooks   map[string]http.Handler // Telegram webhooks by path
+}
+
+// Status lists every bridge's state (GET /api/v1/bridges).
+func (b *bridgeParts) Status() []bridge.Status {
+	out := make([]bridge.Status, 0, len(b.list))
+	for _, br := range b.list {
+		out = append(out, br.Status())
+	}
+	return out
+}
+
+// buildBridges makes one bridge per configured instance.
+func (d *Daemon) buildBridges(cfg *config.Config, log *slog.Logger) (*bridgeParts, error) {
+	bp := &bridgeParts{hooks: map[string]http.Handler{}}
+	agent := bridgeAgent{mv: d.mv, reg: d.tools.reg}
+	reverse := map[string]*onebot.Adapter{}
+	add := func(name string, ad bridge.Adapter, own *config.Manners) error {
+		out, err := bridge.NewStoreOutbox(d.store, name)
+		if err != nil {
+			return err
+		}
+		b, err := bridge.New(bridge.Options{Name: name, Adapter: ad, Agent: agent, Outbox: out,
+			Manners: cfg.Bridges.Manners.Over(own), AgentName: d.mv.AgentName, DataDir: cfg.DataDir,
+			Logger: log.With("component", "bridge", "bridge", name)})
+		if err != nil {
+			return err
+		}
+		bp.list = append(bp.list, b)
+		return nil
+	}
+	for _, o := range cfg.Bridges.OneBot {
+		ad, err := onebot.New(onebot.Options{Name: o.Name, Mode: o.Mode, URL: o.URL, AccessToken: o.AccessToken, SelfID: o.SelfID,
+			Format: o.MessageFormat, Reconnect: time.Duration(o.Reconnect), Timeout: time.Duration(o.Timeout),
+			Logger: log.With("component", "bridge", "bridge", o.Name)})
+		if err != nil {
+			return nil, err
+		}
+		if o.Mode == "reverse" {
+			if o.AccessToken == "" && !loopback(cfg.Addr) {
+				return nil, fmt.Errorf("daemon: bridges.onebot %s: a reverse bridge on a non-loopback address (%s) needs an access_token, or anyone who reaches it could speak as anyone", o.Name, cfg.Addr)
+			}
+			reverse[o.Name] = ad
+		}
+		if err := add(o.Name, ad, o.Manners); err != nil {
+			return nil, err
+		}
+	}
+	if len(reverse) > 0 {
+		bp.reverse = onebot.NewReverseMux(log.With("component", "bridge"), reverse)
+	}
+	if err := d.buildTelegram(cfg, bp, add, log); err != nil {
+		return nil, err
+	}
+	return bp, nil
+}
+
+// actors are the bridges as parts of the run group: a bridge that fails
+// (a wrong token) is logged and stays down; the others keep running.
+func (b *bridgeParts) actors(log *slog.Logger) []actor {
+	var out []actor
+	for _, br := range b.list {
+		out = append(out, actor{name: "bridge:" + br.Name(), run: func(ctx context.Context) error {
+			if err := br.Run(ctx); err != nil {
+				log.Error("bridge stopped; fix its settings and restart (cyan doctor explains)", "bridge", br.Name(), "err", err)
+				<-ctx.Done()
+			}
+			return nil
+		}})
+	}
+	return out
+}
+
+// handler routes the bridges' own endpoints (the OneBot reverse WebSocket
+// with its own access token, Telegram webhooks with their secret) before
+// the API's guards, and everything else to the API.
+func (d *Daemon) handler() http.Handler {
+	bp := d.bridges
+	if bp == nil || (bp.reverse == nil && len(bp.hooks) == 0) {
+		return d.api
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if bp.reverse != nil && (p == onebot.ReversePath || strings.HasPrefix(p, onebot.ReversePath+"/")) {
+			bp.reverse.ServeHTTP(w, r)
+			return
+		}
+		if h, ok := bp.hooks[p]; ok {
+			h.ServeHTTP(w, r)
+			return
+		}
+		d.api.ServeHTTP(w, r)
+	})
+}
+
+// bridgeAgent is the companion as a bridge sees it.
+type bridgeAgent struct {
+	mv  *mainvirtual.MainVirtual
+	reg *tools.Registry
+}
+
+var _ bridge.Agent = bridgeAgent{}
+
+func (a bridgeAgent) Record(ctx context.Context, in bridge.Inbound) (string, error) {
+	m, err := a.mv.Record(ctx, mainvirtual.Recorded{
+		Incoming:   mainvirtual.Incoming{Channel: in.Channel, User: in.User, UserID: in.UserID, Kind: string(in.Kind), Text: in.Text},
+		ExternalID: in.ExternalID, Time: in.Time,
+	})
+	if errors.Is(err, mainvirtual.ErrDuplicate) {
+		return "", bridge.ErrDuplicate
+	}
+	if err != nil {
+		return "", err
+	}
+	return m.ID, nil
+}
+
+func (a bridgeAgent) Answer(ctx context.Context, t bridge.Turn) error {
+	_, err := a.mv.Respond(ctx, t.Channel, t.MessageID, t.Speaker, t.SpeakerID, string(t.Kind), mainvirtual.Listener{})
+	return err
+}
+
+func (a bridgeAgent) Note(ctx context.Context, channel string, kind bridge.Kind, text string) error {
+	return a.mv.Note(ctx, channel, string(kind), text)
+}
+
+func (a bridgeAgent) Owner(speakerID string) bool {
+	return a.reg.IsOwner(tools.Caller{SpeakerID: speakerID, Kind: "group"})
+}
+
+// errNoTelegram keeps buildTelegram's signature until the adapter lands.
+var errNoTelegram = fmt.Errorf("daemon: telegram bridges are not built yet")
+
+func (d *Daemon) buildTelegram(cfg *config.Config, bp *bridgeParts, add func(string, bridge.Adapter, *config.Manners) error, log *slog.Logger) error {
+	if len(cfg.Bridges.Telegram) > 0 {
+		return errNoTelegram
+	}
+	return nil
+}
