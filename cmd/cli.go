@@ -40,6 +40,7 @@ func commands() []command {
 		{"history", "print a channel's conversation", "", runHistory},
 		{"trace", "show the last prompt packet of a channel (--channel) and the newest generate calls; with an ID, one call in full", "[ID]", runTrace},
 		{"memory", "the workspace: ls [--all], show ID, forget ID (for good), curve ID (R over the coming turns)", "ls|show|forget|curve [ID]", runMemory},
+		{"bridges", "the chat-app bridges: connected, bot, chats seen, queue, counters, last error", "[--json]", runBridges},
 		{"observers", "the background observers: ls (triggers, last and next run, tokens spent / budget, state), run NAME", "ls|run [NAME]", runObservers},
 		{"tool", "tool ls [--json] | run [--as SPEAKER] [--channel C] NAME 'ARGS_JSON' | check [--as SPEAKER] NAME 'ARGS_JSON'", "ls|run|check …", runTool},
 		{"approvals", "list the tool calls waiting for your approval; approvals allow|deny ID answers one", "[allow|deny ID]", runApprovals},

@@ -142,7 +142,7 @@ func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message
 		}
 		items[i] = ctxItem{m: m, full: n + lineOverhead}
 	}
-	kept := items[a.fit(ctx, q, items, p.MiniFullContextCount, &ct):]
+	kept := seenOrder(items[a.fit(ctx, q, items, p.MiniFullContextCount, &ct):])
 	// The conversation handed to a provider must open with a user turn.
 	for len(kept) > 0 && kept[0].m.Role == store.RoleAssistant {
 		ct.Dropped = append(ct.Dropped, DroppedItem{ID: kept[0].m.ID, Reason: "the context must open with a user line"})
@@ -182,6 +182,35 @@ func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message
 		out = append(out, llm.Message{Role: role, Content: text})
 	}
 	return out, ct, nil
+}
+
+// seenOrder puts what people said while the agent was answering after
+// that answer: a message stored after the turn's incoming message but
+// before its reply was not seen by that turn (a group chat goes on while
+// the agent thinks), so the context shows it after the reply, as new, and
+// the conversation ends with what the next answer is for. Only user and
+// platform lines move; the agent's messages keep their order.
+func seenOrder(items []ctxItem) []ctxItem {
+	out := make([]ctxItem, 0, len(items))
+	var later []ctxItem
+	for _, it := range items {
+		if it.m.Role == store.RoleAssistant {
+			if r := it.m.ReplyTo; r != "" {
+				k := len(out)
+				for k > 0 && out[k-1].m.Role != store.RoleAssistant && out[k-1].m.ID > r {
+					k--
+				}
+				later = append(append([]ctxItem(nil), out[k:]...), later...)
+				out = out[:k]
+			}
+			out = append(out, it)
+			continue
+		}
+		out = append(out, later...)
+		later = later[:0]
+		out = append(out, it)
+	}
+	return append(out, later...)
 }
 
 // platformName is the name a platform message is shown under: "system"

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/cyan-agent/cyan/llm"
 
 	"github.com/cyan-agent/cyan/internal/llmtest"
 )
@@ -60,5 +63,42 @@ func TestRecordThenRespondSeesTheWholeGroup(t *testing.T) {
 	}
 	if _, err := r.mv.Respond(ctx, "qq:group:6", m.ID, "alice", "", KindGroup, Listener{}); err == nil {
 		t.Error("answering a message of another channel succeeded")
+	}
+}
+
+func TestWhatTheAnswerDidNotSeeComesAfterIt(t *testing.T) {
+	r := newRig(t, nil)
+	ctx := context.Background()
+	rec := func(text string) string {
+		m, err := r.mv.Record(ctx, Recorded{Incoming: Incoming{Channel: "g", User: "amy", Kind: KindGroup, Text: text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.ID
+	}
+	first := rec("question one")
+	gate := make(chan struct{})
+	r.fake.SetDefault(func(llmtest.Request) llmtest.Reply { <-gate; return llmtest.Reply{Text: "answer one"} })
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.mv.Respond(ctx, "g", first, "amy", "", KindGroup, Listener{})
+		done <- err
+	}()
+	for len(r.fake.Requests()) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	later := rec("said while it thought")
+	close(gate)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	r.fake.SetDefault(nil)
+	if _, err := r.mv.Respond(ctx, "g", later, "amy", "", KindGroup, Listener{}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := r.fake.Requests()[1].Messages
+	last := msgs[len(msgs)-1]
+	if last.Role != llm.RoleUser || !strings.Contains(last.Content, "said while it thought") || msgs[len(msgs)-2].Content != "answer one" {
+		t.Fatalf("the context does not end with what the answer did not see: %+v", msgs[1:])
 	}
 }

@@ -49,6 +49,10 @@ type Adapter struct {
 	self     bridge.User
 	typingNo bool // set_input_status is unknown to the implementation
 	conns    sync.WaitGroup
+	// started is closed once Run has begun: a reverse connection that
+	// arrives while the daemon is still starting waits for it.
+	started chan struct{}
+	start   sync.Once
 }
 
 var _ bridge.Adapter = (*Adapter)(nil)
@@ -82,7 +86,7 @@ func New(o Options) (*Adapter, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Adapter{o: o, log: o.Logger, fetch: httpFetch(o.HTTPClient)}, nil
+	return &Adapter{o: o, log: o.Logger, fetch: httpFetch(o.HTTPClient), started: make(chan struct{})}, nil
 }
 
 type realClock struct{}
@@ -103,6 +107,7 @@ func (a *Adapter) Run(ctx context.Context, sink bridge.Sink) error {
 	a.mu.Lock()
 	a.ctx, a.sink = ctx, sink
 	a.mu.Unlock()
+	a.start.Do(func() { close(a.started) })
 	defer func() {
 		a.mu.Lock()
 		a.ctx = nil

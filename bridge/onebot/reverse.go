@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -107,6 +108,11 @@ func (m *ReverseMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		m.refuse(w, r, http.StatusBadRequest, fmt.Sprintf("X-Client-Role %q is not Universal, Event or API", role))
 		return
+	}
+	select {
+	case <-a.started:
+	case <-time.After(5 * time.Second):
+	case <-r.Context().Done():
 	}
 	a.mu.Lock()
 	ctx := a.ctx
