@@ -220,6 +220,9 @@ func (c *Config) validateBridges(bad func(key, format string, args ...any)) {
 			if u, err := url.Parse(w); err != nil || u.Scheme != "https" || u.Host == "" {
 				bad(key+".webhook.url", "%q is not an https URL (Telegram posts only to https)", w)
 			}
+			if len(b.Webhook.Secret) < 16 {
+				bad(key+".webhook.secret", "a webhook needs a secret of at least 16 characters (A-Z, a-z, 0-9, _ and -), or anyone could post updates as anyone")
+			}
 		}
 		if b.PollTimeout < 0 {
 			bad(key+".poll_timeout", "must not be negative")

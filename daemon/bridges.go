@@ -11,6 +11,7 @@ import (
 
 	"github.com/cyan-agent/cyan/bridge"
 	"github.com/cyan-agent/cyan/bridge/onebot"
+	"github.com/cyan-agent/cyan/bridge/telegram"
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/tools"
@@ -150,12 +151,21 @@ func (a bridgeAgent) Owner(speakerID string) bool {
 	return a.reg.IsOwner(tools.Caller{SpeakerID: speakerID, Kind: "group"})
 }
 
-// errNoTelegram keeps buildTelegram's signature until the adapter lands.
-var errNoTelegram = fmt.Errorf("daemon: telegram bridges are not built yet")
-
+// buildTelegram adds one bridge per Telegram bot; a webhook bot's
+// endpoint is routed like the OneBot socket.
 func (d *Daemon) buildTelegram(cfg *config.Config, bp *bridgeParts, add func(string, bridge.Adapter, *config.Manners) error, log *slog.Logger) error {
-	if len(cfg.Bridges.Telegram) > 0 {
-		return errNoTelegram
+	for _, t := range cfg.Bridges.Telegram {
+		ad, err := telegram.New(telegram.Options{Name: t.Name, Token: t.Token, APIURL: t.APIURL, PollTimeout: time.Duration(t.PollTimeout),
+			WebhookURL: t.Webhook.URL, WebhookSecret: t.Webhook.Secret, Logger: log.With("component", "bridge", "bridge", t.Name)})
+		if err != nil {
+			return err
+		}
+		if t.Webhook.URL != "" {
+			bp.hooks[telegram.WebhookPath(t.Name)] = ad.Webhook()
+		}
+		if err := add(t.Name, ad, t.Manners); err != nil {
+			return err
+		}
 	}
 	return nil
 }
