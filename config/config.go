@@ -52,6 +52,9 @@ type LLM struct {
 	MaxRetries  int      `yaml:"max_retries"`
 	Temperature *float64 `yaml:"temperature"`
 	MaxTokens   int      `yaml:"max_tokens"`
+	// Vision: the model accepts images. Pictures people send through a
+	// bridge then reach it as image parts; otherwise as "%[…]" references.
+	Vision bool `yaml:"vision"`
 }
 
 // Agent tunes main-virtual's turn.

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/cyan-agent/cyan/bridge/onebot"
 	"github.com/cyan-agent/cyan/bridge/telegram"
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/tools"
 )
@@ -116,6 +120,26 @@ func (d *Daemon) handler() http.Handler {
 	})
 }
 
+// imageRef is a kept image's reference, as the bridges write it.
+var imageRef = regexp.MustCompile(`%\[(images/[a-z][a-z0-9_-]{0,31}/[0-9a-f]{24}\.(?:jpg|png|gif|webp|bmp))\]`)
+
+// bridgeImages loads the images a message refers to, for a model that
+// accepts them (llm.vision); only files the bridges kept can be named.
+func bridgeImages(dataDir string) func(text string) []llm.Image {
+	mimes := map[string]string{".jpg": "image/jpeg", ".png": "image/png", ".gif": "image/gif", ".webp": "image/webp", ".bmp": "image/bmp"}
+	return func(text string) []llm.Image {
+		var out []llm.Image
+		for _, m := range imageRef.FindAllStringSubmatch(text, mainvirtual.MaxImages) {
+			data, err := os.ReadFile(filepath.Join(dataDir, filepath.FromSlash(m[1])))
+			if err != nil {
+				continue
+			}
+			out = append(out, llm.Image{MIME: mimes[filepath.Ext(m[1])], Data: data, Ref: m[1]})
+		}
+		return out
+	}
+}
+
 // bridgeAgent is the companion as a bridge sees it.
 type bridgeAgent struct {
 	mv  *mainvirtual.MainVirtual
@@ -168,4 +192,13 @@ func (d *Daemon) buildTelegram(cfg *config.Config, bp *bridgeParts, add func(str
 		}
 	}
 	return nil
+}
+
+// visionImages is main-virtual's image hook: the bridges' kept images when
+// the model accepts images (llm.vision), else none.
+func visionImages(cfg *config.Config) func(string) []llm.Image {
+	if !cfg.LLM.Vision {
+		return nil
+	}
+	return bridgeImages(cfg.DataDir)
 }

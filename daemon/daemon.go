@@ -228,6 +228,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 					Owner: d.tools.reg.IsOwner(callerOf(q, "")), Private: q.Kind != mainvirtual.KindGroup}})
 		},
 		OnOutgoing:  d.hub.Publish,
+		Images:      visionImages(cfg),
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
 		Counter: counter, Now: now, Logger: log.With("component", "mainvirtual"),
 	})

@@ -29,8 +29,12 @@ type assembler struct {
 	// compressor shortens old model messages (nil: none); compress tunes it.
 	compressor Compressor
 	compress   config.Compress
+	images     func(text string) []llm.Image
 	log        *slog.Logger
 }
+
+// MaxImages bounds the pictures one turn passes to the model.
+const MaxImages = 4
 
 // assemble builds the packet for a turn in q.Channel whose incoming message
 // is already stored.
@@ -151,8 +155,15 @@ func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message
 		}
 		kept = kept[1:]
 	}
+	answered := -1 // the agent's last answer: what follows it is new to this turn
+	for i, it := range kept {
+		if it.m.Role == store.RoleAssistant {
+			answered = i
+		}
+	}
+	images := 0
 	var out []llm.Message
-	for _, it := range kept {
+	for i, it := range kept {
 		m := it.m
 		ct.Included = append(ct.Included, m.ID)
 		ct.Tokens += it.cost()
@@ -171,15 +182,24 @@ func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message
 				text = compressedMark + it.short
 			}
 		}
+		var pics []llm.Image
+		if a.images != nil && i > answered && m.Role == store.RoleUser && images < MaxImages {
+			pics = a.images(m.Text)
+			if len(pics) > MaxImages-images {
+				pics = pics[:MaxImages-images]
+			}
+			images += len(pics)
+		}
 		if n := len(out); n > 0 && out[n-1].Role == role {
 			sep := "\n"
 			if role == llm.RoleAssistant {
 				sep = "\n" + notation.Break + "\n"
 			}
 			out[n-1].Content += sep + text
+			out[n-1].Images = append(out[n-1].Images, pics...)
 			continue
 		}
-		out = append(out, llm.Message{Role: role, Content: text})
+		out = append(out, llm.Message{Role: role, Content: text, Images: pics})
 	}
 	return out, ct, nil
 }

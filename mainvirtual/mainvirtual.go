@@ -39,6 +39,11 @@ type Options struct {
 	// Compressor shortens the agent's older messages once the context
 	// outgrows its budget; nil drops them instead.
 	Compressor Compressor
+	// Images, if set, returns the pictures a user message's text refers to
+	// ("%[images/…]"), for a model that accepts images: the messages the
+	// turn answers (those after the agent's last answer) carry them, at most
+	// MaxImages a turn. nil: images stay references.
+	Images func(text string) []llm.Image
 	// Temperature and MaxTokens are passed to every call (nil/0: provider
 	// defaults).
 	Temperature *float64
@@ -140,6 +145,7 @@ func New(o Options) (*MainVirtual, error) {
 		persona:    o.Persona,
 		compressor: o.Compressor,
 		compress:   o.Agent.Compress,
+		images:     o.Images,
 		log:        o.Logger,
 	}
 	return mv, nil

@@ -102,3 +102,39 @@ func TestWhatTheAnswerDidNotSeeComesAfterIt(t *testing.T) {
 		t.Fatalf("the context does not end with what the answer did not see: %+v", msgs[1:])
 	}
 }
+
+func TestImagesGoWithTheMessagesTheTurnAnswers(t *testing.T) {
+	pic := llm.Image{MIME: "image/png", Data: []byte("\x89PNG...")}
+	r := newRig(t, func(o *Options) {
+		o.Images = func(text string) []llm.Image {
+			if strings.Contains(text, "%[images/") {
+				return []llm.Image{pic}
+			}
+			return nil
+		}
+	})
+	ctx := context.Background()
+	rec := func(text string) string {
+		m, err := r.mv.Record(ctx, Recorded{Incoming: Incoming{Channel: "g", User: "amy", Kind: KindGroup, Text: text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.ID
+	}
+	first := rec("old picture %[images/qq/aaaaaaaaaaaaaaaaaaaaaaaa.png]")
+	if _, err := r.mv.Respond(ctx, "g", first, "amy", "", KindGroup, Listener{}); err != nil {
+		t.Fatal(err)
+	}
+	rec("what is this? %[images/qq/bbbbbbbbbbbbbbbbbbbbbbbb.png]")
+	last := rec("and this %[images/qq/cccccccccccccccccccccccc.png]")
+	if _, err := r.mv.Respond(ctx, "g", last, "amy", "", KindGroup, Listener{}); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range r.fake.Requests()[1].Messages {
+		n += len(m.Images)
+	}
+	if n != 2 {
+		t.Errorf("the second turn passed %d images, want the 2 it answers (not the one already answered)", n)
+	}
+}
