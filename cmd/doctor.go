@@ -45,6 +45,7 @@ func runDoctor(io IO, args []string) error {
 	checks = append(checks, check{name: "config", ok: true, msg: "valid (" + src + ")"})
 	checks = append(checks, checkDataDir(cfg), checkPersona(cfg))
 	checks = append(checks, checkLLM(cfg, *timeout)...)
+	checks = append(checks, checkBridges(cfg, *timeout)...)
 	report(io, checks)
 	for _, c := range checks {
 		if !c.ok && !c.warn {

@@ -201,6 +201,10 @@ func TestQQGroupOfFiveAnswersOnlyMentions(t *testing.T) {
 	if rc != 0 || !strings.Contains(stdout, "qq") || !strings.Contains(stdout, "connected") {
 		t.Errorf("cyan bridges: %d\n%s", rc, stdout)
 	}
+	stdout, _, rc = cli(t, r.d.cliEnv(), "", "doctor")
+	if rc != 0 || !strings.Contains(stdout, "bridge qq OneBot reverse connected, bot 10001 青蓝") {
+		t.Errorf("cyan doctor: %d\n%s", rc, stdout)
+	}
 }
 
 func TestQQBurstWhileATurnRunsIsOneFollowingTurn(t *testing.T) {

@@ -73,6 +73,11 @@ func TestTelegramGroupAndPrivateChat(t *testing.T) {
 	if !strings.Contains(stdout, "tgbad") || !strings.Contains(stdout, "refused the token") {
 		t.Errorf("cyan bridges:\n%s", stdout)
 	}
+	stdout, _, rc := cli(t, d.cliEnv(), "", "doctor")
+	if rc == 0 || !strings.Contains(stdout, "[ok  ] bridge tg Telegram bot Cyan (id 777) connected") ||
+		!strings.Contains(stdout, "[FAIL] bridge tgbad Telegram: the Bot API refused the token") || !strings.Contains(stdout, "@BotFather") {
+		t.Errorf("cyan doctor: %d\n%s", rc, stdout)
+	}
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
