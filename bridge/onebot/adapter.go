@@ -183,8 +183,8 @@ func (a *Adapter) serve(ctx context.Context, c *conn) {
 	}
 	a.mu.Unlock()
 	if c.canCall() {
-		if c.self != "" {
-			a.connected(bridge.User{ID: c.self})
+		if self := c.selfID(); self != "" {
+			a.connected(bridge.User{ID: self})
 		}
 		go a.login(ctx, c)
 	}
@@ -212,7 +212,7 @@ func (a *Adapter) serve(ctx context.Context, c *conn) {
 func (a *Adapter) login(ctx context.Context, c *conn) {
 	resp, err := c.call(ctx, "get_login_info", nil, a.o.Timeout)
 	if err != nil || resp.Status != "ok" {
-		if c.self == "" {
+		if c.selfID() == "" {
 			a.log.Warn("onebot: get_login_info failed; the bot's id comes from the first event", "err", err)
 		}
 		return
@@ -222,9 +222,7 @@ func (a *Adapter) login(ctx context.Context, c *conn) {
 		Nickname string `json:"nickname"`
 	}
 	if json.Unmarshal(resp.Data, &info) == nil && info.UserID != "" {
-		if c.self == "" {
-			c.self = string(info.UserID)
-		}
+		c.learnSelf(string(info.UserID))
 		a.connected(bridge.User{ID: string(info.UserID), Name: info.Nickname})
 	}
 }
@@ -240,8 +238,22 @@ func (a *Adapter) connected(u bridge.User) {
 }
 
 // readLoop reads frames until the connection ends; a malformed frame is
-// logged and skipped.
+// logged and skipped. Responses are matched at once; events are handled in
+// order by a goroutine of their own, so a slow one (an image to download)
+// never holds up the answers to API calls.
 func (a *Adapter) readLoop(ctx context.Context, c *conn, beats chan<- time.Duration) error {
+	events := make(chan *Event, 1024)
+	handled := make(chan struct{})
+	go func() {
+		defer close(handled)
+		for ev := range events {
+			a.event(ctx, c, ev, beats)
+		}
+	}()
+	defer func() {
+		close(events)
+		<-handled
+	}()
 	for {
 		b, err := c.read(ctx)
 		if err != nil {
@@ -266,19 +278,21 @@ func (a *Adapter) readLoop(ctx context.Context, c *conn, beats chan<- time.Durat
 			}
 			continue
 		}
-		a.event(ctx, c, f.Event, beats)
+		select {
+		case events <- f.Event:
+		case <-ctx.Done():
+			return nil
+		}
 	}
 }
 
 // event handles one event.
 func (a *Adapter) event(ctx context.Context, c *conn, ev *Event, beats chan<- time.Duration) {
-	if c.self == "" && ev.SelfID != "" {
-		c.self = string(ev.SelfID)
-		if c.canCall() {
-			a.connected(bridge.User{ID: c.self})
-		}
+	if c.learnSelf(string(ev.SelfID)) && c.canCall() {
+		a.connected(bridge.User{ID: string(ev.SelfID)})
 	}
-	if ev.SelfID != "" && c.self != "" && string(ev.SelfID) != c.self {
+	self := c.selfID()
+	if ev.SelfID != "" && self != "" && string(ev.SelfID) != self {
 		a.log.Debug("onebot: event for another account skipped", "self_id", ev.SelfID)
 		return
 	}
@@ -294,7 +308,7 @@ func (a *Adapter) event(ctx context.Context, c *conn, ev *Event, beats chan<- ti
 		if !c.canHear() {
 			return
 		}
-		if c.self != "" && string(ev.UserID) == c.self {
+		if self != "" && string(ev.UserID) == self {
 			return // the bot's own message
 		}
 		a.sink.Inbound(ctx, toMessage(ev, a.fetch))

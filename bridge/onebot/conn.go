@@ -46,6 +46,25 @@ func newConn(ws *websocket.Conn, role, self string) *conn {
 	return &conn{ws: ws, role: role, self: self, pending: map[string]chan *Response{}, done: make(chan struct{})}
 }
 
+// selfID is the bot's account on this connection ("" until known).
+func (c *conn) selfID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.self
+}
+
+// learnSelf sets the bot's account if it was not known; it reports
+// whether it was set now.
+func (c *conn) learnSelf(id string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.self != "" || id == "" {
+		return false
+	}
+	c.self = id
+	return true
+}
+
 // canCall reports whether API calls may be sent on this connection.
 func (c *conn) canCall() bool { return c.role != RoleEvent }
 
