@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -459,4 +460,43 @@ func TestQQWrongTokenAndMalformedEvents(t *testing.T) {
 	if n := strings.Count(fmt.Sprint(users), "twice"); n != 1 {
 		t.Errorf("a duplicate message_id was stored %d times", n)
 	}
+}
+
+// TestQQForwardModeWithCQStrings: cyan dials the implementation's own
+// WebSocket server, which speaks the string (CQ-code) message format.
+func TestQQForwardModeWithCQStrings(t *testing.T) {
+	fake, url := fakeLLM(t)
+	fake.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "@last_amy [ok], @amy & co"} })
+	impl := &onebottest.Impl{SelfID: botQQ, Nickname: "青蓝", Token: "fwd", Format: "string"}
+	srv := httptest.NewServer(impl)
+	defer srv.Close()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "cyan-test.yaml")
+	yaml := "bridges:\n  onebot:\n    - {name: qq, mode: forward, url: " + "ws" + strings.TrimPrefix(srv.URL, "http") +
+		", access_token: fwd, message_format: string, reconnect: 1s}\n" + qqManners
+	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	d := start(t, data, env(data, url, "CYAN_CONFIG="+cfg))
+	r := &qqRig{d: d, fake: fake, impl: impl}
+	r.waitBridge(t, func(b map[string]any) bool { return b["connected"] == true })
+	r.say(t, 1, "amy", onebottest.Text("[x] & "), onebottest.At(fmt.Sprint(botQQ)), onebottest.Text(" hi"), onebottest.Face("178"))
+	calls := r.sends(t, 1)
+	var raw string
+	if err := json.Unmarshal(calls[0].Params["message"], &raw); err != nil || !strings.HasPrefix(raw, "[CQ:reply,id=") || !strings.HasSuffix(raw, "&#91;ok&#93;, [CQ:at,qq=1] &amp; co") {
+		t.Errorf("sent %q (%v)", raw, err)
+	}
+	if users := r.stored(t, 1); users[0]["text"] != "[x] & @青蓝 hi [face 178]" {
+		t.Errorf("stored %q", users[0]["text"])
+	}
+	impl.Disconnect() // cyan dials again
+	r.waitBridge(t, func(b map[string]any) bool { return b["connected"] == true && b["received"].(float64) == 1 })
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := impl.WaitConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.say(t, 2, "ben", onebottest.At(fmt.Sprint(botQQ)), onebottest.Text(" again"))
+	r.sends(t, 2)
 }
