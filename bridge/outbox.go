@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -71,21 +72,43 @@ func (o *StoreOutbox) outgoing(m *store.Message) bool {
 	return m.Role == store.RoleAssistant && !m.Empty && strings.TrimSpace(m.Text) != "" && strings.HasPrefix(m.Channel, o.prefix)
 }
 
-// fill reads what arrived since the last read, one message at a time so
-// each packet carries its exact arrival cursor. The caller holds o.mu.
+// fill reads what arrived since the last read. It skips batches that hold
+// nothing for the bridge (an import of a million messages passes quickly)
+// and reads a batch that does one message at a time, so each packet
+// carries its exact arrival cursor. The caller holds o.mu.
 func (o *StoreOutbox) fill() error {
-	for range 1024 {
-		msgs, next, err := o.st.Since(o.read, 1)
+	for range 64 {
+		msgs, next, err := o.st.Since(o.read, 256)
 		if err != nil {
 			return err
 		}
-		o.read = next
 		if len(msgs) == 0 {
+			o.read = next
 			return nil
 		}
-		if m := msgs[0]; o.outgoing(m) {
-			o.buf = append(o.buf, Packet{Seq: next, ID: m.ID, Channel: m.Channel, Text: m.Text, ReplyTo: m.ReplyTo,
-				Step: m.Step, Part: m.Part, Proactive: m.Proactive, Time: m.Time})
+		if !slices.ContainsFunc(msgs, o.outgoing) {
+			o.read = next
+			continue
+		}
+		for range len(msgs) {
+			one, at, err := o.st.Since(o.read, 1)
+			if err != nil {
+				return err
+			}
+			if len(one) == 0 {
+				break
+			}
+			o.read = at
+			if m := one[0]; o.outgoing(m) {
+				o.buf = append(o.buf, Packet{Seq: at, ID: m.ID, Channel: m.Channel, Text: m.Text, ReplyTo: m.ReplyTo,
+					Step: m.Step, Part: m.Part, Proactive: m.Proactive, Time: m.Time})
+			}
+			if at >= next {
+				break
+			}
+		}
+		if len(o.buf) > 0 {
+			return nil
 		}
 	}
 	return nil
