@@ -109,7 +109,7 @@ func (k *imageKeeper) write(name string, data []byte) error {
 	}
 	k.total += int64(len(data))
 	if k.quota > 0 && k.total > k.quota {
-		k.trim()
+		k.trim(path)
 	}
 	return nil
 }
@@ -125,8 +125,9 @@ func (k *imageKeeper) size() int64 {
 	return n
 }
 
-// trim removes the oldest images until the total fits the quota.
-func (k *imageKeeper) trim() {
+// trim removes the oldest images until the total fits the quota, never
+// the one just kept.
+func (k *imageKeeper) trim(keep string) {
 	entries, _ := os.ReadDir(k.dir)
 	type file struct {
 		path string
@@ -143,6 +144,9 @@ func (k *imageKeeper) trim() {
 	for _, f := range files {
 		if k.total <= k.quota {
 			break
+		}
+		if f.path == keep {
+			continue
 		}
 		if os.Remove(f.path) == nil {
 			k.total -= f.size
