@@ -60,6 +60,9 @@ func newRig(t *testing.T, mutate func(*Options)) *rig {
 func (r *rig) do(t *testing.T, method, path, body string, hdr ...string) (int, map[string]any) {
 	t.Helper()
 	req, _ := http.NewRequest(method, r.srv.URL+path, strings.NewReader(body))
+	if method != "GET" && method != "HEAD" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		if hdr[i] == "Host" {
 			req.Host = hdr[i+1]

@@ -157,6 +157,27 @@ func (s *Server) listObjects(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"objects": objs})
 }
 
+// confirmBlock: POST /api/v1/objects/{id}/blocks/{block}/confirm — the
+// owner vouches for what a conversation said about someone: the block
+// becomes the owner's knowledge and is shown in the owner's private
+// prompts too.
+func (s *Server) confirmBlock(w http.ResponseWriter, r *http.Request) {
+	log := s.eventsLog(w)
+	if log == nil {
+		return
+	}
+	b, err := log.ConfirmBlock(r.PathValue("id"), r.PathValue("block"), s.o.Now())
+	if errors.Is(err, events.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "not_found", err.Error()+"; 'cyan objects ls' shows each object's id and blocks")
+		return
+	}
+	if err != nil {
+		s.internal(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"block": b})
+}
+
 func (s *Server) listRelations(w http.ResponseWriter, _ *http.Request) {
 	log := s.eventsLog(w)
 	if log == nil {

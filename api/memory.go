@@ -9,7 +9,8 @@ import (
 )
 
 // memoryItem is a workspace item as the API shows it: its memory state
-// flat, R computed at the current turn.
+// flat, T its own scope's clock now (memory decays per scope), R computed
+// at T.
 type memoryItem struct {
 	ID          string             `json:"id"`
 	Kind        memory.Kind        `json:"kind"`
@@ -17,6 +18,7 @@ type memoryItem struct {
 	Summary     string             `json:"summary,omitempty"`
 	Info        *memory.Info       `json:"info,omitempty"`
 	R           float64            `json:"R"`
+	T           int64              `json:"T"`
 	S           float64            `json:"S"`
 	D           float64            `json:"D"`
 	A           float64            `json:"a"`
@@ -32,7 +34,7 @@ type memoryItem struct {
 func itemJSON(v memory.ItemView) memoryItem {
 	return memoryItem{
 		ID: v.ID, Kind: v.Kind, Content: v.Content, Summary: v.Summary, Info: v.Info,
-		R: v.R, S: v.State.S, D: v.State.D, A: v.State.A, LastT: v.State.LastT, Last: v.State.Last,
+		R: v.R, T: v.T, S: v.State.S, D: v.State.D, A: v.State.A, LastT: v.State.LastT, Last: v.State.Last,
 		InWorkspace: v.InWorkspace, Pinned: v.Pinned, Original: v.Original, Left: v.Left, Origin: v.Origin,
 	}
 }

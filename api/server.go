@@ -1,13 +1,13 @@
 package api
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -42,9 +42,19 @@ type Options struct {
 	Events *events.Log
 	// Traces is the ring of generate traces (nil: none kept).
 	Traces *generate.Traces
-	// Token, when set, is required as "Authorization: Bearer <token>" on
-	// every route but /healthz.
+	// Token, when set, is required on every route a Door does not open:
+	// as "Authorization: Bearer <token>", or as the session cookie the page
+	// gets from POST /api/v1/session.
 	Token string
+	// AllowedOrigins are the web origins besides the daemon's own whose
+	// pages may call the API (api.allowed_origins).
+	AllowedOrigins []string
+	// Doors open paths that need no token or check their own (see Door).
+	Doors []Door
+	// Mount serves other parts' handlers behind the guard, by path (a path
+	// ending in "/" takes everything below it): the chat bridges' OneBot
+	// WebSocket and Telegram webhooks, which open their doors in Doors.
+	Mount map[string]http.Handler
 	// CheckHost turns on the DNS-rebinding check: the Host header must name
 	// a loopback host or one of AllowedHosts.
 	CheckHost    bool
@@ -65,9 +75,11 @@ type Options struct {
 
 // Server routes the HTTP API.
 type Server struct {
-	o   Options
-	log *slog.Logger
-	mux *http.ServeMux
+	o       Options
+	log     *slog.Logger
+	mux     *http.ServeMux
+	doors   []Door
+	session string // the session cookie's value
 }
 
 // New checks the options and builds the routes.
@@ -85,8 +97,14 @@ func New(o Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{o: o, log: log, mux: http.NewServeMux()}
+	s := &Server{o: o, log: log, mux: http.NewServeMux(), doors: append(builtinDoors(), o.Doors...), session: sessionValue(o.Token)}
+	for path, h := range o.Mount {
+		s.mux.Handle(path, h)
+	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("GET "+SessionPath, s.getSession)
+	s.mux.HandleFunc("POST "+SessionPath, s.postSession)
+	s.mux.HandleFunc("DELETE "+SessionPath, s.deleteSession)
 	s.mux.HandleFunc("POST /api/v1/messages", s.postMessage)
 	s.mux.HandleFunc("GET /api/v1/messages", s.listMessages)
 	s.mux.HandleFunc("GET /api/v1/trace/last", s.lastTrace)
@@ -111,6 +129,7 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/v1/events/rollup", s.rollup)
 	s.mux.HandleFunc("POST /api/v1/events/build", s.buildHistory)
 	s.mux.HandleFunc("GET /api/v1/objects", s.listObjects)
+	s.mux.HandleFunc("POST /api/v1/objects/{id}/blocks/{block}/confirm", s.confirmBlock)
 	s.mux.HandleFunc("GET /api/v1/relations", s.listRelations)
 	s.mux.HandleFunc("GET /api/v1/theories", s.listTheories)
 	s.mux.HandleFunc("GET /api/v1/traces", s.listTraces)
@@ -127,8 +146,7 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
-// ServeHTTP applies the guards (recover, host check, auth, body limit) and
-// routes.
+// ServeHTTP recovers panics, applies the guard (guard.go) and routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -139,25 +157,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusInternalServerError, "internal", "internal error; the daemon's log has the details")
 		}
 	}()
-	if s.o.CheckHost && !s.hostAllowed(r.Host) {
-		writeError(w, http.StatusForbidden, "forbidden_host",
-			fmt.Sprintf("host %q is not allowed; use http://127.0.0.1 or add the name to api.allowed_hosts", r.Host))
+	if !s.guard(w, r) {
 		return
 	}
-	if s.o.Token != "" && r.URL.Path != "/healthz" && !s.authorized(r) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="cyan"`)
-		writeError(w, http.StatusUnauthorized, "unauthorized",
-			"missing or wrong bearer token; send \"Authorization: Bearer <token>\" with the token from the api-token file in the data dir")
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, s.o.MaxBodyBytes)
 	s.mux.ServeHTTP(w, r)
-}
-
-func (s *Server) authorized(r *http.Request) bool {
-	h := r.Header.Get("Authorization")
-	tok, ok := strings.CutPrefix(h, "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.o.Token)) == 1
 }
 
 func (s *Server) hostAllowed(hostport string) bool {
@@ -206,12 +209,32 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // decodeBody reads a JSON body into v, with errors a caller can act on.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	return decode(w, r, v, false)
+}
+
+// decodeStrict is decodeBody refusing fields v does not have, for requests
+// where an unknown field may be a claim ("owner": true) that must not pass
+// silently.
+func decodeStrict(w http.ResponseWriter, r *http.Request, v any) bool {
+	return decode(w, r, v, true)
+}
+
+func decode(w http.ResponseWriter, r *http.Request, v any, strict bool) bool {
 	dec := json.NewDecoder(r.Body)
+	if strict {
+		dec.DisallowUnknownFields()
+	}
 	if err := dec.Decode(v); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			writeError(w, http.StatusRequestEntityTooLarge, "too_large",
 				fmt.Sprintf("the body is over %d bytes; send less (or raise api.max_body_bytes)", tooBig.Limit))
+			return false
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			w.Header().Set("Connection", "close")
+			writeError(w, http.StatusRequestTimeout, "request_timeout",
+				"the body did not arrive within api.read_timeout; send it at once (or raise api.read_timeout)")
 			return false
 		}
 		writeError(w, http.StatusBadRequest, "invalid_request", "the body is not valid JSON: "+err.Error())

@@ -64,8 +64,10 @@ func (s *Server) listTools(w http.ResponseWriter, _ *http.Request) {
 }
 
 // toolRequest runs or checks a tool. As names who is asking: empty for
-// the owner at the console; "id:<platform id>" or a display name
-// otherwise, with Kind "private" (default) or "group".
+// the owner (whoever passed the guard); "id:<platform id>" or a display
+// name otherwise, with Kind "private" (default) or "group". Whoever it
+// names, the call gets that speaker's permission object and no more: the
+// owner's own confirm rules still apply, and a call to confirm is parked.
 type toolRequest struct {
 	Arguments json.RawMessage `json:"arguments"`
 	As        string          `json:"as"`
@@ -74,7 +76,7 @@ type toolRequest struct {
 }
 
 func (req toolRequest) caller() (tools.Caller, error) {
-	c := tools.Caller{Channel: req.Channel, Kind: req.Kind, Process: "cli"}
+	c := tools.Caller{Channel: req.Channel, Kind: req.Kind, Process: "api"}
 	switch c.Kind {
 	case "":
 		c.Kind = "private"
@@ -82,9 +84,12 @@ func (req toolRequest) caller() (tools.Caller, error) {
 	default:
 		return c, fmt.Errorf("kind %q is neither private nor group", req.Kind)
 	}
-	if id, ok := strings.CutPrefix(req.As, "id:"); ok {
+	switch id, ok := strings.CutPrefix(req.As, "id:"); {
+	case req.As == "":
+		c.Owner = true
+	case ok:
 		c.SpeakerID, c.Speaker = id, req.As
-	} else {
+	default:
 		c.Speaker = req.As
 	}
 	return c, nil
@@ -92,7 +97,7 @@ func (req toolRequest) caller() (tools.Caller, error) {
 
 func (s *Server) decodeToolRequest(w http.ResponseWriter, r *http.Request) (toolRequest, tools.Caller, bool) {
 	var req toolRequest
-	if !s.toolsReady(w) || !decodeBody(w, r, &req) {
+	if !s.toolsReady(w) || !decodeStrict(w, r, &req) {
 		return req, tools.Caller{}, false
 	}
 	c, err := req.caller()
@@ -107,27 +112,36 @@ func (s *Server) decodeToolRequest(w http.ResponseWriter, r *http.Request) (tool
 	return req, c, true
 }
 
+// runOutcome is the answer of a run: the outcome, and when the call was
+// parked for approval, what to do next.
+type runOutcome struct {
+	tools.Outcome
+	Message string `json:"message,omitempty"`
+}
+
+// runTool runs a call through the same checks as the model's: allowed
+// calls run, denied ones do not, and those the caller's rules say to
+// confirm are parked (202, with the approval's id) until the owner answers
+// POST /api/v1/approvals/{id}.
 func (s *Server) runTool(w http.ResponseWriter, r *http.Request) {
 	req, c, ok := s.decodeToolRequest(w, r)
 	if !ok {
 		return
 	}
-	var o tools.Outcome
-	if req.As == "" {
-		o = s.o.Tools.CallAsOwner(r.Context(), c, r.PathValue("name"), req.Arguments)
-	} else {
-		o = s.o.Tools.Call(r.Context(), c, r.PathValue("name"), req.Arguments)
+	o := s.o.Tools.Call(r.Context(), c, r.PathValue("name"), req.Arguments)
+	if o.Decision == packets.Confirm {
+		writeJSON(w, http.StatusAccepted, runOutcome{Outcome: o, Message: fmt.Sprintf(
+			"%s did not run: the rule %q asks the owner to confirm it; approval %s waits (cyan approvals allow %s, or POST /api/v1/approvals/%s {\"allow\": true})",
+			o.Tool, o.Rule, o.Approval, o.Approval, o.Approval)})
+		return
 	}
-	writeJSON(w, http.StatusOK, o)
+	writeJSON(w, http.StatusOK, runOutcome{Outcome: o})
 }
 
 func (s *Server) checkTool(w http.ResponseWriter, r *http.Request) {
 	req, c, ok := s.decodeToolRequest(w, r)
 	if !ok {
 		return
-	}
-	if req.As == "" {
-		c.Owner = true
 	}
 	writeJSON(w, http.StatusOK, s.o.Tools.Check(c, r.PathValue("name"), req.Arguments))
 }

@@ -57,6 +57,11 @@ type Packet struct {
 	Part      int
 	Proactive bool
 	Time      time.Time
+	// ReplyTo is set when the message quotes someone's message of this
+	// chat (the model's "@last_<name>", which the agent expands into a
+	// 「name: …」 quote): the quoted message's platform id, so the bridge
+	// sends it as a reply to that message.
+	QuotedID string
 }
 
 // Outbox hands a bridge the outgoing messages of its channels, once each

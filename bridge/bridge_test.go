@@ -289,3 +289,21 @@ func TestReplyToTheBotAddressesIt(t *testing.T) {
 		}
 	})
 }
+
+func TestQuotedMessagesBecomeReplies(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, nil)
+		defer r.stop()
+		r.out.mu.Lock()
+		r.out.q = append(r.out.q, Packet{Seq: 1, Channel: "t:group:42", Text: "「alice: is it raining?」 yes, take an umbrella", QuotedID: "77"},
+			Packet{Seq: 2, Channel: "t:group:42", Text: "「alice: hm」", QuotedID: "78"})
+		r.out.mu.Unlock()
+		r.out.wake <- struct{}{}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		want := []string{"t:group:42 <reply 77>yes, take an umbrella", "t:group:42 <reply 78>"}
+		if got := r.ad.sentSoFar(); !slices.Equal(got, want) {
+			t.Errorf("sent %q, want %q", got, want)
+		}
+	})
+}

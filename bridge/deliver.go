@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -30,6 +31,9 @@ func (b *Bridge) deliver(ctx context.Context) error {
 			continue
 		}
 		out := parseOutgoing(p.Text, chat, &b.roster)
+		if p.QuotedID != "" {
+			out = asReply(out, p.QuotedID)
+		}
 		if len(out.Parts) == 0 {
 			_ = b.outbox.Done(p)
 			continue
@@ -55,6 +59,30 @@ func (b *Bridge) deliver(ctx context.Context) error {
 		}
 		prev = p
 	}
+}
+
+// asReply makes out a reply to the platform message id: the 「name: …」
+// quote the agent's expansion put at its start is dropped, since the reply
+// shows what it answers.
+func asReply(out Outgoing, id string) Outgoing {
+	for _, p := range out.Parts {
+		if p.Kind == PartReply {
+			return out
+		}
+	}
+	parts := []OutPart{{Kind: PartReply, MessageID: id}}
+	for i, p := range out.Parts {
+		if i == 0 && p.Kind == PartText && strings.HasPrefix(p.Text, "「") {
+			if end := strings.Index(p.Text, "」"); end > 0 {
+				p.Text = strings.TrimLeft(p.Text[end+len("」"):], " \t:：,，")
+				if p.Text == "" {
+					continue
+				}
+			}
+		}
+		parts = append(parts, p)
+	}
+	return Outgoing{Parts: parts}
 }
 
 // send tries one message until it is sent, a permanent error says no, or

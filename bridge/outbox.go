@@ -101,7 +101,7 @@ func (o *StoreOutbox) fill() error {
 			o.read = at
 			if m := one[0]; o.outgoing(m) {
 				o.buf = append(o.buf, Packet{Seq: at, ID: m.ID, Channel: m.Channel, Text: m.Text, ReplyTo: m.ReplyTo,
-					Step: m.Step, Part: m.Part, Proactive: m.Proactive, Time: m.Time})
+					Step: m.Step, Part: m.Part, Proactive: m.Proactive, Time: m.Time, QuotedID: o.quoted(m)})
 			}
 			if at >= next {
 				break
@@ -112,6 +112,19 @@ func (o *StoreOutbox) fill() error {
 		}
 	}
 	return nil
+}
+
+// quoted is the platform id of the first message m quotes, when it was
+// said in the same chat.
+func (o *StoreOutbox) quoted(m *store.Message) string {
+	if len(m.Quotes) == 0 {
+		return ""
+	}
+	q, err := o.st.Get(m.Quotes[0])
+	if err != nil || q.Channel != m.Channel {
+		return ""
+	}
+	return q.ExternalID
 }
 
 // Next implements Outbox.

@@ -45,7 +45,7 @@ func commands() []command {
 		{"tool", "tool ls [--json] | run [--as SPEAKER] [--channel C] NAME 'ARGS_JSON' | check [--as SPEAKER] NAME 'ARGS_JSON'", "ls|run|check …", runTool},
 		{"approvals", "list the tool calls waiting for your approval; approvals allow|deny ID answers one", "[allow|deny ID]", runApprovals},
 		{"events", "list the event log (ls) or run every due rollup now (rollup)", "ls [--level L] [--channel C] [--json] | rollup [--now RFC3339]", runEvents},
-		{"objects", "list the people, agents and things the companion knows, with their info blocks", "ls [--json]", runObjects},
+		{"objects", "list the people, agents and things the companion knows, with their info blocks; confirm a block a conversation made", "ls [--json] | confirm OBJECT-ID BLOCK-ID", runObjects},
 		{"relations", "list the relation lines between objects, with their weights now", "ls [--json]", runRelations},
 		{"script", "run or check a prompt script (*.ai.yaml): script run [--input JSON] [--json] [--trace] FILE, script check FILE", "run|check …", runScript},
 		{"recall", "search everything ever said (search mode), or let the model filter and summarise (tool mode)", "QUERY", runRecall},

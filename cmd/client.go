@@ -78,8 +78,8 @@ func (c *client) send(method, path string, body any, accept string) (*http.Respo
 	if err != nil {
 		return nil, err
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+	if body != nil || (method != "GET" && method != "HEAD") {
+		req.Header.Set("Content-Type", "application/json") // the daemon refuses other bodies on state-changing routes
 	}
 	req.Header.Set("Accept", accept)
 	if c.token != "" {

@@ -43,7 +43,7 @@ func runDoctor(io IO, args []string) error {
 		src = "built-in defaults and environment"
 	}
 	checks = append(checks, check{name: "config", ok: true, msg: "valid (" + src + ")"})
-	checks = append(checks, checkDataDir(cfg), checkPersona(cfg))
+	checks = append(checks, checkDataDir(cfg), checkPersona(cfg), checkSandbox(cfg), checkUser())
 	checks = append(checks, checkLLM(cfg, *timeout)...)
 	checks = append(checks, checkBridges(cfg, *timeout)...)
 	report(io, checks)

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -143,6 +144,9 @@ func eventsRollup(io IO, args []string) error {
 }
 
 func runObjects(io IO, args []string) error {
+	if len(args) > 0 && args[0] == "confirm" {
+		return runConfirmBlock(io, args[1:])
+	}
 	var out struct {
 		Objects []events.Object `json:"objects"`
 	}
@@ -154,11 +158,52 @@ func runObjects(io IO, args []string) error {
 		if len(o.Aliases) > 0 {
 			extra += ", also " + strings.Join(o.Aliases, ", ")
 		}
-		fmt.Fprintf(io.Stdout, "%s (%s)\n", o.Name, extra)
+		fmt.Fprintf(io.Stdout, "%s (%s) %s\n", o.Name, extra, o.ID)
 		for _, b := range o.Blocks {
-			fmt.Fprintf(io.Stdout, "  - %s  [%s %s]\n", oneLine(b.Text), b.Provenance.By, localTime(b.Provenance.Time))
+			fmt.Fprintf(io.Stdout, "  %s %s  [%s %s, %s]\n", b.ID, oneLine(b.Text), b.Provenance.By, localTime(b.Provenance.Time), blockScope(b.Provenance))
 		}
 	}
+	return nil
+}
+
+// blockScope says whose knowledge a block is.
+func blockScope(p events.Provenance) string {
+	switch {
+	case p.Scope == nil && p.Channel == "":
+		return "shared"
+	case p.Scope == nil:
+		return "from " + p.Channel
+	case p.Scope.Owner:
+		return "yours"
+	case p.Scope.Channel == "":
+		return "public"
+	}
+	return "from " + p.Scope.Channel + " (confirm to make it yours)"
+}
+
+// runConfirmBlock is "cyan objects confirm OBJECT BLOCK": the owner vouches
+// for a block a conversation made, so it shows in the owner's private
+// prompts too.
+func runConfirmBlock(io IO, args []string) error {
+	fs := newFlags(io, "objects confirm")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return &usageError{msg: "cyan objects confirm OBJECT-ID BLOCK-ID (cyan objects ls shows both)"}
+	}
+	cfg, err := loadConfig(io)
+	if err != nil {
+		return err
+	}
+	var out struct {
+		Block events.Block `json:"block"`
+	}
+	if err := newClient(cfg).do("POST", "/api/v1/objects/"+url.PathEscape(pos[0])+"/blocks/"+url.PathEscape(pos[1])+"/confirm", struct{}{}, &out); err != nil {
+		return err
+	}
+	fmt.Fprintf(io.Stdout, "confirmed: %s is yours now\n", oneLine(out.Block.Text))
 	return nil
 }
 
@@ -212,6 +257,9 @@ func lsVerb(io IO, name string, args []string) (asJSON bool, err error) {
 		return false, err
 	}
 	if len(pos) != 1 || pos[0] != "ls" {
+		if name == "objects" {
+			return false, &usageError{msg: "cyan objects ls [--json] | cyan objects confirm OBJECT-ID BLOCK-ID"}
+		}
 		return false, &usageError{msg: fmt.Sprintf("the %s command has one verb: cyan %s ls [--json]", name, name)}
 	}
 	return *j, nil

@@ -110,8 +110,13 @@ func toolRunCheck(io IO, verb string, args []string) error {
 		return err
 	}
 	body := map[string]any{"arguments": json.RawMessage(argsJSON), "as": *as, "kind": *kind, "channel": *channel}
+	c := newClient(cfg)
+	path := "/api/v1/tools/" + url.PathEscape(pos[0]) + "/" + verb
+	if verb == "run" {
+		return toolRun(io, c, path, body)
+	}
 	var raw json.RawMessage
-	if err := newClient(cfg).do("POST", "/api/v1/tools/"+url.PathEscape(pos[0])+"/"+verb, body, &raw); err != nil {
+	if err := c.do("POST", path, body, &raw); err != nil {
 		return err
 	}
 	return printJSON(io.Stdout, raw)

@@ -193,6 +193,15 @@ type API struct {
 	// AllowedHosts are extra Host header values accepted on a loopback bind
 	// (the DNS-rebinding check); loopback names are always accepted.
 	AllowedHosts []string `yaml:"allowed_hosts"`
+	// AllowedOrigins are web origins ("https://app.example:8443") besides
+	// the daemon's own whose pages may call the API from a browser; every
+	// other Origin is refused on every route.
+	AllowedOrigins []string `yaml:"allowed_origins"`
+	// ReadHeaderTimeout bounds reading a request's headers, ReadTimeout
+	// reading its body, IdleTimeout an idle keep-alive connection.
+	ReadHeaderTimeout Duration `yaml:"read_header_timeout"`
+	ReadTimeout       Duration `yaml:"read_timeout"`
+	IdleTimeout       Duration `yaml:"idle_timeout"`
 }
 
 // Permissions decide who may call which tool (SPEC §5).
@@ -230,6 +239,10 @@ type Terminal struct {
 	// Env names variables passed from the daemon's environment; names that
 	// look like secrets are never passed.
 	Env []string `yaml:"env"`
+	// Sandbox is how commands are confined to tools.roots: auto (bwrap on
+	// Linux; the terminal refuses to run where it cannot), bwrap, or off
+	// (unconfined: only the lexical checks; cyan doctor warns).
+	Sandbox string `yaml:"sandbox"`
 }
 
 // MCP lists the MCP servers cyan starts.
@@ -349,7 +362,8 @@ func Defaults() Config {
 			EventsBudget: 100_000,
 			Speech:       Speech{Every: Duration(3 * time.Hour)},
 		},
-		API:         API{MaxBodyBytes: 1 << 20},
+		API: API{MaxBodyBytes: 1 << 20, ReadHeaderTimeout: Duration(10 * time.Second),
+			ReadTimeout: Duration(30 * time.Second), IdleTimeout: Duration(2 * time.Minute)},
 		Log:         Log{Level: "info", Format: "text"},
 		Permissions: Permissions{ApprovalTTL: Duration(time.Hour)},
 		Tools:       Tools{Terminal: Terminal{Shell: "/bin/sh", Timeout: Duration(30 * time.Second), MaxOutput: 16 << 10}},

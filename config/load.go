@@ -242,6 +242,22 @@ func (c *Config) validate(where func(key string) *Error) error {
 	if c.API.MaxBodyBytes < 1024 {
 		bad("api.max_body_bytes", "%d is too small; use at least 1024", c.API.MaxBodyBytes)
 	}
+	for _, t := range []struct {
+		key string
+		d   Duration
+	}{{"api.read_header_timeout", c.API.ReadHeaderTimeout}, {"api.read_timeout", c.API.ReadTimeout}, {"api.idle_timeout", c.API.IdleTimeout}} {
+		if t.d <= 0 {
+			bad(t.key, "must be a positive duration, e.g. 10s")
+		}
+	}
+	for _, o := range c.API.AllowedOrigins {
+		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			bad("api.allowed_origins", "%q is not an origin; write scheme://host[:port], e.g. http://localhost:3000", o)
+		}
+	}
+	if !slices.Contains([]string{"", "auto", "bwrap", "off"}, c.Tools.Terminal.Sandbox) {
+		bad("tools.terminal.sandbox", "%q is not auto, bwrap or off", c.Tools.Terminal.Sandbox)
+	}
 	c.validateTools(bad)
 	c.validateEvents(bad)
 	c.validateBridges(bad)

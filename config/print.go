@@ -27,6 +27,7 @@ func Mask(s string) string {
 func (c Config) Redacted() Config {
 	c.LLM.APIKey = Mask(c.LLM.APIKey)
 	c.API.AllowedHosts = append([]string(nil), c.API.AllowedHosts...)
+	c.API.AllowedOrigins = append([]string(nil), c.API.AllowedOrigins...)
 	servers := make([]MCPServer, len(c.MCP.Servers))
 	for i, s := range c.MCP.Servers {
 		env := make(map[string]string, len(s.Env))

@@ -9,9 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"time"
 
+	"github.com/cyan-agent/cyan/api"
 	"github.com/cyan-agent/cyan/bridge"
 	"github.com/cyan-agent/cyan/bridge/onebot"
 	"github.com/cyan-agent/cyan/bridge/telegram"
@@ -98,26 +98,30 @@ func (b *bridgeParts) actors(log *slog.Logger) []actor {
 	return out
 }
 
-// handler routes the bridges' own endpoints (the OneBot reverse WebSocket
-// with its own access token, Telegram webhooks with their secret) before
-// the API's guards, and everything else to the API.
-func (d *Daemon) handler() http.Handler {
-	bp := d.bridges
-	if bp == nil || (bp.reverse == nil && len(bp.hooks) == 0) {
-		return d.api
+// mount is what the bridges serve on the API's server: the OneBot reverse
+// WebSocket and the Telegram webhooks. Each checks credentials of its own
+// (an access token, a webhook secret); the API's guard still refuses other
+// origins and foreign hosts on them.
+func (b *bridgeParts) mount() map[string]http.Handler {
+	m := map[string]http.Handler{}
+	if b.reverse != nil {
+		m[onebot.ReversePath] = b.reverse
+		m[onebot.ReversePath+"/"] = b.reverse
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.Path
-		if bp.reverse != nil && (p == onebot.ReversePath || strings.HasPrefix(p, onebot.ReversePath+"/")) {
-			bp.reverse.ServeHTTP(w, r)
-			return
-		}
-		if h, ok := bp.hooks[p]; ok {
-			h.ServeHTTP(w, r)
-			return
-		}
-		d.api.ServeHTTP(w, r)
-	})
+	for path, h := range b.hooks {
+		m[path] = h
+	}
+	return m
+}
+
+// doors open the mounted paths to their own credentials instead of the
+// API token.
+func (b *bridgeParts) doors() []api.Door {
+	var out []api.Door
+	for path := range b.mount() {
+		out = append(out, api.Door{Path: path, Access: api.OwnAuth})
+	}
+	return out
 }
 
 // imageRef is a kept image's reference, as the bridges write it.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +28,7 @@ import (
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/tools"
 )
 
 // TokenFile is the bearer token's file in the data dir (mode 0600).
@@ -181,6 +181,13 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	d.events, err = events.New(events.Options{
 		Store: st, Config: cfg.Events, Writer: events.NewScriptWriter(d.scripts),
 		AgentName: agentName, Escape: notation.Escape,
+		IsOwner: func(speaker, userID string, private bool) bool {
+			kind := mainvirtual.KindGroup
+			if private {
+				kind = mainvirtual.KindPrivate
+			}
+			return d.tools != nil && d.tools.reg.IsOwner(tools.Caller{Speaker: speaker, SpeakerID: userID, Kind: kind})
+		},
 		Now: now, Logger: log.With("component", "events"),
 	})
 	if err != nil {
@@ -198,7 +205,13 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	if err := registerMemoryTools(d.tools.reg, d.mem); err != nil {
 		return err
 	}
-	if err := registerEventTools(d.tools.reg, d.events); err != nil {
+	if err := registerEventTools(d.tools.reg, d.events, now); err != nil {
+		return err
+	}
+	if err := registerOpenTool(d.tools.reg, st, d.events); err != nil {
+		return err
+	}
+	if err := d.registerComponentTools(); err != nil {
 		return err
 	}
 	reviews := recallReviews{mem: d.mem, log: d.events, now: now, lg: log.With("component", "recall")}
@@ -206,7 +219,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		return err
 	}
 	sources := memorySources(d.mem, d.tools.reg)
-	sources[mainvirtual.SlotEvents] = eventsSource(d.events)
+	sources[mainvirtual.SlotEvents] = eventsSource(d.events, d.tools.reg)
 
 	d.mv, err = mainvirtual.New(mainvirtual.Options{
 		Store: st, LLM: metered, Persona: d.persona.Load, Agent: cfg.Agent,
@@ -225,7 +238,8 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 			answer := strings.Join(words, "\n")
 			manager.Publish(observer.Event{Name: observer.AfterAIResponse, Channel: q.Channel, MessageID: q.MessageID, Text: answer,
 				Data: memory.TurnDone{Channel: q.Channel, MessageID: q.MessageID, Answer: answer,
-					Owner: d.tools.reg.IsOwner(callerOf(q, "")), Private: q.Kind != mainvirtual.KindGroup}})
+					Owner: d.tools.reg.IsOwner(callerOf(q, "")), Private: q.Kind != mainvirtual.KindGroup,
+					Reported: res.Usage.Path, Used: res.Usage.Used, Maybe: res.Usage.Maybe}})
 		},
 		OnOutgoing:  d.hub.Publish,
 		Images:      visionImages(cfg),
@@ -236,7 +250,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		return err
 	}
 
-	d.obs = &observers{m: manager, mem: d.mem, mv: d.mv, store: st, scripts: d.scripts, agent: agentName, cfg: cfg.Observers,
+	d.obs = &observers{m: manager, mem: d.mem, mv: d.mv, store: st, scripts: d.scripts, reg: d.tools.reg, agent: agentName, cfg: cfg.Observers,
 		log: log.With("component", "observer"), now: now, plans: map[string]string{}}
 	if err := d.obs.builtins(); err != nil {
 		return err
@@ -251,10 +265,11 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	d.api, err = api.New(api.Options{
 		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Hub: d.hub, Observers: manager, Traces: d.gen.Traces(),
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
-		Recall: d.recall, Imported: d.imports.imported, Bridges: d.bridges,
+		Recall: d.recall, Imported: d.imports.imported, Bridges: d.bridges, Mount: d.bridges.mount(), Doors: d.bridges.doors(),
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
-		Version: version, Logger: log.With("component", "api"), Now: now,
+		AllowedOrigins: cfg.API.AllowedOrigins,
+		Version:        version, Logger: log.With("component", "api"), Now: now,
 	})
 	return err
 }
@@ -303,13 +318,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 func (d *Daemon) serve(ctx context.Context, ln net.Listener) error {
 	handlerCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
 	defer abort()
-	srv := &http.Server{
-		Handler:           d.handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		BaseContext:       func(net.Listener) context.Context { return handlerCtx },
-		ErrorLog:          slog.NewLogLogger(d.log.Handler(), slog.LevelWarn),
-	}
+	srv := api.HTTPServer(d.api, api.Timeouts{ReadHeader: time.Duration(d.cfg.API.ReadHeaderTimeout),
+		Read: time.Duration(d.cfg.API.ReadTimeout), Idle: time.Duration(d.cfg.API.IdleTimeout)})
+	srv.BaseContext = func(net.Listener) context.Context { return handlerCtx }
+	srv.ErrorLog = slog.NewLogLogger(d.log.Handler(), slog.LevelWarn)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	d.log.Info("listening", "addr", ln.Addr().String(), "data_dir", d.cfg.DataDir,

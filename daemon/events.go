@@ -10,10 +10,12 @@ import (
 	"github.com/cyan-agent/cyan/tools"
 )
 
-// eventsSource fills main-virtual's events slot from the event log.
-func eventsSource(log *events.Log) mainvirtual.Source {
+// eventsSource fills main-virtual's events slot from the event log, as
+// the turn's caller may see it.
+func eventsSource(log *events.Log, reg *tools.Registry) mainvirtual.Source {
 	return mainvirtual.SourceFunc(func(ctx context.Context, q mainvirtual.Query, budget int, count func(string) int) (mainvirtual.Section, error) {
-		s, err := log.Section(ctx, events.SectionQuery{Channel: q.Channel, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Now: q.Now}, budget, count)
+		s, err := log.Section(ctx, events.SectionQuery{Channel: q.Channel, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Now: q.Now,
+			Reader: reg.Reader(callerOf(q, ""))}, budget, count)
 		if err != nil {
 			return mainvirtual.Section{}, err
 		}
@@ -31,15 +33,14 @@ const eventsAccount = "event-log"
 
 // registerEventTools puts the event and theory tools into the registry:
 // they write only the agent's own record.
-func registerEventTools(reg *tools.Registry, log *events.Log) error {
+func registerEventTools(reg *tools.Registry, log *events.Log, now func() time.Time) error {
 	for _, et := range log.Tools() {
 		run := et.Run
 		err := reg.Register(tools.Tool{
 			Spec: tools.Spec{Name: et.Name, Description: et.Description, Parameters: et.Parameters, Kind: tools.Process,
 				Effects: []string{tools.EffectMemory}, Source: tools.SourceBuiltin},
 			Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
-				out, err := run(ctx, events.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker,
-					Owner: c.Caller.Owner || reg.IsOwner(c.Caller), Now: time.Now()}, c.Args)
+				out, err := run(ctx, events.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, Now: now(), Reader: reg.Reader(c.Caller)}, c.Args)
 				return packets.Result{OutputText: out}, err
 			},
 		})

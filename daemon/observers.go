@@ -14,8 +14,10 @@ import (
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/observer"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/tools"
 )
 
 // mainAccount is main-observer's budget account: its workspace work, due
@@ -30,7 +32,8 @@ type observers struct {
 	mv      *mainvirtual.MainVirtual
 	store   *store.Store
 	scripts *script.Library
-	agent   func() string // the persona's name
+	reg     *tools.Registry // components' permission objects
+	agent   func() string   // the persona's name
 	cfg     config.Observers
 	log     *slog.Logger
 	now     func() time.Time
@@ -64,6 +67,7 @@ func (o *observers) builtins() error {
 	}}
 	if len(o.cfg.Speech.Channels) > 0 {
 		decide, run := o.speaker(mainAccount+"/speech", ScriptObserverSpeech, "", o.cfg.Speech.Channels)
+		o.reg.SetComponent(observerComponent(mainAccount+"/speech"), o.reg.OwnerPermission())
 		specs = append(specs, observer.Spec{
 			Name: mainAccount + "/speech", Account: mainAccount, Speaks: true,
 			Triggers: []observer.Trigger{{Every: time.Duration(o.cfg.Speech.Every)}},
@@ -127,7 +131,11 @@ func (o *observers) planDue(ctx context.Context, p memory.Plan) error {
 		note += "\n- " + d
 	}
 	note += "\nIf it calls for it, say something now; mark the plan complete with the plan tool when it is done."
-	_, err := o.mv.Proactive(ctx, p.Origin.Channel, p.Origin.Kind, note, mainvirtual.Listener{})
+	// The plan's turn acts for its maker: a stranger's plan never gains the
+	// owner's rights by firing (distribute_permission: at most the
+	// creator's).
+	maker := &mainvirtual.Principal{Speaker: p.Origin.Speaker, SpeakerID: p.Origin.SpeakerID, Owner: p.Origin.Owner}
+	_, err := o.mv.ProactiveAs(ctx, p.Origin.Channel, p.Origin.Kind, note, maker, mainvirtual.Listener{})
 	if p.At != nil {
 		if ferr := o.mem.PlanFired(p.ID); ferr != nil && err == nil {
 			err = ferr
@@ -154,6 +162,9 @@ func (o *observers) loadDeclared(personaDir string) {
 			}
 			name = d.Script
 		}
+		// Its permission: its own declared one, bounded by its starter's
+		// (the owner's: the persona folder is the owner's).
+		o.reg.SetComponent(observerComponent(d.Name), o.reg.OwnerPermission().Cap(d.Permission))
 		decide, run := o.speaker(d.Name, name, d.Prompt, d.Channels)
 		spec := observer.Spec{
 			Name: d.Name, Source: "persona", Triggers: d.Triggers, Budget: d.Budget, Quiet: d.Quiet,
@@ -168,6 +179,7 @@ func (o *observers) loadDeclared(personaDir string) {
 	for name := range o.declared {
 		if !keep[name] {
 			o.m.Remove(name)
+			o.reg.SetComponent(observerComponent(name), nil)
 		}
 	}
 	o.declared = keep
@@ -218,7 +230,14 @@ type recentLine struct {
 func (o *observers) speaker(name, scriptName, instruction string, channels []string) (func(context.Context, observer.Firing) (bool, string, error), func(context.Context, observer.Firing) error) {
 	var mu sync.Mutex
 	decided := map[string]string{} // channel → note, from the last Decide
+	component := observerComponent(name)
 	ask := func(ctx context.Context, channel string) (bool, string, error) {
+		// Its vision scope: it reads only the channels its permission's
+		// infos let it see.
+		r := o.reg.Reader(tools.Caller{Owner: true, Process: component})
+		if !r.MayRead(packets.InfoHistory, packets.Scope{Channel: channel}) {
+			return false, "", fmt.Errorf("observer %s may not see channel %s (its permission's infos lack history:channel:%s)", name, channel, channel)
+		}
 		recent, err := o.store.Recent(channel, store.Window{Limit: 20, MaxScan: 200, Keep: func(m *store.Message) bool { return m.Text != "" && m.Role != store.RoleTool }})
 		if err != nil {
 			return false, "", err
@@ -290,7 +309,8 @@ func (o *observers) speaker(name, scriptName, instruction string, channels []str
 		var errs []error
 		for ch, note := range notes {
 			text := fmt.Sprintf("Observer %s suggests you speak first: %s (You may also stay silent with <empty_reply>.)", name, note)
-			if _, err := o.mv.Proactive(ctx, ch, "", text, mainvirtual.Listener{}); err != nil {
+			as := &mainvirtual.Principal{Owner: true, Component: component}
+			if _, err := o.mv.ProactiveAs(ctx, ch, "", text, as, mainvirtual.Listener{}); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", ch, err))
 			}
 		}
@@ -298,3 +318,7 @@ func (o *observers) speaker(name, scriptName, instruction string, channels []str
 	}
 	return decide, run
 }
+
+// observerComponent is an observer's process name, under which its own
+// permission object is registered (tools.Registry.SetComponent).
+func observerComponent(name string) string { return "observer:" + name }

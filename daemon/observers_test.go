@@ -15,6 +15,7 @@ import (
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/observer"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/tools"
 )
 
 // TestObserversDecideThroughScripts runs the observers' decisions through
@@ -37,7 +38,7 @@ func TestObserversDecideThroughScripts(t *testing.T) {
 		&store.Message{Channel: "home", Role: store.RoleAssistant, User: "青蓝", Kind: "private", Text: "drink something!\nslowly", Time: at.Add(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
-	o := &observers{scripts: rig.Lib, store: st, agent: func() string { return "青蓝" }, log: slog.New(slog.DiscardHandler),
+	o := &observers{scripts: rig.Lib, store: st, reg: tools.New(tools.Options{}), agent: func() string { return "青蓝" }, log: slog.New(slog.DiscardHandler),
 		now: func() time.Time { return at.Add(2 * time.Hour) }}
 	ctx := context.Background()
 	decideWith := func(name, script, prompt, account string) (bool, error) {

@@ -41,7 +41,9 @@ func newRecall(cfg *config.Config, st *store.Store, scripts recall.Scripts, log 
 
 // eventRecords is the event log as recall's record source: every titled
 // record (its title, under "event <label>", in its channel) and every
-// theory (its article, under "theory <title>", shared by all channels).
+// theory (its article, under "theory <title>", found where its scope
+// says: public ones everywhere, a conversation's there, the owner's by the
+// owner in private).
 type eventRecords struct {
 	log *events.Log
 	now func() time.Time
@@ -64,7 +66,8 @@ func (e eventRecords) Records(context.Context) ([]recall.Record, error) {
 			Source: "event " + ev.Label, Text: ev.Title, Time: ev.Start})
 	}
 	for _, th := range ths {
-		out = append(out, recall.Record{Kind: recall.KindTheory, ID: th.ID,
+		s := th.ScopeOf() // a conversation's theory is found there; the owner's only by the owner
+		out = append(out, recall.Record{Kind: recall.KindTheory, ID: th.ID, Channel: s.Channel, OwnerOnly: s.Owner,
 			Source: "theory " + th.Title, Text: th.Article, Time: th.Updated})
 	}
 	return out, nil
@@ -130,7 +133,8 @@ func registerRecallTool(reg *tools.Registry, idx *recall.Index, mem *memory.Memo
 		Spec: tools.Spec{Name: rt.Name, Description: rt.Description, Parameters: rt.Parameters, Kind: tools.Natural,
 			Effects: []string{tools.EffectMemory}, Source: tools.SourceBuiltin, AimParam: "prompt"},
 		Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
-			out, err := rt.Run(ctx, c.Caller.Channel, string(c.Args))
+			r := reg.Reader(c.Caller)
+			out, err := rt.Run(ctx, c.Caller.Channel, r.Owner && r.Private, string(c.Args))
 			return packets.Result{OutputText: out}, err
 		},
 	})

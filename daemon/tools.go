@@ -3,18 +3,24 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/limitproc"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
+	"github.com/cyan-agent/cyan/observer"
 	"github.com/cyan-agent/cyan/packets"
+	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/script"
+	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/tools"
 )
 
@@ -22,6 +28,7 @@ import (
 type toolParts struct {
 	reg    *tools.Registry
 	paths  *tools.Paths
+	jail   *tools.Jail
 	extras *tools.Extras
 	mcp    *tools.MCPManager
 	limits *limitproc.Chain
@@ -43,7 +50,13 @@ func (d *Daemon) buildTools(cfg *config.Config, scripts *script.Library, version
 		return nil, err
 	}
 	term := cfg.Tools.Terminal
-	sandbox := &tools.Sandbox{Timeout: time.Duration(term.Timeout), MaxOutput: term.MaxOutput, Env: term.Env}
+	tp.jail = tools.NewJail(tools.JailOptions{Mode: term.Sandbox, Roots: tp.paths.Roots(), DataDir: cfg.DataDir, Home: home})
+	if err := tp.jail.Err(); err != nil {
+		d.log.Warn("the terminal and extra tools will not run", "err", err)
+	} else {
+		d.log.Info("sandbox", "protection", tp.jail.String())
+	}
+	sandbox := &tools.Sandbox{Timeout: time.Duration(term.Timeout), MaxOutput: term.MaxOutput, Env: term.Env, Jail: tp.jail}
 	for _, t := range (tools.Builtins{Paths: tp.paths, Sandbox: sandbox, Shell: term.Shell, Scripts: scripts}).Tools() {
 		if err := tp.reg.Register(t); err != nil {
 			return nil, err
@@ -69,8 +82,17 @@ func (tp *toolParts) enableApprovals(d *Daemon, ttl time.Duration, now func() ti
 }
 
 // callerOf is the tools' view of a turn.
+// A proactive turn acts for its principal (mainvirtual.Principal): a
+// plan's maker, or an observer under its own permission object.
 func callerOf(q mainvirtual.Query, callID string) tools.Caller {
-	return tools.Caller{Channel: q.Channel, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Kind: q.Kind, Process: "main-virtual", CallID: callID, MessageID: q.MessageID}
+	c := tools.Caller{Channel: q.Channel, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Kind: q.Kind, Process: "main-virtual", CallID: callID, MessageID: q.MessageID}
+	if p := q.For; p != nil {
+		c.Speaker, c.SpeakerID, c.Owner = p.Speaker, p.SpeakerID, p.Owner
+		if p.Component != "" {
+			c.Process = p.Component
+		}
+	}
+	return c
 }
 
 // toolsAdapter offers the registry to main-virtual. workspace_usage is
@@ -99,7 +121,12 @@ func (a toolsAdapter) Offer(q mainvirtual.Query) []llm.Tool {
 
 func (a toolsAdapter) Call(ctx context.Context, q mainvirtual.Query, call llm.ToolCall) mainvirtual.ToolResult {
 	o := a.reg.Call(ctx, callerOf(q, call.ID), call.Name, json.RawMessage(call.Arguments))
-	return mainvirtual.ToolResult{Text: o.Text(), IsError: o.Failed()}
+	if o.Transient && !o.Failed() { // a read: its line in the pulled-info area
+		var args struct{ Path, Ref string }
+		_ = json.Unmarshal([]byte(call.Arguments), &args)
+		a.mem.PullRead(q.Channel, args.Path+args.Ref, o.Result.OutputText)
+	}
+	return mainvirtual.ToolResult{Text: o.Text(), IsError: o.Failed(), Quiet: o.Report, Transient: o.Transient}
 }
 
 // limitAdapter puts the limit-process into main-virtual's turn.
@@ -140,7 +167,7 @@ func registerMemoryTools(reg *tools.Registry, mem *memory.Memory) error {
 	kinds := map[string]tools.Kind{"remember": tools.Natural, "context_operation": tools.Natural, "plan": tools.Process, "workspace_usage": tools.Process}
 	for _, mt := range mem.AllTools() {
 		run := mt.Run
-		spec := tools.Spec{Name: mt.Name, Description: mt.Description, Parameters: mt.Parameters, Kind: kinds[mt.Name], Source: tools.SourceBuiltin}
+		spec := tools.Spec{Name: mt.Name, Description: mt.Description, Parameters: mt.Parameters, Kind: kinds[mt.Name], Source: tools.SourceBuiltin, Report: mt.Report}
 		if mt.Name != "workspace_usage" {
 			spec.Effects = []string{tools.EffectMemory}
 		}
@@ -148,8 +175,8 @@ func registerMemoryTools(reg *tools.Registry, mem *memory.Memory) error {
 			spec.AimParam = "text"
 		}
 		err := reg.Register(tools.Tool{Spec: spec, Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
-			out, err := run(ctx, memory.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, Kind: c.Caller.Kind,
-				Owner: c.Caller.Owner || reg.IsOwner(c.Caller), MessageID: c.Caller.MessageID, Arguments: c.Args})
+			out, err := run(ctx, memory.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, SpeakerID: c.Caller.SpeakerID, Kind: c.Caller.Kind,
+				Owner: c.Caller.Owner || reg.IsOwner(c.Caller), MessageID: c.Caller.MessageID, Perm: reg.PermissionFor(c.Caller), Arguments: c.Args})
 			return packets.Result{OutputText: out}, err
 		}})
 		if err != nil {
@@ -163,7 +190,8 @@ func registerMemoryTools(reg *tools.Registry, mem *memory.Memory) error {
 // speaker is the owner talking in private (then the owner's items from other
 // conversations follow them).
 func viewerOf(reg *tools.Registry, q mainvirtual.Query) memory.Viewer {
-	return memory.Viewer{Channel: q.Channel, Owner: reg.IsOwner(callerOf(q, "")), Private: q.Kind != mainvirtual.KindGroup}
+	c := callerOf(q, "")
+	return memory.Viewer{Channel: q.Channel, Owner: reg.IsOwner(c), Private: q.Kind != mainvirtual.KindGroup, Perm: reg.PermissionFor(c)}
 }
 
 // memorySources fills the workspace, pulled-info and plan slots. The
@@ -192,4 +220,59 @@ func memorySources(mem *memory.Memory, reg *tools.Registry) map[mainvirtual.Slot
 			return mainvirtual.Section{Body: mem.PlansSection(viewerOf(reg, q))}, nil
 		}),
 	}
+}
+
+// registerOpenTool puts the open tool into the registry: every %[...]
+// reference a prompt shows opens — history ranges through recall's
+// numbering, events, theories and objects through the event log, files
+// through read_file — each checked against the caller's rights where the
+// data is read.
+func registerOpenTool(reg *tools.Registry, st *store.Store, log *events.Log) error {
+	return reg.Register(reg.OpenTool(map[string]tools.Opener{
+		recall.HistoryPrefix: recall.OpenHistory(st),
+		events.RefEvent:      log.Open,
+		events.RefTheory:     log.Open,
+		events.RefObject:     log.Open,
+	}))
+}
+
+// registerComponentTools puts the component tools into the registry: the
+// agent's own tools (written with custom_tool) and, with a persona folder,
+// its prompt scripts and observers, each with its main.md; a file is
+// checked (a script parses, an observer loads) before it is written.
+func (d *Daemon) registerComponentTools() error {
+	personaPart := func(sub string) func() string {
+		return func() string {
+			if d.cfg.Persona == "" {
+				return ""
+			}
+			return filepath.Join(d.cfg.Persona, sub)
+		}
+	}
+	custom := d.tools.extras.Dir(tools.SourceCustom)
+	comps := []tools.Component{
+		{Name: "tools/extra/custom", Dir: func() string { return custom }, Base: tools.ComponentBase("custom"), Edit: "custom_tool"},
+		{Name: "persona/scripts", Dir: personaPart("scripts"), Base: tools.ComponentBase("scripts"),
+			Check: func(file string, data []byte) error {
+				if !strings.HasSuffix(file, script.Ext) {
+					return fmt.Errorf("a prompt script's file ends in %s", script.Ext)
+				}
+				_, err := script.Parse(file, data)
+				return err
+			}},
+		{Name: "persona/observers", Dir: personaPart("observers"), Base: tools.ComponentBase("observers"),
+			Check: func(file string, data []byte) error {
+				if !strings.HasSuffix(file, ".yaml") {
+					return errors.New("an observer's file ends in .yaml")
+				}
+				_, err := observer.ParseDeclared(file, data)
+				return err
+			}},
+	}
+	for _, t := range d.tools.reg.ComponentTools(comps) {
+		if err := d.tools.reg.Register(t); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -12,7 +12,12 @@
 //   - theory packets, kept at their current version only.
 //
 // Each channel has its own chain of records: a group chat's life story never
-// shows in another chat's prompt. Objects, relations and theories are shared.
+// shows in another chat's prompt. Objects, relations and theories are
+// shared, but every block, line and theory has a scope (scope.go): what a
+// group's topic showed stays that group's until the owner confirms it
+// (ConfirmBlock), and the theory tool and Open (the open tool's event,
+// theory and object references) read and write only what the caller's
+// permission allows.
 //
 // Recall indexes the titled records and the theories (Titled, Theories,
 // Watch tells it of changes); a recall hit on a record, or on the chat log

@@ -7,6 +7,6 @@ var (
 	ErrInvalid = errors.New("invalid")
 	// ErrNotFound means no such record, object or theory.
 	ErrNotFound = errors.New("not found")
-	// ErrDenied is a call the speaker may not make.
+	// ErrDenied is a change the caller's permission does not allow.
 	ErrDenied = errors.New("denied")
 )

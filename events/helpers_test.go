@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -166,4 +167,11 @@ func (f *fixture) events(t testing.TB, channel string, level Level) []*Event {
 
 func day(y int, m time.Month, d, h, min int) time.Time {
 	return time.Date(y, m, d, h, min, 0, 0, time.UTC)
+}
+
+// ownerReader is the owner talking in private in channel, with the
+// owner's default knowledge rights.
+func ownerReader(channel string) packets.Reader {
+	return packets.Reader{Channel: channel, Owner: true, Private: true,
+		Perm: &packets.Permission{Infos: []string{"**"}, SelfEdit: []string{"events:**", "objects:**", "theories:**"}}}
 }

@@ -27,9 +27,13 @@ type Options struct {
 	Escape func(string) string
 	// Location overrides the configured time zone (tests).
 	Location *time.Location
-	Decay    DecayLaw         // zero: DefaultDecay
-	Now      func() time.Time // nil: time.Now
-	Logger   *slog.Logger     // nil: discard
+	// IsOwner tells the owner's messages (speaker name, platform id,
+	// private or not), so the facts a topic of the owner's private chats
+	// shows are the owner's knowledge (scope.go); nil: nobody's are.
+	IsOwner func(speaker, userID string, private bool) bool
+	Decay   DecayLaw         // zero: DefaultDecay
+	Now     func() time.Time // nil: time.Now
+	Logger  *slog.Logger     // nil: discard
 }
 
 // Log is the event log of one data dir, with its objects, relations and
@@ -43,6 +47,7 @@ type Log struct {
 	w        Writer
 	agent    func() string
 	escape   func(string) string
+	isOwner  func(speaker, userID string, private bool) bool
 	decay    DecayLaw
 	silence  time.Duration
 	now      func() time.Time
@@ -94,7 +99,7 @@ func New(o Options) (*Log, error) {
 	}
 	l := &Log{
 		st: o.Store, db: o.Store.DB(), cfg: o.Config, cal: calendar{loc: loc, weekStart: ws}, sched: sched,
-		w: o.Writer, agent: o.AgentName, escape: o.Escape, decay: o.Decay, silence: silence,
+		w: o.Writer, agent: o.AgentName, escape: o.Escape, isOwner: o.IsOwner, decay: o.Decay, silence: silence,
 		now: o.Now, log: o.Logger, kick: make(chan struct{}, 1),
 		interval: min(max(silence/10, 5*time.Second), time.Minute),
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/dgraph-io/badger/v4"
 	"github.com/google/uuid"
@@ -56,6 +57,11 @@ type Provenance struct {
 	Event   string    `json:"event,omitempty"` // the source record
 	Channel string    `json:"channel,omitempty"`
 	Time    time.Time `json:"time"`
+	// Scope is whose knowledge it is (scope.go); nil for what was kept
+	// before scopes existed: then its channel's.
+	Scope *packets.Scope `json:"scope,omitempty"`
+	// ConfirmedAt is when the owner confirmed it (ConfirmBlock).
+	ConfirmedAt *time.Time `json:"confirmed_at,omitempty"`
 }
 
 // agentObject makes sure the agent's own object exists under its current

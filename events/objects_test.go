@@ -3,7 +3,6 @@ package events
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -92,13 +91,7 @@ func TestTheoryTool(t *testing.T) {
 	msg := f.say(t, "c", "amy", "sleep beats coffee", t0)
 	tool := f.log.Tools()[1]
 	run := func(args string) (string, error) {
-		return tool.Run(context.Background(), Call{Channel: "c", Owner: true, Now: t0}, json.RawMessage(args))
-	}
-	stranger := func(args string) (string, error) {
-		return tool.Run(context.Background(), Call{Channel: "qq:group:1", Speaker: "someone", Now: t0}, json.RawMessage(args))
-	}
-	if _, err := stranger(`{"op":"create","title":"x","article":"y"}`); !errors.Is(err, ErrDenied) {
-		t.Fatalf("a stranger created a theory: %v", err)
+		return tool.Run(context.Background(), Call{Channel: "c", Reader: ownerReader("c"), Now: t0}, json.RawMessage(args))
 	}
 	out, err := run(`{"op":"create","title":"rest","article":"line one\nline two","related_info":[{"kind":"message","ref":"` + msg.ID + `"}]}`)
 	if err != nil || !strings.Contains(out, "version 1") {
@@ -125,12 +118,6 @@ func TestTheoryTool(t *testing.T) {
 	th, _ := f.log.Theory(id)
 	if th.Article != "a better version" || th.Title != "rest" || len(th.RelatedInfo) != 2 || th.RelatedInfo[0].Ref != id+":2" {
 		t.Fatalf("after update %+v", th)
-	}
-	if _, err := stranger(`{"op":"update","id":"` + id + `","article":"pwned"}`); !errors.Is(err, ErrDenied) {
-		t.Fatalf("a stranger rewrote a theory: %v", err)
-	}
-	if out, _ := stranger(`{"op":"list"}`); !strings.Contains(out, id) {
-		t.Fatalf("a stranger may still read theories: %q", out)
 	}
 	if out, _ := run(`{"op":"list"}`); !strings.Contains(out, id) {
 		t.Fatalf("list %q", out)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/dgraph-io/badger/v4"
 	"github.com/google/uuid"
@@ -105,10 +106,11 @@ func (l *Log) failEvent(id string, cause error, now time.Time) error {
 }
 
 // topicLog reads the chat log a record points at.
-func (l *Log) topicLog(src Source) (lines []LogLine, omitted int, speakers map[string]string, err error) {
+func (l *Log) topicLog(src Source) (lines []LogLine, omitted int, speakers map[string]string, scope packets.Scope, err error) {
 	speakers = map[string]string{}
 	agent := l.agent()
 	var all []LogLine
+	private, owners := true, true // every line private, every person the owner
 	err = l.st.Scan(src.Channel, idBefore(src.FirstMessageID), func(m *store.Message) (bool, error) {
 		if m.ID > src.LastMessageID {
 			return false, nil
@@ -129,6 +131,8 @@ func (l *Log) topicLog(src Source) (lines []LogLine, omitted int, speakers map[s
 			if _, ok := speakers[ll.Speaker]; !ok || m.UserID != "" {
 				speakers[ll.Speaker] = m.UserID
 			}
+			private = private && m.Kind != "group"
+			owners = owners && l.isOwner != nil && l.isOwner(m.User, m.UserID, m.Kind != "group")
 		}
 		all = append(all, ll)
 		return true, nil
@@ -138,14 +142,15 @@ func (l *Log) topicLog(src Source) (lines []LogLine, omitted int, speakers map[s
 		omitted = len(all) - maxLogLines
 		all = append(all[:head:head], all[len(all)-(maxLogLines-head):]...)
 	}
-	return all, omitted, speakers, err
+	scope = packets.Scope{Channel: src.Channel, Owner: private && owners && len(speakers) > 0}
+	return all, omitted, speakers, scope, err
 }
 
 // titleEvent asks the writer for a topic's title and importance and sets
 // its S; the earlier records it continues become its children, and their S
 // grows (reviewed as used, D = 0).
 func (l *Log) titleEvent(ctx context.Context, e *Event, now time.Time) error {
-	lines, omitted, _, err := l.topicLog(e.Source)
+	lines, omitted, _, _, err := l.topicLog(e.Source)
 	if err != nil {
 		return err
 	}
@@ -210,10 +215,13 @@ func (l *Log) titleEvent(ctx context.Context, e *Event, now time.Time) error {
 // extractEvent asks the writer for the facts and relation lines a titled
 // topic adds, and adds them, each pointing at the record.
 func (l *Log) extractEvent(ctx context.Context, e *Event, now time.Time) error {
-	lines, omitted, speakers, err := l.topicLog(e.Source)
+	lines, omitted, speakers, scope, err := l.topicLog(e.Source)
 	if err != nil {
 		return err
 	}
+	// The extraction sees, and may change, only what the topic's own
+	// conversation may see (scope.go).
+	reader := topicReader(scope)
 	in := ExtractInput{Channel: e.Source.Channel, Agent: l.agent(), Title: e.Title, Lines: lines, Omitted: omitted}
 	err = l.db.View(func(txn *badger.Txn) error {
 		ids := map[string]bool{SelfID: true}
@@ -222,7 +230,13 @@ func (l *Log) extractEvent(ctx context.Context, e *Event, now time.Time) error {
 			ids[o.ID] = true
 			names[o.ID] = o.Name
 			ko := KnownObject{Name: o.Name, Kind: o.Kind}
-			for _, b := range o.Blocks[max(0, len(o.Blocks)-20):] {
+			var seen []Block
+			for _, b := range o.Blocks {
+				if reader.InPrompt(packets.InfoObjects, b.Provenance.scopeOf()) {
+					seen = append(seen, b)
+				}
+			}
+			for _, b := range seen[max(0, len(seen)-20):] {
 				ko.Blocks = append(ko.Blocks, b.Text)
 			}
 			in.Objects = append(in.Objects, ko)
@@ -241,7 +255,7 @@ func (l *Log) extractEvent(ctx context.Context, e *Event, now time.Time) error {
 		}
 		for _, r := range rs {
 			for _, ln := range r.Lines {
-				if ln.Valid && names[r.A] != "" && names[r.B] != "" {
+				if ln.Valid && names[r.A] != "" && names[r.B] != "" && reader.InPrompt(packets.InfoObjects, ln.Source.scopeOf()) {
 					in.Known = append(in.Known, KnownLine{ID: ln.ID, A: names[r.A], B: names[r.B], Text: ln.Text})
 				}
 			}
@@ -256,7 +270,7 @@ func (l *Log) extractEvent(ctx context.Context, e *Event, now time.Time) error {
 		return err
 	}
 	_, err = l.updateEvent(e.ID, func(txn *badger.Txn, cur *Event) error {
-		if err := l.applyExtraction(txn, cur, speakers, ex); err != nil {
+		if err := l.applyExtraction(txn, cur, speakers, scope, ex); err != nil {
 			return err
 		}
 		cur.Pending = nil
@@ -267,10 +281,13 @@ func (l *Log) extractEvent(ctx context.Context, e *Event, now time.Time) error {
 }
 
 // applyExtraction adds what a topic showed: the speakers' objects, new
-// blocks, new or reinforced lines, and contradicted lines marked.
-func (l *Log) applyExtraction(txn *badger.Txn, e *Event, speakers map[string]string, ex Extraction) error {
+// blocks, new or reinforced lines, and contradicted lines marked — all of
+// the topic's scope; it reinforces or contradicts only lines its
+// conversation may see.
+func (l *Log) applyExtraction(txn *badger.Txn, e *Event, speakers map[string]string, scope packets.Scope, ex Extraction) error {
 	at := e.End
-	p := Provenance{By: "extract", Event: e.ID, Channel: e.Source.Channel, Time: at}
+	p := Provenance{By: "extract", Event: e.ID, Channel: e.Source.Channel, Time: at, Scope: &scope}
+	reader := topicReader(scope)
 	if _, err := l.ensureSelf(txn, at); err != nil {
 		return err
 	}
@@ -320,6 +337,9 @@ func (l *Log) applyExtraction(txn *badger.Txn, e *Event, speakers map[string]str
 	for _, r := range rs {
 		changed := false
 		for _, ln := range r.Lines {
+			if !reader.InPrompt(packets.InfoObjects, ln.Source.scopeOf()) {
+				continue
+			}
 			switch {
 			case slices.Contains(ex.Contradict, ln.ID):
 				contradict(ln, at)

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cyan-agent/cyan/packets"
 )
 
 func TestRecallReviewsTopicsByTheFormula(t *testing.T) {
@@ -91,7 +93,7 @@ func TestWatchTellsOfRecordAndTheoryChanges(t *testing.T) {
 	// Subscribe starts asynchronously: write until the first change is told.
 	deadline := time.After(10 * time.Second)
 	for i := 0; n.Load() == 0; i++ {
-		if _, err := f.log.CreateTheory("ideas "+string(rune('a'+i%26)), "line one\nline two", nil, t0.Add(time.Duration(i)*time.Second)); err != nil {
+		if _, err := f.log.CreateTheory("ideas "+string(rune('a'+i%26)), "line one\nline two", nil, packets.Scope{Owner: true}, t0.Add(time.Duration(i)*time.Second)); err != nil {
 			t.Fatal(err)
 		}
 		select {

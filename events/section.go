@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // SectionQuery is the turn the events section is filled for.
@@ -17,6 +19,18 @@ type SectionQuery struct {
 	Speaker   string // who spoke the incoming message
 	SpeakerID string // their platform id, when known
 	Now       time.Time
+	// Reader is the conversation as a reader of knowledge: "who is here"
+	// shows only the blocks and lines its prompt may (packets.Reader's
+	// InPrompt). A zero Reader sees its conversation's own and the public.
+	Reader packets.Reader
+}
+
+// reader is q's Reader, or its conversation's own view when none was set.
+func (q SectionQuery) reader() packets.Reader {
+	if q.Reader.Perm != nil {
+		return q.Reader
+	}
+	return topicReader(packets.Scope{Channel: q.Channel})
 }
 
 // Section is the filled "recent event records" section.
@@ -192,6 +206,7 @@ func (l *Log) peopleBlock(txn *badger.Txn, q SectionQuery, budget int, count fun
 			add(o)
 		}
 	}
+	reader := q.reader()
 	head := "Who is here:"
 	used := count(head) + 1
 	var b strings.Builder
@@ -202,9 +217,13 @@ func (l *Log) peopleBlock(txn *badger.Txn, q SectionQuery, budget int, count fun
 			name += " (me)"
 		}
 		var parts []string
+		shown := 0
 		for i := len(o.Blocks) - 1; i >= 0; i-- {
-			parts = append(parts, l.escape(o.Blocks[i].Text))
+			if reader.InPrompt(packets.InfoObjects, o.Blocks[i].Provenance.scopeOf()) {
+				parts = append(parts, l.escape(o.Blocks[i].Text))
+			}
 		}
+		shown = len(parts)
 		var rel []string
 		if o.ID != SelfID {
 			r, err := getRelation(txn, SelfID, o.ID)
@@ -214,6 +233,9 @@ func (l *Log) peopleBlock(txn *badger.Txn, q SectionQuery, budget int, count fun
 			lines := slices.Clone(r.Lines)
 			slices.SortFunc(lines, func(a, b *Line) int { return cmpFloat(l.decay.At(b.State, q.Now), l.decay.At(a.State, q.Now)) })
 			for _, ln := range lines {
+				if !reader.InPrompt(packets.InfoObjects, ln.Source.scopeOf()) {
+					continue
+				}
 				if w := l.decay.At(ln.State, q.Now); ln.Valid && w >= 0.01 {
 					rel = append(rel, fmt.Sprintf("%s (%.2f)", l.escape(ln.Text), w))
 				}
@@ -238,7 +260,7 @@ func (l *Log) peopleBlock(txn *badger.Txn, q SectionQuery, budget int, count fun
 				parts = parts[:len(parts)-1]
 			}
 		}
-		if len(parts) == 0 && len(rel) == 0 && (len(o.Blocks) > 0) {
+		if len(parts) == 0 && len(rel) == 0 && shown > 0 {
 			items = append(items, Item{ID: "object:" + o.ID, Reason: "over budget"})
 		}
 	}

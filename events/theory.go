@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/dgraph-io/badger/v4"
 )
@@ -26,6 +27,9 @@ type Theory struct {
 	Version     int       `json:"version"`
 	Created     time.Time `json:"created"`
 	Updated     time.Time `json:"updated"`
+	// Scope is whose knowledge it is (ScopeOf; nil before scopes existed:
+	// the owner's).
+	Scope *packets.Scope `json:"scope,omitempty"`
 }
 
 // Related is one source of a theory: a stored message (ref: its id), a line
@@ -42,9 +46,9 @@ const (
 	maxRelated      = 64
 )
 
-// CreateTheory stores a new theory.
-func (l *Log) CreateTheory(title, article string, related []Related, now time.Time) (*Theory, error) {
-	t := &Theory{ID: shortID("th", title, now.Format(time.RFC3339Nano)), Version: 1, Created: now, Updated: now}
+// CreateTheory stores a new theory of scope s.
+func (l *Log) CreateTheory(title, article string, related []Related, s packets.Scope, now time.Time) (*Theory, error) {
+	t := &Theory{ID: shortID("th", title, now.Format(time.RFC3339Nano)), Version: 1, Created: now, Updated: now, Scope: &s}
 	return t, l.saveTheory(t, title, article, related, true)
 }
 

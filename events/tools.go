@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // Tool is a function the model may call, as a plain value: the daemon
@@ -24,12 +26,11 @@ type Tool struct {
 type Call struct {
 	Channel string
 	Speaker string
-	// Owner: the speaker is the owner. Theories are shared by every
-	// conversation, so only the owner's turns may create or change one (a
-	// stranger in a group could otherwise rewrite what the owner's private
-	// chats read).
-	Owner bool
-	Now   time.Time
+	Now     time.Time
+	// Reader is the caller as the knowledge it may see and change
+	// (packets.Scope): the theory tool lists, reads and writes only what it
+	// allows, the event tool closes a topic only where it may.
+	Reader packets.Reader
 }
 
 // Tools returns the `event` and `theory` tools.
@@ -83,6 +84,9 @@ func (l *Log) runEventTool(_ context.Context, c Call, args json.RawMessage) (str
 	if a.Op != "close" {
 		return "", fmt.Errorf("%w: op %q is unknown; the event tool has one op: close", ErrInvalid, a.Op)
 	}
+	if !c.Reader.MayWrite(packets.InfoEvents, packets.Scope{Channel: c.Channel}) {
+		return "", fmt.Errorf("%w: closing this conversation's topic is not yours to do here (the permission's self_edit)", ErrDenied)
+	}
 	e, err := l.CloseTopic(c.Channel, cleanText(a.Title, maxTitleRunes), c.Now)
 	if err != nil {
 		return "", err
@@ -108,12 +112,19 @@ func (l *Log) runTheoryTool(_ context.Context, c Call, args json.RawMessage) (st
 	if err := decodeArgs(args, &a); err != nil {
 		return "", err
 	}
-	if (a.Op == "create" || a.Op == "update") && !c.Owner {
-		return "", fmt.Errorf("%w: theories are shared by every conversation; only the owner may create or change one", ErrDenied)
-	}
+	r := c.Reader
 	switch a.Op {
 	case "create":
-		t, err := l.CreateTheory(a.Title, a.Article, a.RelatedInfo, c.Now)
+		// The owner's theories are the owner's knowledge, wherever written;
+		// anyone else's would belong to their conversation.
+		s := packets.Scope{Channel: c.Channel}
+		if r.Owner {
+			s = packets.Scope{Owner: true}
+		}
+		if !r.MayWrite(packets.InfoTheories, s) {
+			return "", fmt.Errorf("%w: theories are not yours to create here (the permission's self_edit); nothing was written", ErrDenied)
+		}
+		t, err := l.CreateTheory(a.Title, a.Article, a.RelatedInfo, s, c.Now)
 		if err != nil {
 			return "", err
 		}
@@ -122,22 +133,35 @@ func (l *Log) runTheoryTool(_ context.Context, c Call, args json.RawMessage) (st
 		if a.ID == "" {
 			return "", fmt.Errorf("%w: update needs the theory's id", ErrInvalid)
 		}
+		cur, err := l.visibleTheory(a.ID, r)
+		if err != nil {
+			return "", err
+		}
+		if !r.MayWrite(packets.InfoTheories, cur.ScopeOf()) {
+			return "", fmt.Errorf("%w: theory %s is not yours to change here (the permission's self_edit); it is unchanged", ErrDenied, a.ID)
+		}
 		t, err := l.UpdateTheory(a.ID, a.Title, a.Article, a.RelatedInfo, c.Now)
 		if err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("updated theory %s %q to version %d; the previous article is gone, this one is current", t.ID, t.Title, t.Version), nil
 	case "get":
-		t, err := l.Theory(a.ID)
+		t, err := l.visibleTheory(a.ID, r)
 		if err != nil {
 			return "", err
 		}
 		b, _ := json.Marshal(t)
 		return string(b), nil
 	case "list":
-		ts, err := l.Theories()
+		all, err := l.Theories()
 		if err != nil {
 			return "", err
+		}
+		var ts []*Theory
+		for _, t := range all {
+			if r.MayRead(packets.InfoTheories, t.ScopeOf()) {
+				ts = append(ts, t)
+			}
 		}
 		if len(ts) == 0 {
 			return "there are no theories yet", nil
@@ -149,4 +173,17 @@ func (l *Log) runTheoryTool(_ context.Context, c Call, args json.RawMessage) (st
 		return strings.TrimRight(b.String(), "\n"), nil
 	}
 	return "", fmt.Errorf("%w: op %q is unknown; use create, update, get or list", ErrInvalid, a.Op)
+}
+
+// visibleTheory returns theory id when r may see it; one it may not is
+// reported as missing, so its existence does not leak.
+func (l *Log) visibleTheory(id string, r packets.Reader) (*Theory, error) {
+	t, err := l.Theory(id)
+	if err != nil {
+		return nil, err
+	}
+	if !r.MayRead(packets.InfoTheories, t.ScopeOf()) {
+		return nil, fmt.Errorf("events: theory %q: %w (list them with the theory tool's list op)", id, ErrNotFound)
+	}
+	return t, nil
 }

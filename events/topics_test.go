@@ -59,7 +59,7 @@ func TestAgentOnlyFollowUpExtendsThePreviousTopic(t *testing.T) {
 	f := newFixture(t, t0, testConfig())
 	f.say(t, "c", "amy", "bye", t0)
 	tool := f.log.Tools()[0]
-	out, err := tool.Run(context.Background(), Call{Channel: "c", Now: t0.Add(time.Minute)}, json.RawMessage(`{"op":"close","title":"amy said goodbye"}`))
+	out, err := tool.Run(context.Background(), Call{Channel: "c", Reader: ownerReader("c"), Now: t0.Add(time.Minute)}, json.RawMessage(`{"op":"close","title":"amy said goodbye"}`))
 	if err != nil || !strings.Contains(out, `recorded as "amy said goodbye"`) {
 		t.Fatalf("event close: %q %v", out, err)
 	}
@@ -70,14 +70,14 @@ func TestAgentOnlyFollowUpExtendsThePreviousTopic(t *testing.T) {
 		t.Fatalf("records %+v", evs)
 	}
 	// Nothing open now.
-	out, err = tool.Run(context.Background(), Call{Channel: "c", Now: t0.Add(2 * time.Hour)}, json.RawMessage(`{"op":"close"}`))
+	out, err = tool.Run(context.Background(), Call{Channel: "c", Reader: ownerReader("c"), Now: t0.Add(2 * time.Hour)}, json.RawMessage(`{"op":"close"}`))
 	if err != nil || !strings.Contains(out, "no open topic") {
 		t.Fatalf("second close: %q %v", out, err)
 	}
-	if _, err := tool.Run(context.Background(), Call{Channel: "c"}, json.RawMessage(`{"op":"open"}`)); err == nil {
+	if _, err := tool.Run(context.Background(), Call{Channel: "c", Reader: ownerReader("c")}, json.RawMessage(`{"op":"open"}`)); err == nil {
 		t.Fatal("unknown op accepted")
 	}
-	if _, err := tool.Run(context.Background(), Call{Channel: "c"}, json.RawMessage(`{"op":"close","titel":"x"}`)); err == nil {
+	if _, err := tool.Run(context.Background(), Call{Channel: "c", Reader: ownerReader("c")}, json.RawMessage(`{"op":"close","titel":"x"}`)); err == nil {
 		t.Fatal("misspelt field accepted")
 	}
 }

@@ -181,6 +181,9 @@ func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message
 			case it.inUse:
 				text = compressedMark + it.short
 			}
+			if m.Part == 0 && !m.Empty { // both sides carry their time (the seed's context); an output's later parts share it
+				text = notation.AgentTime(m.Time) + text
+			}
 		}
 		var pics []llm.Image
 		if a.images != nil && i > answered && m.Role == store.RoleUser && images < MaxImages {

@@ -1,10 +1,12 @@
 package mainvirtual
 
 import (
-	"github.com/cyan-agent/cyan/notation"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cyan-agent/cyan/notation"
 )
 
 // Output is one model output read as outgoing chat messages.
@@ -15,6 +17,9 @@ type Output struct {
 	// Empty is set when the model chose to say nothing: the output was only
 	// "<empty_reply>" (or nothing at all).
 	Empty bool
+	// Usage is the workspace-usage trailer the output carried (removed from
+	// Parts), nil when it had none.
+	Usage *Usage
 }
 
 // SplitOutput reads a model output. "@br" splits it where it is not part of
@@ -23,8 +28,10 @@ type Output struct {
 // seed lets a trailing "@br" send an empty message; chat apps cannot send
 // one, so empty parts are dropped. A part that starts by imitating the
 // platform's prefix for the agent itself ("^Name [time]:") has it removed.
+// A workspace-usage trailer is taken out into Usage.
 func SplitOutput(raw, agent string) Output {
-	text := strings.ReplaceAll(raw, notation.Empty, "")
+	text, usage := cutUsage(raw)
+	text = strings.ReplaceAll(text, notation.Empty, "")
 	var parts []string
 	for _, p := range splitBreaks(text) {
 		p = strings.TrimSpace(stripSelfPrefix(p, agent))
@@ -32,7 +39,7 @@ func SplitOutput(raw, agent string) Output {
 			parts = append(parts, p)
 		}
 	}
-	return Output{Parts: parts, Empty: len(parts) == 0}
+	return Output{Parts: parts, Empty: len(parts) == 0, Usage: usage}
 }
 
 // splitBreaks splits s at every "@br" that is not followed by a letter,
@@ -60,9 +67,13 @@ func splitBreaks(s string) []string {
 }
 
 // stripSelfPrefix removes a leading "^Agent [time]:" or "^Agent:" that a
-// model copied from the user lines onto its own answer.
+// model copied from the user lines onto its own answer, or the "[time] "
+// mark its own earlier answers carry in the context.
 func stripSelfPrefix(p, agent string) string {
 	t := strings.TrimLeftFunc(p, unicode.IsSpace)
+	if rest, ok := cutTimeMark(t); ok {
+		return rest
+	}
 	if agent == "" || !strings.HasPrefix(t, "^") {
 		return p
 	}
@@ -91,6 +102,22 @@ func stripSelfPrefix(p, agent string) string {
 	return p
 }
 
+// maxHeldRef bounds how much of a @last reference the stream filter holds
+// back waiting for its end.
+const maxHeldRef = 160
+
+// endsLastRef reports the runes that end a @last reference in the live
+// stream: white space and punctuation other than "_".
+func endsLastRef(r rune) bool {
+	return unicode.IsSpace(r) || (unicode.IsPunct(r) && r != '_') || unicode.IsSymbol(r)
+}
+
+// The usage trailer's tags, as the stream filter spots them.
+const (
+	usageOpen  = "<" + UsageToolName
+	usageClose = "</" + UsageToolName + ">"
+)
+
 // StreamEvent is what a live reader of the model's output sees: text to
 // show, or a break between two outgoing messages (only ever between two
 // texts).
@@ -100,11 +127,14 @@ type StreamEvent struct {
 }
 
 // streamFilter turns raw streamed fragments into StreamEvents: "@br" becomes
-// a Break, "<empty_reply>" disappears, and a fragment that may be the start
-// of either marker is held back until the next fragment decides it. The
+// a Break, "<empty_reply>" and the workspace-usage trailer disappear, and a
+// fragment that may be the start of a marker is held back until the next
+// fragment decides it. The
 // authoritative messages still come from SplitOutput on the whole output.
 type streamFilter struct {
-	emit      func(StreamEvent) error
+	emit func(StreamEvent) error
+	// expand rewrites a held "@last_…" reference (nil: shown as written).
+	expand    func(string) string
 	pending   string
 	afterStop bool   // at the start of a message: leading spaces are dropped
 	broke     bool   // a break is due before the next text
@@ -171,6 +201,33 @@ func (f *streamFilter) drain(final bool) error {
 		switch {
 		case strings.HasPrefix(rest, notation.Empty):
 			i += len(notation.Empty)
+		case f.expand != nil && strings.HasPrefix(rest, notation.LastPrefix):
+			// Hold a @last reference until it ends, then show it expanded.
+			end := strings.IndexFunc(rest[len(notation.LastPrefix):], endsLastRef)
+			if end < 0 && !final && len(rest) < maxHeldRef {
+				goto hold
+			}
+			if end < 0 {
+				end = len(rest)
+			} else {
+				end += len(notation.LastPrefix)
+			}
+			out.WriteString(f.expand(rest[:end]))
+			i += end
+		case strings.HasPrefix(rest, usageOpen):
+			// The usage trailer is a report, never text: drop it whole.
+			end := strings.IndexByte(rest, '>')
+			if end < 0 {
+				if !final {
+					goto hold
+				}
+				i = len(s)
+				continue
+			}
+			i += end + 1
+			if strings.HasPrefix(s[i:], usageClose) {
+				i += len(usageClose)
+			}
 		case strings.HasPrefix(rest, notation.Break):
 			end := i + len(notation.Break)
 			if end == len(s) && !final {
@@ -191,7 +248,8 @@ func (f *streamFilter) drain(final bool) error {
 			}
 			f.afterStop, f.space = true, ""
 			i = end
-		case !final && (strings.HasPrefix(notation.Empty, rest) || strings.HasPrefix(notation.Break, rest)):
+		case !final && (strings.HasPrefix(notation.Empty, rest) || strings.HasPrefix(notation.Break, rest) || strings.HasPrefix(usageOpen, rest) ||
+			f.expand != nil && strings.HasPrefix(notation.LastPrefix, rest)):
 			goto hold
 		default:
 			out.WriteByte(s[i])
@@ -203,4 +261,17 @@ func (f *streamFilter) drain(final bool) error {
 hold:
 	f.pending = s[i:]
 	return flush()
+}
+
+// cutTimeMark removes a leading "[2006-01-02 15:04]" (and the space after
+// it) from s.
+func cutTimeMark(s string) (string, bool) {
+	const n = len("[2006-01-02 15:04]")
+	if len(s) < n || s[0] != '[' || s[n-1] != ']' {
+		return s, false
+	}
+	if _, err := time.Parse(notation.TimeLayout, s[1:n-1]); err != nil {
+		return s, false
+	}
+	return strings.TrimLeft(s[n:], " "), true
 }

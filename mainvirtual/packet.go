@@ -45,6 +45,20 @@ type Query struct {
 	// filled for something other than a turn).
 	MessageID string
 	Now       time.Time
+	// For is whom a proactive turn acts for (nil: the speaker).
+	For *Principal
+}
+
+// Principal is whom a proactive turn acts for, and so whose rights its
+// tool calls and reads have: a due plan acts for the plan's maker (a plan
+// a stranger made never gains the owner's rights when it fires); an
+// observer's speech acts for the observer, under its own permission
+// (Component names it for the daemon).
+type Principal struct {
+	Speaker   string `json:"speaker,omitempty"`
+	SpeakerID string `json:"speaker_id,omitempty"`
+	Owner     bool   `json:"owner,omitempty"`
+	Component string `json:"component,omitempty"`
 }
 
 // Source fills one section of the system prompt.
@@ -144,4 +158,17 @@ type Packet struct {
 	Tokens       int `json:"tokens"`
 	// AssemblyMicros is how long assembly took.
 	AssemblyMicros int64 `json:"assembly_us"`
+}
+
+// shown reports whether the packet's section of slot had content.
+func (p *Packet) shown(slot Slot) bool {
+	if p == nil {
+		return false
+	}
+	for _, s := range p.Sections {
+		if s.Slot == slot {
+			return s.Tokens > 0
+		}
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/store"
 )
 
 // Tools is the registry main-virtual offers to the model. Later packages
@@ -21,4 +22,22 @@ type Tools interface {
 type ToolResult struct {
 	Text    string `json:"text"`
 	IsError bool   `json:"is_error,omitempty"`
+	// Quiet marks a report (workspace_usage): it needs no answer, so a step
+	// whose calls are all quiet ends the turn without another model
+	// request, and later prompts do not show it.
+	Quiet bool `json:"quiet,omitempty"`
+	// Transient marks file contents read by the call: the rough tool-call
+	// area shows them until the channel's next user message (SPEC §3).
+	Transient bool `json:"transient,omitempty"`
+}
+
+// area is where a stored result of r lives in later prompts.
+func (r ToolResult) area() string {
+	switch {
+	case r.Quiet:
+		return store.AreaNone
+	case r.Transient:
+		return store.AreaTurn
+	}
+	return store.AreaKept
 }

@@ -17,7 +17,11 @@ type Trace struct {
 	Model     string      `json:"model,omitempty"`
 	Packet    *Packet     `json:"packet"`
 	Steps     []StepTrace `json:"steps"`
-	Error     string      `json:"error,omitempty"`
+	// Usage is how the turn's workspace use was reported: "tool", "trailer",
+	// "lexical" (neither; main-observer's word match stands in) or "none"
+	// (no workspace was shown).
+	Usage string `json:"workspace_usage"`
+	Error string `json:"error,omitempty"`
 }
 
 // StepTrace is one model call of a turn.

@@ -45,6 +45,8 @@ type Result struct {
 	Message *store.Message   // the incoming message as stored
 	Replies []*store.Message // the outgoing messages, in order ([] for silence)
 	Trace   *Trace
+	// Usage is what the model reported of its workspace use.
+	Usage Usage
 	// Err is set when a step after the first failed: the replies before it
 	// were delivered, the rest of the turn was not.
 	Err error
@@ -115,6 +117,13 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 // it as on a user message. What the agent says is marked proactive; it may
 // also choose silence. kind is the channel's kind ("" is private).
 func (mv *MainVirtual) Proactive(ctx context.Context, channel, kind, note string, l Listener) (*Result, error) {
+	return mv.ProactiveAs(ctx, channel, kind, note, nil, l)
+}
+
+// ProactiveAs is Proactive acting for a principal: the turn's tool calls
+// and reads have its rights (nil: the platform's "system" line, as
+// Proactive).
+func (mv *MainVirtual) ProactiveAs(ctx context.Context, channel, kind, note string, as *Principal, l Listener) (*Result, error) {
 	if err := store.ValidChannel(channel); err != nil {
 		return nil, err
 	}
@@ -134,7 +143,7 @@ func (mv *MainVirtual) Proactive(ctx context.Context, channel, kind, note string
 	if l.Stored != nil {
 		l.Stored(msg)
 	}
-	return mv.run(ctx, msg, Query{Channel: channel, Speaker: "system", Kind: kind, MessageID: msg.ID, Now: now}, l)
+	return mv.run(ctx, msg, Query{Channel: channel, Speaker: "system", Kind: kind, MessageID: msg.ID, Now: now, For: as}, l)
 }
 
 // run answers the stored message msg: assemble, call, deliver, run tools.
@@ -154,13 +163,23 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 	packet.Tools = offered
 	res := &Result{Message: msg, Replies: []*store.Message{}, Trace: tr}
 	answered := false // a turn counts once its first answer is stored
+	var usage Usage
 	defer func() {
+		res.Usage = usage
+		tr.Usage = usage.Path
+		if tr.Usage == "" {
+			tr.Usage = UsageNone
+			if packet.shown(SlotWorkspace) {
+				tr.Usage = UsageLexical
+			}
+		}
 		if answered && mv.afterTurn != nil {
 			mv.afterTurn(ctx, q, res)
 		}
 	}()
 	conv := packet.Messages
 	agent := mv.AgentName()
+	refs := &lastRefs{store: mv.store, channel: msg.Channel, agent: agent}
 
 	for step := 0; step < mv.steps; step++ {
 		tools := offered
@@ -172,7 +191,7 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 			st.Offered = append(st.Offered, t.Name)
 		}
 		began := time.Now()
-		resp, err := mv.call(ctx, llm.Request{Messages: conv, Tools: tools, Temperature: mv.temp, MaxTokens: mv.maxTok}, l.Stream, len(res.Replies) > 0)
+		resp, err := mv.call(ctx, llm.Request{Messages: conv, Tools: tools, Temperature: mv.temp, MaxTokens: mv.maxTok}, l.Stream, len(res.Replies) > 0, refs)
 		st.Millis = time.Since(began).Milliseconds()
 		if err != nil {
 			st.Error = err.Error()
@@ -197,6 +216,7 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 		st.ToolCalls = calls
 
 		out := SplitOutput(resp.Content, agent)
+		usage.merge(out.Usage)
 		var notices []LimitNotice
 		if mv.limits != nil {
 			out.Parts, notices = mv.limits.Output(q, out.Parts, resp.Usage)
@@ -204,7 +224,7 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 		}
 		st.Replies = append(st.Replies, out.Parts...)
 		st.Empty = out.Empty && len(calls) == 0
-		stored := mv.answerMessages(msg, step, out, calls)
+		stored := mv.answerMessages(msg, step, out, calls, refs)
 		for _, m := range stored {
 			m.Proactive = msg.Proactive
 		}
@@ -238,6 +258,7 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 		appended := []llm.Message{{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: calls}}
 		var results []*store.Message
 		var limitNotes []LimitNotice
+		quiet := true // every call only reported: no answer is owed
 		for _, c := range calls {
 			var r ToolResult
 			refusal := ""
@@ -252,10 +273,14 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 				r = mv.tools.Call(ctx, q, c)
 			}
 			st.Results = append(st.Results, r)
+			quiet = quiet && r.Quiet
+			if c.Name == UsageToolName && !r.IsError {
+				usage.Path = UsageTool
+			}
 			appended = append(appended, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: notation.ToolLine(c.Name, r.Text)})
 			results = append(results, &store.Message{
 				Channel: msg.Channel, Role: store.RoleTool, User: c.Name, Kind: msg.Kind, Text: r.Text, Tokens: mv.count.Count(r.Text),
-				ReplyTo: msg.ID, Step: step, ToolCallID: c.ID, ToolName: c.Name,
+				ReplyTo: msg.ID, Step: step, ToolCallID: c.ID, ToolName: c.Name, Area: r.area(),
 			})
 		}
 		st.Limits = append(st.Limits, limitNotes...)
@@ -266,6 +291,11 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 		st.Appended = appended
 		tr.Steps = append(tr.Steps, st)
 		conv = append(conv, appended...)
+		if quiet {
+			st := &tr.Steps[len(tr.Steps)-1]
+			st.Note = joinNote(st.Note, "every call was a report; no further model request")
+			break
+		}
 	}
 	return res, nil
 }
@@ -281,13 +311,14 @@ func (mv *MainVirtual) limitMessages(in *store.Message, step int, notices []Limi
 }
 
 // answerMessages turns one model output into the messages to store: one per
-// "@br" part; an assistant record of the tool calls when the output had no
+// "@br" part, its @last references expanded to the quoted messages; an assistant record of the tool calls when the output had no
 // words; or, on the first step, the agent's choice to stay silent.
-func (mv *MainVirtual) answerMessages(in *store.Message, step int, out Output, calls []llm.ToolCall) []*store.Message {
+func (mv *MainVirtual) answerMessages(in *store.Message, step int, out Output, calls []llm.ToolCall, refs *lastRefs) []*store.Message {
 	agent := mv.AgentName()
 	mk := func(part int, text string) *store.Message {
+		text, quotes := refs.expand(text)
 		return &store.Message{Channel: in.Channel, Role: store.RoleAssistant, User: agent, Kind: in.Kind, Text: text,
-			Tokens: mv.count.Count(text), ReplyTo: in.ID, Step: step, Part: part}
+			Tokens: mv.count.Count(text), ReplyTo: in.ID, Step: step, Part: part, Quotes: quotes}
 	}
 	var msgs []*store.Message
 	for i, p := range out.Parts {
@@ -314,12 +345,13 @@ func (mv *MainVirtual) answerMessages(in *store.Message, step int, out Output, c
 // call runs one model call, streamed through a streamFilter when the
 // listener wants live text; after an earlier step's answer the new text
 // opens with a Break.
-func (mv *MainVirtual) call(ctx context.Context, req llm.Request, stream func(StreamEvent) error, after bool) (*llm.Response, error) {
+func (mv *MainVirtual) call(ctx context.Context, req llm.Request, stream func(StreamEvent) error, after bool, refs *lastRefs) (*llm.Response, error) {
 	if stream == nil {
 		return mv.llm.Chat(ctx, req)
 	}
 	f := newStreamFilter(stream)
 	f.broke = after
+	f.expand = func(ref string) string { s, _ := refs.expand(ref); return s }
 	resp, err := mv.llm.Stream(ctx, req, func(d llm.Delta) error {
 		if d.Content == "" {
 			return nil

@@ -127,7 +127,7 @@ func TestTurnRoundTrip(t *testing.T) {
 	for _, m := range req.Messages[1:] {
 		roles = append(roles, string(m.Role)+":"+m.Content)
 	}
-	want := []string{"user:^alice [2026-11-22 10:31]: morning!", "assistant:早呀～", "user:^bob [2026-11-22 10:32]: hi all"}
+	want := []string{"user:^alice [2026-11-22 10:31]: morning!", "assistant:[2026-11-22 10:31] 早呀～", "user:^bob [2026-11-22 10:32]: hi all"}
 	if strings.Join(roles, "|") != strings.Join(want, "|") {
 		t.Fatalf("context = %q\nwant %q", roles, want)
 	}
@@ -148,7 +148,7 @@ func TestTurnBreaksAndSilence(t *testing.T) {
 	r.fake.Enqueue(llmtest.Reply{Text: "back"})
 	r.turn(t, "alice", "hello again")
 	msgs := lastRequest(t, r.fake).Messages
-	if got := msgs[2].Content; got != "line1\nline2\n@br\nline3" {
+	if got := msgs[2].Content; got != "[2026-11-22 10:31] line1\nline2\n@br\nline3" {
 		t.Errorf("the agent's split answer reads back as %q", got)
 	}
 	if got := msgs[4].Content; got != notation.Empty {

@@ -18,6 +18,9 @@ const contextGuide = `context_operation works on your workspace. Send one operat
   forget <id>        let an item go now; it can come back later (restore)
   restore <id>       bring an item you let go of back, with its history
   raise <id> [xN]    multiply an item's stability S by N (default 2): it fades slower
+  keep %[path] - what it is
+                     put a file you read into the workspace as a reference, so it is not
+                     forgotten at the next user message (read it again when you need its text)
   help               this guide
 Items fade by R = 0.9^(turns since last use / S); report the items you use with workspace_usage and they stay fresh. Plain sentences work too ("forget the note about the exam"): they are turned into these operations.`
 
@@ -26,8 +29,10 @@ var opLine = regexp.MustCompile(`(?i)^\s*(list|ls|pin|unpin|forget|drop|restore|
 // contextOp is one parsed operation.
 type contextOp struct {
 	Op     string  `json:"op"`
-	ID     string  `json:"id,omitempty"`
+	ID     string  `json:"id,omitempty"` // the item; for keep, the file's %[path]
 	Factor float64 `json:"factor,omitempty"`
+	// Summary is keep's description of the file.
+	Summary string `json:"summary,omitempty"`
 }
 
 // runContextOperation is the context_operation tool: the operations of
@@ -59,7 +64,7 @@ func (m *Memory) runContextOperation(ctx context.Context, c Call) (string, error
 	}
 	var results []string
 	for _, op := range ops {
-		res, err := m.applyOp(op, c.Viewer())
+		res, err := m.applyOp(op, c.Viewer(), c.origin())
 		if err != nil {
 			res = "error: " + err.Error()
 		}
@@ -68,11 +73,18 @@ func (m *Memory) runContextOperation(ctx context.Context, c Call) (string, error
 	return strings.Join(results, "\n"), nil
 }
 
+// keepLine is "keep %[path]" with an optional " - summary".
+var keepLine = regexp.MustCompile(`(?i)^\s*(?:keep|pull)\s+%\[([^\]\n]+)\](?:\s+(?:-|–|—)\s*(.*?))?\s*$`)
+
 // parseOps reads plain operations; ok is false when a line is not one.
 func parseOps(text string) ([]contextOp, bool) {
 	var ops []contextOp
 	for _, line := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == ';' }) {
 		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if km := keepLine.FindStringSubmatch(line); km != nil {
+			ops = append(ops, contextOp{Op: "keep", ID: strings.TrimSpace(km[1]), Summary: km[2]})
 			continue
 		}
 		mm := opLine.FindStringSubmatch(line)
@@ -105,10 +117,17 @@ func parseOps(text string) ([]contextOp, bool) {
 	return ops, len(ops) > 0
 }
 
-func (m *Memory) applyOp(op contextOp, v Viewer) (string, error) {
+func (m *Memory) applyOp(op contextOp, v Viewer, origin Origin) (string, error) {
+	if op.Op == "keep" {
+		return m.keepFile(op.ID, op.Summary, v, origin)
+	}
 	if op.ID != "" {
-		if _, ok := m.visibleItem(op.ID, v); !ok {
+		it, ok := m.visibleCopy(op.ID, v)
+		if !ok {
 			return "", fmt.Errorf("no item %q in your memory", op.ID)
+		}
+		if !v.mayChange(it.Origin) {
+			return "", errNotYours("item " + op.ID)
 		}
 	}
 	switch op.Op {
@@ -177,4 +196,48 @@ func (m *Memory) listing(v Viewer, all bool) string {
 		return "(the workspace is empty)"
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// keepFile puts a file the agent read into the workspace as a %[path]
+// item, its summary and its reference info (where it came from), so it
+// outlives the next user message (SPEC §3). Keeping it again strengthens
+// the item already held.
+func (m *Memory) keepFile(path, summary string, v Viewer, origin Origin) (string, error) {
+	path = strings.TrimSpace(path)
+	if path == "" || len(path) > 1024 || strings.ContainsAny(path, "\n\r") {
+		return "", fmt.Errorf("keep needs a file reference: keep %%[path] - what it is")
+	}
+	if !v.mayChange(origin) {
+		return "", errNotYours("this conversation's memory")
+	}
+	m.mu.Lock()
+	var held string
+	for _, it := range m.order {
+		if it.Kind == KindFile && it.Content == path && v.sees(it.Origin) {
+			held = it.ID
+		}
+	}
+	m.mu.Unlock()
+	if held != "" {
+		if _, err := m.Review([]string{held}, DUsed); err != nil {
+			return "", err
+		}
+		if summary = strings.TrimSpace(summary); summary != "" {
+			_ = m.change(held, func(x *Item) { x.Summary = summary })
+		}
+		return fmt.Sprintf("already keeping %%[%s] as %s; strengthened it", path, held), nil
+	}
+	it, err := m.Add(KindFile, path, origin)
+	if err != nil {
+		return "", err
+	}
+	summary = strings.TrimSpace(summary)
+	err = m.change(it.ID, func(x *Item) {
+		x.Summary = summary
+		x.Info = &Info{Source: []string{"read_file %[" + path + "]"}, Current: summary}
+	})
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("keeping %%[%s] in the workspace as %s", path, it.ID), nil
 }

@@ -2,7 +2,10 @@
 // keeps in mind — notes, file references %[path] and reference info
 // {source, current, extra_data} — each with a memory state (R, S, D, a,
 // last_T and last_compressed_state) that decays over the agent's turns by a
-// spaced-repetition law unless the item is used. Passive GC lets faded
+// spaced-repetition law unless the item is used. Time counts per scope: an
+// item's T counts only the turns of the conversations it is shown in (the
+// owner's private chats, or its own group), so a busy group never fades
+// the owner's private items (clock.go has the rule). Passive GC lets faded
 // items leave the workspace (they stay in the long-term store with their
 // history); active GC compresses or evicts the weakest items when the
 // workspace outgrows its token budget. It also keeps the pulled-info area

@@ -31,15 +31,16 @@ func (m *Memory) PassiveGC() ([]GCEvent, error) {
 		if !it.InWorkspace || it.Pinned {
 			continue
 		}
-		r := it.State.Retrievability(m.curve, m.turn)
+		t := m.itemNow(it)
+		r := it.State.Retrievability(m.curve, t)
 		if r >= m.cfg.EvictBelow {
 			continue
 		}
 		reason := fmt.Sprintf("passive GC: R %.3f fell below %.3f", r, m.cfg.EvictBelow)
 		it.InWorkspace = false
-		it.Left = &Departure{Turn: m.turn, Reason: reason}
+		it.Left = &Departure{Turn: t, Reason: reason}
 		changed = append(changed, it)
-		events = append(events, GCEvent{Turn: m.turn, Item: it.ID, Action: "evicted", Reason: reason, R: r})
+		events = append(events, GCEvent{Turn: t, Item: it.ID, Action: "evicted", Reason: reason, R: r})
 	}
 	if len(changed) == 0 {
 		return nil, nil
@@ -71,7 +72,7 @@ func (m *Memory) ActiveGC(ctx context.Context, v Viewer) ([]GCEvent, error) {
 			}
 			return -1
 		}
-		ra, rb := a.State.Retrievability(m.curve, m.turn), b.State.Retrievability(m.curve, m.turn)
+		ra, rb := a.State.Retrievability(m.curve, m.itemNow(a)), b.State.Retrievability(m.curve, m.itemNow(b))
 		switch {
 		case ra < rb:
 			return -1
@@ -92,7 +93,7 @@ func (m *Memory) ActiveGC(ctx context.Context, v Viewer) ([]GCEvent, error) {
 		}
 		m.mu.Lock()
 		snap := *it
-		r := snap.State.Retrievability(m.curve, m.turn)
+		r := snap.State.Retrievability(m.curve, m.itemNow(it))
 		m.mu.Unlock()
 		before := m.count(snap.render())
 		short, err := m.compress(ctx, &snap)
@@ -105,7 +106,7 @@ func (m *Memory) ActiveGC(ctx context.Context, v Viewer) ([]GCEvent, error) {
 			m.mu.Unlock()
 			continue
 		}
-		ev := GCEvent{Turn: m.turn, Item: it.ID, R: r}
+		ev := GCEvent{Turn: m.itemNow(cur), Item: it.ID, R: r}
 		if err == nil && short != "" && m.count(short) < m.count(cur.Content) {
 			if cur.Original == "" {
 				cur.Original = cur.Content
@@ -124,7 +125,7 @@ func (m *Memory) ActiveGC(ctx context.Context, v Viewer) ([]GCEvent, error) {
 			} else {
 				ev.Reason += "; nothing left to compress"
 			}
-			cur.Left = &Departure{Turn: m.turn, Reason: ev.Reason}
+			cur.Left = &Departure{Turn: ev.Turn, Reason: ev.Reason}
 		}
 		after := 0
 		if cur.InWorkspace {

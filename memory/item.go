@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/notation"
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // Kind is what an item holds.
@@ -28,7 +29,10 @@ type Info struct {
 type Origin struct {
 	Channel string `json:"channel"`
 	Speaker string `json:"speaker,omitempty"`
-	Kind    string `json:"kind"` // "private" or "group"
+	// SpeakerID is the speaker's platform id, when known: a plan's due turn
+	// acts for its maker, with the maker's rights.
+	SpeakerID string `json:"speaker_id,omitempty"`
+	Kind      string `json:"kind"` // "private" or "group"
 	// Owner is set when the owner said it (or the agent kept it in a turn
 	// of the owner's).
 	Owner bool `json:"owner,omitempty"`
@@ -47,10 +51,28 @@ type Origin struct {
 // someone else — nothing a stranger could plant — ever reaches the owner's
 // private prompt, and nothing private reaches a group. A Viewer with an
 // empty Channel sees everything (the owner's API and command line).
+//
+// Perm, when set, narrows that further to what the conversation's
+// permission object lets it see (its infos, packets.Reader.InPrompt), and
+// decides what it may change (self_edit: "memory:own", "memory:owner").
 type Viewer struct {
 	Channel string
 	Owner   bool
 	Private bool
+	Perm    *packets.Permission
+}
+
+// scope is where an item of origin o belongs (packets.Scope).
+func (o Origin) scope() packets.Scope { return packets.Scope{Channel: o.Channel, Owner: o.Owner} }
+
+func (v Viewer) reader() packets.Reader {
+	return packets.Reader{Channel: v.Channel, Owner: v.Owner, Private: v.Private, Perm: v.Perm}
+}
+
+// mayChange reports whether v may change (add, pin, let go, raise)
+// something of origin o.
+func (v Viewer) mayChange(o Origin) bool {
+	return v.Perm == nil || v.reader().MayWrite(packets.InfoMemory, o.scope())
 }
 
 // Item is one workspace item. Content is the note's text, the file's path,
@@ -85,7 +107,13 @@ type Departure struct {
 
 // sees reports whether v may see something of origin o.
 func (v Viewer) sees(o Origin) bool {
-	return v.Channel == "" || o.Channel == v.Channel || (o.Owner && v.Owner && v.Private)
+	if v.Channel == "" {
+		return true
+	}
+	if !(o.Channel == v.Channel || (o.Owner && v.Owner && v.Private)) {
+		return false
+	}
+	return v.Perm == nil || v.reader().InPrompt(packets.InfoMemory, o.scope())
 }
 
 // render is the item's line in the workspace section, its id first and its

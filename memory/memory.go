@@ -79,6 +79,7 @@ var ErrNotFound = errors.New("memory: no such item")
 // concurrent use; every change is durable before the call returns.
 type Memory struct {
 	db       *badger.DB
+	st       *store.Store
 	curve    Curve
 	params   Params
 	cfg      config.Memory
@@ -90,7 +91,8 @@ type Memory struct {
 	onChange func()
 
 	mu     sync.Mutex
-	turn   int64
+	turn   int64  // every answered turn (the API's T)
+	clk    clocks // the scopes' clocks, which items decay by
 	seq    int64
 	items  map[string]*Item
 	order  []*Item // every item, in id order
@@ -121,12 +123,22 @@ func Open(o Options) (*Memory, error) {
 		o.Count = func(s string) int { return (len(s) + 3) / 4 }
 	}
 	m := &Memory{
-		db: o.Store.DB(), curve: curve, cfg: o.Config, natural: o.Natural, agent: o.AgentName, now: o.Now, log: o.Logger, count: o.Count, onChange: o.OnChange,
+		db: o.Store.DB(), st: o.Store, curve: curve, cfg: o.Config, natural: o.Natural, agent: o.AgentName, now: o.Now, log: o.Logger, count: o.Count, onChange: o.OnChange,
 		params: Params{Gain: o.Config.Gain, MaxJumpMini: int64(o.Config.MaxJumpMini), MaxJumpLarge: int64(o.Config.MaxJumpLarge)},
 		items:  map[string]*Item{}, plans: map[string]*Plan{}, pulled: map[string][]Pulled{}, chTurn: map[string]int64{},
 	}
-	if err := m.load(); err != nil {
+	migrate, err := m.load()
+	if err != nil {
 		return nil, err
+	}
+	if migrate && len(m.order) > 0 {
+		m.mu.Lock()
+		err := m.save(m.migrateClocks(), nil)
+		m.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		m.log.Info("workspace items moved onto their scopes' clocks", "items", len(m.order))
 	}
 	return m, nil
 }
@@ -138,8 +150,12 @@ var (
 	prefixPlan = store.PrefixMemory + "p\x00"
 )
 
-func (m *Memory) load() error {
-	return m.db.View(func(txn *badger.Txn) error {
+func (m *Memory) load() (migrate bool, err error) {
+	return migrate, m.db.View(func(txn *badger.Txn) error {
+		var err error
+		if migrate, err = m.loadClocks(txn); err != nil {
+			return err
+		}
 		for _, k := range []struct {
 			key []byte
 			dst *int64
@@ -214,6 +230,13 @@ func (m *Memory) save(items []*Item, plans []*Plan, deleted ...string) error {
 		if err := txn.Set(keyTurn, []byte(strconv.FormatInt(m.turn, 10))); err != nil {
 			return err
 		}
+		clk, err := json.Marshal(m.clk)
+		if err != nil {
+			return err
+		}
+		if err := txn.Set(keyClocks, clk); err != nil {
+			return err
+		}
 		return txn.Set(keySeq, []byte(strconv.FormatInt(m.seq, 10)))
 	})
 	if err != nil {
@@ -229,17 +252,27 @@ func (m *Memory) changed() {
 	}
 }
 
-// Turn is the agent's turn counter T: one turn per answered message.
+// Turn is the agent's turn counter over every conversation: one turn per
+// answered message. Items decay by their own scope's clock instead
+// (ItemView.T; see clocks).
 func (m *Memory) Turn() int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.turn
 }
 
-// ItemView is an item with R computed at the current turn.
+// ItemView is an item with its own clock T now and R computed at T.
 type ItemView struct {
 	*Item
 	R float64 `json:"R"`
+	T int64   `json:"T"`
+}
+
+// view is an item as the API sees it. Callers hold m.mu.
+func (m *Memory) view(it *Item) ItemView {
+	cp := *it
+	t := m.itemNow(it)
+	return ItemView{Item: &cp, R: cp.State.Retrievability(m.curve, t), T: t}
 }
 
 // Items lists items in id order: those in the workspace, or all of them.
@@ -249,8 +282,7 @@ func (m *Memory) Items(all bool) []ItemView {
 	var out []ItemView
 	for _, it := range m.items {
 		if all || it.InWorkspace {
-			cp := *it
-			out = append(out, ItemView{Item: &cp, R: cp.State.Retrievability(m.curve, m.turn)})
+			out = append(out, m.view(it))
 		}
 	}
 	slices.SortFunc(out, func(a, b ItemView) int { return compareIDs(a.ID, b.ID) })
@@ -265,11 +297,11 @@ func (m *Memory) Get(id string) (ItemView, error) {
 	if !ok {
 		return ItemView{}, fmt.Errorf("%w %q", ErrNotFound, id)
 	}
-	cp := *it
-	return ItemView{Item: &cp, R: cp.State.Retrievability(m.curve, m.turn)}, nil
+	return m.view(it), nil
 }
 
-// Curve returns R of an item over the next n turns, from now.
+// CurveOf returns R of an item over the next n turns of its clock, from
+// now.
 func (m *Memory) CurveOf(id string, n int) ([]float64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -278,8 +310,9 @@ func (m *Memory) CurveOf(id string, n int) ([]float64, error) {
 		return nil, fmt.Errorf("%w %q", ErrNotFound, id)
 	}
 	out := make([]float64, n+1)
+	t := m.itemNow(it)
 	for i := range out {
-		out[i] = it.State.Retrievability(m.curve, m.turn+int64(i))
+		out[i] = it.State.Retrievability(m.curve, t+int64(i))
 	}
 	return out, nil
 }

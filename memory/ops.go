@@ -22,7 +22,7 @@ func (m *Memory) Add(kind Kind, content string, origin Origin) (*Item, error) {
 	defer m.mu.Unlock()
 	it := &Item{
 		ID: m.newID("w"), Kind: kind, Content: content, Origin: origin, InWorkspace: true, Created: m.now(),
-		State: State{S: m.cfg.InitialStability, A: m.cfg.Gain, D: DUsed, LastT: m.turn},
+		State: State{S: m.cfg.InitialStability, A: m.cfg.Gain, D: DUsed, LastT: m.clockOf(origin)},
 	}
 	if kind == KindInfo {
 		it.Info = &Info{Source: []string{}, Current: content}
@@ -56,7 +56,7 @@ func (m *Memory) Review(ids []string, d float64) (unknown []string, err error) {
 			unknown = append(unknown, id)
 			continue
 		}
-		it.State = it.State.Review(m.curve, m.params, m.turn, d)
+		it.State = it.State.Review(m.curve, m.params, m.itemNow(it), d)
 		if !it.InWorkspace {
 			it.InWorkspace, it.Left = true, nil
 		}
@@ -73,7 +73,7 @@ func (m *Memory) Review(ids []string, d float64) (unknown []string, err error) {
 func (m *Memory) Let(id, reason string) error {
 	return m.change(id, func(it *Item) {
 		it.InWorkspace, it.Pinned = false, false
-		it.Left = &Departure{Turn: m.turn, Reason: reason}
+		it.Left = &Departure{Turn: m.itemNow(it), Reason: reason}
 	})
 }
 

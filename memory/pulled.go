@@ -120,3 +120,25 @@ func (m *Memory) PulledSection(channel string, budget int) (string, []SectionIte
 	}
 	return strings.TrimRight(b.String(), "\n"), items
 }
+
+// PullRead notes in channel's pulled-info area what a read brought in
+// (SPEC §2: "%[x] - summary"): ref is what was read as the model named it
+// ("%[path] Line 3 ~ Line 9", a bare path, "%[history/…] message 4 ~
+// message 9"), text what came back. The summary tells only its length,
+// never its words: the contents stay in the tool-call area until the next
+// user message and are then forgotten (a secret read from a file must not
+// linger here); the entry lives as pulled entries do.
+func (m *Memory) PullRead(channel, ref, text string) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" || strings.TrimSpace(text) == "" {
+		return
+	}
+	location := ""
+	if body, ok := strings.CutPrefix(ref, "%["); ok {
+		if end := strings.LastIndex(body, "]"); end > 0 {
+			ref, location = body[:end], strings.TrimSpace(body[end+1:])
+		}
+	}
+	lines := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1
+	m.PullRange(channel, ref, location, fmt.Sprintf("read, %d lines (open it again for its words, or keep it with context_operation)", lines))
+}

@@ -57,7 +57,7 @@ func TestStepsRunTheBuiltinScripts(t *testing.T) {
 	if out, err := call(m, ctx, "remember", "telegram:9", "", `{"text":"bob plays go"}`); err != nil || !strings.Contains(out, "bob plays go") {
 		t.Fatalf("remember in an empty workspace = %q, %v", out, err)
 	}
-	if reqs := rig.Named(ScriptRemember); len(reqs) != 2 || strings.Contains(reqs[1].Messages[1].Content, "[workspace now]") {
+	if reqs := rig.Named(ScriptRemember); len(reqs) != 2 || strings.Contains(reqs[1].Messages[1].Content, "[items that may say the same]") {
 		t.Fatalf("remember with an empty workspace: %d requests", len(reqs))
 	}
 	for _, name := range []string{ScriptRemember, ScriptContextOperation, ScriptCompress} {
@@ -72,5 +72,63 @@ func TestStepsRunTheBuiltinScripts(t *testing.T) {
 		if list, _ := rig.Traces.List(generate.Filter{Channel: "home", Name: name}); len(list) != 1 {
 			t.Errorf("%s: %d traces in channel home", name, len(list))
 		}
+	}
+}
+
+// Nothing the companion is told to remember is lost: bob's and carol's
+// numbers are two items, whether the model says "add" for the second or
+// wrongly says it is the same as the first; a true repeat strengthens the
+// item it names, and the result quotes that item.
+func TestRememberNeverDropsADistinctFact(t *testing.T) {
+	for _, tc := range []struct {
+		name, second string
+		wantApart    bool
+	}{
+		{"the model adds", `{"action": "add", "kind": "note", "content": "carol's number is 555-1234"}`, false},
+		{"the model says same", `{"action": "strengthen", "kind": "note", "content": "bob's number is 555-0000", "id": "w1"}`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rig := scripttest.New(t, scripttest.Options{})
+			m, err := Open(Options{Store: memStore(t), Config: testConfig(), Natural: rig.Lib, AgentName: func() string { return "青蓝" }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			rig.Fake.Enqueue(llmtest.Reply{Text: `{"action": "add", "kind": "note", "content": "bob's number is 555-0000"}`})
+			if out, err := call(m, ctx, "remember", "home", "", `{"text":"bob's number is 555-0000"}`); err != nil || !strings.Contains(out, "w1") {
+				t.Fatalf("first remember = %q, %v", out, err)
+			}
+			rig.Fake.Enqueue(llmtest.Reply{Text: tc.second})
+			out, err := call(m, ctx, "remember", "home", "", `{"text":"carol's number is 555-1234"}`)
+			if err != nil || !strings.Contains(out, "w2") || !strings.Contains(out, "555-1234") {
+				t.Fatalf("second remember = %q, %v", out, err)
+			}
+			if apart := strings.Contains(out, `kept apart from w1 ("bob's number is 555-0000")`); apart != tc.wantApart {
+				t.Fatalf("second remember = %q; want the kept-apart note: %v", out, tc.wantApart)
+			}
+			section, _ := m.WorkspaceSection(Viewer{Channel: "home"}, 1000)
+			if !strings.Contains(section, "555-0000") || !strings.Contains(section, "555-1234") {
+				t.Fatalf("workspace lost a number:\n%s", section)
+			}
+			// The step saw bob's item as a candidate and the recent talk.
+			if reqs := rig.Named(ScriptRemember); !strings.Contains(reqs[1].Messages[len(reqs[1].Messages)-1].Content+reqs[1].Messages[1].Content, "bob's number is 555-0000") {
+				t.Fatalf("the remember step did not see the candidate: %+v", reqs[1].Messages)
+			}
+			// A real repeat, which the model calls the same: strengthened, named.
+			rig.Fake.Enqueue(llmtest.Reply{Text: `{"action": "strengthen", "kind": "note", "content": "carol's number is 555-1234", "id": "w2"}`})
+			out, err = call(m, ctx, "remember", "home", "", `{"text":"carol's phone number is 555-1234"}`)
+			if err != nil || !strings.Contains(out, `already remembered as w2: "carol's number is 555-1234"`) {
+				t.Fatalf("repeat = %q, %v", out, err)
+			}
+			// The same words again need no model call at all.
+			before := len(rig.Named(ScriptRemember))
+			out, err = call(m, ctx, "remember", "home", "", `{"text":"Bob's number is 555-0000."}`)
+			if err != nil || !strings.Contains(out, `already remembered as w1: "bob's number is 555-0000"`) || len(rig.Named(ScriptRemember)) != before {
+				t.Fatalf("same words = %q, %v", out, err)
+			}
+			if items := m.Items(true); len(items) != 2 {
+				t.Fatalf("%d items, want 2", len(items))
+			}
+		})
 	}
 }

@@ -72,7 +72,7 @@ func (m *Memory) WorkspaceSection(v Viewer, budget int) (string, []SectionItem) 
 	} else {
 		reason = fmt.Sprintf("over budget (%d of %d tokens); waiting for active GC", total, budget)
 		for i := range cands {
-			cands[i].r = cands[i].it.State.Retrievability(m.curve, m.turn)
+			cands[i].r = cands[i].it.State.Retrievability(m.curve, m.itemNow(cands[i].it))
 		}
 		// Pinned first, then by R, ties in id order: a heap yields the
 		// strongest items one by one, so only those that fit are ordered.

@@ -5,7 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode"
+
+	"github.com/cyan-agent/cyan/packets"
+	"github.com/cyan-agent/cyan/store"
 )
 
 // Tool is a tool the workspace offers the model. Names and parameters are
@@ -17,6 +22,9 @@ type Tool struct {
 	// Run executes a call; its error is shown to the model as a failed
 	// call, not a failed turn.
 	Run func(ctx context.Context, c Call) (string, error)
+	// Report marks workspace_usage: the call only reports, so it needs no
+	// answer from the model (no further model request for it).
+	Report bool
 }
 
 // Call is one tool call and the turn it belongs to.
@@ -25,7 +33,11 @@ type Call struct {
 	Speaker   string
 	Kind      string // "private" or "group"
 	Owner     bool   // the speaker is the owner
+	SpeakerID string // the speaker's platform id, when known
 	MessageID string // the incoming message of the turn
+	// Perm is the caller's permission object: what of the memory it may see
+	// and change (nil: the visibility rule alone).
+	Perm      *packets.Permission
 	Arguments json.RawMessage
 }
 
@@ -34,12 +46,17 @@ func (c Call) origin() Origin {
 	if kind == "" {
 		kind = "private"
 	}
-	return Origin{Channel: c.Channel, Speaker: c.Speaker, Kind: kind, Owner: c.Owner, MessageID: c.MessageID}
+	return Origin{Channel: c.Channel, Speaker: c.Speaker, SpeakerID: c.SpeakerID, Kind: kind, Owner: c.Owner, MessageID: c.MessageID}
 }
 
 // Viewer is the workspace the call's turn sees.
 func (c Call) Viewer() Viewer {
-	return Viewer{Channel: c.Channel, Owner: c.Owner, Private: c.Kind == "" || c.Kind == "private"}
+	return Viewer{Channel: c.Channel, Owner: c.Owner, Private: c.Kind == "" || c.Kind == "private", Perm: c.Perm}
+}
+
+// errNotYours is a change the caller's permission does not allow.
+func errNotYours(what string) error {
+	return fmt.Errorf("%s is not yours to change here (the permission's self_edit); nothing was changed", what)
 }
 
 // AllTools returns the four tools, whatever the workspace holds (for a
@@ -74,9 +91,9 @@ func (m *Memory) toolList(withUsage bool) []Tool {
 	}
 	if withUsage {
 		tools = append(tools, Tool{Name: "workspace_usage",
-			Description: "Report which workspace items your answer used, and which you may use next. Call it with every answer while the workspace is not empty: items in use stay fresh, the rest fade.",
+			Description: "Report which workspace items your answer used, and which you may use next, in the same response as your answer (no reply is needed after it). Report with every answer while the workspace is not empty: items in use stay fresh, the rest fade. Instead of calling it you may end your answer with <workspace_usage used=\"w1,w3\" maybe=\"w2\"/>, which is removed before anyone sees it.",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{"used":{"type":"array","items":{"type":"string"},"description":"ids of items this answer used"},"maybe":{"type":"array","items":{"type":"string"},"description":"ids of items you may use next"}},"required":["used","maybe"]}`),
-			Run:         m.runUsage})
+			Run:         m.runUsage, Report: true})
 	}
 	return tools
 }
@@ -128,6 +145,9 @@ func (m *Memory) runPlan(_ context.Context, c Call) (string, error) {
 	if err := decodeArgs(c.Arguments, &a); err != nil {
 		return "", err
 	}
+	if !c.Viewer().mayChange(c.origin()) {
+		return "", errNotYours("this conversation's plans")
+	}
 	switch a.Op {
 	case "create":
 		p, err := m.CreatePlan(a.Text, c.origin(), a.At, a.Cron)
@@ -155,10 +175,23 @@ func (m *Memory) runPlan(_ context.Context, c Call) (string, error) {
 	return "", fmt.Errorf("op %q is not one of create, complete, forget, detail", a.Op)
 }
 
-// runRemember is the remember tool. An item that already says the same
-// thing (held or let go) is strengthened and brought back with its history;
-// otherwise the remember step decides the kind, and without a model a note
-// is added.
+// runRemember is the remember tool. Nothing the agent is told to remember
+// may be lost, so an item is strengthened instead of a new one added only
+// when it says the same thing:
+//
+//   - an item v may see (held or let go) whose words are the same as the
+//     text's (the same terms, numbers included) is strengthened and brought
+//     back with its history;
+//   - otherwise the remember step sees the items that share words with the
+//     text and the recent conversation, and decides: add an item (of the
+//     kind it chooses), or strengthen one it names. Its "same" is checked:
+//     when the text carries a number, or many words, that the named item
+//     lacks ("carol's number is 555-1234" against "bob's number is
+//     555-0000"), both are kept;
+//   - without a model, a note is added.
+//
+// When it strengthens instead of adding, the result quotes the item it
+// kept, so the model (and a reader of the trace) sees the choice.
 func (m *Memory) runRemember(ctx context.Context, c Call) (string, error) {
 	var a struct {
 		Text string `json:"text"`
@@ -170,14 +203,19 @@ func (m *Memory) runRemember(ctx context.Context, c Call) (string, error) {
 	if text == "" {
 		return "", errors.New("nothing to remember: give the text")
 	}
-	if id := m.similar(text, c.Viewer()); id != "" {
-		if _, err := m.Review([]string{id}, DUsed); err != nil {
+	v := c.Viewer()
+	if !v.mayChange(c.origin()) {
+		return "", errNotYours("this conversation's memory")
+	}
+	if it, ok := m.sameWords(text, v); ok {
+		if _, err := m.Review([]string{it.ID}, DUsed); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("already remembered as %s; strengthened it", id), nil
+		return fmt.Sprintf("already remembered as %s: %q; strengthened it", it.ID, it.Content), nil
 	}
 	kind, content := KindNote, text
 	var source []string
+	var apart *Item // an item the step took for the same, which is not
 	if m.natural != nil {
 		var d struct {
 			Action  string   `json:"action"`
@@ -186,17 +224,24 @@ func (m *Memory) runRemember(ctx context.Context, c Call) (string, error) {
 			Source  []string `json:"source"`
 			ID      string   `json:"id"`
 		}
-		in := map[string]any{"text": text, "workspace": m.entries(c.Viewer(), false), "agent_name": m.agentName()}
+		in := map[string]any{"text": text, "workspace": m.candidates(text, v, maxCandidates),
+			"conversation": m.conversation(c.Channel), "agent_name": m.agentName()}
 		err := m.natural.Call(ctx, ScriptRemember, c.Channel, in, &d)
 		switch {
 		case err != nil:
 			m.log.Warn("remember step failed; keeping a note", "err", err)
 		case d.Action == "strengthen" && d.ID != "":
-			if it, ok := m.visibleItem(d.ID, c.Viewer()); ok {
-				if _, err := m.Review([]string{it}, DUsed); err != nil {
+			it, ok := m.visibleCopy(d.ID, v)
+			switch {
+			case !ok:
+				m.log.Info("remember step named an item the conversation cannot see; adding a note", "id", d.ID)
+			case !says(it.Content+" "+it.Summary, text):
+				apart = it
+			default:
+				if _, err := m.Review([]string{it.ID}, DUsed); err != nil {
 					return "", err
 				}
-				return fmt.Sprintf("strengthened %s", it), nil
+				return fmt.Sprintf("already remembered as %s: %q; strengthened it instead of adding a new item (if that is a different fact, call remember again saying how it differs)", it.ID, it.Content), nil
 			}
 		default:
 			if d.Content != "" {
@@ -215,51 +260,131 @@ func (m *Memory) runRemember(ctx context.Context, c Call) (string, error) {
 	if kind == KindInfo && len(source) > 0 {
 		_ = m.change(it.ID, func(x *Item) { x.Info.Source = source })
 	}
-	return fmt.Sprintf("remembered as %s (%s): %s", it.ID, kind, content), nil
+	out := fmt.Sprintf("remembered as %s (%s): %s", it.ID, kind, content)
+	if apart != nil {
+		out += fmt.Sprintf("; kept apart from %s (%q), which says something else", apart.ID, apart.Content)
+	}
+	return out, nil
 }
 
-// similar finds an item v may see (in the workspace or let go) that
-// says the same thing as text.
-func (m *Memory) similar(text string, v Viewer) string {
+// maxCandidates bounds the items the remember step compares the text with.
+const maxCandidates = 8
+
+// sameWords finds an item v may see whose terms are exactly the text's.
+func (m *Memory) sameWords(text string, v Viewer) (*Item, bool) {
 	want := terms(text)
 	if len(want) == 0 {
-		return ""
+		return nil, false
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	best, bestScore := "", 0.0
-	for _, it := range m.items {
+	for _, it := range m.order {
+		if v.sees(it.Origin) && sameTerms(want, terms(it.Content)) {
+			cp := *it
+			return &cp, true
+		}
+	}
+	return nil, false
+}
+
+func sameTerms(a, b map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for t := range a {
+		if !b[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// says reports whether held can stand for text: every number of text is in
+// held, and at most half of text's other terms are missing from it.
+func says(held, text string) bool {
+	have, want := terms(held), terms(text)
+	missing := 0
+	for t := range want {
+		if have[t] {
+			continue
+		}
+		if strings.ContainsFunc(t, unicode.IsDigit) {
+			return false
+		}
+		missing++
+	}
+	return 2*missing <= len(want)
+}
+
+// candidate is an item the remember step compares the text with.
+type candidate struct {
+	ID      string `json:"id"`
+	Kind    Kind   `json:"kind"`
+	Content string `json:"content"`
+}
+
+// candidates lists the items v may see (held or let go) that share the
+// most terms with text, at most n, the closest first.
+func (m *Memory) candidates(text string, v Viewer, n int) []candidate {
+	want := terms(text)
+	type scored struct {
+		c   candidate
+		hit int
+	}
+	var list []scored
+	m.mu.Lock()
+	for _, it := range m.order {
 		if !v.sees(it.Origin) {
 			continue
 		}
-		have := terms(it.Content)
-		if len(have) == 0 {
-			continue
-		}
 		hit := 0
-		for t := range want {
-			if have[t] {
+		for t := range terms(it.Content + " " + it.Summary) {
+			if want[t] {
 				hit++
 			}
 		}
-		// Both ways: the texts must cover each other.
-		score := min(float64(hit)/float64(len(want)), float64(hit)/float64(len(have)))
-		if score > bestScore {
-			best, bestScore = it.ID, score
+		if hit > 0 {
+			list = append(list, scored{candidate{ID: it.ID, Kind: it.Kind, Content: it.Content}, hit})
 		}
 	}
-	if bestScore >= 0.8 {
-		return best
+	m.mu.Unlock()
+	slices.SortStableFunc(list, func(a, b scored) int { return b.hit - a.hit })
+	var out []candidate // nil when none: the step then gets no listing
+	for i := 0; i < len(list) && i < n; i++ {
+		out = append(out, list[i].c)
 	}
-	return ""
+	return out
 }
 
-func (m *Memory) visibleItem(id string, v Viewer) (string, bool) {
+// conversation is the channel's recent lines, for the remember step ("the
+// tool can freely access the caller's context"): who said what, newest
+// last.
+func (m *Memory) conversation(channel string) string {
+	if m.st == nil || channel == "" {
+		return ""
+	}
+	recent, err := m.st.Recent(channel, store.Window{Limit: 12, MaxScan: 64, Keep: func(x *store.Message) bool {
+		return x.Text != "" && (x.Role == store.RoleUser || x.Role == store.RoleAssistant)
+	}})
+	if err != nil {
+		m.log.Warn("remember: read the conversation", "channel", channel, "err", err)
+		return ""
+	}
+	var b strings.Builder
+	for _, x := range recent {
+		fmt.Fprintf(&b, "%s: %s\n", x.User, oneLine(x.Text))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// visibleCopy returns a copy of the item id when v may see it.
+func (m *Memory) visibleCopy(id string, v Viewer) (*Item, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	it, ok := m.items[strings.TrimSpace(id)]
 	if !ok || !v.sees(it.Origin) {
-		return "", false
+		return nil, false
 	}
-	return it.ID, true
+	cp := *it
+	return &cp, true
 }

@@ -65,15 +65,21 @@ type TurnDone struct {
 	Answer    string // the agent's words, all steps joined
 	// Owner and Private describe the turn's speaker, for which items it saw.
 	Owner, Private bool
+	// Reported is how the answer itself reported its workspace use:
+	// "trailer" with Used and Maybe (the form its text carried), "tool"
+	// (workspace_usage was called, and is in the usage log), or "" for
+	// neither (the lexical match stands in).
+	Reported    string
+	Used, Maybe []string
 }
 
 func (d TurnDone) viewer() Viewer {
 	return Viewer{Channel: d.Channel, Owner: d.Owner, Private: d.Private}
 }
 
-// AfterTurn is main-observer's work after a turn (SPEC §3): when the model
-// did not report its workspace use, a lexical match of its answer against
-// the items stands in; then the turn counter T advances, passive GC runs
+// AfterTurn is main-observer's work after a turn (SPEC §3): the use the
+// answer reported in its trailer is applied; when the model reported
+// nothing, a lexical match of its answer against the items stands in; then the turn counter T advances, passive GC runs
 // over every item, and active GC brings the channel's workspace back within
 // its budget. It returns what GC did.
 func (m *Memory) AfterTurn(ctx context.Context, d TurnDone) ([]GCEvent, error) {
@@ -87,7 +93,20 @@ func (m *Memory) AfterTurn(ctx context.Context, d TurnDone) ([]GCEvent, error) {
 	}
 	var used, maybe []string
 	path := "none"
-	if !reported {
+	switch {
+	case reported:
+	case d.Reported == "trailer":
+		path = "trailer"
+		m.mu.Unlock()
+		var bad []string
+		used, bad = m.filterVisible(d.viewer(), d.Used)
+		maybe, _ = m.filterVisible(d.viewer(), d.Maybe)
+		maybe = slices.DeleteFunc(maybe, func(id string) bool { return slices.Contains(used, id) })
+		if len(bad) > 0 {
+			m.log.Info("usage trailer named items this conversation does not hold", "channel", d.Channel, "ids", bad)
+		}
+		m.mu.Lock()
+	default:
 		items := m.visible(d.viewer())
 		if len(items) > 0 {
 			path = "lexical"
@@ -108,6 +127,7 @@ func (m *Memory) AfterTurn(ctx context.Context, d TurnDone) ([]GCEvent, error) {
 		m.logUsage(Usage{Turn: m.turn, Channel: d.Channel, MessageID: d.MessageID, Path: path, Used: used, Maybe: maybe})
 	}
 	m.turn++
+	m.tick(d)
 	m.turnEnded(d.Channel)
 	err := m.save(nil, nil)
 	m.mu.Unlock()

@@ -222,6 +222,11 @@ func PlatformLine(name string, at time.Time, text string) string {
 	return "^" + name + " [" + at.Format(TimeLayout) + "]: " + Escape(text)
 }
 
+// AgentTime is the time mark that opens the agent's own earlier answers in
+// the context: "[2026-11-22 10:31] ". The model is told never to write one;
+// the output parser removes one it copies anyway.
+func AgentTime(at time.Time) string { return "[" + at.Format(TimeLayout) + "] " }
+
 // ToolLine renders a tool's result for the model: "#name result".
 func ToolLine(name, result string) string {
 	return "#" + ToolName(name) + " " + Escape(result)

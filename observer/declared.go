@@ -2,6 +2,7 @@ package observer
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // Declared is an observer a user declared in the persona folder
@@ -48,6 +51,11 @@ type Declared struct {
 	Quiet    *QuietHours
 	Channels []string
 	CatchUp  bool
+	// Permission is the observer's own permission object (its "vision
+	// scope": infos naming the channels it may read, "history:channel:home";
+	// the tools its speech may call); nil: its starter's. The daemon bounds
+	// it by its starter's (packets.Permission.Cap).
+	Permission *packets.Permission
 }
 
 type declaredFile struct {
@@ -65,6 +73,7 @@ type declaredFile struct {
 	QuietHours string   `yaml:"quiet_hours"`
 	Channels   []string `yaml:"channels"`
 	CatchUp    *bool    `yaml:"catch_up"`
+	Permission any      `yaml:"permission"`
 }
 
 // scriptName is a prompt script's name.
@@ -122,7 +131,7 @@ func ParseDeclared(file string, data []byte) (Declared, error) {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
 		msg = strings.ReplaceAll(msg, " in type observer.declaredFile", "")
-		return Declared{}, fmt.Errorf("%s: %s (known keys: name, triggers, prompt, script, budget, quiet_hours, channels, catch_up)", file, msg)
+		return Declared{}, fmt.Errorf("%s: %s (known keys: name, triggers, prompt, script, budget, quiet_hours, channels, catch_up, permission)", file, msg)
 	}
 	d := Declared{Name: strings.TrimSpace(f.Name), File: file, Prompt: strings.TrimSpace(f.Prompt), Script: strings.TrimSpace(f.Script), Budget: f.Budget, Channels: f.Channels, CatchUp: f.CatchUp == nil || *f.CatchUp}
 	bad := func(format string, a ...any) (Declared, error) {
@@ -143,6 +152,16 @@ func ParseDeclared(file string, data []byte) (Declared, error) {
 		return bad("triggers is missing: give at least one (cron, at, on or every)")
 	case d.Budget < 0:
 		return bad("budget must not be negative")
+	}
+	if f.Permission != nil {
+		raw, err := json.Marshal(f.Permission)
+		if err != nil {
+			return bad("permission: %v", err)
+		}
+		d.Permission = new(packets.Permission)
+		if err := json.Unmarshal(raw, d.Permission); err != nil {
+			return bad("permission: %v", err)
+		}
 	}
 	if f.QuietHours != "" {
 		q, err := ParseQuietHours(f.QuietHours)

@@ -44,6 +44,9 @@ type Permission struct {
 	SelfEdit      []string     `json:"self_edit"`
 	Distribute    []Permission `json:"distribute_permission"`
 	DefaultAction Decision     `json:"defaultAction,omitempty"`
+	// ceiling bounds every check (Cap): a started component is allowed
+	// only what its starter is allowed too.
+	ceiling *Permission
 }
 
 // Rule is one entry of a tools list, as ISDK writes it:
@@ -309,6 +312,16 @@ func (p *Permission) Check(s Subject) Verdict {
 	if p == nil {
 		return Verdict{Deny, "no permission object"}
 	}
+	v := p.check(s)
+	if p.ceiling != nil {
+		if c := p.ceiling.Check(s); c.Decision.severity() > v.Decision.severity() {
+			return Verdict{c.Decision, c.Rule + " (the starter's permission)"}
+		}
+	}
+	return v
+}
+
+func (p *Permission) check(s Subject) Verdict {
 	for _, r := range p.Tools {
 		if !r.Object && r.Negate && s.matches(r.Pattern) {
 			return Verdict{Deny, r.String()}
@@ -392,12 +405,14 @@ func (r Rule) checkParameters(s Subject) (Verdict, bool) {
 }
 
 // SeesInfo reports whether the infos list lets a component see an item.
-func (p *Permission) SeesInfo(name string) bool { return p != nil && globAllows(p.Infos, name) }
+func (p *Permission) SeesInfo(name string) bool {
+	return p != nil && globAllows(p.Infos, name) && (p.ceiling == nil || p.ceiling.SeesInfo(name))
+}
 
 // MaySelfEdit reports whether the self_edit list lets a component change a
 // part of itself (such as "tools/extra/custom/weather.yaml").
 func (p *Permission) MaySelfEdit(part string) bool {
-	return p != nil && globAllows(p.SelfEdit, path.Clean(part))
+	return p != nil && globAllows(p.SelfEdit, path.Clean(part)) && (p.ceiling == nil || p.ceiling.MaySelfEdit(part))
 }
 
 // MayDistribute reports whether p may hand child to a component it starts:

@@ -56,7 +56,7 @@ func TestDefault(t *testing.T) {
 		"# Notation & Syntax", "# Self-Definition", "# Few-shot", "# Tools", "# System Info",
 		"`^alice [2026-11-22 10:31]: text`", "`^system [time]: text`", "`#name`", "backslash",
 		"`%[path]`", "`%[path] Line n ~ Line m`", "`@br`", "`<empty_reply>`",
-		"`@last_青蓝`", "`@last_n_青蓝`", "`workspace_usage`", "(when that tool is offered)",
+		"`@last_青蓝`", "`@last_n_青蓝`", "`workspace_usage`", "`<workspace_usage used=", "`open` tool",
 		"last 40 messages", "newest 6", "#1D75B3", "txt, md, json",
 	}
 	for _, tt := range tests {

@@ -27,6 +27,7 @@
 // coalescing signal; the embedding cursor is durable, so a restart resumes
 // where it stopped.
 //
-// It imports store and importer (for the LoCoMo benchmark);
+// It imports store, importer (for the LoCoMo benchmark) and packets (the
+// knowledge scopes its open tool checks);
 // mainvirtual never imports it (the daemon wires its tool in).
 package recall

@@ -248,7 +248,7 @@ func TestToolPullsAndReviews(t *testing.T) {
 	if tool.Name != "recall" || !json.Valid(tool.Parameters) {
 		t.Fatalf("tool %q params %s", tool.Name, tool.Parameters)
 	}
-	out, err := tool.Run(context.Background(), "qq:group:42", `{"prompt": "exam schedule", "max_results": 1, "score_threshold": 0}`)
+	out, err := tool.Run(context.Background(), "qq:group:42", false, `{"prompt": "exam schedule", "max_results": 1, "score_threshold": 0}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestToolPullsAndReviews(t *testing.T) {
 		t.Fatalf("reviewed = %+v", reviewed)
 	}
 	for _, bad := range []string{`{"prompt": 3}`, `{"prompt": "x", "max_results": 0}`, `{"prompt": "x", "colour": "red"}`, `not json`} {
-		if _, err := tool.Run(context.Background(), "home", bad); err == nil {
+		if _, err := tool.Run(context.Background(), "home", true, bad); err == nil {
 			t.Errorf("arguments %s accepted", bad)
 		}
 	}

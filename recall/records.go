@@ -31,6 +31,10 @@ type Record struct {
 	// (theories are shared; events are per channel and filtered like
 	// messages).
 	Channel string
+	// OwnerOnly marks the owner's own knowledge (the owner's theories):
+	// a channel's search finds it only for the owner in private
+	// (Query.Owner); a search of every channel (the owner's API) always.
+	OwnerOnly bool
 	// Source names it in a result and in the pulled-info area: "event
 	// 20260208", "theory <title>".
 	Source string
@@ -202,7 +206,7 @@ func (x *Index) searchRecords(q Query, terms []string, qv []float32) []Result {
 	}
 	keep := func(i uint32) bool {
 		d := &ri.docs[i]
-		if q.Channel != "" && d.rec.Channel != "" && d.rec.Channel != q.Channel {
+		if q.Channel != "" && (d.rec.Channel != "" && d.rec.Channel != q.Channel || d.rec.OwnerOnly && !q.Owner) {
 			return false
 		}
 		return d.t >= since && d.t < until && !q.excludeRecs[d.key()]

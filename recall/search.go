@@ -36,6 +36,9 @@ type Query struct {
 	ScoreThreshold float64
 	// Channel limits the search to one channel ("" searches all).
 	Channel string
+	// Owner is set when the owner is asking in private: only then are the
+	// owner's own records (Record.OwnerOnly) found in a channel's search.
+	Owner bool
 	// Since and Until bound the messages' times (zero: unbounded; Until is
 	// exclusive).
 	Since, Until time.Time

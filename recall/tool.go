@@ -15,10 +15,11 @@ type Tool struct {
 	Name        string
 	Description string
 	Parameters  json.RawMessage
-	// Run executes one call in a channel with the model's JSON arguments.
-	// Its error is the model's to read (bad arguments, nothing found is not
-	// an error).
-	Run func(ctx context.Context, channel string, args string) (string, error)
+	// Run executes one call in a channel with the model's JSON arguments;
+	// owner is set when the owner asks in private (Query.Owner). Its error
+	// is the model's to read (bad arguments, nothing found is not an
+	// error).
+	Run func(ctx context.Context, channel string, owner bool, args string) (string, error)
 }
 
 // ToolName is the recall tool's name (SPEC §5).
@@ -62,7 +63,7 @@ func (x *Index) Tool(o ToolOptions) Tool {
 			"you keep: give a description (\"what nyalia said about her exams last year\"); returns scored passages " +
 			"with their place and a summary. Use it when the answer is older than the messages you can see.",
 		Parameters: toolParams,
-		Run: func(ctx context.Context, channel, args string) (string, error) {
+		Run: func(ctx context.Context, channel string, owner bool, args string) (string, error) {
 			var a struct {
 				Prompt         string   `json:"prompt"`
 				MaxResults     *int     `json:"max_results"`
@@ -73,7 +74,7 @@ func (x *Index) Tool(o ToolOptions) Tool {
 			if err := dec.Decode(&a); err != nil {
 				return "", fmt.Errorf("the arguments are not {\"prompt\", \"max_results\"?, \"score_threshold\"?}: %v", err)
 			}
-			q := Query{Prompt: a.Prompt, Channel: channel, MaxResults: MaxMaxResults}
+			q := Query{Prompt: a.Prompt, Channel: channel, Owner: owner, MaxResults: MaxMaxResults}
 			if a.MaxResults != nil {
 				if *a.MaxResults < 1 {
 					return "", fmt.Errorf("max_results must be at least 1")

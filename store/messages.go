@@ -61,15 +61,31 @@ type Message struct {
 	// person (a due plan, an observer's prompt), and the platform line that
 	// prompted it.
 	Proactive bool `json:"proactive,omitempty"`
+	// Quotes are the messages an agent's message quotes (its @last
+	// references, expanded in Text), so a bridge may render a reply to one.
+	Quotes []string `json:"quotes,omitempty"`
 	// ToolCalls are the calls made by the model output this message ends.
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// ToolCallID and ToolName identify the call a tool message answers.
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	ToolName   string `json:"tool_name,omitempty"`
+	// Area says how long a tool result stays in the prompt's rough
+	// tool-call area: AreaKept (while among the newest), AreaTurn (until
+	// the channel's next user message: a file read not put into the
+	// workspace is forgotten then) or AreaNone (a report the model made,
+	// such as workspace_usage: never shown again).
+	Area string `json:"area,omitempty"`
 	// ExternalID is the id the message had where it came from (an import, a
 	// chat platform).
 	ExternalID string `json:"external_id,omitempty"`
 }
+
+// Tool-call areas of a tool result (Message.Area).
+const (
+	AreaKept = ""
+	AreaTurn = "turn"
+	AreaNone = "none"
+)
 
 // Channel is a conversation that has at least one message.
 type Channel struct {

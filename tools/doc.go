@@ -8,7 +8,14 @@
 // permission objects (package packets) chosen by who is speaking, paths
 // confined to the configured roots through os.Root, commands run in their
 // own process group with a timeout, an output cap and a scrubbed
-// environment, and calls parked for the owner's approval.
+// environment, inside a bubblewrap jail that shows them only the roots
+// (Jail, sandbox.go, which says why bubblewrap and not Landlock), and
+// calls parked for the owner's approval. A component may carry a
+// permission object of its own (SetComponent: an observer, bounded by its
+// starter's), and Reader says what of the agent's knowledge a caller may
+// see and change (packets.Scope). The open tool opens any %[...]
+// reference through openers the daemon registers; the component tools
+// read a component's main.md and edit it under self_edit.
 //
 // Other packages add their built-ins with Registry.Register; a Tool says
 // its name, description, JSON-schema parameters, kind, effects and run

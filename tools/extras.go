@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -222,7 +223,7 @@ func (e *Extras) parse(file, dir, stem string, b []byte) (Tool, *ManifestError) 
 	var effects []string
 	if len(m.Run.Argv) > 0 {
 		kinds++
-		run, effects = e.argvRun(m.Run.Argv, dir, timeout), []string{EffectExecute}
+		run, effects = e.argvRun(m.Run.Argv, dir, timeout, func() bool { return slices.Contains(effects, EffectNetwork) }), []string{EffectExecute}
 	}
 	if h := m.Run.HTTP; h != nil {
 		kinds++
@@ -338,7 +339,10 @@ func resultOf(out string) packets.Result {
 	return packets.Result{OutputText: out}
 }
 
-func (e *Extras) argvRun(argv []string, dir string, timeout time.Duration) RunFunc {
+// argvRun runs a program in the jail (when the daemon has one), with its
+// own folder visible read-only besides the roots, and the network only
+// when the manifest declares the network effect.
+func (e *Extras) argvRun(argv []string, dir string, timeout time.Duration, network func() bool) RunFunc {
 	return func(ctx context.Context, c *Call) (packets.Result, error) {
 		var args map[string]any
 		_ = json.Unmarshal(c.Args, &args)
@@ -359,9 +363,12 @@ func (e *Extras) argvRun(argv []string, dir string, timeout time.Duration) RunFu
 		}
 		sb := *e.sandbox
 		sb.Timeout = timeout
+		sb.Network = network()
 		wd := dir
 		if wd == "" {
 			wd = os.TempDir()
+		} else {
+			sb.ReadOnly = append(slices.Clone(sb.ReadOnly), dir)
 		}
 		res, err := sb.Run(ctx, cmd, wd, bytes.NewReader(c.Args))
 		if err != nil {

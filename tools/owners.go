@@ -61,24 +61,57 @@ func (o Owners) Match(c Caller) bool {
 
 // DefaultOwner is the owner's permission object when the config sets none:
 // every tool, but the owner confirms what writes, runs programs or edits
-// the agent itself; custom tools may be written.
+// the agent itself; custom tools may be written; every piece of knowledge
+// may be seen and changed (packets.Scope).
 func DefaultOwner() *packets.Permission {
 	return mustPermission(`{
 		"tools": ["*",
 			{"name": "@write", "action": "confirm"},
 			{"name": "@execute", "action": "confirm"},
 			{"name": "@self_edit", "action": "confirm"}],
-		"self_edit": ["tools/extra/custom/*"],
+		"infos": ["**"],
+		"self_edit": ["tools/extra/custom/*", "persona/scripts/*", "persona/observers/*",
+			"memory:**", "events:**", "objects:**", "theories:**"],
 		"defaultAction": "deny"}`)
 }
 
 // DefaultGuest is the permission object of everyone else when the config
 // sets none: no tool that reads the owner's files, writes, runs programs,
-// reaches the network, operates the computer or edits the agent.
+// reaches the network, operates the computer or edits the agent; it sees
+// only what was said in its own conversation and the persona's public
+// knowledge, and changes only its conversation's memory and topics — never
+// shared knowledge such as theories and objects.
 func DefaultGuest() *packets.Permission {
 	return mustPermission(`{
 		"tools": ["*", "!@read", "!@write", "!@execute", "!@network", "!@operate", "!@self_edit"],
+		"infos": ["*:own", "*:public"],
+		"self_edit": ["memory:own", "events:own"],
 		"defaultAction": "deny"}`)
+}
+
+// withDefaults fills the lists a configured permission object leaves out
+// (nil, not an empty list) from the default of its role, so an owner's
+// config that only changes tool rules keeps seeing and keeping its
+// knowledge: infos whole, and self_edit's knowledge names ("memory:**")
+// — never the parts of the agent itself (custom tools, scripts), which a
+// config grants by naming them.
+func withDefaults(p, def *packets.Permission) *packets.Permission {
+	if p.Infos != nil && p.SelfEdit != nil {
+		return p
+	}
+	cp := *p
+	if cp.Infos == nil {
+		cp.Infos = def.Infos
+	}
+	if cp.SelfEdit == nil {
+		cp.SelfEdit = []string{}
+		for _, e := range def.SelfEdit {
+			if strings.Contains(e, ":") {
+				cp.SelfEdit = append(cp.SelfEdit, e)
+			}
+		}
+	}
+	return &cp
 }
 
 func mustPermission(s string) *packets.Permission {

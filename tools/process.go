@@ -27,6 +27,13 @@ type Sandbox struct {
 	// secrets are never passed.
 	Env    []string
 	Getenv func(string) string // nil: os.Getenv
+	// Jail confines the programs (nil: unconfined, as for MCP servers the
+	// owner configured); ReadOnly names folders it shows besides the roots.
+	Jail     *Jail
+	ReadOnly []string
+	// Network keeps the daemon's network for the program (an extra tool
+	// that declares the network effect); otherwise the jail has none.
+	Network bool
 }
 
 // RunResult is a finished program.
@@ -88,6 +95,13 @@ func (s *Sandbox) timeout() time.Duration {
 func (s *Sandbox) Run(ctx context.Context, argv []string, dir string, stdin io.Reader, extraEnv ...string) (RunResult, error) {
 	if len(argv) == 0 {
 		return RunResult{}, errors.New("nothing to run")
+	}
+	if s.Jail != nil {
+		wrapped, err := s.Jail.Wrap(argv, dir, s.ReadOnly, s.Network)
+		if err != nil {
+			return RunResult{}, err
+		}
+		argv = wrapped
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir

@@ -36,8 +36,9 @@ type Registry struct {
 	ai           *fifo
 	approvals    *Approvals
 
-	mu    sync.RWMutex
-	tools map[string]Tool
+	mu         sync.RWMutex
+	tools      map[string]Tool
+	components map[string]*packets.Permission
 }
 
 // New builds an empty registry.
@@ -48,13 +49,15 @@ func New(o Options) *Registry {
 	if o.Guest == nil {
 		o.Guest = DefaultGuest()
 	}
+	o.Owner, o.Guest = withDefaults(o.Owner, DefaultOwner()), withDefaults(o.Guest, DefaultGuest())
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Owners.ids == nil {
 		o.Owners, _ = ParseOwners(nil)
 	}
-	return &Registry{owners: o.Owners, owner: o.Owner, guest: o.Guest, log: o.Logger, ai: newFIFO(), tools: map[string]Tool{}}
+	return &Registry{owners: o.Owners, owner: o.Owner, guest: o.Guest, log: o.Logger, ai: newFIFO(), tools: map[string]Tool{},
+		components: map[string]*packets.Permission{}}
 }
 
 // ErrTaken is returned when a name is already used by another source.
@@ -148,13 +151,46 @@ func (r *Registry) List() []Spec {
 // IsOwner reports whether c is the owner.
 func (r *Registry) IsOwner(c Caller) bool { return r.owners.Match(c) }
 
-// PermissionFor returns the permission object of a caller.
+// PermissionFor returns the permission object of a caller: its
+// component's own (SetComponent), else the owner's or everyone else's.
 func (r *Registry) PermissionFor(c Caller) *packets.Permission {
+	if c.Process != "" {
+		r.mu.RLock()
+		p, ok := r.components[c.Process]
+		r.mu.RUnlock()
+		if ok {
+			return p
+		}
+	}
 	if r.IsOwner(c) {
 		return r.owner
 	}
 	return r.guest
 }
+
+// SetComponent gives a component (a process name such as
+// "observer:weather") its own permission object, which its calls use
+// instead of the owner's or everyone else's; nil removes it. The daemon
+// hands a started component at most its starter's rights
+// (packets.Permission.Cap).
+func (r *Registry) SetComponent(name string, p *packets.Permission) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p == nil {
+		delete(r.components, name)
+		return
+	}
+	r.components[name] = p
+}
+
+// Reader is the caller as the knowledge it may see and change
+// (packets.Scope).
+func (r *Registry) Reader(c Caller) packets.Reader {
+	return packets.Reader{Channel: c.Channel, Owner: r.IsOwner(c), Private: c.Kind != "group", Perm: r.PermissionFor(c)}
+}
+
+// OwnerPermission is the permission object of the owner's turns.
+func (r *Registry) OwnerPermission() *packets.Permission { return r.owner }
 
 // Offer lists the tools a caller may call (allowed or to be confirmed),
 // by name: the tools its permission object denies outright are not shown.
@@ -192,6 +228,10 @@ type Outcome struct {
 	Error string `json:"error,omitempty"`
 	// Approval is the id of the parked call when Decision is confirm.
 	Approval string `json:"approval,omitempty"`
+	// Report and Transient come from the tool's spec (Spec.Report,
+	// Spec.TransientResults) for a call that ran.
+	Report    bool `json:"-"`
+	Transient bool `json:"-"`
 }
 
 // Failed reports whether the call did not produce a result.
@@ -242,6 +282,7 @@ func (r *Registry) call(ctx context.Context, c Caller, name string, args json.Ra
 		return r.park(c, name, normalized(args), v.Rule)
 	}
 	out.Decision = packets.Allow
+	out.Report, out.Transient = t.Report, t.TransientResults()
 	call := &Call{Tool: name, Args: normalized(args), Caller: c, Confirmed: confirmed, reg: r}
 	if t.Kind == Natural {
 		n, err := naturalOf(t.Spec, call.Args)

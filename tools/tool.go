@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 
 	"github.com/cyan-agent/cyan/packets"
 )
@@ -64,7 +65,21 @@ type Spec struct {
 	// AimParam names the parameter that becomes a natural packet's aim when
 	// the model calls a natural tool with plain parameters ("text").
 	AimParam string `json:"-"`
+	// Report marks a tool whose call only reports something to the
+	// platform (workspace_usage): its result needs no answer from the model,
+	// so a turn whose calls are all reports makes no further model request,
+	// and the result is not shown in later prompts.
+	Report bool `json:"report,omitempty"`
+	// Transient marks a tool whose results are contents the agent opened
+	// (open): like a file read (EffectRead), they are shown until the next
+	// user message, then forgotten unless the agent put them into its
+	// workspace (SPEC §3).
+	Transient bool `json:"transient,omitempty"`
 }
+
+// TransientResults reports whether the tool's results are shown only until
+// the next user message: it says so, or it reads files (EffectRead).
+func (s Spec) TransientResults() bool { return s.Transient || slices.Contains(s.Effects, EffectRead) }
 
 // RunFunc runs one call.
 type RunFunc func(ctx context.Context, c *Call) (packets.Result, error)
@@ -89,7 +104,9 @@ type Caller struct {
 	// Owner is set by trusted local callers (the command line of the
 	// owner); otherwise ownership comes from permissions.owners.
 	Owner bool `json:"owner,omitempty"`
-	// Process is the calling process ("main-virtual" when empty).
+	// Process is the calling process ("main-virtual" when empty). A
+	// component registered with its own permission object
+	// (Registry.SetComponent: an observer) calls with that one.
 	Process string `json:"process,omitempty"`
 	// CallID is the model's id of the call, kept for the result message.
 	CallID string `json:"call_id,omitempty"`

@@ -124,6 +124,12 @@ func (m *ReverseMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.refuse(w, r, http.StatusServiceUnavailable, "the bridge is not running")
 		return
 	}
+	// The server's read and write deadlines bound a request, not a
+	// connection that lives for days: clear them before the upgrade (they
+	// stay on the connection after it is hijacked).
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
 	ws, err := websocket.Accept(w, r, nil)
 	if err != nil {
 		a.conns.Done()

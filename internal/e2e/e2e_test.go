@@ -119,6 +119,7 @@ func TestOpenAIEndpoint(t *testing.T) {
 	fake.Enqueue(llmtest.Reply{Text: "streamed answer", ChunkSize: 2})
 	req, _ := http.NewRequest("POST", d.base+"/v1/chat/completions", strings.NewReader(`{"stream":true,"messages":[{"role":"user","content":"again"}]}`))
 	req.Header.Set("X-Cyan-Channel", "sillytavern")
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

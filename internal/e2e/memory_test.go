@@ -80,6 +80,9 @@ func TestWorkspaceMemory(t *testing.T) {
 	}
 	checkR := func(it map[string]any, turn int64) {
 		t.Helper()
+		if it["T"].(float64) != float64(turn) { // only the owner's private turns so far: its clock is T
+			t.Fatalf("the item's own clock T = %v, want %d", it["T"], turn)
+		}
 		want := math.Pow(0.9, float64(turn-int64(it["last_T"].(float64)))/it["S"].(float64))
 		if got := it["R"].(float64); math.Abs(got-want) > 1e-9 {
 			t.Fatalf("R = %v, want 0.9^((%d − %v)/%v) = %v", got, turn, it["last_T"], it["S"], want)
@@ -96,13 +99,17 @@ func TestWorkspaceMemory(t *testing.T) {
 	waitTurn(t, d, 8)
 	_, items = memState(t, d, true)
 	before := items["w1"]
-	// The item is in the workspace section; the model reports using it.
+	// The item is in the workspace section; the model reports using it, in
+	// the same response as its answer: one model request for the turn.
 	fake.Enqueue(
 		llmtest.Reply{Text: "nyalia!", ToolCalls: []llm.ToolCall{{ID: "u1", Name: "workspace_usage", Arguments: `{"used":["w1"],"maybe":[]}`}}},
-		llmtest.Reply{Text: "<empty_reply>"},
 	)
+	asked := len(chatRequests(fake))
 	say(t, d, "home", "what's my cat's name?")
 	reqs := chatRequests(fake)
+	if n := len(reqs) - asked; n != 1 {
+		t.Fatalf("%d model requests for a plain turn with a non-empty workspace, want 1", n)
+	}
 	var usageReq llmtest.Request
 	for _, r := range reqs {
 		if strings.Contains(r.Messages[len(r.Messages)-1].Content, "what's my cat's name?") {

@@ -56,8 +56,9 @@ func newQQRig(t *testing.T, extra string) *qqRig {
 	os.WriteFile(filepath.Join(data, ".ssh", "id_rsa"), []byte(r.secret), 0o600)
 	os.WriteFile(filepath.Join(r.work, "owner-notes.txt"), []byte("NOTES-FOR-THE-OWNER-ONLY"), 0o600)
 	r.cfg = filepath.Join(dir, "cyan-test.yaml")
-	yaml := "permissions:\n  owners: [\"id:qq:1001\"]\n  owner: {tools: [\"*\"], self_edit: [\"tools/extra/custom/*\"], defaultAction: deny}\n" +
+	yaml := "permissions:\n  owners: [\"id:qq:1001\"]\n  owner: {tools: [\"*\"], infos: [\"**\"], self_edit: [\"tools/extra/custom/*\", \"memory:**\", \"events:**\", \"objects:**\", \"theories:**\"], defaultAction: deny}\n" +
 		"tools:\n  roots: [" + r.work + "]\n  terminal: {timeout: 5s}\n" +
+		"api: {read_timeout: 1s}\n" +
 		"bridges:\n  onebot:\n    - {name: qq, mode: reverse, access_token: tok}\n" + qqManners + extra
 	if err := os.WriteFile(r.cfg, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
@@ -340,7 +341,8 @@ func TestQQStrangerInjectionRunsNothingLeaksNothing(t *testing.T) {
 		t.Fatalf("tool results %q", results)
 	}
 	for i, res := range results {
-		if !strings.Contains(res, "denied") {
+		// The owner's theory is not even visible to the stranger: "not found".
+		if !strings.Contains(res, "denied") && !(attack[i].Name == "theory" && strings.Contains(res, "not found")) {
 			t.Errorf("%s: the model was not told it was denied: %q", attack[i].Name, res)
 		}
 	}
@@ -438,17 +440,21 @@ func TestQQWrongTokenAndMalformedEvents(t *testing.T) {
 	if !errors.As(err, &re) || re.Status != 403 {
 		t.Fatalf("a wrong token: %v", err)
 	}
-	if log := r.d.stderr.String(); !strings.Contains(log, "wrong access token") || !strings.Contains(log, "bridges.onebot[].access_token") {
-		t.Errorf("no clear log line for the wrong token:\n%s", log)
-	}
+	waitLog(t, r.d, "wrong access token: set the same access_token in the implementation's reverse WebSocket settings and in bridges.onebot[].access_token")
 	for _, raw := range []string{`{"post_type":"message"`, `{"post_type":"message","message_type":"group","group_id":555}`,
 		`{"post_type":"message","message_type":"group","group_id":555,"user_id":1,"message":42}`, `"just a string"`} {
 		r.impl.Raw([]byte(raw))
+	}
+	// The API's read timeout (1 s here) bounds requests, not the socket.
+	time.Sleep(1500 * time.Millisecond)
+	if !r.impl.Connected() {
+		t.Fatal("the reverse WebSocket was cut by the HTTP server's read timeout")
 	}
 	r.say(t, 1, "amy", onebottest.At(fmt.Sprint(botQQ)), onebottest.Text(" still alive?"))
 	if calls := r.sends(t, 1); calls[0].Text() != "ok" {
 		t.Errorf("sent %q", texts(calls))
 	}
+	waitLog(t, r.d, "malformed frame skipped")
 	if log := r.d.stderr.String(); strings.Count(log, "malformed frame skipped") != 4 {
 		t.Errorf("malformed frames not each logged:\n%s", log)
 	}
@@ -499,4 +505,15 @@ func TestQQForwardModeWithCQStrings(t *testing.T) {
 	}
 	r.say(t, 2, "ben", onebottest.At(fmt.Sprint(botQQ)), onebottest.Text(" again"))
 	r.sends(t, 2)
+}
+
+// waitLog waits until the daemon's log (copied from its stderr as it
+// comes) holds s.
+func waitLog(t *testing.T, d *daemon, s string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(d.stderr.String(), s); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log never said %q:\n%s", s, d.stderr.String())
+		}
+	}
 }

@@ -66,7 +66,8 @@ func TestTelegramGroupAndPrivateChat(t *testing.T) {
 	if _, err := tg.WaitCalls(ctx, 4, "sendMessage"); err != nil {
 		t.Fatal(err)
 	}
-	if log := d.stderr.String(); !strings.Contains(log, "the Bot API refused the token") || !strings.Contains(log, "tgbad") {
+	waitLog(t, d, "the Bot API refused the token")
+	if log := d.stderr.String(); !strings.Contains(log, "tgbad") {
 		t.Errorf("the bad bot's token problem is not logged:\n%s", log)
 	}
 	stdout, _, _ := cli(t, d.cliEnv(), "", "bridges")

@@ -225,9 +225,20 @@ func TestMCPServerMounted(t *testing.T) {
 	}
 	d, fake, _ := toolsDaemon(t, "mcp:\n  servers:\n    - {name: calc, command: "+bin+"}\n")
 	waitTool(t, d, 20*time.Second, func(n map[string]bool) bool { return n["calc__add"] && n["calc__crash"] })
+	// MCP tools execute, so the owner's rules ask to confirm: without a
+	// terminal, cyan tool run parks the call and says how to approve it.
 	stdout, stderr, rc := cli(t, d.cliEnv(), "", "tool", "run", "calc__add", `{"a": 2, "b": 3.5}`)
-	if rc != 0 || !strings.Contains(stdout, `"output_text": "5.5"`) {
+	if rc == 0 || !strings.Contains(stdout, `"decision": "confirm"`) || !strings.Contains(stderr, "cyan approvals allow") {
 		t.Fatalf("cyan tool run calc__add: %d %s %s", rc, stdout, stderr)
+	}
+	var parked struct{ Approval string }
+	json.Unmarshal([]byte(stdout), &parked)
+	if _, _, rc := cli(t, d.cliEnv(), "", "approvals", "deny", parked.Approval); rc != 0 {
+		t.Fatalf("deny: %d", rc)
+	}
+	stdout = runApproved(t, d, "calc__add", `{"a": 2, "b": 3.5}`)
+	if !strings.Contains(stdout, `"output_text": "5.5"`) {
+		t.Fatalf("approved calc__add: %s", stdout)
 	}
 	// The owner's model calls it: MCP tools execute, so the owner confirms.
 	fake.Enqueue(llmtest.Reply{ToolCalls: []llm.ToolCall{{ID: "m", Name: "calc__add", Arguments: `{"a":1,"b":1}`}}}, llmtest.Reply{Text: "asked"})
@@ -239,13 +250,29 @@ func TestMCPServerMounted(t *testing.T) {
 		t.Fatalf("approved MCP call: %v", ans)
 	}
 	// A server that dies is restarted.
-	cli(t, d.cliEnv(), "", "tool", "run", "calc__crash", `{}`)
+	runApproved(t, d, "calc__crash", `{}`)
 	waitTool(t, d, 10*time.Second, func(n map[string]bool) bool { return !n["calc__add"] })
 	waitTool(t, d, 20*time.Second, func(n map[string]bool) bool { return n["calc__add"] })
-	stdout, _, _ = cli(t, d.cliEnv(), "", "tool", "run", "calc__add", `{"a": 1, "b": 2}`)
+	stdout = runApproved(t, d, "calc__add", `{"a": 1, "b": 2}`)
 	if !strings.Contains(stdout, `"output_text": "3"`) {
 		t.Fatalf("after restart: %s", stdout)
 	}
+}
+
+// runApproved runs a tool the owner confirms from a script: cyan tool run
+// parks it, cyan approvals allow runs it; it returns the second's output.
+func runApproved(t *testing.T, d *daemon, tool, args string) string {
+	t.Helper()
+	stdout, stderr, _ := cli(t, d.cliEnv(), "", "tool", "run", tool, args)
+	var parked struct{ Approval string }
+	if err := json.Unmarshal([]byte(stdout), &parked); err != nil || parked.Approval == "" {
+		t.Fatalf("cyan tool run %s did not park: %s %s", tool, stdout, stderr)
+	}
+	stdout, stderr, rc := cli(t, d.cliEnv(), "", "approvals", "allow", parked.Approval)
+	if rc != 0 {
+		t.Fatalf("cyan approvals allow: %d %s %s", rc, stdout, stderr)
+	}
+	return stdout
 }
 
 func TestLimitProcessSpeaks(t *testing.T) {

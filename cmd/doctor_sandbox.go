@@ -1,0 +1,64 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+
+	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/tools"
+)
+
+// checkSandbox says which protection confines the terminal and extra
+// tools, as the daemon would build it.
+func checkSandbox(cfg *config.Config) check {
+	c := check{name: "sandbox"}
+	var roots []string
+	for _, r := range cfg.Tools.Roots {
+		real, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			c.msg = fmt.Sprintf("tools.roots: %s does not exist", r)
+			c.fix = "create the folder, or remove it from tools.roots"
+			return c
+		}
+		roots = append(roots, real)
+	}
+	home, _ := os.UserHomeDir()
+	j := tools.NewJail(tools.JailOptions{Mode: cfg.Tools.Terminal.Sandbox, Roots: roots, DataDir: cfg.DataDir, Home: home})
+	switch {
+	case j.Err() != nil:
+		c.ok, c.warn = true, true
+		c.msg = "the terminal and extra tools will not run: " + j.Err().Error()
+		c.fix = "install bubblewrap (apt install bubblewrap), or accept unconfined commands with tools.terminal.sandbox: off"
+	case j.Off():
+		c.ok, c.warn = true, true
+		c.msg = j.String() + "; a command can read anything this user can"
+		c.fix = "install bubblewrap and remove tools.terminal.sandbox: off"
+	default:
+		c.ok = true
+		c.msg = j.String()
+		if len(roots) == 0 {
+			c.msg += "; no tools.roots, so the terminal has no folder and does not run"
+		}
+	}
+	return c
+}
+
+// checkUser warns when cyan runs as root: a mistake in a rule, a tool or
+// the sandbox would then cost the whole machine.
+func checkUser() check {
+	c := check{name: "user", ok: true}
+	name := fmt.Sprint(os.Geteuid())
+	if u, err := user.Current(); err == nil {
+		name = u.Username
+	}
+	if os.Geteuid() == 0 {
+		c.warn = true
+		c.msg = "cyan runs as root: whatever it is allowed to do, it does as root"
+		c.fix = "run cyan as your own user (the sandbox also holds for root, but nothing else would)"
+		return c
+	}
+	c.msg = "runs as " + name + ", not root"
+	return c
+}

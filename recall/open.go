@@ -1,0 +1,87 @@
+package recall
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/cyan-agent/cyan/packets"
+	"github.com/cyan-agent/cyan/store"
+)
+
+// HistoryPrefix starts a reference to a range of a channel's history, as
+// results and the pulled-info area show it: "history/<channel>/<date>"
+// with the location "message n ~ message m" (n, m count the channel's
+// messages of people and the agent from 1).
+const HistoryPrefix = "history/"
+
+var messageRange = regexp.MustCompile(`^message\s*(\d{1,9})(?:\s*[~～-]\s*message\s*(\d{1,9}))?$`)
+
+// maxOpen bounds the messages one opening shows.
+const maxOpen = 200
+
+// OpenHistory opens a history reference for r (the open tool): the range's
+// messages, one "messageN:speaker [time]: text" line each. Only a
+// conversation r may read (its infos: "history:own", or
+// "history:channel:<name>") opens; any other is missing.
+func OpenHistory(st *store.Store) func(ctx context.Context, r packets.Reader, ref, location string) (string, error) {
+	return func(ctx context.Context, r packets.Reader, ref, location string) (string, error) {
+		rest, ok := strings.CutPrefix(ref, HistoryPrefix)
+		i := strings.LastIndexByte(rest, '/')
+		if !ok || i <= 0 {
+			return "", fmt.Errorf("a history reference is %%[history/<channel>/<date>] message n ~ message m, not %%[%s]", ref)
+		}
+		channel := rest[:i]
+		if !r.MayRead(packets.InfoHistory, packets.Scope{Channel: channel}) {
+			return "", fmt.Errorf("%%[%s]: %w", ref, ErrNoRef)
+		}
+		m := messageRange.FindStringSubmatch(strings.ToLower(strings.TrimSpace(location)))
+		if m == nil {
+			return "", fmt.Errorf("say which messages: %%[%s] message n ~ message m", ref)
+		}
+		from, _ := strconv.Atoi(m[1])
+		to := from
+		if m[2] != "" {
+			to, _ = strconv.Atoi(m[2])
+		}
+		if from < 1 || to < from {
+			return "", fmt.Errorf("message %d ~ message %d is empty; messages count from 1", from, to)
+		}
+		if to-from >= maxOpen {
+			return "", fmt.Errorf("open at most %d messages at once", maxOpen)
+		}
+		var b strings.Builder
+		pos := 0
+		err := st.Scan(channel, "", func(msg *store.Message) (bool, error) {
+			if ctx.Err() != nil {
+				return false, ctx.Err()
+			}
+			if !indexable(msg) {
+				return true, nil
+			}
+			pos++
+			if pos >= from {
+				speaker := msg.User
+				if speaker == "" {
+					speaker = string(msg.Role)
+				}
+				fmt.Fprintf(&b, "message%d:%s [%s]: %s\n", pos, speaker, msg.Time.Format("2006-01-02 15:04"), msg.Text)
+			}
+			return pos < to, nil
+		})
+		if err != nil {
+			return "", err
+		}
+		if b.Len() == 0 {
+			return "", fmt.Errorf("%%[%s] has %d messages; message %d is past the end", ref, pos, from)
+		}
+		return strings.TrimRight(b.String(), "\n"), nil
+	}
+}
+
+// ErrNoRef means a reference names nothing the caller may open (whether
+// it exists is not told).
+var ErrNoRef = errors.New("nothing you may open has that name; copy the reference exactly as your prompt shows it")
