@@ -25,7 +25,7 @@ type rig struct {
 	st      *store.Store
 }
 
-func newRig(t *testing.T, mutate func(*Options)) *rig {
+func newRig(t testing.TB, mutate func(*Options)) *rig {
 	t.Helper()
 	fake := new(llmtest.Server)
 	llmSrv := httptest.NewServer(fake)

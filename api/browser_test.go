@@ -70,8 +70,8 @@ async function attack() {
 attack();
 </script>`
 
-// samePage is the daemon's own page (a stand-in until the desktop page is
-// served at /): from its own origin, with JSON, it runs the tool.
+// samePage is a page of the daemon's own origin (smaller than the desktop
+// page at /): from its own origin, with JSON, it runs the tool.
 const samePage = `<!doctype html><title>loading</title>
 <script>
 fetch("/api/v1/tools/terminal/run", {method: "POST", headers: {"Content-Type": "application/json"},

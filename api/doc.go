@@ -44,6 +44,7 @@
 // Every error is JSON {"error": {"message", "type"}} with a message that
 // says what to do.
 //
-// It may import mainvirtual, tools, packets, events, generate, memory,
-// observer, store, llm and config.
+// It may import mainvirtual, tools, packets, events, generate, store, llm,
+// config, memory, observer, recall, importer, journal, router, supervise,
+// tts and bridge.
 package api

@@ -33,8 +33,10 @@ const (
 )
 
 // Door gives one path, or every path below it when Path ends in "/", an
-// Access other than OwnerOnly. The longest matching Path wins. A route
-// with credentials of its own opens its door in Options.Doors:
+// Access other than OwnerOnly. The longest matching Path wins. The root
+// "/" is one path, the page's index: a door below it would open every
+// route. A route with credentials of its own opens its door in
+// Options.Doors:
 //
 //	api.Options{…, Doors: []api.Door{{Path: "/onebot/v11/ws", Access: api.OwnAuth}}}
 type Door struct {
@@ -60,7 +62,7 @@ const sessionMaxAge = 30 * 24 * time.Hour
 func (s *Server) access(path string) Access {
 	best, acc := -1, OwnerOnly
 	for _, d := range s.doors {
-		ok := path == d.Path || (strings.HasSuffix(d.Path, "/") && strings.HasPrefix(path, d.Path))
+		ok := path == d.Path || (d.Path != "/" && strings.HasSuffix(d.Path, "/") && strings.HasPrefix(path, d.Path))
 		if ok && len(d.Path) > best {
 			best, acc = len(d.Path), d.Access
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/tts"
 )
 
 type postMessageRequest struct {
@@ -75,36 +77,72 @@ func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, in mainvi
 		writeError(w, http.StatusInternalServerError, "internal", "streaming is not supported by this connection")
 		return
 	}
-	res, err := s.o.Agent.Turn(r.Context(), in, mainvirtual.Listener{
-		Stored: func(m *store.Message) { _ = sse.event("message", map[string]string{"message_id": m.ID}) },
+	var voice *tts.Utterance // speaks the reply as it streams, in a voiced channel
+	defer func() { voice.End() }()
+	// The turn outlives the client: a page reloaded mid-reply finds the
+	// answer in the history and on /api/v1/stream. Only the daemon's
+	// shutdown stops it.
+	s.turns.Add(1)
+	defer s.turns.Done()
+	ctx, cancel := s.turnContext(r)
+	defer cancel()
+	send := func(name string, v any) {
+		if ctx.Err() == nil && r.Context().Err() == nil {
+			_ = sse.event(name, v)
+		}
+	}
+	res, err := s.o.Agent.Turn(ctx, in, mainvirtual.Listener{
+		Stored: func(m *store.Message) {
+			if s.o.Voice != nil {
+				voice = s.o.Voice.Begin(m.Channel, m.ID)
+			}
+			send("message", map[string]string{"message_id": m.ID})
+		},
 		Stream: func(e mainvirtual.StreamEvent) error {
 			if e.Break {
-				return sse.event("break", struct{}{})
+				voice.Break()
+				send("break", struct{}{})
+				return nil
 			}
-			return sse.event("delta", map[string]string{"text": e.Text})
+			voice.Text(e.Text)
+			send("delta", map[string]string{"text": e.Text})
+			return nil
 		},
 		Reply: func(m *store.Message) {
-			_ = sse.event("reply", map[string]string{"id": m.ID, "text": m.Text})
+			send("reply", map[string]string{"id": m.ID, "text": m.Text})
 		},
 	})
 	if err != nil {
-		status, body := s.turnError(r.Context(), err)
+		status, body := s.turnError(ctx, err)
 		if !sse.started {
 			writeJSON(w, status, body)
 			return
 		}
-		_ = sse.event("error", body)
+		send("error", body)
 		return
 	}
-	_ = sse.event("done", responseOf(res))
+	send("done", responseOf(res))
+}
+
+// turnContext is the context of a streamed turn: not ended by the client
+// going away, only by the daemon stopping (Stop).
+func (s *Server) turnContext(r *http.Request) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	stop := context.AfterFunc(s.stopping, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
 // turnError maps a failed turn to a status and an error body.
 func (s *Server) turnError(ctx context.Context, err error) (int, errorBody) {
 	var te *mainvirtual.TurnError
+	var lim *mainvirtual.Limited
 	body := errorBody{}
 	if errors.As(err, &te) && te.Message != nil {
 		body.Error.MessageID = te.Message.ID
+	}
+	if errors.As(err, &lim) && lim.Message != nil {
+		body.Error.MessageID = lim.Message.ID
+		body.Error.RetryAfter = int(math.Ceil(lim.RetryAfter.Seconds()))
 	}
 	kept := ""
 	if body.Error.MessageID != "" {
@@ -115,6 +153,8 @@ func (s *Server) turnError(ctx context.Context, err error) (int, errorBody) {
 		return status, body
 	}
 	switch {
+	case lim != nil:
+		return set(http.StatusTooManyRequests, "rate_limited", lim.Reason)
 	case mainvirtual.IsInvalid(err):
 		return set(http.StatusBadRequest, "invalid_request", err.Error())
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
@@ -138,11 +178,14 @@ func (s *Server) turnError(ctx context.Context, err error) (int, errorBody) {
 
 func (s *Server) writeTurnError(w http.ResponseWriter, ctx context.Context, err error) {
 	status, body := s.turnError(ctx, err)
+	if body.Error.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(body.Error.RetryAfter))
+	}
 	writeJSON(w, status, body)
 }
 
-// messageJSON is a message as the API lists it.
-type messageJSON struct {
+// Message is a message as the API lists it.
+type Message struct {
 	ID       string    `json:"id"`
 	Role     string    `json:"role"`
 	User     string    `json:"user"`
@@ -188,11 +231,11 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "storage", err.Error())
 		return
 	}
-	out := make([]messageJSON, 0, len(msgs))
+	out := make([]Message, 0, len(msgs))
 	for _, m := range msgs {
-		out = append(out, messageJSON{ID: m.ID, Role: string(m.Role), User: m.User, Text: m.Text, Time: m.Time, ToolName: m.ToolName, Empty: m.Empty, Proactive: m.Proactive})
+		out = append(out, Message{ID: m.ID, Role: string(m.Role), User: m.User, Text: m.Text, Time: m.Time, ToolName: m.ToolName, Empty: m.Empty, Proactive: m.Proactive})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"messages": out})
+	writeJSON(w, http.StatusOK, MessageList{Messages: out})
 }
 
 func (s *Server) lastTrace(w http.ResponseWriter, r *http.Request) {

@@ -17,7 +17,7 @@ type Observers interface {
 
 // listObservers: GET /api/v1/observers.
 func (s *Server) listObservers(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"observers": s.o.Observers.Status()})
+	writeJSON(w, http.StatusOK, ObserverList{Observers: s.o.Observers.Status()})
 }
 
 // callObserver: POST /api/v1/observers/{name}/run — the call trigger; it

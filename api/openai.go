@@ -107,7 +107,8 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	if model == "" {
 		model = modelID
 	}
-	in := mainvirtual.Incoming{Channel: channel, User: user, Text: text}
+	// The front-end shows the character's greeting itself.
+	in := mainvirtual.Incoming{Channel: channel, User: user, Text: text, NoGreeting: true}
 	if req.Stream {
 		s.streamCompletion(w, r, in, model)
 		return

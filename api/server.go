@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cyan-agent/cyan/events"
@@ -20,6 +22,7 @@ import (
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/tools"
+	"github.com/cyan-agent/cyan/tts"
 )
 
 // Options configure New.
@@ -28,8 +31,6 @@ type Options struct {
 	Store *store.Store
 	// Memory serves /api/v1/memory; nil leaves those routes out.
 	Memory *memory.Memory
-	// Hub streams outgoing messages (/api/v1/stream); nil leaves it out.
-	Hub *Hub
 	// Observers serves /api/v1/observers; nil leaves it out.
 	Observers Observers
 	// Tools, Extras and MCP serve the tool and approval routes; nil
@@ -71,6 +72,20 @@ type Options struct {
 	// one the import is complete (the hook that builds events from
 	// imported history).
 	Imported func(ImportBatch)
+	// Parts and Components are shown by /healthz (nil: left out).
+	Parts      Parts
+	Components Components
+	// Voice speaks the voiced channels and serves /api/v1/speech (nil:
+	// those routes answer 503).
+	Voice *tts.Voice
+	// Page serves the companion page (nil: no page) at PagePaths: "/" (its
+	// index) and its files. Each of those paths, and nothing else, is a
+	// Public door, so a browser loads the page before it has the session
+	// cookie; the page then asks for the token (POST /api/v1/session).
+	Page      http.Handler
+	PagePaths []string
+	// Persona tells the page the persona's name, colour and avatars.
+	Persona func() PersonaInfo
 }
 
 // Server routes the HTTP API.
@@ -78,8 +93,22 @@ type Server struct {
 	o       Options
 	log     *slog.Logger
 	mux     *http.ServeMux
+	closing chan struct{} // closed by Close: the streams end
+	closed  sync.Once
 	doors   []Door
 	session string // the session cookie's value
+	// stopping ends when the daemon stops: the streamed turns that outlive
+	// their clients end with it (StopTurns).
+	stopping context.Context
+	stop     context.CancelFunc
+	turns    sync.WaitGroup
+}
+
+// StopTurns ends the streamed turns still running (their clients may have
+// gone) and waits for them: call it once the HTTP server has shut down.
+func (s *Server) StopTurns() {
+	s.stop()
+	s.turns.Wait()
 }
 
 // New checks the options and builds the routes.
@@ -97,7 +126,8 @@ func New(o Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{o: o, log: log, mux: http.NewServeMux(), doors: append(builtinDoors(), o.Doors...), session: sessionValue(o.Token)}
+	s := &Server{o: o, log: log, mux: http.NewServeMux(), closing: make(chan struct{}), doors: append(builtinDoors(), o.Doors...), session: sessionValue(o.Token)}
+	s.stopping, s.stop = context.WithCancel(context.Background())
 	for path, h := range o.Mount {
 		s.mux.Handle(path, h)
 	}
@@ -113,9 +143,7 @@ func New(o Options) (*Server, error) {
 		s.mux.HandleFunc("GET /api/v1/memory/{id}", s.getMemory)
 		s.mux.HandleFunc("DELETE /api/v1/memory/{id}", s.deleteMemory)
 	}
-	if o.Hub != nil {
-		s.mux.HandleFunc("GET /api/v1/stream", s.stream)
-	}
+	s.mux.HandleFunc("GET /api/v1/stream", s.stream)
 	if o.Observers != nil {
 		s.mux.HandleFunc("GET /api/v1/observers", s.listObservers)
 		s.mux.HandleFunc("POST /api/v1/observers/{name}/run", s.callObserver)
@@ -138,12 +166,40 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("GET /api/v1/recall/status", s.recallStatus)
 	s.mux.HandleFunc("POST /api/v1/import", s.importMessages)
 	s.mux.HandleFunc("GET /api/v1/bridges", s.listBridges)
+	s.mux.HandleFunc("POST /api/v1/speech", s.speech)
+	s.mux.HandleFunc("GET /api/v1/speech/{key}", s.speechAudio)
+	s.mux.HandleFunc("GET /api/v1/persona", s.personaInfo)
+	s.mux.HandleFunc("GET /api/v1/persona/avatar/{file}", s.personaAvatar)
+	if o.Page != nil {
+		if err := s.routePage(); err != nil {
+			return nil, err
+		}
+	}
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s; see the README for the API", r.Method, r.URL.Path))
 	})
 	return s, nil
+}
+
+// routePage routes each of the page's paths to it and opens its door.
+func (s *Server) routePage() error {
+	if len(s.o.PagePaths) == 0 {
+		return errors.New("api: the page has no paths (PagePaths)")
+	}
+	for _, p := range s.o.PagePaths {
+		if !strings.HasPrefix(p, "/") || p != "/" && (strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/v1/")) {
+			return fmt.Errorf("api: the page's path %q is not a file of its own; a page path is \"/\" or a file outside /api/ and /v1/", p)
+		}
+		pattern := "GET " + p
+		if p == "/" {
+			pattern = "GET /{$}"
+		}
+		s.mux.Handle(pattern, s.o.Page)
+		s.doors = append(s.doors, Door{Path: p, Access: Public})
+	}
+	return nil
 }
 
 // ServeHTTP recovers panics, applies the guard (guard.go) and routes.
@@ -178,10 +234,6 @@ func (s *Server) hostAllowed(hostport string) bool {
 	return slices.ContainsFunc(s.o.AllowedHosts, func(a string) bool { return strings.EqualFold(a, host) })
 }
 
-func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": s.o.Version})
-}
-
 // errorBody is the JSON shape of every error.
 type errorBody struct {
 	Error errorDetail `json:"error"`
@@ -193,6 +245,9 @@ type errorDetail struct {
 	// MessageID is the stored incoming message, when the failure came
 	// after it was kept.
 	MessageID string `json:"message_id,omitempty"`
+	// RetryAfter is, for a 429, the seconds until the limit lifts (also
+	// the Retry-After header).
+	RetryAfter int `json:"retry_after,omitempty"`
 }
 
 func writeError(w http.ResponseWriter, status int, typ, msg string) {

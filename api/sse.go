@@ -39,6 +39,15 @@ func (s *sseWriter) event(name string, v any) error {
 	return s.raw(name, string(b))
 }
 
+// eventID writes one event with an id (the client's Last-Event-ID).
+func (s *sseWriter) eventID(id, name string, v any) error {
+	s.start()
+	if _, err := fmt.Fprintf(s.w, "id: %s\n", id); err != nil {
+		return err
+	}
+	return s.event(name, v)
+}
+
 func (s *sseWriter) raw(name, data string) error {
 	s.start()
 	if name != "" {

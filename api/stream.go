@@ -1,134 +1,157 @@
 package api
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"net/http"
-	"sync"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/store"
 )
-
-// Hub fans every outgoing message out to the listeners of its channel
-// (GET /api/v1/stream). A listener too slow to keep up loses messages
-// rather than holding the companion back; it is told with a "lagged" event.
-type Hub struct {
-	mu     sync.Mutex
-	subs   map[string]map[*listener]struct{}
-	closed bool
-}
-
-type listener struct {
-	ch     chan *store.Message
-	lagged bool
-}
-
-// NewHub makes an empty hub.
-func NewHub() *Hub { return &Hub{subs: map[string]map[*listener]struct{}{}} }
-
-// Publish hands a stored outgoing message to its channel's listeners.
-func (h *Hub) Publish(m *store.Message) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for l := range h.subs[m.Channel] {
-		select {
-		case l.ch <- m:
-		default:
-			l.lagged = true
-		}
-	}
-}
-
-// Close ends every stream (the daemon is stopping).
-func (h *Hub) Close() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.closed = true
-	for _, ls := range h.subs {
-		for l := range ls {
-			close(l.ch)
-		}
-	}
-	h.subs = map[string]map[*listener]struct{}{}
-}
-
-func (h *Hub) subscribe(channel string) (*listener, func()) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	l := &listener{ch: make(chan *store.Message, 64)}
-	if h.closed {
-		close(l.ch)
-		return l, func() {}
-	}
-	if h.subs[channel] == nil {
-		h.subs[channel] = map[*listener]struct{}{}
-	}
-	h.subs[channel][l] = struct{}{}
-	return l, func() {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if _, ok := h.subs[channel][l]; ok {
-			delete(h.subs[channel], l)
-			close(l.ch)
-		}
-	}
-}
-
-func (h *Hub) takeLag(l *listener) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	lag := l.lagged
-	l.lagged = false
-	return lag
-}
 
 // streamPing is how often an idle stream sends a comment to stay open.
 const streamPing = 15 * time.Second
 
-// stream: GET /api/v1/stream?channel=C — server-sent events: "ready" once,
-// then a "message" event for every outgoing message of the channel as it
-// is stored (answers and proactive messages).
+// Close ends every stream (the daemon is stopping), so that they do not
+// hold the HTTP server's shutdown.
+func (s *Server) Close() {
+	s.closed.Do(func() { close(s.closing) })
+}
+
+// stream: GET /api/v1/stream?channel=C[&since=ID][&live=1] — server-sent
+// events from the journal: "ready" once, then a "message" event (with the
+// journal id as its SSE id) for every outgoing message of the channel as
+// it is stored, answers and proactive ones, and in a voiced channel a
+// "speech" event for every voiced segment (tts.Speech), and in a bridge's
+// channel a "bridge" event {"name", "state", "error"?} whenever that bridge
+// connects, disconnects, stops or fails (journal.State). A client that reconnects with
+// the Last-Event-ID header (browsers send it themselves) or ?since=
+// gets every message it missed, once, in order, then the new ones; a
+// "lagged" event says when some were lost (kept no more). With live=1 the
+// reply's text also streams as it is written: "delta" {"message_id",
+// "text"} and "break" events, not stored and not resumed.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
-	channel := r.URL.Query().Get("channel")
+	q := r.URL.Query()
+	channel := q.Get("channel")
 	if err := store.ValidChannel(channel); err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request", "channel: "+err.Error())
 		return
 	}
-	l, cancel := s.o.Hub.subscribe(channel)
+	j := s.o.Store.Journal()
+	after := j.Last()
+	for _, v := range []string{r.Header.Get("Last-Event-ID"), q.Get("since")} {
+		if v == "" {
+			continue
+		}
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("since/Last-Event-ID %q is not an event id (a whole number from an earlier event's id)", v))
+			return
+		}
+		after = n
+	}
+	kinds := []journal.Kind{journal.MessageOut, journal.VoiceSpeech}
+	live := q.Get("live") == "1" || q.Get("live") == "true"
+	if live {
+		kinds = append(kinds, journal.ReplyDelta)
+	}
+	// The bridges' state changes have no channel: the filter takes every
+	// channel, and streamed picks the channel's events and the state of
+	// the bridge the channel belongs to.
+	sub := j.Subscribe(after, journal.Filter{Kinds: append(kinds, journal.BridgeState)})
+	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
+	go func() {
+		select {
+		case <-s.closing:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	sse, _ := newSSE(w)
-	if err := sse.event("ready", map[string]string{"channel": channel}); err != nil {
+	if err := sse.event("ready", map[string]any{"channel": channel, "last_event_id": after}); err != nil {
 		return
 	}
-	ping := time.NewTicker(streamPing)
-	defer ping.Stop()
 	for {
-		select {
-		case <-r.Context().Done():
+		wait, stop := context.WithTimeout(ctx, streamPing)
+		evs, err := sub.Next(wait)
+		stop()
+		switch {
+		case ctx.Err() != nil:
 			return
-		case <-ping.C:
+		case errors.Is(err, context.DeadlineExceeded):
 			if _, err := w.Write([]byte(": ping\n\n")); err != nil {
 				return
 			}
 			_ = sse.rc.Flush()
-		case m, ok := <-l.ch:
-			if !ok {
-				return
+			continue
+		case err != nil:
+			return // the journal closed
+		}
+		for _, e := range evs {
+			if !streamed(e, channel) {
+				continue
 			}
-			if s.o.Hub.takeLag(l) {
-				_ = sse.event("lagged", map[string]string{"message": "some messages were not streamed; GET /api/v1/messages has them all"})
-			}
-			if err := sse.event("message", streamJSON{ID: m.ID, Role: string(m.Role), User: m.User, Text: m.Text, Time: m.Time, Proactive: m.Proactive}); err != nil {
+			if err := s.streamEvent(sse, e); err != nil {
 				return
 			}
 		}
 	}
 }
 
-type streamJSON struct {
+// streamed reports whether the stream of channel shows e: the channel's
+// own events, a gap, and the state changes of the bridge whose channel it
+// is ("qq" for "qq:group:1").
+func streamed(e journal.Event, channel string) bool {
+	switch e.Kind {
+	case journal.Gap:
+		return true
+	case journal.BridgeState:
+		var st journal.State
+		return e.Decode(&st) == nil && st.Name != "" && strings.HasPrefix(channel, st.Name+":")
+	}
+	return journal.MatchChannel(channel, e.Channel)
+}
+
+// streamEvent writes one journal event as the stream shows it.
+func (s *Server) streamEvent(sse *sseWriter, e journal.Event) error {
+	switch e.Kind {
+	case journal.Gap:
+		var g journal.GapInfo
+		_ = e.Decode(&g)
+		return sse.event("lagged", map[string]any{"message": "some events were lost (" + g.Reason + "); GET /api/v1/messages has every message", "after": g.After, "before": g.Before})
+	case journal.VoiceSpeech:
+		return sse.eventID(strconv.FormatUint(e.ID, 10), "speech", e.Data)
+	case journal.BridgeState:
+		return sse.eventID(strconv.FormatUint(e.ID, 10), "bridge", e.Data)
+	case journal.ReplyDelta:
+		var d journal.Delta
+		if e.Decode(&d) != nil {
+			return nil
+		}
+		if d.Break {
+			return sse.event("break", map[string]string{"message_id": d.MessageID})
+		}
+		return sse.event("delta", map[string]string{"message_id": d.MessageID, "text": d.Text})
+	}
+	var m journal.Message
+	if e.Decode(&m) != nil || m.Text == "" {
+		return nil
+	}
+	return sse.eventID(strconv.FormatUint(e.ID, 10), "message", StreamMessage{ID: m.ID, Role: m.Role, User: m.User, Text: m.Text, Time: m.Time, Proactive: m.Proactive, ReplyTo: m.ReplyTo})
+}
+
+// StreamMessage is a "message" event of GET /api/v1/stream.
+type StreamMessage struct {
 	ID        string    `json:"id"`
 	Role      string    `json:"role"`
 	User      string    `json:"user"`
 	Text      string    `json:"text"`
 	Time      time.Time `json:"time"`
 	Proactive bool      `json:"proactive,omitempty"`
+	ReplyTo   string    `json:"reply_to,omitempty"`
 }

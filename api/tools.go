@@ -11,19 +11,14 @@ import (
 	"github.com/cyan-agent/cyan/tools"
 )
 
-// toolJSON is a tool as GET /api/v1/tools lists it: what it is, where it
+// Tool is a tool as GET /api/v1/tools lists it: what it is, where it
 // comes from, and what the owner and everyone else may do with it.
-type toolJSON struct {
-	Name        string           `json:"name"`
-	Title       string           `json:"title,omitempty"`
-	Description string           `json:"description"`
-	Kind        tools.Kind       `json:"kind"`
-	Source      string           `json:"source"`
-	Effects     []string         `json:"effects"`
-	AI          bool             `json:"ai,omitempty"`
-	Parameters  json.RawMessage  `json:"parameters,omitempty"`
-	Owner       packets.Decision `json:"owner"`
-	Others      packets.Decision `json:"others"`
+type Tool struct {
+	tools.Spec
+	// Effects is always a list here ([] for none).
+	Effects []string         `json:"effects"`
+	Owner   packets.Decision `json:"owner"`
+	Others  packets.Decision `json:"others"`
 }
 
 func (s *Server) toolsReady(w http.ResponseWriter) bool {
@@ -40,25 +35,24 @@ func (s *Server) listTools(w http.ResponseWriter, _ *http.Request) {
 	}
 	owner := tools.Caller{Owner: true, Kind: "private"}
 	other := tools.Caller{Speaker: "someone", SpeakerID: "\x00not-an-owner", Kind: "group"}
-	out := []toolJSON{}
+	out := []Tool{}
 	for _, t := range s.o.Tools.List() {
 		eff := t.Effects
 		if eff == nil {
 			eff = []string{}
 		}
-		out = append(out, toolJSON{Name: t.Name, Title: t.Title, Description: t.Description, Kind: t.Kind, Source: t.Source,
-			Effects: eff, AI: t.AI, Parameters: t.Parameters,
+		out = append(out, Tool{Spec: t, Effects: eff,
 			Owner:  s.o.Tools.Check(owner, t.Name, nil).Decision,
 			Others: s.o.Tools.Check(other, t.Name, nil).Decision})
 	}
-	body := map[string]any{"tools": out, "problems": []*tools.ManifestError{}}
+	body := ToolList{Tools: out, Problems: []*tools.ManifestError{}}
 	if s.o.Extras != nil {
 		if p := s.o.Extras.Problems(); p != nil {
-			body["problems"] = p
+			body.Problems = p
 		}
 	}
 	if s.o.MCP != nil {
-		body["mcp"] = s.o.MCP.Status()
+		body.MCP = s.o.MCP.Status()
 	}
 	writeJSON(w, http.StatusOK, body)
 }
@@ -170,7 +164,7 @@ func (s *Server) listApprovals(w http.ResponseWriter, _ *http.Request) {
 	if list == nil {
 		list = []tools.Approval{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"approvals": list})
+	writeJSON(w, http.StatusOK, ApprovalList{Approvals: list})
 }
 
 func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) {

@@ -14,8 +14,13 @@ type Agent interface {
 	Record(ctx context.Context, in Inbound) (string, error)
 	// Answer runs one turn in a channel over the messages stored so far
 	// (the last of them is t.MessageID). The replies reach the chat through
-	// the Outbox, not through Answer.
+	// the router (Deliver), not through Answer.
 	Answer(ctx context.Context, t Turn) error
+	// Quoted is the platform id of the message an outgoing one (its stored
+	// id, the router's Key) quotes — the model's "@last_<name>", which the
+	// agent expands into a 「name: …」 quote — when it was said in the same
+	// chat ("" when none), so the bridge sends it as a reply to that message.
+	Quoted(messageID string) string
 	// Note stores a platform line ("^system …") in a channel without a
 	// turn: the model reads it at its next turn there.
 	Note(ctx context.Context, channel string, kind Kind, text string) error
@@ -43,36 +48,6 @@ type Turn struct {
 	// a batch addressed by several people, the least trusted one.
 	Speaker   string
 	SpeakerID string
-}
-
-// Packet is one outgoing message of one of the bridge's channels: a reply
-// part or a proactive message, as the agent stored it.
-type Packet struct {
-	Seq       uint64 // the outbox's order
-	ID        string // the stored message id
-	Channel   string
-	Text      string
-	ReplyTo   string // the message whose turn produced it
-	Step      int
-	Part      int
-	Proactive bool
-	Time      time.Time
-	// ReplyTo is set when the message quotes someone's message of this
-	// chat (the model's "@last_<name>", which the agent expands into a
-	// 「name: …」 quote): the quoted message's platform id, so the bridge
-	// sends it as a reply to that message.
-	QuotedID string
-}
-
-// Outbox hands a bridge the outgoing messages of its channels, once each
-// and in order, also across restarts: a packet stays due until Done.
-type Outbox interface {
-	// Next blocks until a packet is due (or ctx ends).
-	Next(ctx context.Context) (Packet, error)
-	// Done marks a packet delivered (or given up); it is not handed out again.
-	Done(p Packet) error
-	// Pending counts the packets due.
-	Pending() int
 }
 
 // Clock is the bridge's time: Now and After, as package time has them.

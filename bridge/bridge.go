@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/journal"
+	"github.com/cyan-agent/cyan/router"
 )
 
 // Options configure New.
@@ -20,7 +22,17 @@ type Options struct {
 	Name    string
 	Adapter Adapter
 	Agent   Agent
-	Outbox  Outbox
+	// Attach receives the outgoing packets of the bridge's channels: it
+	// hands them to c, oldest first, until ctx ends — the router's Attach
+	// under the bridge's subscription (router.Router.Attach).
+	Attach func(ctx context.Context, c router.Component) error
+	// Sent remembers what was sent, across restarts (nil: in memory only).
+	Sent SentLog
+	// Queue counts the outgoing packets waiting (nil: none known).
+	Queue func() int
+	// Journal gets the bridge's state changes (journal.BridgeState; nil:
+	// none).
+	Journal *journal.Journal
 	Manners config.Manners
 	// AgentName is the persona's current name, one of the names the bot
 	// answers to.
@@ -40,7 +52,10 @@ type Bridge struct {
 	name    string
 	adapter Adapter
 	agent   Agent
-	outbox  Outbox
+	attach  func(context.Context, router.Component) error
+	keys    SentLog
+	queue   func() int
+	journal *journal.Journal
 	manners config.Manners
 	lists   lists
 	quiet   quiet
@@ -60,10 +75,15 @@ type Bridge struct {
 	users map[string]*window // per speaker: turns they triggered
 	ctx   context.Context    // Run's, for the turns it starts
 	wg    sync.WaitGroup     // the goroutines Run started
+	prev  router.Packet      // the last packet sent, for the pause between parts
 
-	conn     sync.Mutex
-	online   chan struct{} // closed while connected
-	st       Status
+	conn   sync.Mutex
+	online chan struct{} // closed while connected
+	st     Status
+
+	postMu   sync.Mutex
+	posted   journal.State // the last state posted
+	postedAt time.Time
 	selfUser atomic.Pointer[User]
 
 	received, storedN, skipped, turns, sent_, failed atomic.Uint64
@@ -94,8 +114,8 @@ func New(o Options) (*Bridge, error) {
 	switch {
 	case o.Name == "":
 		return nil, errors.New("bridge: no name")
-	case o.Adapter == nil || o.Agent == nil || o.Outbox == nil:
-		return nil, fmt.Errorf("bridge %s: adapter, agent and outbox are required", o.Name)
+	case o.Adapter == nil || o.Agent == nil || o.Attach == nil:
+		return nil, fmt.Errorf("bridge %s: adapter, agent and attach are required", o.Name)
 	}
 	q, err := parseQuiet(o.Manners.QuietHours)
 	if err != nil {
@@ -110,11 +130,17 @@ func New(o Options) (*Bridge, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Sent == nil {
+		o.Sent = newMemSent(4096)
+	}
+	if o.Queue == nil {
+		o.Queue = func() int { return 0 }
+	}
 	if o.AgentName == nil {
 		o.AgentName = func() string { return "" }
 	}
 	b := &Bridge{
-		name: o.Name, adapter: o.Adapter, agent: o.Agent, outbox: o.Outbox, manners: o.Manners,
+		name: o.Name, adapter: o.Adapter, agent: o.Agent, attach: o.Attach, keys: o.Sent, queue: o.Queue, journal: o.Journal, manners: o.Manners,
 		lists: listsOf(o.Manners), quiet: q, agentNm: o.AgentName, clock: o.Clock, rand: o.Rand, log: o.Logger,
 		stored: o.Stored, chats: map[Chat]*chatState{}, users: map[string]*window{}, online: make(chan struct{}),
 		images: newImageKeeper(o.DataDir, o.Name, o.Manners.ImageMaxBytes, o.Manners.ImagesMaxBytes),
@@ -127,25 +153,63 @@ func New(o Options) (*Bridge, error) {
 // Name is the bridge's name.
 func (b *Bridge) Name() string { return b.name }
 
-// Run keeps the adapter connected and delivers the outgoing messages until
-// ctx ends; then it waits for the turns it started. It returns nil when
-// ctx ends, or the adapter's unrecoverable error.
-func (b *Bridge) Run(ctx context.Context) error {
+// Run keeps the adapter connected and takes the outgoing packets of the
+// bridge's channels from the router until ctx ends; then it waits for the
+// turns it started. It returns nil when ctx ends, or the first error of
+// the adapter (one it cannot recover from: a wrong token) or of the
+// router; a panic in either is returned as an error, so the supervisor
+// restarts the bridge.
+func (b *Bridge) Run(ctx context.Context) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	b.mu.Lock()
 	b.ctx = ctx
 	b.mu.Unlock()
+	b.post("connecting", nil)
+	defer func() {
+		if err != nil {
+			b.post("failed", err)
+		} else {
+			b.post("stopped", nil)
+		}
+	}()
 	errc := make(chan error, 2)
-	b.goSafe("adapter", func() { errc <- b.adapter.Run(ctx, sink{b}) })
-	b.goSafe("deliver", func() { errc <- b.deliver(ctx) })
-	err := <-errc
+	b.goErr("adapter", errc, func() error { return b.adapter.Run(ctx, sink{b}) })
+	b.goErr("outbox", errc, func() error { return b.attach(ctx, b) })
+	err = <-errc
 	cancel()
 	b.wg.Wait()
-	if ctx.Err() != nil && err != nil && errors.Is(err, context.Canceled) {
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled)) && !errors.Is(err, errPanic) {
 		err = nil
 	}
-	return err
+	b.conn.Lock()
+	if b.st.Connected {
+		b.online = make(chan struct{})
+	}
+	b.st.Connected = false
+	b.conn.Unlock()
+	if err != nil {
+		return fmt.Errorf("bridge %s: %w", b.name, err)
+	}
+	return nil
+}
+
+var errPanic = errors.New("panicked")
+
+// goErr runs f in a goroutine Run joins and sends its result, or a panic
+// as an error, to errc.
+func (b *Bridge) goErr(what string, errc chan<- error, f func() error) {
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		defer func() {
+			if v := recover(); v != nil {
+				b.log.Error("bridge part panicked", "part", what, "panic", v, "stack", string(debug.Stack()))
+				errc <- fmt.Errorf("%s %w: %v", what, errPanic, v)
+			}
+		}()
+		errc <- f()
+	}()
 }
 
 // goSafe runs f in a goroutine Run joins, turning a panic into a log line.
@@ -162,13 +226,39 @@ func (b *Bridge) goSafe(what string, f func()) {
 	}()
 }
 
+// post puts a state change on the journal (journal.BridgeState): connecting,
+// connected, disconnected, stopped or failed, with the error that caused
+// it. The sink's calls post under b.conn, so the order is the order the
+// adapter reported. Repeats
+// of the same state and error are not posted, nor more than one problem
+// (an error that left the state as it was) a minute.
+func (b *Bridge) post(state string, err error) {
+	if b.journal == nil {
+		return
+	}
+	st := journal.State{Name: b.name, State: state}
+	if err != nil {
+		st.Error = err.Error()
+	}
+	now := b.clock.Now()
+	b.postMu.Lock()
+	defer b.postMu.Unlock()
+	if st == b.posted || (st.State == b.posted.State && now.Sub(b.postedAt) < time.Minute) {
+		return
+	}
+	b.posted, b.postedAt = st, now
+	e := journal.New(journal.BridgeState, "", st)
+	e.Origin = "bridge:" + b.name
+	b.journal.Post(e)
+}
+
 // Status reports the bridge's state.
 func (b *Bridge) Status() Status {
 	b.conn.Lock()
 	s := b.st
 	b.conn.Unlock()
 	s.Chats = b.roster.count()
-	s.Queue = b.outbox.Pending()
+	s.Queue = b.queue()
 	s.Received, s.Stored, s.Skipped = b.received.Load(), b.storedN.Load(), b.skipped.Load()
 	s.Turns, s.Sent, s.Failed = b.turns.Load(), b.sent_.Load(), b.failed.Load()
 	return s
@@ -192,6 +282,7 @@ func (s sink) Connected(self User) {
 	}
 	b.selfUser.Store(&self)
 	b.log.Info("bridge connected", "self", self.ID, "name", b.st.SelfName)
+	b.post("connected", nil)
 }
 
 func (s sink) Disconnected(err error) {
@@ -206,12 +297,18 @@ func (s sink) Disconnected(err error) {
 		b.st.LastError, b.st.ErrorAt = err.Error(), b.clock.Now()
 		b.log.Warn("bridge disconnected", "err", err)
 	}
+	b.post("disconnected", err)
 }
 
 func (s sink) Problem(err error) {
 	b := s.b
 	b.conn.Lock()
 	b.st.LastError, b.st.ErrorAt = err.Error(), b.clock.Now()
+	state := "disconnected"
+	if b.st.Connected {
+		state = "connected"
+	}
+	b.post(state, err)
 	b.conn.Unlock()
 }
 

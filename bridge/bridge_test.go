@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/router"
 )
 
 func testManners() config.Manners {
@@ -233,7 +234,7 @@ func TestDeliveryInOrderWithMentionsRepliesAndPauses(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("sent = %q, want %q", got, want)
 		}
-		if r.out.Pending() != 0 {
+		if r.out.pending() != 0 {
 			t.Error("outbox not drained")
 		}
 	})
@@ -294,11 +295,9 @@ func TestQuotedMessagesBecomeReplies(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, nil)
 		defer r.stop()
-		r.out.mu.Lock()
-		r.out.q = append(r.out.q, Packet{Seq: 1, Channel: "t:group:42", Text: "「alice: is it raining?」 yes, take an umbrella", QuotedID: "77"},
-			Packet{Seq: 2, Channel: "t:group:42", Text: "「alice: hm」", QuotedID: "78"})
-		r.out.mu.Unlock()
-		r.out.wake <- struct{}{}
+		r.agent.quotes = map[string]string{"a1": "77", "a2": "78"}
+		r.out.pushPacket(router.Packet{Key: "a1", Channel: "t:group:42", Kind: router.KindReply, Text: "「alice: is it raining?」 yes, take an umbrella"})
+		r.out.pushPacket(router.Packet{Key: "a2", Channel: "t:group:42", Kind: router.KindReply, Text: "「alice: hm」"})
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		want := []string{"t:group:42 <reply 77>yes, take an umbrella", "t:group:42 <reply 78>"}

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cyan-agent/cyan/router"
 )
 
 // fakeAgent records what the bridge asks of the companion; Answer blocks
@@ -18,6 +20,7 @@ type fakeAgent struct {
 	owners map[string]bool
 	gate   chan struct{}
 	ext    map[string]bool
+	quotes map[string]string // stored id → the quoted message's platform id
 }
 
 func (a *fakeAgent) Record(_ context.Context, in Inbound) (string, error) {
@@ -56,6 +59,12 @@ func (a *fakeAgent) Note(_ context.Context, channel string, _ Kind, text string)
 	return nil
 }
 
+func (a *fakeAgent) Quoted(id string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.quotes[id]
+}
+
 func (a *fakeAgent) Owner(id string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -68,22 +77,36 @@ func (a *fakeAgent) snapshot() ([]Inbound, []Turn, []string) {
 	return append([]Inbound(nil), a.stored...), append([]Turn(nil), a.turns...), append([]string(nil), a.notes...)
 }
 
-// memOutbox is an in-memory Outbox.
-type memOutbox struct {
-	mu   sync.Mutex
-	q    []Packet
-	seq  uint64
-	wake chan struct{}
+// memRouter is the router's outbox of one component, in memory, with
+// the router's rules: the head packet is offered until Deliver returns nil
+// or a Permanent error; a temporary error offers it again after a backoff
+// (1 s doubling), before anything after it.
+type memRouter struct {
+	mu      sync.Mutex
+	q       []router.Delivery
+	seq     uint64
+	wake    chan struct{}
+	dropped []error // the Permanent errors
+	offers  int
+	fail    error // returned by the next attach, once
 }
 
-func newMemOutbox() *memOutbox { return &memOutbox{wake: make(chan struct{}, 1)} }
+func newMemRouter() *memRouter { return &memRouter{wake: make(chan struct{}, 1)} }
 
-func (o *memOutbox) push(channel, replyTo string, texts ...string) {
-	o.mu.Lock()
+// push queues the parts of one answer (ReplyTo replyTo) to channel.
+func (o *memRouter) push(channel, replyTo string, texts ...string) {
 	for i, t := range texts {
-		o.seq++
-		o.q = append(o.q, Packet{Seq: o.seq, ID: fmt.Sprint("out", o.seq), Channel: channel, Text: t, ReplyTo: replyTo, Part: i})
+		o.mu.Lock()
+		key := fmt.Sprint("out", o.seq+1)
+		o.mu.Unlock()
+		o.pushPacket(router.Packet{Key: key, Channel: channel, Kind: router.KindReply, Text: t, ReplyTo: replyTo, Part: i})
 	}
+}
+
+func (o *memRouter) pushPacket(p router.Packet) {
+	o.mu.Lock()
+	o.seq++
+	o.q = append(o.q, router.Delivery{Packet: p, Seq: o.seq})
 	o.mu.Unlock()
 	select {
 	case o.wake <- struct{}{}:
@@ -91,33 +114,56 @@ func (o *memOutbox) push(channel, replyTo string, texts ...string) {
 	}
 }
 
-func (o *memOutbox) Next(ctx context.Context) (Packet, error) {
+func (o *memRouter) attach(ctx context.Context, c router.Component) error {
+	o.mu.Lock()
+	if err := o.fail; err != nil {
+		o.fail = nil
+		o.mu.Unlock()
+		return err
+	}
+	o.mu.Unlock()
+	attempt, last := 0, uint64(0)
 	for {
 		o.mu.Lock()
-		if len(o.q) > 0 {
-			p := o.q[0]
+		if len(o.q) == 0 {
 			o.mu.Unlock()
-			return p, nil
+			select {
+			case <-o.wake:
+				continue
+			case <-ctx.Done():
+				return nil
+			}
 		}
+		d := o.q[0]
+		o.offers++
 		o.mu.Unlock()
+		if d.Seq != last {
+			attempt, last = 0, d.Seq
+		}
+		attempt++
+		d.Attempt = attempt
+		err := c.Deliver(ctx, d)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err == nil || router.IsPermanent(err) {
+			o.mu.Lock()
+			o.q = o.q[1:]
+			if err != nil {
+				o.dropped = append(o.dropped, err)
+			}
+			o.mu.Unlock()
+			continue
+		}
 		select {
-		case <-o.wake:
+		case <-time.After(time.Second << min(attempt-1, 6)):
 		case <-ctx.Done():
-			return Packet{}, ctx.Err()
+			return nil
 		}
 	}
 }
 
-func (o *memOutbox) Done(p Packet) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if len(o.q) > 0 && o.q[0].Seq == p.Seq {
-		o.q = o.q[1:]
-	}
-	return nil
-}
-
-func (o *memOutbox) Pending() int {
+func (o *memRouter) pending() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return len(o.q)
@@ -132,6 +178,8 @@ type fakeAdapter struct {
 	typed int
 	fail  error // returned by the next Send, once
 	n     int
+	// notify, when set, gets every message sent.
+	notify chan string
 }
 
 func newFakeAdapter() *fakeAdapter {
@@ -166,6 +214,9 @@ func (f *fakeAdapter) Send(_ context.Context, c Chat, m Outgoing) (string, error
 		}
 	}
 	f.sent = append(f.sent, c.Channel("t")+" "+string(b))
+	if f.notify != nil {
+		f.notify <- c.Channel("t") + " " + string(b)
+	}
 	return fmt.Sprint("s", f.n), nil
 }
 
@@ -187,7 +238,7 @@ type rig struct {
 	t      *testing.T
 	b      *Bridge
 	agent  *fakeAgent
-	out    *memOutbox
+	out    *memRouter
 	ad     *fakeAdapter
 	sink   Sink
 	cancel context.CancelFunc
@@ -196,8 +247,8 @@ type rig struct {
 
 func newRig(t *testing.T, tweak func(*Options)) *rig {
 	t.Helper()
-	r := &rig{t: t, agent: &fakeAgent{owners: map[string]bool{}}, out: newMemOutbox(), ad: newFakeAdapter()}
-	o := Options{Name: "t", Adapter: r.ad, Agent: r.agent, Outbox: r.out, Manners: testManners(),
+	r := &rig{t: t, agent: &fakeAgent{owners: map[string]bool{}}, out: newMemRouter(), ad: newFakeAdapter()}
+	o := Options{Name: "t", Adapter: r.ad, Agent: r.agent, Attach: r.out.attach, Queue: r.out.pending, Manners: testManners(),
 		AgentName: func() string { return "cyan" }}
 	if tweak != nil {
 		tweak(&o)

@@ -3,16 +3,15 @@ package cmd
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strings"
 
 	"github.com/cyan-agent/cyan/config"
 )
 
-// Version is set at build time with -ldflags "-X github.com/cyan-agent/cyan/cmd.Version=…".
+// Version is set at build time with -ldflags "-X github.com/cyan-agent/cyan/cmd.Version=…";
+// otherwise cyan version reads the module version and the VCS revision
+// from the build information.
 var Version = "dev"
 
 // IO is what a command reads and writes; tests give their own.
@@ -23,158 +22,158 @@ type IO struct {
 	Env    config.Env
 }
 
-// command is one subcommand.
-type command struct {
-	name    string
-	summary string
-	usage   string // the arguments after the name
-	run     func(io IO, args []string) error
-}
-
-// commands returns the table of subcommands, in help order.
-func commands() []command {
-	return []command{
-		{"serve", "run the daemon (embedded storage; a local Ollama by default)", "", runServe},
-		{"chat", "chat with the running daemon in the terminal, replies streamed", "", runChat},
-		{"send", "send one message and print the replies", "TEXT", runSend},
-		{"history", "print a channel's conversation", "", runHistory},
-		{"trace", "show the last prompt packet of a channel (--channel) and the newest generate calls; with an ID, one call in full", "[ID]", runTrace},
-		{"memory", "the workspace: ls [--all], show ID, forget ID (for good), curve ID (R over the coming turns)", "ls|show|forget|curve [ID]", runMemory},
-		{"bridges", "the chat-app bridges: connected, bot, chats seen, queue, counters, last error", "[--json]", runBridges},
-		{"observers", "the background observers: ls (triggers, last and next run, tokens spent / budget, state), run NAME", "ls|run [NAME]", runObservers},
-		{"tool", "tool ls [--json] | run [--as SPEAKER] [--channel C] NAME 'ARGS_JSON' | check [--as SPEAKER] NAME 'ARGS_JSON'", "ls|run|check …", runTool},
-		{"approvals", "list the tool calls waiting for your approval; approvals allow|deny ID answers one", "[allow|deny ID]", runApprovals},
-		{"events", "list the event log (ls) or run every due rollup now (rollup)", "ls [--level L] [--channel C] [--json] | rollup [--now RFC3339]", runEvents},
-		{"objects", "list the people, agents and things the companion knows, with their info blocks; confirm a block a conversation made", "ls [--json] | confirm OBJECT-ID BLOCK-ID", runObjects},
-		{"relations", "list the relation lines between objects, with their weights now", "ls [--json]", runRelations},
-		{"script", "run or check a prompt script (*.ai.yaml): script run [--input JSON] [--json] [--trace] FILE, script check FILE", "run|check …", runScript},
-		{"recall", "search everything ever said (search mode), or let the model filter and summarise (tool mode)", "QUERY", runRecall},
-		{"import", "import history (jsonl or a LoCoMo file) into the running daemon; importing twice adds nothing", "FILE", runImport},
-		{"bench", "benchmarks: locomo FILE (recall@k on LoCoMo), recall --messages N (latency and index build rate)", "locomo|recall ...", runBench},
-		{"doctor", "check the data dir, the config and the LLM, and say how to fix what fails", "", runDoctor},
-		{"config", "config check: validate and print the effective configuration (secrets masked)", "check", runConfig},
-		{"version", "print the version", "", runVersion},
+// nouns are the resources of the command line, in help order; each has
+// its verbs in commands.
+func nouns() []noun {
+	return []noun{
+		{"history", "a channel's conversation"},
+		{"trace", "what the model was asked: a channel's last prompt packet and the generate calls"},
+		{"memory", "the workspace: the items the companion holds and their memory state"},
+		{"observers", "the background observers"},
+		{"bridges", "the chat-app bridges (QQ through OneBot v11, Telegram)"},
+		{"tool", "the tools: list them, run or check a call as the model's calls are"},
+		{"approvals", "the tool calls waiting for your approval"},
+		{"events", "the event log: records of topics, days, weeks, months, years"},
+		{"objects", "the people, agents and things the companion knows, with their info blocks"},
+		{"relations", "the relation lines between objects"},
+		{"theories", "the theory packets: articles the companion keeps current"},
+		{"script", "prompt scripts (*.ai.yaml), the natural tools' language"},
+		{"persona", "personas and SillyTavern character cards"},
+		{"bench", "benchmarks that print tables"},
+		{"config", "the configuration"},
 	}
 }
 
-// usageError is a mistake in the command line (exit status 2).
-type usageError struct{ msg string }
+// commands is the command table, in help order: the single-word actions,
+// then each noun's verbs (the first of a noun is its default when it is
+// ls). doc.go says how to add a row.
+func commands() []verb {
+	return []verb{
+		{name: "serve", summary: "run the daemon (embedded storage; a local Ollama by default)", setup: serveCmd},
+		{name: "chat", summary: "chat with the running daemon in the terminal, replies streamed", daemon: true, setup: chatCmd,
+			example: []string{"--channel", "home"}},
+		{name: "send", args: "TEXT...", summary: "send one message and print the replies", daemon: true, setup: sendCmd,
+			example: []string{"--channel", "home", "hello"}},
+		{name: "recall", args: "QUERY...", summary: "search everything ever said (search mode), or let the model filter and summarise (tool mode)",
+			daemon: true, setup: recallCmd, example: []string{"-n", "5", "what did nyalia say about her exams"}},
+		{name: "import", args: "FILE", summary: "import history (JSON lines or a LoCoMo file) into the running daemon; importing twice adds nothing",
+			daemon: true, setup: importCmd, example: []string{"history.jsonl"}},
+		{name: "say", args: "TEXT...", summary: "speak a text with the configured voice (no daemon needed): play it, or write it with --out", setup: sayCmd,
+			example: []string{"--out", "hello.wav", "你好，我是青蓝。"}},
+		{name: "doctor", summary: "check the data dir, the config, the LLM, the voice and who the owner is, and say how to fix what fails", setup: doctorCmd},
+		{name: "version", summary: "print the version: the module version, the VCS revision and whether the work tree was modified", setup: versionCmd},
+		{name: "help", args: "[COMMAND...]", summary: "print the commands, or one command's help (--json: the whole command table)", setup: helpCmd,
+			example: []string{"memory"}},
 
-func (e *usageError) Error() string { return e.msg }
+		{noun: "history", name: "ls", summary: "print a channel's conversation, oldest first", daemon: true, setup: historyLs,
+			example: []string{"--channel", "home", "-n", "20"}},
+
+		{noun: "trace", name: "ls", summary: "list the newest generate calls; with --channel, first the channel's last prompt packet", daemon: true, setup: traceLs,
+			example: []string{"--channel", "home"}},
+		{noun: "trace", name: "show", args: "ID", summary: "show one generate call in full", daemon: true, setup: traceShow,
+			example: []string{"0193f5a2-7c1e-7b3a-9d2e-5f4a3b2c1d0e"}},
+
+		{noun: "memory", name: "ls", summary: "list the workspace's items with R, S and their state", daemon: true, setup: memoryLs,
+			example: []string{"--all"}},
+		{noun: "memory", name: "show", args: "ID", summary: "show one item: its content, origin and memory state", daemon: true, setup: memoryShow,
+			example: []string{"w3"}},
+		{noun: "memory", name: "curve", args: "ID", summary: "plot an item's R over the coming turns if it is not used", daemon: true, setup: memoryCurve,
+			example: []string{"w3", "-n", "60"}},
+		{noun: "memory", name: "forget", args: "ID", summary: "delete an item for good", daemon: true, setup: memoryForget,
+			example: []string{"w3"}},
+
+		{noun: "observers", name: "ls", summary: "list the observers: triggers, last and next run, tokens spent of the budget, state", daemon: true, setup: observersLs},
+		{noun: "observers", name: "run", args: "NAME", summary: "run an observer now", daemon: true, setup: observersRun,
+			example: []string{"main-observer"}},
+
+		{noun: "bridges", name: "ls", summary: "list the bridges: connected, bot, chats seen, queue, counters, last error", daemon: true, setup: bridgesLs},
+
+		{noun: "tool", name: "ls", summary: "list the tools: name, kind, source, effects, and what the owner's and others' rules decide", daemon: true, setup: toolLs},
+		{noun: "tool", name: "run", args: "NAME [ARGS_JSON]", summary: "run a call through the same permission checks as the model's", daemon: true, setup: toolRunCmd,
+			more: toolRunMore, example: []string{"read_file", `{"path": "/home/me/notes.txt"}`}},
+		{noun: "tool", name: "check", args: "NAME [ARGS_JSON]", summary: "say what the rules decide for a call, without running it", daemon: true, setup: toolCheck,
+			example: []string{"--as", "id:qq:999", "--kind", "group", "terminal", `{"command": "ls"}`}},
+
+		{noun: "approvals", name: "ls", summary: "list the tool calls waiting for your approval", daemon: true, setup: approvalsLs},
+		{noun: "approvals", name: "allow", args: "ID", summary: "run a waiting call", daemon: true, setup: approvalsAnswer(true),
+			example: []string{"a1b2c3"}},
+		{noun: "approvals", name: "deny", args: "ID", summary: "refuse a waiting call; it does not run", daemon: true, setup: approvalsAnswer(false),
+			example: []string{"a1b2c3"}},
+
+		{noun: "events", name: "ls", summary: "list the event records and the rollups still pending", daemon: true, setup: eventsLs,
+			example: []string{"--level", "day"}},
+		{noun: "events", name: "rollup", summary: "close the topics that fell silent and run every rollup due now", daemon: true, setup: eventsRollup},
+
+		{noun: "objects", name: "ls", summary: "list the objects and their info blocks, with where each fact came from and whose it is", daemon: true, setup: objectsLs},
+		{noun: "objects", name: "confirm", args: "OBJECT-ID BLOCK-ID", summary: "vouch for a block a conversation made: it becomes yours", daemon: true, setup: objectsConfirm,
+			example: []string{"o1", "b2"}},
+
+		{noun: "relations", name: "ls", summary: "list the relation lines between objects, with their weights now", daemon: true, setup: relationsLs},
+
+		{noun: "theories", name: "ls", summary: "list the theories: title, version, sources, and the article's first line", daemon: true, setup: theoriesLs},
+
+		{noun: "script", name: "ls", summary: "list the prompt scripts by name: built in, or the persona's own", setup: scriptLs},
+		{noun: "script", name: "run", args: "FILE", summary: "run a prompt script against the configured LLM and print its result", setup: scriptRun,
+			more: scriptRunMore, example: []string{"--input", `{"text": "great phone"}`, "rate.ai.yaml"}},
+		{noun: "script", name: "check", args: "FILE...", summary: "check prompt scripts without calling a model; errors name the file, line and column", setup: scriptCheck,
+			example: []string{"my-persona/scripts/rate.ai.yaml"}},
+
+		{noun: "persona", name: "import", args: "FILE", summary: "import a SillyTavern card (PNG or JSON, V1/V2/V3) as a persona folder", setup: personaImport,
+			example: []string{"Seraphina.png", "--out", "Seraphina"}},
+		{noun: "persona", name: "export", args: "DIR", summary: "export a persona folder as a Character Card V3 PNG", setup: personaExport,
+			example: []string{"./Seraphina", "--out", "card.png"}},
+
+		{noun: "bench", name: "locomo", args: "FILE", summary: "recall@k on a LoCoMo file, in a scratch store (no daemon); --folds K cross-validates by conversation", setup: benchLoCoMo,
+			more: benchLoCoMoMore, example: []string{"locomo10.json"}},
+		{noun: "bench", name: "recall", summary: "recall latency and index build rate on a synthetic history", setup: benchRecall,
+			example: []string{"--messages", "100000"}},
+
+		{noun: "config", name: "check", summary: "validate the configuration and print it, secrets masked", setup: configCheck},
+	}
+}
 
 // Main runs the command line and returns the exit status.
 func Main(args []string, io IO) int {
 	if io.Env == nil {
 		io.Env = os.Getenv
 	}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		printHelp(io.Stdout)
-		return 0
+	if io.Stdin == nil {
+		io.Stdin = eofReader{}
 	}
-	for _, c := range commands() {
-		if c.name != args[0] {
-			continue
-		}
-		err := c.run(io, args[1:])
-		var ue *usageError
-		switch {
-		case err == nil:
-			return 0
-		case errors.Is(err, flag.ErrHelp):
-			return 0
-		case errors.As(err, &ue):
-			fmt.Fprintf(io.Stderr, "cyan %s: %s\nRun 'cyan %s --help' for usage.\n", c.name, ue.msg, c.name)
-			return 2
-		default:
-			fmt.Fprintf(io.Stderr, "cyan %s: %s\n", c.name, err)
-			return 1
-		}
-	}
-	fmt.Fprintf(io.Stderr, "cyan: unknown command %q\n", args[0])
-	printHelp(io.Stderr)
-	return 2
-}
-
-func printHelp(w io.Writer) {
-	fmt.Fprintln(w, "cyan — a persistent companion-agent daemon.")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Usage: cyan <command> [flags] [arguments]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Commands:")
-	cs := commands()
-	width := 0
-	for _, c := range cs {
-		width = max(width, len(c.name))
-	}
-	for _, c := range cs {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Environment: CYAN_DATA_DIR, CYAN_CONFIG, CYAN_ADDR, CYAN_LLM_PROVIDER, CYAN_LLM_BASE_URL, CYAN_LLM_MODEL, CYAN_LLM_API_KEY.")
-	fmt.Fprintln(w, "Run 'cyan <command> --help' for a command's flags.")
-}
-
-// newFlags makes a command's flag set whose --help prints the summary.
-func newFlags(io IO, name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Stderr)
-	var c command
-	for _, x := range commands() {
-		if x.name == name {
-			c = x
-		}
-	}
-	fs.Usage = func() {
-		fmt.Fprintf(io.Stderr, "Usage: cyan %s [flags] %s\n\n%s.\n", name, c.usage, strings.TrimSuffix(c.summary, "."))
-		var names []string
-		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-		if len(names) > 0 {
-			sort.Strings(names)
-			fmt.Fprintln(io.Stderr, "\nFlags:")
-			fs.PrintDefaults()
-		}
-	}
-	return fs
-}
-
-// parseArgs parses flags that may come before, between or after the
-// positional arguments ("cyan send --channel C TEXT" and "cyan send TEXT
-// --channel C"); everything after "--" is positional.
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, &usageError{msg: err.Error()}
-		}
-		rest := fs.Args()
-		consumed := len(args) - len(rest)
-		if consumed > 0 && args[consumed-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
-
-// parseNoArgs parses the flags of a command that takes no positional
-// arguments.
-func parseNoArgs(fs *flag.FlagSet, args []string) error {
-	pos, err := parseArgs(fs, args)
+	table := commands()
+	v, rest, err := find(table, args)
 	if err != nil {
-		return err
+		return findFailed(io, err)
 	}
-	if len(pos) > 0 {
-		return &usageError{msg: fmt.Sprintf("unexpected argument %q", pos[0])}
+	f := newFlags(v)
+	r := v.setup(f)
+	pos, err := f.parse(rest)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		f.help(io.Stdout)
+		return exitOK
+	case err == nil:
+		err = v.checkArgs(pos)
 	}
-	return nil
+	if err == nil {
+		err = r(io, pos)
+	}
+	return finish(io, v, err)
 }
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 
 func loadConfig(io IO) (*config.Config, error) {
 	return config.Load(io.Env)
+}
+
+// dial loads the configuration and makes a client of the daemon it names.
+func dial(io IO) (*client, *config.Config, error) {
+	cfg, err := loadConfig(io)
+	if err != nil {
+		return nil, nil, err
+	}
+	return newClient(cfg), cfg, nil
 }

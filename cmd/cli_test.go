@@ -2,13 +2,13 @@ package cmd
 
 import (
 	"bytes"
-	"errors"
-	"flag"
+	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
 
-func TestParseArgsInterspersed(t *testing.T) {
+func TestParseInterspersed(t *testing.T) {
 	tests := []struct {
 		name    string
 		args    []string
@@ -25,74 +25,154 @@ func TestParseArgsInterspersed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stderr bytes.Buffer
-			fs := newFlags(IO{Stderr: &stderr}, "send")
-			ch := fs.String("channel", "terminal", "")
-			pos, err := parseArgs(fs, tt.args)
-			var ue *usageError
+			f := newFlags(&verb{name: "send"})
+			ch := f.String("channel", "terminal", "")
+			pos, err := f.parse(tt.args)
 			if tt.usage {
-				if !errors.As(err, &ue) {
+				if _, ok := err.(*usageError); !ok {
 					t.Fatalf("err = %v, want a usage error", err)
 				}
 				return
 			}
 			if err != nil || *ch != tt.channel || strings.Join(pos, "|") != strings.Join(tt.pos, "|") {
-				t.Fatalf("parseArgs(%q) = %q, channel %q, %v", tt.args, pos, *ch, err)
+				t.Fatalf("parse(%q) = %q, channel %q, %v", tt.args, pos, *ch, err)
 			}
 		})
 	}
-	fs := newFlags(IO{Stderr: new(bytes.Buffer)}, "send")
-	if _, err := parseArgs(fs, []string{"--help"}); !errors.Is(err, flag.ErrHelp) {
-		t.Fatalf("--help: %v", err)
+}
+
+func TestArity(t *testing.T) {
+	for _, tc := range []struct {
+		args        string
+		least, most int
+	}{
+		{"", 0, 0}, {"ID", 1, 1}, {"[ID]", 0, 1}, {"TEXT...", 1, -1}, {"[FILE...]", 0, -1},
+		{"NAME [ARGS_JSON]", 1, 2}, {"OBJECT-ID BLOCK-ID", 2, 2},
+	} {
+		v := verb{args: tc.args}
+		if l, m := v.arity(); l != tc.least || m != tc.most {
+			t.Errorf("%q: arity %d..%d, want %d..%d", tc.args, l, m, tc.least, tc.most)
+		}
 	}
 }
 
-func TestMainExitCodes(t *testing.T) {
-	run := func(args ...string) (int, string) {
-		var out, errb bytes.Buffer
-		code := Main(args, IO{Stdout: &out, Stderr: &errb, Env: func(string) string { return "" }})
-		return code, out.String() + errb.String()
-	}
-	if code, out := run(); code != 0 || !strings.Contains(out, "Commands:") {
-		t.Errorf("no args: %d %q", code, out)
-	}
-	if code, _ := run("nope"); code != 2 {
-		t.Errorf("unknown command: %d", code)
-	}
-	if code, out := run("send"); code != 2 || !strings.Contains(out, "no message text") {
-		t.Errorf("send without text: %d %q", code, out)
-	}
-	if code, out := run("config", "frob"); code != 2 || !strings.Contains(out, "cyan config check") {
-		t.Errorf("config frob: %d %q", code, out)
-	}
-	for _, bad := range [][]string{
-		{"events"}, {"events", "frob"}, {"events", "ls", "--level", "decade"}, {"events", "rollup", "--now", "tomorrow"},
-		{"events", "ls", "extra"}, {"objects"}, {"objects", "rm"}, {"relations", "ls", "x"},
-	} {
-		if code, out := run(bad...); code != 2 || !strings.Contains(out, "cyan "+bad[0]) {
-			t.Errorf("%q: %d %q", bad, code, out)
-		}
-	}
+// TestMistakesSayWhatToDo: each wrong command line exits 2 and its message
+// says what was wrong.
+func TestMistakesSayWhatToDo(t *testing.T) {
+	env := map[string]string{"CYAN_DATA_DIR": t.TempDir()}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"recall"}, "no query"},
+		{[]string{"nope"}, `unknown command "nope"`},
+		{[]string{"send"}, "missing arguments: it takes TEXT...; e.g. cyan send --channel home hello"},
+		{[]string{"send", " "}, "the message text is empty"},
+		{[]string{"config"}, "say what to do: cyan config check"},
+		{[]string{"config", "frob"}, `unknown verb "frob"`},
+		{[]string{"events", "frob"}, `unknown verb "frob"; cyan events ls | cyan events rollup`},
+		{[]string{"events", "ls", "--level", "decade"}, "--level"},
+		{[]string{"events", "rollup", "--now", "tomorrow"}, "RFC 3339"},
+		{[]string{"events", "ls", "extra"}, `unexpected argument "extra" (it takes none)`},
+		{[]string{"objects", "rm"}, `unknown verb "rm"`},
+		{[]string{"relations", "ls", "x"}, `unexpected argument "x"`},
+		{[]string{"trace", "0193abc"}, "cyan trace show 0193abc"},
+		{[]string{"memory", "show"}, "missing arguments: it takes ID; e.g. cyan memory show w3"},
+		{[]string{"memory", "show", "a", "b"}, `unexpected argument "b" (it takes ID)`},
+		{[]string{"recall"}, "missing arguments"},
 		{[]string{"recall", "--mode", "guess", "x"}, "--mode"},
-		{[]string{"recall", "--k", "0", "x"}, "--k"},
-		{[]string{"import"}, "name one file"},
-		{[]string{"import", "a", "b"}, "name one file"},
-		{[]string{"bench"}, "name a benchmark"},
-		{[]string{"bench", "speed"}, "unknown benchmark"},
-		{[]string{"bench", "locomo"}, "name the LoCoMo file"},
+		{[]string{"recall", "-n", "0", "x"}, "want a number from 1 to 64"},
+		{[]string{"recall", "--k", "5", "x"}, "unknown flag --k (how many is -n/--limit now)"},
+		{[]string{"trace", "--last", "5"}, "unknown flag --last (how many is -n/--limit now)"},
+		{[]string{"history", "--limit", "many"}, `invalid value "many" for --limit: want a number from 1 to 1000`},
+		{[]string{"import"}, "missing arguments"},
+		{[]string{"import", "a", "b"}, `unexpected argument "b"`},
+		{[]string{"import", "no-such-file.jsonl"}, "check the path"},
+		{[]string{"import", "--format", "csv", "x"}, `--format "csv" is not jsonl or locomo`},
+		{[]string{"bench"}, "say what to do: cyan bench locomo FILE | cyan bench recall"},
+		{[]string{"bench", "speed"}, `unknown verb "speed"`},
+		{[]string{"bench", "locomo"}, "missing arguments"},
 		{[]string{"bench", "locomo", "--k", "5,x", "f.json"}, "--k"},
 		{[]string{"bench", "recall", "--index", "faiss"}, "--index"},
+		{[]string{"tool", "run", "x", "{not json"}, "are not JSON"},
+		{[]string{"persona", "rename", "x"}, "cyan persona import FILE"},
+		{[]string{"help", "frob"}, `unknown command "frob"`},
 	} {
-		if code, out := run(tc.args...); code != 2 || !strings.Contains(out, tc.want) {
-			t.Errorf("%v: %d %q, want exit 2 mentioning %q", tc.args, code, out, tc.want)
+		code, out, errs := runCmd(env, tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) || out != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 saying %q", tc.args, code, out, errs, tc.want)
+		}
+		if doubled.MatchString(errs) {
+			t.Errorf("%q: a doubled prefix in %q", tc.args, errs)
 		}
 	}
-	if code, out := run("version"); code != 0 || !strings.HasPrefix(out, "cyan ") {
+}
+
+// doubled is an error line that names cyan twice before its message.
+var doubled = regexp.MustCompile(`(?m)^cyan [a-z ]*: (cyan[a-z ]*:|error:)`)
+
+func TestHelpAndVersion(t *testing.T) {
+	env := map[string]string{"CYAN_DATA_DIR": t.TempDir()}
+	for _, args := range [][]string{nil, {"help"}, {"-h"}, {"--help"}} {
+		if code, out, _ := runCmd(env, args...); code != 0 || !strings.Contains(out, "Resources (cyan NOUN VERB):") || !strings.Contains(out, "3  the daemon is not reachable") {
+			t.Errorf("%q: %d %q", args, code, out)
+		}
+	}
+	for _, args := range [][]string{{"help", "memory"}, {"memory", "help"}, {"memory", "--help"}} {
+		if code, out, _ := runCmd(env, args...); code != 0 || !strings.Contains(out, "curve ID") || !strings.Contains(out, "(the default)") {
+			t.Errorf("%q: %d %q", args, code, out)
+		}
+	}
+	if code, out, _ := runCmd(env, "help", "memory", "curve"); code != 0 || !strings.Contains(out, "Usage: cyan memory curve [flags] ID") {
+		t.Errorf("help memory curve: %d %q", code, out)
+	}
+	code, out, _ := runCmd(env, "version")
+	if code != 0 || !strings.HasPrefix(out, "cyan ") || !strings.Contains(out, "revision: ") || !strings.Contains(out, "go: go1.") {
 		t.Errorf("version: %d %q", code, out)
+	}
+}
+
+func TestVersionFromBuildInfo(t *testing.T) {
+	bi := &debug.BuildInfo{Main: debug.Module{Path: "github.com/cyan-agent/cyan", Version: "v0.0.0-20261123122515-5546f6efa8d3+dirty"},
+		Settings: []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "5546f6efa8d3791a5283d1965a242ae0fd7f4757"},
+			{Key: "vcs.time", Value: "2026-11-23T12:25:15Z"}, {Key: "vcs.modified", Value: "true"}}}
+	b := versionOf(bi, true)
+	if b.Version != bi.Main.Version || b.Revision != "5546f6efa8d3791a5283d1965a242ae0fd7f4757" || !b.Modified || b.Time != "2026-11-23T12:25:15Z" {
+		t.Fatalf("%+v", b)
+	}
+	if b := versionOf(&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true); b.Version != "dev" || b.Revision != "" {
+		t.Fatalf("a build without VCS information: %+v", b)
+	}
+}
+
+func TestVersionShort(t *testing.T) {
+	for _, tc := range []struct {
+		b    buildInfo
+		want string
+	}{
+		{buildInfo{Version: "dev"}, "dev"},
+		{buildInfo{Version: "dev", Revision: "0ee339d1a2b3c4d5", Modified: true}, "dev (0ee339d1a2b3, modified)"},
+		{buildInfo{Version: "v0.0.0-20261123120600-0ee339d1a2b3", Revision: "0ee339d1a2b3c4d5"}, "v0.0.0-20261123120600-0ee339d1a2b3"},
+		{buildInfo{Version: "v1.2.0", Revision: "0ee339d1a2b3c4d5"}, "v1.2.0 (0ee339d1a2b3)"},
+	} {
+		if got := tc.b.short(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.b, got, tc.want)
+		}
+	}
+}
+
+func TestProgressOnlyDrawsOnATerminal(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, "import")
+	for i := 1; i <= 100; i++ {
+		p.show(float64(i)/100, i*10, false)
+	}
+	p.show(1, 1000, true)
+	out := b.String()
+	if strings.ContainsAny(out, "\r█░") {
+		t.Fatalf("a bar was drawn into a pipe: %q", out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 10 || !strings.HasPrefix(lines[0], "import:  10%") || !strings.HasPrefix(lines[9], "import: 100%  1000 messages") {
+		t.Fatalf("want a line at each tenth and one at the end:\n%s", out)
 	}
 }

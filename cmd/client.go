@@ -89,7 +89,7 @@ func (c *client) send(method, path string, body any, accept string) (*http.Respo
 	if err != nil {
 		var op *net.OpError
 		if errors.As(err, &op) {
-			return nil, fmt.Errorf("no daemon answers at %s; start one with 'cyan serve' (or set CYAN_ADDR to where it listens)", c.base)
+			return nil, &noDaemonError{base: c.base}
 		}
 		return nil, err
 	}
@@ -157,3 +157,13 @@ func query(kv ...string) string {
 }
 
 func localTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") }
+
+// list GETs path: with asJSON it prints the daemon's answer as it is and
+// reports printed; otherwise it decodes the answer into out, one of the
+// types the API writes (package api).
+func (c *client) list(io IO, path string, asJSON bool, out any) (printed bool, err error) {
+	if asJSON {
+		return true, printRaw(io, c, path)
+	}
+	return false, c.do("GET", path, nil, out)
+}

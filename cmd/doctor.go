@@ -12,6 +12,7 @@ import (
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/persona"
+	"github.com/cyan-agent/cyan/persona/lorebook"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -24,44 +25,72 @@ type check struct {
 	fix  string
 }
 
-func runDoctor(io IO, args []string) error {
-	fs := newFlags(io, "doctor")
-	timeout := fs.Duration("timeout", 20*time.Second, "how long to wait for the LLM to answer")
-	if err := parseNoArgs(fs, args); err != nil {
-		return err
-	}
-	var checks []check
-	cfg, err := loadConfig(io)
-	if err != nil {
-		checks = append(checks, check{name: "config", msg: err.Error(),
-			fix: "correct the key the message names; 'cyan config check' validates again"})
-		report(io, checks)
-		return errors.New("the configuration has errors")
-	}
-	src := cfg.File
-	if src == "" {
-		src = "built-in defaults and environment"
-	}
-	checks = append(checks, check{name: "config", ok: true, msg: "valid (" + src + ")"})
-	checks = append(checks, checkDataDir(cfg), checkPersona(cfg), checkSandbox(cfg), checkUser())
-	checks = append(checks, checkLLM(cfg, *timeout)...)
-	checks = append(checks, checkBridges(cfg, *timeout)...)
-	report(io, checks)
-	for _, c := range checks {
-		if !c.ok && !c.warn {
-			return errors.New("some checks failed; see the fixes above")
+func doctorCmd(f *flags) run {
+	timeout := f.Duration("timeout", 20*time.Second, "how long to wait for the LLM and the voice to answer")
+	asJSON := f.json()
+	return func(io IO, _ []string) error {
+		var checks []check
+		cfg, err := loadConfig(io)
+		if err != nil {
+			checks = append(checks, check{name: "config", msg: err.Error(),
+				fix: "correct the key the message names; 'cyan config check' validates again"})
+			if err := report(io, checks, *asJSON); err != nil {
+				return err
+			}
+			return errors.New("the configuration has errors")
 		}
+		src := cfg.File
+		if src == "" {
+			src = "built-in defaults and environment"
+		}
+		checks = append(checks, check{name: "config", ok: true, msg: "valid (" + src + ")"})
+		checks = append(checks, checkDataDir(cfg))
+		checks = append(checks, checkParts(cfg)...)
+		checks = append(checks, checkPersona(cfg), checkFiles(cfg), checkSandbox(cfg), checkUser(), checkOwners(cfg, cfg.Bridges.BridgeNames()))
+		checks = append(checks, checkLLM(cfg, *timeout)...)
+		checks = append(checks, checkEmbed(cfg, *timeout))
+		checks = append(checks, checkVoice(cfg, *timeout))
+		checks = append(checks, checkBridges(cfg, *timeout)...)
+		if err := report(io, checks, *asJSON); err != nil {
+			return err
+		}
+		for _, c := range checks {
+			if !c.ok && !c.warn {
+				return errors.New("some checks failed; see the fixes above")
+			}
+		}
+		return nil
 	}
-	return nil
 }
 
-func report(io IO, checks []check) {
+// report prints the checks: a line each with its fix, or one JSON
+// document.
+func report(io IO, checks []check, asJSON bool) error {
+	if asJSON {
+		type line struct {
+			Name    string `json:"name"`
+			State   string `json:"state"` // ok, warn or fail
+			Message string `json:"message"`
+			Fix     string `json:"fix,omitempty"`
+		}
+		out := struct {
+			OK     bool   `json:"ok"`
+			Checks []line `json:"checks"`
+		}{OK: true}
+		for _, c := range checks {
+			out.Checks = append(out.Checks, line{Name: c.name, State: c.state(), Message: c.msg, Fix: c.fix})
+			if c.state() == "fail" {
+				out.OK = false
+			}
+		}
+		return printJSON(io.Stdout, out)
+	}
 	for _, c := range checks {
 		mark := "ok  "
-		switch {
-		case c.warn:
+		switch c.state() {
+		case "warn":
 			mark = "warn"
-		case !c.ok:
+		case "fail":
 			mark = "FAIL"
 		}
 		fmt.Fprintf(io.Stdout, "[%s] %-9s %s\n", mark, c.name, c.msg)
@@ -69,6 +98,17 @@ func report(io IO, checks []check) {
 			fmt.Fprintf(io.Stdout, "           fix: %s\n", c.fix)
 		}
 	}
+	return nil
+}
+
+func (c check) state() string {
+	switch {
+	case c.warn:
+		return "warn"
+	case !c.ok:
+		return "fail"
+	}
+	return "ok"
 }
 
 // checkDataDir says whether the data dir can be written, and whether a
@@ -129,6 +169,13 @@ func checkPersona(cfg *config.Config) check {
 		c.msg = "the root prompt does not render: " + err.Error()
 		c.fix = "give the variable a value in the front-matter, or a default with ${name = default}"
 		return c
+	}
+	if p.Lorebook != nil {
+		if _, err := lorebook.Parse(p.Lorebook); err != nil {
+			c.msg = fmt.Sprintf("%s: %v", p.LorebookFile, err)
+			c.fix = "fix the lorebook file, or remove lorebook: from persona.md"
+			return c
+		}
 	}
 	c.ok = true
 	where := "built in"

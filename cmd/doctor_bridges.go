@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/cyan-agent/cyan/api"
 	"github.com/cyan-agent/cyan/bridge"
 	"github.com/cyan-agent/cyan/bridge/onebot"
 	"github.com/cyan-agent/cyan/bridge/telegram"
@@ -24,9 +25,7 @@ func checkBridges(cfg *config.Config, timeout time.Duration) []check {
 		return nil
 	}
 	live := map[string]bridge.Status{}
-	var out struct {
-		Bridges []bridge.Status `json:"bridges"`
-	}
+	var out api.BridgeList
 	running := newClient(cfg).do("GET", "/api/v1/bridges", nil, &out) == nil
 	for _, b := range out.Bridges {
 		live[b.Name] = b

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"strings"
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/tools"
@@ -38,11 +39,19 @@ func checkSandbox(cfg *config.Config) check {
 	default:
 		c.ok = true
 		c.msg = j.String()
-		if len(roots) == 0 {
-			c.msg += "; no tools.roots, so the terminal has no folder and does not run"
-		}
 	}
 	return c
+}
+
+// checkFiles says whether the file and terminal tools are offered: only
+// with folders in tools.roots.
+func checkFiles(cfg *config.Config) check {
+	if len(cfg.Tools.Roots) == 0 {
+		return check{name: "files", ok: true, warn: true,
+			msg: "no folder is open to the companion: read_file, write_file, terminal and system_operation are not offered",
+			fix: "to let it work with files, set tools.roots: [/path/to/a/folder] in the config (the first is the terminal's working folder)"}
+	}
+	return check{name: "files", ok: true, msg: "the file and terminal tools work in " + strings.Join(cfg.Tools.Roots, ", ")}
 }
 
 // checkUser warns when cyan runs as root: a mistake in a rule, a tool or

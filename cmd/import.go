@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/cyan-agent/cyan/importer"
@@ -20,70 +19,69 @@ const (
 	importBatchBytes    = 512 << 10
 )
 
-func runImport(io IO, args []string) error {
-	fs := newFlags(io, "import")
-	format := fs.String("format", "", "`jsonl` (one {\"time\", \"channel\", \"user\", \"role\"?, \"text\", \"id\"?} per line) or locomo (default: by the file's first character)")
-	channel := fs.String("channel", "", "put every message into this `channel` (locomo: default is each conversation's sample_id)")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return &usageError{msg: "name one file; try: cyan import history.jsonl"}
-	}
-	f, err := os.Open(pos[0])
-	if err != nil {
-		return fmt.Errorf("%w (check the path)", err)
-	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<20)
-	if *format == "" {
-		*format = "jsonl"
-		if b, err := br.Peek(64); err == nil || len(b) > 0 {
-			if t := bytes.TrimLeft(b, " \t\r\n\ufeff"); len(t) > 0 && t[0] == '[' {
-				*format = "locomo"
+func importCmd(f *flags) run {
+	format := f.String("format", "", "the file's `format`: jsonl (one {\"time\", \"channel\", \"user\", \"role\"?, \"text\", \"id\"?} per line) or locomo (default: by the file's first character)")
+	channel := f.String("channel", "", "put every message into this `channel` (locomo: default is each conversation's sample_id)")
+	asJSON := f.json()
+	return func(io IO, pos []string) error {
+		if *format != "" && *format != "jsonl" && *format != "locomo" {
+			return &usageError{msg: fmt.Sprintf("--format %q is not jsonl or locomo", *format)}
+		}
+		file, err := os.Open(pos[0])
+		if err != nil {
+			return badInput("%w (check the path)", err)
+		}
+		defer file.Close()
+		br := bufio.NewReaderSize(file, 1<<20)
+		kind := *format
+		if kind == "" {
+			kind = "jsonl"
+			if b, err := br.Peek(64); err == nil || len(b) > 0 {
+				if t := bytes.TrimLeft(b, " \t\r\n\ufeff"); len(t) > 0 && t[0] == '[' {
+					kind = "locomo"
+				}
 			}
 		}
-	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	imp := &importRun{c: newClient(cfg), channel: *channel, out: io.Stderr, began: time.Now()}
-	if st, err := f.Stat(); err == nil {
-		imp.size = st.Size()
-	}
-	switch *format {
-	case "jsonl":
-		err = imp.jsonl(br)
-	case "locomo":
-		err = imp.locomo(br)
-	default:
-		return &usageError{msg: fmt.Sprintf("--format %q is not jsonl or locomo", *format)}
-	}
-	imp.progress(true)
-	if err != nil {
-		if imp.added+imp.skipped > 0 {
-			return fmt.Errorf("%w\n%d messages before it were imported; fix the file and run the same command again (nothing is imported twice)", err, imp.added+imp.skipped)
+		c, _, err := dial(io)
+		if err != nil {
+			return err
 		}
-		return err
+		imp := &importRun{c: c, channel: *channel, bar: newProgress(io.Stderr, "import")}
+		if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
+			imp.size = st.Size()
+		}
+		if kind == "jsonl" {
+			err = imp.jsonl(br)
+		} else {
+			err = imp.locomo(br)
+		}
+		if err != nil {
+			if imp.added+imp.skipped > 0 {
+				imp.show(true, false)
+				return fmt.Errorf("%w\n%d messages before it were imported; fix the file and run the same command again (nothing is imported twice)", err, imp.added+imp.skipped)
+			}
+			return err
+		}
+		imp.show(true, true)
+		took := time.Since(imp.bar.began)
+		if *asJSON {
+			return printJSON(io.Stdout, map[string]any{"file": pos[0], "format": kind, "added": imp.added, "skipped": imp.skipped, "millis": took.Milliseconds()})
+		}
+		fmt.Fprintf(io.Stdout, "imported %d messages (%d were already there) in %s\n", imp.added, imp.skipped, took.Round(time.Millisecond))
+		return nil
 	}
-	fmt.Fprintf(io.Stdout, "imported %d messages (%d were already there) in %s\n", imp.added, imp.skipped, time.Since(imp.began).Round(time.Millisecond))
-	return nil
 }
 
-// importRun sends batches to the daemon and draws a progress line.
+// importRun sends batches to the daemon and shows the progress.
 type importRun struct {
-	c        *client
-	channel  string
-	out      io.Writer
-	began    time.Time
-	size     int64 // file bytes, for jsonl progress
-	read     int64
-	total    int // messages, for locomo progress
-	added    int
-	skipped  int
-	lastDraw time.Time
+	c       *client
+	channel string
+	bar     *progress
+	size    int64 // file bytes, for jsonl progress
+	read    int64
+	total   int // messages, for locomo progress
+	added   int
+	skipped int
 }
 
 func (r *importRun) send(batch []importer.Line, final bool) error {
@@ -96,33 +94,24 @@ func (r *importRun) send(batch []importer.Line, final bool) error {
 	}
 	r.added += ans.Added
 	r.skipped += ans.Skipped
-	r.progress(false)
+	r.show(false, false)
 	return nil
 }
 
-func (r *importRun) progress(done bool) {
-	if !done && time.Since(r.lastDraw) < 200*time.Millisecond {
-		return
-	}
-	r.lastDraw = time.Now()
+// show draws the progress; done is the last call, complete when the whole
+// file is in.
+func (r *importRun) show(done, complete bool) {
 	n := r.added + r.skipped
 	frac := 0.0
 	switch {
+	case complete:
+		frac = 1
 	case r.total > 0:
 		frac = float64(n) / float64(r.total)
 	case r.size > 0:
 		frac = float64(r.read) / float64(r.size)
 	}
-	if done {
-		frac = 1
-	}
-	const width = 30
-	bar := strings.Repeat("█", int(frac*width)) + strings.Repeat("░", width-int(frac*width))
-	rate := float64(n) / max(time.Since(r.began).Seconds(), 1e-3)
-	fmt.Fprintf(r.out, "\r%s %3.0f%%  %d messages  %.0f/s ", bar, frac*100, n, rate)
-	if done {
-		fmt.Fprintln(r.out)
-	}
+	r.bar.show(frac, n, done)
 }
 
 func (r *importRun) jsonl(rd io.Reader) error {
@@ -141,7 +130,7 @@ func (r *importRun) jsonl(rd io.Reader) error {
 					return serr
 				}
 			}
-			return err
+			return &inputError{err}
 		}
 		l := importer.LineOf(m)
 		batch = append(batch, l)
@@ -162,7 +151,7 @@ func (r *importRun) locomo(rd io.Reader) error {
 	}
 	convs, err := importer.ParseLoCoMo(data, r.channel)
 	if err != nil {
-		return err
+		return &inputError{err}
 	}
 	var all []*store.Message
 	for _, c := range convs {

@@ -1,68 +1,49 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
-	"runtime"
-	"runtime/debug"
+	"github.com/cyan-agent/cyan/api"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/cyan-agent/cyan/mainvirtual"
+	"go.yaml.in/yaml/v3"
 )
 
-func runHistory(io IO, args []string) error {
-	fs := newFlags(io, "history")
-	channel := fs.String("channel", "terminal", "the `channel` to show")
-	limit := fs.Int("limit", 50, "show the newest `n` messages")
-	all := fs.Bool("all", false, "include tool results and silent turns")
-	asJSON := fs.Bool("json", false, "print the daemon's JSON answer")
-	if err := parseNoArgs(fs, args); err != nil {
-		return err
-	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	var out struct {
-		Messages []struct {
-			ID       string    `json:"id"`
-			Role     string    `json:"role"`
-			User     string    `json:"user"`
-			Text     string    `json:"text"`
-			Time     time.Time `json:"time"`
-			ToolName string    `json:"tool_name,omitempty"`
-			Empty    bool      `json:"empty_reply,omitempty"`
-		} `json:"messages"`
-	}
-	allFlag := ""
-	if *all {
-		allFlag = "1"
-	}
-	if err := newClient(cfg).do("GET", "/api/v1/messages"+query("channel", *channel, "limit", strconv.Itoa(*limit), "all", allFlag), nil, &out); err != nil {
-		return err
-	}
-	if *asJSON {
-		enc := json.NewEncoder(io.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
-	}
-	if len(out.Messages) == 0 {
-		fmt.Fprintf(io.Stdout, "channel %q has no messages\n", *channel)
-	}
-	for _, m := range out.Messages {
-		who := m.User
-		switch {
-		case m.Role == "tool":
-			who = "#" + m.ToolName
-		case m.Empty:
-			m.Text = "(chose not to reply)"
+func historyLs(f *flags) run {
+	channel := f.String("channel", defaultChannel, "the `channel` to show")
+	limit := f.limit(50, 1000, "show the newest `N` messages")
+	all := f.Bool("all", false, "include tool results and silent turns")
+	asJSON := f.json()
+	return func(io IO, _ []string) error {
+		c, _, err := dial(io)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(io.Stdout, "[%s] %s: %s\n", localTime(m.Time), who, indentRest(m.Text, "    "))
+		var out api.MessageList
+		allFlag := ""
+		if *all {
+			allFlag = "1"
+		}
+		if printed, err := c.list(io, "/api/v1/messages"+query("channel", *channel, "limit", strconv.Itoa(*limit), "all", allFlag), *asJSON, &out); printed || err != nil {
+			return err
+		}
+		if len(out.Messages) == 0 {
+			fmt.Fprintf(io.Stdout, "channel %q has no messages\n", *channel)
+		}
+		for _, m := range out.Messages {
+			who := m.User
+			switch {
+			case m.Role == "tool":
+				who = "#" + m.ToolName
+			case m.Empty:
+				m.Text = "(chose not to reply)"
+			}
+			fmt.Fprintf(io.Stdout, "[%s] %s: %s\n", localTime(m.Time), who, indentRest(m.Text, "    "))
+		}
+		return nil
 	}
-	return nil
 }
 
 func indentRest(s, pad string) string { return strings.ReplaceAll(s, "\n", "\n"+pad) }
@@ -95,6 +76,7 @@ func printTrace(io IO, t *mainvirtual.Trace) {
 	fmt.Fprintf(tw, "context\t%d\t%d\t%d messages (at most %d), %d compressed, %d dropped\n", p.Context.Tokens, p.Context.Budget,
 		len(p.Context.Included), p.Context.MaxCount, len(p.Context.Compressed), len(p.Context.Dropped))
 	tw.Flush()
+	printLore(w, p)
 	for _, c := range p.Context.Compressed {
 		how := "compressed now"
 		if c.Cached {
@@ -148,40 +130,29 @@ func orDash(s string) string {
 	return s
 }
 
-func runConfig(io IO, args []string) error {
-	fs := newFlags(io, "config")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
+func configCheck(f *flags) run {
+	asJSON := f.json()
+	return func(io IO, _ []string) error {
+		cfg, err := loadConfig(io)
+		if err != nil {
+			return err
+		}
+		out, err := cfg.YAML()
+		if err != nil {
+			return err
+		}
+		file := cfg.File
+		if *asJSON {
+			var m map[string]any
+			if err := yaml.Unmarshal([]byte(out), &m); err != nil {
+				return err
+			}
+			return printJSON(io.Stdout, map[string]any{"valid": true, "file": file, "config": m})
+		}
+		if file == "" {
+			file = "none (built-in defaults and the environment)"
+		}
+		fmt.Fprintf(io.Stdout, "# configuration is valid\n# file: %s\n%s", file, out)
+		return nil
 	}
-	if len(pos) != 1 || pos[0] != "check" {
-		return &usageError{msg: "the config command has one verb: cyan config check"}
-	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	out, err := cfg.YAML()
-	if err != nil {
-		return err
-	}
-	file := cfg.File
-	if file == "" {
-		file = "none (built-in defaults and the environment)"
-	}
-	fmt.Fprintf(io.Stdout, "# configuration is valid\n# file: %s\n%s", file, out)
-	return nil
-}
-
-func runVersion(io IO, args []string) error {
-	fs := newFlags(io, "version")
-	if err := parseNoArgs(fs, args); err != nil {
-		return err
-	}
-	v := Version
-	if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		v = bi.Main.Version
-	}
-	fmt.Fprintf(io.Stdout, "cyan %s (%s, %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	return nil
 }

@@ -45,35 +45,13 @@ type memItem struct {
 	Turn  int64     `json:"turn"`
 }
 
-// runMemory: cyan memory ls|show|forget|curve.
-func runMemory(io IO, args []string) error {
-	fs := newFlags(io, "memory")
-	all := fs.Bool("all", false, "ls: also the items that left the workspace")
-	asJSON := fs.Bool("json", false, "print the daemon's JSON answer")
-	turns := fs.Int("turns", 40, "curve: how many coming turns to plot")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) == 0 {
-		return &usageError{msg: "say what to do: cyan memory ls | show ID | forget ID | curve ID"}
-	}
-	verb, rest := pos[0], pos[1:]
-	needID := func() (string, error) {
-		if len(rest) != 1 {
-			return "", &usageError{msg: fmt.Sprintf("cyan memory %s takes one item id (e.g. w3)", verb)}
-		}
-		return url.PathEscape(rest[0]), nil
-	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	c := newClient(cfg)
-	switch verb {
-	case "ls":
-		if len(rest) > 0 {
-			return &usageError{msg: "cyan memory ls takes no arguments"}
+func memoryLs(f *flags) run {
+	all := f.Bool("all", false, "also the items that left the workspace")
+	asJSON := f.json()
+	return func(io IO, _ []string) error {
+		c, _, err := dial(io)
+		if err != nil {
+			return err
 		}
 		path := "/api/v1/memory"
 		if *all {
@@ -95,44 +73,83 @@ func runMemory(io IO, args []string) error {
 		}
 		printMemoryList(io.Stdout, out.Turn, out.Items)
 		return nil
-	case "show", "curve":
-		id, err := needID()
+	}
+}
+
+// getItem fetches one item (with its R curve over the next curve turns
+// when curve > 0).
+func getItem(io IO, id string, curve int) (json.RawMessage, *memItem, *client, error) {
+	c, _, err := dial(io)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	path := "/api/v1/memory/" + url.PathEscape(id)
+	if curve > 0 {
+		path += fmt.Sprintf("?curve=%d", curve)
+	}
+	var raw json.RawMessage
+	if err := c.do("GET", path, nil, &raw); err != nil {
+		return nil, nil, nil, err
+	}
+	var it memItem
+	if err := json.Unmarshal(raw, &it); err != nil {
+		return nil, nil, nil, err
+	}
+	return raw, &it, c, nil
+}
+
+func memoryShow(f *flags) run {
+	asJSON := f.json()
+	return func(io IO, args []string) error {
+		raw, it, _, err := getItem(io, args[0], 0)
 		if err != nil {
-			return err
-		}
-		path := "/api/v1/memory/" + id
-		if verb == "curve" {
-			path += fmt.Sprintf("?curve=%d", *turns)
-		}
-		var raw json.RawMessage
-		if err := c.do("GET", path, nil, &raw); err != nil {
 			return err
 		}
 		if *asJSON {
 			return printJSON(io.Stdout, raw)
 		}
-		var it memItem
-		if err := json.Unmarshal(raw, &it); err != nil {
-			return err
-		}
-		if verb == "curve" {
-			plotCurve(io.Stdout, &it, cfg)
-			return nil
-		}
-		printMemoryItem(io.Stdout, &it)
+		printMemoryItem(io.Stdout, it)
 		return nil
-	case "forget":
-		id, err := needID()
+	}
+}
+
+func memoryCurve(f *flags) run {
+	turns := f.limit(40, 1000, "plot the next `N` turns")
+	asJSON := f.json()
+	return func(io IO, args []string) error {
+		raw, it, _, err := getItem(io, args[0], *turns)
 		if err != nil {
 			return err
 		}
-		if err := c.do("DELETE", "/api/v1/memory/"+id, nil, nil); err != nil {
+		if *asJSON {
+			return printJSON(io.Stdout, raw)
+		}
+		cfg, err := loadConfig(io)
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(io.Stdout, "deleted %s for good\n", rest[0])
+		plotCurve(io.Stdout, it, cfg)
 		return nil
 	}
-	return &usageError{msg: fmt.Sprintf("unknown verb %q: cyan memory ls | show ID | forget ID | curve ID", verb)}
+}
+
+func memoryForget(f *flags) run {
+	asJSON := f.json()
+	return func(io IO, args []string) error {
+		c, _, err := dial(io)
+		if err != nil {
+			return err
+		}
+		var raw json.RawMessage
+		if err := c.do("DELETE", "/api/v1/memory/"+url.PathEscape(args[0]), nil, &raw); err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(io.Stdout, raw)
+		}
+		fmt.Fprintf(io.Stdout, "deleted %s for good\n", args[0])
+		return nil
+	}
 }
 
 // printJSON prints a value (or raw JSON) indented.

@@ -3,51 +3,22 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cyan-agent/cyan/api"
 	"net/url"
 	"strings"
 	"text/tabwriter"
 	"time"
 )
 
-// runObservers: cyan observers ls | run NAME.
-func runObservers(io IO, args []string) error {
-	fs := newFlags(io, "observers")
-	asJSON := fs.Bool("json", false, "print the daemon's JSON answer")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) == 0 {
-		return &usageError{msg: "say what to do: cyan observers ls | run NAME"}
-	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	c := newClient(cfg)
-	switch pos[0] {
-	case "ls":
-		var raw json.RawMessage
-		if err := c.do("GET", "/api/v1/observers", nil, &raw); err != nil {
+func observersLs(f *flags) run {
+	asJSON := f.json()
+	return func(io IO, _ []string) error {
+		c, _, err := dial(io)
+		if err != nil {
 			return err
 		}
-		if *asJSON {
-			return printJSON(io.Stdout, raw)
-		}
-		var out struct {
-			Observers []struct {
-				Name       string    `json:"name"`
-				Source     string    `json:"source"`
-				Triggers   []string  `json:"triggers"`
-				State      string    `json:"state"`
-				LastRun    time.Time `json:"last_run"`
-				LastResult string    `json:"last_result"`
-				NextRun    time.Time `json:"next_run"`
-				Spent      int       `json:"tokens_spent"`
-				Budget     int       `json:"token_budget"`
-			} `json:"observers"`
-		}
-		if err := json.Unmarshal(raw, &out); err != nil {
+		var out api.ObserverList
+		if printed, err := c.list(io, "/api/v1/observers", *asJSON, &out); printed || err != nil {
 			return err
 		}
 		tw := tabwriter.NewWriter(io.Stdout, 2, 4, 2, ' ', 0)
@@ -60,19 +31,27 @@ func runObservers(io IO, args []string) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", o.Name, o.Source, strings.Join(o.Triggers, "; "),
 				when(o.LastRun), when(o.NextRun), tokens, o.State)
 		}
-		tw.Flush()
-		return nil
-	case "run":
-		if len(pos) != 2 {
-			return &usageError{msg: "cyan observers run takes one observer name"}
-		}
-		if err := c.do("POST", "/api/v1/observers/"+url.PathEscape(pos[1])+"/run", struct{}{}, nil); err != nil {
+		return tw.Flush()
+	}
+}
+
+func observersRun(f *flags) run {
+	asJSON := f.json()
+	return func(io IO, args []string) error {
+		c, _, err := dial(io)
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(io.Stdout, "ran %s\n", pos[1])
+		var raw json.RawMessage
+		if err := c.do("POST", "/api/v1/observers/"+url.PathEscape(args[0])+"/run", struct{}{}, &raw); err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(io.Stdout, raw)
+		}
+		fmt.Fprintf(io.Stdout, "ran %s\n", args[0])
 		return nil
 	}
-	return &usageError{msg: fmt.Sprintf("unknown verb %q: cyan observers ls | run NAME", pos[0])}
 }
 
 func when(t time.Time) string {

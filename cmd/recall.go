@@ -3,80 +3,64 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cyan-agent/cyan/recall"
 	"strings"
 )
 
-type recallResult struct {
-	Source      string   `json:"source"`
-	Location    string   `json:"location"`
-	Text        string   `json:"text"`
-	Score       float64  `json:"score"`
-	MessageIDs  []string `json:"message_ids"`
-	ExternalIDs []string `json:"external_ids"`
-	Channel     string   `json:"channel"`
-}
-
-type recallAnswer struct {
-	Results        []recallResult `json:"results"`
-	SummarizedInfo string         `json:"summarized_info"`
-	Note           string         `json:"note"`
-}
-
-func runRecall(io IO, args []string) error {
-	fs := newFlags(io, "recall")
-	channel := fs.String("channel", "", "search only this `channel` (default: every channel)")
-	k := fs.Int("k", 10, "the most `results` to return (1–64)")
-	mode := fs.String("mode", "search", "`search` (ranked retrieval, no model) or tool (the model filters and summarises)")
-	threshold := fs.Float64("threshold", 0, "drop results scoring under this `score` (0–100)")
-	since := fs.String("since", "", "only messages at or after this `time` (2024-05-01 or RFC 3339)")
-	until := fs.String("until", "", "only messages before this `time`")
-	asJSON := fs.Bool("json", false, "print the daemon's JSON answer")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	query := strings.TrimSpace(strings.Join(pos, " "))
-	if query == "" {
-		return &usageError{msg: "no query; try: cyan recall 'what did nyalia say about her exams'"}
-	}
-	if *mode != "search" && *mode != "tool" {
-		return &usageError{msg: fmt.Sprintf("--mode %q is not search or tool", *mode)}
-	}
-	if *k < 1 || *k > 64 {
-		return &usageError{msg: fmt.Sprintf("--k %d is outside 1–64", *k)}
-	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	body := map[string]any{"prompt": query, "max_results": *k, "score_threshold": *threshold, "mode": *mode,
-		"channel": *channel, "since": *since, "until": *until}
-	var raw json.RawMessage
-	if err := newClient(cfg).do("POST", "/api/v1/recall", body, &raw); err != nil {
-		return err
-	}
-	if *asJSON {
-		_, err := fmt.Fprintln(io.Stdout, string(raw))
-		return err
-	}
-	var ans recallAnswer
-	if err := json.Unmarshal(raw, &ans); err != nil {
-		return fmt.Errorf("unreadable answer from the daemon: %w", err)
-	}
-	if ans.Note != "" {
-		fmt.Fprintln(io.Stderr, "note:", ans.Note)
-	}
-	if ans.SummarizedInfo != "" {
-		fmt.Fprintf(io.Stdout, "%s\n\n", ans.SummarizedInfo)
-	}
-	if len(ans.Results) == 0 {
-		fmt.Fprintln(io.Stdout, "nothing found")
-	}
-	for _, r := range ans.Results {
-		fmt.Fprintf(io.Stdout, "[%g] %s, %s\n", r.Score, r.Source, r.Location)
-		for _, line := range strings.Split(r.Text, "\n") {
-			fmt.Fprintf(io.Stdout, "    %s\n", line)
+func recallCmd(f *flags) run {
+	channel := f.String("channel", "", "search only this `channel` (default: every channel)")
+	limit := f.limit(10, 64, "return the best `N` results, best first")
+	mode := f.String("mode", "search", "the `mode`: search (ranked retrieval, no model) or tool (the model filters and summarises)")
+	threshold := f.Float64("threshold", 0, "drop results scoring under this `score` (0–100)")
+	since := f.String("since", "", "only messages at or after this `time` (2024-05-01 or RFC 3339)")
+	until := f.String("until", "", "only messages before this `time`")
+	asJSON := f.json()
+	return func(io IO, pos []string) error {
+		q := strings.TrimSpace(strings.Join(pos, " "))
+		if q == "" {
+			return &usageError{msg: "the query is empty; e.g. cyan recall 'what did nyalia say about her exams'"}
 		}
+		if *mode != "search" && *mode != "tool" {
+			return &usageError{msg: fmt.Sprintf("--mode %q is not search or tool", *mode)}
+		}
+		if *threshold < 0 || *threshold > 100 {
+			return &usageError{msg: fmt.Sprintf("--threshold %g is outside 0–100", *threshold)}
+		}
+		c, _, err := dial(io)
+		if err != nil {
+			return err
+		}
+		body := map[string]any{"prompt": q, "max_results": *limit, "score_threshold": *threshold, "mode": *mode,
+			"channel": *channel, "since": *since, "until": *until}
+		var raw json.RawMessage
+		if err := c.do("POST", "/api/v1/recall", body, &raw); err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(io.Stdout, raw)
+		}
+		var ans recall.Response
+		if err := json.Unmarshal(raw, &ans); err != nil {
+			return fmt.Errorf("unreadable answer from the daemon: %w", err)
+		}
+		if ans.Note != "" {
+			fmt.Fprintln(io.Stderr, "note:", ans.Note)
+		}
+		if len(ans.Queries) > 0 {
+			fmt.Fprintf(io.Stderr, "also searched: %s\n", strings.Join(ans.Queries, "; "))
+		}
+		if ans.SummarizedInfo != "" {
+			fmt.Fprintf(io.Stdout, "%s\n\n", ans.SummarizedInfo)
+		}
+		if len(ans.Results) == 0 {
+			fmt.Fprintln(io.Stdout, "nothing found")
+		}
+		for _, r := range ans.Results {
+			fmt.Fprintf(io.Stdout, "[%g] %s, %s\n", r.Score, r.Source, r.Location)
+			for _, line := range strings.Split(r.Text, "\n") {
+				fmt.Fprintf(io.Stdout, "    %s\n", line)
+			}
+		}
+		return nil
 	}
-	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/generate"
@@ -20,43 +20,43 @@ import (
 	"github.com/cyan-agent/cyan/script"
 )
 
-const scriptUsage = `Usage: cyan script run [--input JSON] [--json] [--trace] [--debug] FILE
-       cyan script check FILE...
+const scriptRunMore = `FILE may also name a script of the persona's scripts/ folder or a built-in
+one (e.g. "compress"; 'cyan script ls' lists them). It calls the configured
+model directly (no daemon needed) and exits 1 with the error when the output
+is still invalid after the last attempt.`
 
-run    runs a prompt script (*.ai.yaml) against the configured LLM and prints
-       its result; it exits 1 with the error when the output is still invalid
-       after the last attempt. FILE may also name a script of the persona's
-       scripts/ folder or a built-in one (e.g. "compress").
-check  validates scripts without calling a model; errors name the file,
-       line and column.
-`
-
-func runScript(io IO, args []string) error {
-	if len(args) == 0 {
-		return &usageError{msg: "name a verb: cyan script run FILE, or cyan script check FILE"}
+// scriptLs lists the scripts a name can resolve to: the built-in ones and
+// the persona's own (which override a built-in one of the same name).
+func scriptLs(f *flags) run {
+	asJSON := f.json()
+	return func(io IO, _ []string) error {
+		cfg, err := loadConfig(io)
+		if err != nil {
+			return err
+		}
+		gen, err := newGenerator(io, cfg, false)
+		if err != nil {
+			return err
+		}
+		lib, err := script.NewLibrary(script.LibraryOptions{Generator: gen, PersonaDir: func() string { return cfg.Persona }})
+		if err != nil {
+			return err
+		}
+		list := lib.List()
+		if *asJSON {
+			return printJSON(io.Stdout, map[string]any{"scripts": list})
+		}
+		tw := tabwriter.NewWriter(io.Stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tORIGIN\tTITLE")
+		for _, e := range list {
+			title := e.Title
+			if e.Error != "" {
+				title = "does not load: " + e.Error
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Name, e.Origin, oneLine(title))
+		}
+		return tw.Flush()
 	}
-	switch args[0] {
-	case "run":
-		return scriptRun(io, args[1:])
-	case "check":
-		return scriptCheck(io, args[1:])
-	case "-h", "--help", "help":
-		fmt.Fprint(io.Stderr, scriptUsage)
-		return flag.ErrHelp
-	}
-	return &usageError{msg: fmt.Sprintf("unknown verb %q; the verbs are run and check", args[0])}
-}
-
-// verbFlags is the flag set of "cyan script <verb>".
-func verbFlags(io IO, verb string) *flag.FlagSet {
-	fs := flag.NewFlagSet("script "+verb, flag.ContinueOnError)
-	fs.SetOutput(io.Stderr)
-	fs.Usage = func() {
-		fmt.Fprint(io.Stderr, scriptUsage)
-		fmt.Fprintln(io.Stderr, "\nFlags:")
-		fs.PrintDefaults()
-	}
-	return fs
 }
 
 // personaDir is the configured persona folder, "" when there is none or
@@ -83,81 +83,81 @@ func loadScript(arg, persona string) (*script.Script, error) {
 	return script.LoadFile(arg, persona)
 }
 
-func scriptRun(io IO, args []string) error {
-	fs := verbFlags(io, "run")
-	input := fs.String("input", "", "the inputs, a JSON `object` (\"-\" reads it from stdin)")
-	asJSON := fs.Bool("json", false, "print the result as JSON: value, vars (every site's value), trace ids")
-	showTrace := fs.Bool("trace", false, "print every generate trace (on stderr; inside the JSON with --json)")
-	debug := fs.Bool("debug", false, "log the rendered prompt, each raw answer and ignored hints on stderr")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return &usageError{msg: "name one script: cyan script run [flags] FILE"}
-	}
-	in, err := readInputs(io, *input)
-	if err != nil {
-		return err
-	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	s, err := loadScript(pos[0], cfg.Persona)
-	if err != nil {
-		return err
-	}
-	for _, w := range s.Warnings {
-		fmt.Fprintln(io.Stderr, "warning: "+w)
-	}
-	gen, err := newGenerator(io, cfg, *debug)
-	if err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	res, runErr := s.Run(ctx, gen, in, script.RunOptions{Debug: *debug})
-	var traces []*generate.Trace
-	if res != nil {
-		traces = res.Traces
-	}
-	var ge *generate.Error
-	if errors.As(runErr, &ge) && ge.Trace != nil {
-		traces = append(traces, ge.Trace)
-	}
-	if *asJSON {
-		out := map[string]any{}
-		if runErr == nil {
-			out["value"], out["vars"], out["trace_ids"] = res.Value, res.Vars, res.TraceIDs
-		} else {
-			out["error"] = runErr.Error()
-		}
-		if *showTrace {
-			out["traces"] = traces
-		}
-		if err := printJSON(io.Stdout, out); err != nil {
+func scriptRun(f *flags) run {
+	input := f.String("input", "", "the inputs, a JSON `object` (\"-\" reads it from stdin)")
+	asJSON := f.json()
+	showTrace := f.Bool("trace", false, "print every generate trace (on stderr; inside the JSON with --json)")
+	debug := f.Bool("debug", false, "log the rendered prompt, each raw answer and ignored hints on stderr")
+	return func(io IO, pos []string) error {
+		in, err := readInputs(io, *input)
+		if err != nil {
 			return err
 		}
+		cfg, err := loadConfig(io)
+		if err != nil {
+			return err
+		}
+		s, err := loadScript(pos[0], cfg.Persona)
+		if err != nil {
+			return &inputError{err}
+		}
+		for _, w := range s.Warnings {
+			fmt.Fprintln(io.Stderr, "warning: "+w)
+		}
+		gen, err := newGenerator(io, cfg, *debug)
+		if err != nil {
+			return err
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		res, runErr := s.Run(ctx, gen, in, script.RunOptions{Debug: *debug})
+		var traces []*generate.Trace
+		if res != nil {
+			traces = res.Traces
+		}
+		var ge *generate.Error
+		if errors.As(runErr, &ge) && ge.Trace != nil {
+			traces = append(traces, ge.Trace)
+		}
+		if _, ok := errors.AsType[*script.InputError](runErr); ok {
+			runErr = &inputError{runErr} // nothing was asked: the inputs were wrong
+		}
+		if *asJSON {
+			out := map[string]any{}
+			if runErr == nil {
+				out["value"], out["vars"], out["trace_ids"] = res.Value, res.Vars, res.TraceIDs
+			} else {
+				out["error"] = runErr.Error()
+			}
+			if *showTrace {
+				out["traces"] = traces
+			}
+			if err := printJSON(io.Stdout, out); err != nil {
+				return err
+			}
+			if _, ok := runErr.(*inputError); ok {
+				return runErr
+			}
+			if runErr != nil {
+				return fmt.Errorf("the script failed; see the JSON output")
+			}
+			return nil
+		}
+		if *showTrace {
+			for _, t := range traces {
+				printGenTrace(io.Stderr, t)
+				fmt.Fprintln(io.Stderr)
+			}
+		}
 		if runErr != nil {
-			return fmt.Errorf("the script failed; see the JSON output")
+			return runErr
 		}
-		return nil
-	}
-	if *showTrace {
-		for _, t := range traces {
-			printGenTrace(io.Stderr, t)
-			fmt.Fprintln(io.Stderr)
+		if text, ok := res.Value.(string); ok {
+			fmt.Fprintln(io.Stdout, text)
+			return nil
 		}
+		return printJSON(io.Stdout, res.Value)
 	}
-	if runErr != nil {
-		return runErr
-	}
-	if text, ok := res.Value.(string); ok {
-		fmt.Fprintln(io.Stdout, text)
-		return nil
-	}
-	return printJSON(io.Stdout, res.Value)
 }
 
 // readInputs reads --input: a JSON object, from the flag or stdin.
@@ -205,35 +205,49 @@ func newGenerator(io IO, cfg *config.Config, debug bool) (*generate.Generator, e
 	return generate.New(generate.Options{LLM: client, Count: new(mainvirtual.TokenCounter).Count, Logger: log})
 }
 
-func scriptCheck(io IO, args []string) error {
-	fs := verbFlags(io, "check")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) == 0 {
-		return &usageError{msg: "name the script files to check: cyan script check FILE..."}
-	}
-	persona := personaDir(io)
-	failed := 0
-	for _, f := range pos {
-		s, err := loadScript(f, persona)
-		if err != nil {
-			failed++
-			for _, line := range strings.Split(err.Error(), "\n") {
-				fmt.Fprintln(io.Stderr, line)
+func scriptCheck(f *flags) run {
+	asJSON := f.json()
+	return func(io IO, pos []string) error {
+		persona := personaDir(io)
+		type checked struct {
+			File        string   `json:"file"`
+			OK          bool     `json:"ok"`
+			Description string   `json:"description,omitempty"`
+			Error       string   `json:"error,omitempty"`
+			Warnings    []string `json:"warnings,omitempty"`
+		}
+		var all []checked
+		failed := 0
+		for _, f := range pos {
+			s, err := loadScript(f, persona)
+			if err != nil {
+				failed++
+				all = append(all, checked{File: f, Error: err.Error()})
+				if !*asJSON {
+					for _, line := range strings.Split(err.Error(), "\n") {
+						fmt.Fprintln(io.Stderr, line)
+					}
+				}
+				continue
 			}
-			continue
+			all = append(all, checked{File: f, OK: true, Description: describeScript(s), Warnings: s.Warnings})
+			if !*asJSON {
+				for _, w := range s.Warnings {
+					fmt.Fprintln(io.Stderr, "warning: "+w)
+				}
+				fmt.Fprintf(io.Stdout, "%s: ok — %s\n", f, describeScript(s))
+			}
 		}
-		for _, w := range s.Warnings {
-			fmt.Fprintln(io.Stderr, "warning: "+w)
+		if *asJSON {
+			if err := printJSON(io.Stdout, map[string]any{"scripts": all}); err != nil {
+				return err
+			}
 		}
-		fmt.Fprintf(io.Stdout, "%s: ok — %s\n", f, describeScript(s))
+		if failed > 0 {
+			return fmt.Errorf("%d of %d script(s) have errors", failed, len(pos))
+		}
+		return nil
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d script(s) have errors", failed, len(pos))
-	}
-	return nil
 }
 
 // describeScript is a one-line account of a script.

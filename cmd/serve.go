@@ -13,29 +13,28 @@ import (
 	"github.com/cyan-agent/cyan/daemon"
 )
 
-func runServe(io IO, args []string) error {
-	fs := newFlags(io, "serve")
-	if err := parseNoArgs(fs, args); err != nil {
-		return err
+func serveCmd(f *flags) run {
+	return func(io IO, _ []string) error {
+		cfg, err := loadConfig(io)
+		if err != nil {
+			return err
+		}
+		log := newLogger(io.Stderr, cfg.Log)
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+		defer stop()
+		v := version()
+		d, err := daemon.New(daemon.Options{
+			Config: cfg, Logger: log, Version: v.Version,
+			Ready: func(addr net.Addr) {
+				fmt.Fprintf(io.Stderr, "cyan %s is listening on http://%s (data in %s; LLM %s %s at %s)\n",
+					v.short(), addr, cfg.DataDir, cfg.LLM.Provider, cfg.LLM.Model, cfg.LLM.BaseURL)
+			},
+		})
+		if err != nil {
+			return err
+		}
+		return d.Run(ctx)
 	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	log := newLogger(io.Stderr, cfg.Log)
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	d, err := daemon.New(daemon.Options{
-		Config: cfg, Logger: log, Version: Version,
-		Ready: func(addr net.Addr) {
-			fmt.Fprintf(io.Stderr, "cyan %s is listening on http://%s (data in %s; LLM %s %s at %s)\n",
-				Version, addr, cfg.DataDir, cfg.LLM.Provider, cfg.LLM.Model, cfg.LLM.BaseURL)
-		},
-	})
-	if err != nil {
-		return err
-	}
-	return d.Run(ctx)
 }
 
 func newLogger(w io.Writer, c config.Log) *slog.Logger {

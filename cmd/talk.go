@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"golang.org/x/term"
 )
 
 // defaultUser is the speaker name of terminal commands.
@@ -18,90 +20,100 @@ func defaultUser(io IO) string {
 	return "user"
 }
 
-func runSend(io IO, args []string) error {
-	fs := newFlags(io, "send")
-	channel := fs.String("channel", "terminal", "the `channel` (conversation) to send to")
-	user := fs.String("user", defaultUser(io), "the speaker's `name`")
-	asJSON := fs.Bool("json", false, "print the daemon's JSON answer")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
+// defaultChannel is the channel of cyan chat, send and history when
+// --channel is not given.
+const defaultChannel = "terminal"
+
+func sendCmd(f *flags) run {
+	channel := f.String("channel", defaultChannel, "the `channel` (conversation) to send to")
+	user := f.String("user", "", "the speaker's `name` (default: $USER)")
+	asJSON := f.json()
+	return func(io IO, pos []string) error {
+		text := strings.Join(pos, " ")
+		if strings.TrimSpace(text) == "" {
+			return &usageError{msg: "the message text is empty; e.g. cyan send --channel home 'hello'"}
+		}
+		c, _, err := dial(io)
+		if err != nil {
+			return err
+		}
+		var out struct {
+			MessageID string   `json:"message_id"`
+			Replies   []string `json:"replies"`
+			Warning   string   `json:"warning,omitempty"`
+		}
+		if err := c.do("POST", "/api/v1/messages", map[string]any{"channel": *channel, "user": speaker(io, *user), "text": text}, &out); err != nil {
+			return err
+		}
+		if out.Replies == nil {
+			out.Replies = []string{}
+		}
+		if *asJSON {
+			return printJSON(io.Stdout, out)
+		}
+		for _, r := range out.Replies {
+			fmt.Fprintln(io.Stdout, r)
+		}
+		if out.Warning != "" {
+			fmt.Fprintln(io.Stderr, "warning:", out.Warning)
+		}
+		return nil
 	}
-	text := strings.Join(pos, " ")
-	if strings.TrimSpace(text) == "" {
-		return &usageError{msg: "no message text; try: cyan send --channel home 'hello'"}
-	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	var out struct {
-		MessageID string   `json:"message_id"`
-		Replies   []string `json:"replies"`
-		Warning   string   `json:"warning"`
-	}
-	if err := newClient(cfg).do("POST", "/api/v1/messages", map[string]any{"channel": *channel, "user": *user, "text": text}, &out); err != nil {
-		return err
-	}
-	if *asJSON {
-		return json.NewEncoder(io.Stdout).Encode(out)
-	}
-	for _, r := range out.Replies {
-		fmt.Fprintln(io.Stdout, r)
-	}
-	if out.Warning != "" {
-		fmt.Fprintln(io.Stderr, "warning:", out.Warning)
-	}
-	return nil
 }
 
-func runChat(io IO, args []string) error {
-	fs := newFlags(io, "chat")
-	channel := fs.String("channel", "terminal", "the `channel` (conversation) to chat in")
-	user := fs.String("user", defaultUser(io), "your speaker `name`")
-	if err := parseNoArgs(fs, args); err != nil {
-		return err
+// speaker is --user, or the login name.
+func speaker(io IO, user string) string {
+	if user != "" {
+		return user
 	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	c := newClient(cfg)
-	var health struct {
-		OK bool `json:"ok"`
-	}
-	if err := c.do("GET", "/healthz", nil, &health); err != nil {
-		return err
-	}
-	interactive := isTerminal(io.Stdin)
-	out := &lockedWriter{w: io.Stdout}
-	io.Stdout = out
-	if interactive {
-		fmt.Fprintf(io.Stdout, "Chatting in channel %q as %s. Type /quit (or Ctrl-D) to leave.\n", *channel, *user)
-	}
-	stop := followProactive(c, *channel, out, interactive)
-	defer stop()
-	sc := bufio.NewScanner(io.Stdin)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for {
+	return defaultUser(io)
+}
+
+func chatCmd(f *flags) run {
+	channel := f.String("channel", defaultChannel, "the `channel` (conversation) to chat in")
+	user := f.String("user", "", "your speaker `name` (default: $USER)")
+	return func(io IO, _ []string) error {
+		c, _, err := dial(io)
+		if err != nil {
+			return err
+		}
+		var health struct {
+			OK bool `json:"ok"`
+		}
+		if err := c.do("GET", "/healthz", nil, &health); err != nil {
+			return err
+		}
+		who := speaker(io, *user)
+		interactive := isTerminal(io.Stdin)
+		out := &lockedWriter{w: io.Stdout}
+		io.Stdout = out
 		if interactive {
-			fmt.Fprint(io.Stdout, "> ")
+			fmt.Fprintf(io.Stdout, "Chatting in channel %q as %s. Type /quit (or Ctrl-D) to leave.\n", *channel, who)
 		}
-		if !sc.Scan() {
+		stop := followProactive(c, *channel, out, interactive)
+		defer stop()
+		sc := bufio.NewScanner(io.Stdin)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for {
 			if interactive {
-				fmt.Fprintln(io.Stdout)
+				fmt.Fprint(io.Stdout, "> ")
 			}
-			return sc.Err()
-		}
-		line := strings.TrimSpace(sc.Text())
-		switch line {
-		case "":
-			continue
-		case "/quit", "/exit":
-			return nil
-		}
-		if err := chatTurn(io, c, *channel, *user, line); err != nil {
-			fmt.Fprintln(io.Stderr, "error:", err)
+			if !sc.Scan() {
+				if interactive {
+					fmt.Fprintln(io.Stdout)
+				}
+				return sc.Err()
+			}
+			line := strings.TrimSpace(sc.Text())
+			switch line {
+			case "":
+				continue
+			case "/quit", "/exit":
+				return nil
+			}
+			if err := chatTurn(io, c, *channel, who, line); err != nil {
+				fmt.Fprintln(io.Stderr, "error:", err)
+			}
 		}
 	}
 }
@@ -156,13 +168,11 @@ func chatTurn(io IO, c *client, channel, user, text string) error {
 	return err
 }
 
-func isTerminal(r any) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+// isTerminal reports whether x (a reader or writer) is a terminal: a
+// person reads it or types into it. /dev/null, pipes and files are not.
+func isTerminal(x any) bool {
+	f, ok := x.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // lockedWriter lets the chat loop and the proactive-message listener write

@@ -100,7 +100,7 @@ func TestToolRunAsksOnATerminal(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out, errb bytes.Buffer
-			code := Main([]string{"tool", "run", "touch", `{"why": "test"}`}, IO{Stdin: tty, Stdout: &out, Stderr: &errb, Env: env})
+			code := Main([]string{"tool", "run", "--json", "touch", `{"why": "test"}`}, IO{Stdin: tty, Stdout: &out, Stderr: &errb, Env: env})
 			if !strings.Contains(errb.String(), `touch {"why":"test"}`) || !strings.Contains(errb.String(), "[y/N]") {
 				t.Fatalf("the call was not shown before asking: %q", errb.String())
 			}
@@ -125,7 +125,7 @@ func TestToolRunWithoutATerminalOnlyParks(t *testing.T) {
 	env, canary, reg := toolDaemon(t)
 	var out, errb bytes.Buffer
 	// "y" on a pipe is not a person at a terminal.
-	code := Main([]string{"tool", "run", "touch", `{}`}, IO{Stdin: strings.NewReader("y\n"), Stdout: &out, Stderr: &errb, Env: env})
+	code := Main([]string{"tool", "run", "--json", "touch", `{}`}, IO{Stdin: strings.NewReader("y\n"), Stdout: &out, Stderr: &errb, Env: env})
 	if code == 0 || !strings.Contains(errb.String(), "cyan approvals allow") {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
@@ -138,5 +138,50 @@ func TestToolRunWithoutATerminalOnlyParks(t *testing.T) {
 	}
 	if p, _ := reg.Approvals().Pending(); len(p) != 1 || p[0].ID != parked.Approval {
 		t.Fatalf("pending: %v", p)
+	}
+}
+
+// TestToolRunExitStatus: cyan tool run prints a tool's output and exits 0
+// only when the call ran and worked; a refused call, one still waiting for
+// approval and a failing tool exit 1 and say why.
+func TestToolRunExitStatus(t *testing.T) {
+	env, _, reg := toolDaemon(t)
+	for _, tl := range []tools.Tool{
+		{Spec: tools.Spec{Name: "echo", Description: "say it back", Kind: tools.Process},
+			Run: func(_ context.Context, c *tools.Call) (packets.Result, error) {
+				return packets.Result{OutputText: "echo: " + string(c.Args)}, nil
+			}},
+		{Spec: tools.Spec{Name: "boom", Description: "always fails", Kind: tools.Process},
+			Run: func(context.Context, *tools.Call) (packets.Result, error) {
+				return packets.Result{}, fmt.Errorf("the disk is on fire")
+			}},
+	} {
+		if err := reg.Register(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"works", []string{"tool", "run", "echo", `{"a":1}`}, 0, `echo: {"a":1}`, ""},
+		{"works, JSON", []string{"tool", "run", "--json", "echo", `{"a":1}`}, 0, `"decision": "allow"`, ""},
+		{"fails", []string{"tool", "run", "boom"}, 1, "", "cyan tool run: boom failed: the disk is on fire"},
+		{"fails, JSON", []string{"tool", "run", "boom", "--json"}, 1, `"error": "the disk is on fire"`, "boom failed"},
+		{"refused", []string{"tool", "run", "--as", "id:qq:999", "--kind", "group", "touch"}, 1, "", "touch was refused by the rule"},
+		{"waits", []string{"tool", "run", "touch"}, 1, "", "cyan approvals allow"},
+		{"unknown tool", []string{"tool", "run", "nope"}, 1, "", "nope"},
+		{"check says, exits 0", []string{"tool", "check", "--as", "id:qq:999", "--kind", "group", "touch"}, 0, "deny (rule", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := Main(tc.args, IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Env: env})
+			if code != tc.code || !strings.Contains(out.String(), tc.stdout) || !strings.Contains(errb.String(), tc.stderr) {
+				t.Fatalf("exit %d (want %d)\nstdout: %s\nstderr: %s", code, tc.code, out.String(), errb.String())
+			}
+		})
 	}
 }

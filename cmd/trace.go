@@ -14,33 +14,71 @@ import (
 	"github.com/cyan-agent/cyan/mainvirtual"
 )
 
-// runTrace shows what the model was asked: with --channel, the last prompt
-// packet of the channel; always, the newest generate calls (of that
-// channel, with --channel); with an id, one generate call in full.
-func runTrace(io IO, args []string) error {
-	fs := newFlags(io, "trace")
-	channel := fs.String("channel", "", "show the last prompt packet of this `channel`, and list its generate calls")
-	last := fs.Int("last", 20, "list the newest `n` generate calls")
-	name := fs.String("name", "", "list only the generate calls of this script or tool")
-	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
+// traceLs lists the newest generate calls; with --channel, the channel's
+// last prompt packet first.
+func traceLs(f *flags) run {
+	channel := f.String("channel", "", "show the last prompt packet of this `channel`, and list only its generate calls")
+	limit := f.limit(20, 1000, "list the newest `N` generate calls")
+	name := f.String("name", "", "list only the generate calls of this script or tool `name`")
+	asJSON := f.json()
+	return func(io IO, _ []string) error {
+		c, _, err := dial(io)
+		if err != nil {
+			return err
+		}
+		var turn json.RawMessage
+		if *channel != "" {
+			err := c.do("GET", "/api/v1/trace/last"+query("channel", *channel), nil, &turn)
+			var ae *apiError
+			if errors.As(err, &ae) && ae.Status == 404 && ae.Type == "not_found" {
+				turn = nil
+			} else if err != nil {
+				return err
+			}
+		}
+		var list struct {
+			Traces []generate.Summary `json:"traces"`
+		}
+		if err := c.do("GET", "/api/v1/traces"+query("channel", *channel, "name", *name, "last", strconv.Itoa(*limit)), nil, &list); err != nil {
+			return err
+		}
+		if *asJSON {
+			if list.Traces == nil {
+				list.Traces = []generate.Summary{}
+			}
+			out := map[string]any{"generate": list.Traces}
+			if *channel != "" {
+				out["turn"] = turn
+			}
+			return printJSON(io.Stdout, out)
+		}
+		if *channel != "" {
+			if turn == nil {
+				fmt.Fprintf(io.Stdout, "No turn has run in channel %q yet.\n", *channel)
+			} else {
+				var t mainvirtual.Trace
+				if err := json.Unmarshal(turn, &t); err != nil {
+					return fmt.Errorf("unreadable trace: %w", err)
+				}
+				printTrace(io, &t)
+			}
+			fmt.Fprintln(io.Stdout)
+		}
+		printGenList(io.Stdout, list.Traces, *channel)
+		return nil
 	}
-	if len(pos) > 1 {
-		return &usageError{msg: "give at most one trace id"}
-	}
-	if *last < 1 || *last > 1000 {
-		return &usageError{msg: "--last must be from 1 to 1000"}
-	}
-	cfg, err := loadConfig(io)
-	if err != nil {
-		return err
-	}
-	c := newClient(cfg)
-	if len(pos) == 1 {
+}
+
+// traceShow prints one generate call in full.
+func traceShow(f *flags) run {
+	asJSON := f.json()
+	return func(io IO, args []string) error {
+		c, _, err := dial(io)
+		if err != nil {
+			return err
+		}
 		var raw json.RawMessage
-		if err := c.do("GET", "/api/v1/traces/"+url.PathEscape(pos[0]), nil, &raw); err != nil {
+		if err := c.do("GET", "/api/v1/traces/"+url.PathEscape(args[0]), nil, &raw); err != nil {
 			return err
 		}
 		if *asJSON {
@@ -53,44 +91,6 @@ func runTrace(io IO, args []string) error {
 		printGenTrace(io.Stdout, &t)
 		return nil
 	}
-
-	var turn json.RawMessage
-	if *channel != "" {
-		err := c.do("GET", "/api/v1/trace/last"+query("channel", *channel), nil, &turn)
-		var ae *apiError
-		if errors.As(err, &ae) && ae.Status == 404 && ae.Type == "not_found" {
-			turn = nil
-		} else if err != nil {
-			return err
-		}
-	}
-	var list struct {
-		Traces []generate.Summary `json:"traces"`
-	}
-	if err := c.do("GET", "/api/v1/traces"+query("channel", *channel, "name", *name, "last", strconv.Itoa(*last)), nil, &list); err != nil {
-		return err
-	}
-	if *asJSON {
-		out := map[string]any{"generate": list.Traces}
-		if *channel != "" {
-			out["turn"] = turn
-		}
-		return printJSON(io.Stdout, out)
-	}
-	if *channel != "" {
-		if turn == nil {
-			fmt.Fprintf(io.Stdout, "No turn has run in channel %q yet.\n", *channel)
-		} else {
-			var t mainvirtual.Trace
-			if err := json.Unmarshal(turn, &t); err != nil {
-				return fmt.Errorf("unreadable trace: %w", err)
-			}
-			printTrace(io, &t)
-		}
-		fmt.Fprintln(io.Stdout)
-	}
-	printGenList(io.Stdout, list.Traces, *channel)
-	return nil
 }
 
 // printGenList is a table of generate calls, oldest first.
@@ -103,7 +103,7 @@ func printGenList(w io.Writer, list []generate.Summary, channel string) {
 		fmt.Fprintf(w, "No generate calls%s are kept.\n", where)
 		return
 	}
-	fmt.Fprintf(w, "Generate calls%s, oldest first (cyan trace ID shows one):\n", where)
+	fmt.Fprintf(w, "Generate calls%s, oldest first (cyan trace show ID shows one):\n", where)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tNAME\tCHANNEL\tOK\tATTEMPTS\tTOKENS\tMS\tID")
 	for _, s := range list {

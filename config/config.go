@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cyan-agent/cyan/packets"
@@ -37,6 +38,8 @@ type Config struct {
 	Embed Embed `yaml:"embed"`
 	// Bridges are the chat-app bridges (QQ through OneBot v11, Telegram).
 	Bridges Bridges `yaml:"bridges"`
+	// TTS selects the voice.
+	TTS TTS `yaml:"tts"`
 
 	// File is the configuration file that was read ("" when none was).
 	File string `yaml:"-"`
@@ -100,6 +103,9 @@ type Sections struct {
 	Events    int `yaml:"events"`
 	Pulled    int `yaml:"pulled"`
 	Plans     int `yaml:"plans"`
+	// Lorebook bounds the entries of a character card's lorebook that enter
+	// the prompt each turn (the book's own token_budget may be smaller).
+	Lorebook int `yaml:"lorebook"`
 }
 
 // Memory tunes the workspace and its decay (SPEC §3). Time is counted in
@@ -285,10 +291,13 @@ type Embed struct {
 	// Provider is builtin (no network, no download; the default), ollama
 	// (/api/embed) or openai (any OpenAI-compatible /v1/embeddings).
 	Provider string `yaml:"provider"`
-	// BaseURL is the server (ollama: http://127.0.0.1:11434 by default;
-	// openai: its /v1 base, required).
+	// BaseURL is the server: by default the LLM's (llm.base_url without
+	// its /v1 for ollama), or http://127.0.0.1:11434 for ollama when the
+	// LLM is elsewhere; openai needs its /v1 base.
 	BaseURL string `yaml:"base_url"`
-	// Model is the embedding model (required for ollama and openai).
+	// Model is the embedding model (ollama: nomic-embed-text by default;
+	// required for openai). An API key, when empty, is the LLM's if the
+	// embeddings come from the LLM's server.
 	Model  string `yaml:"model"`
 	APIKey string `yaml:"api_key" secret:"true"`
 	// Index is the vector index: flat (int8 vectors scanned on every core,
@@ -296,12 +305,19 @@ type Embed struct {
 	// cached in a file in the data dir).
 	Index string `yaml:"index"`
 	// VectorWeight weighs vector matches against word matches (BM25 = 1)
-	// when recall fuses them; 0 chooses: 0.1 for builtin, 1 for a model.
+	// when recall fuses them; 0 chooses: none for builtin (its words are
+	// BM25's; measured on LoCoMo they cost recall), 1 for a model.
 	VectorWeight float64 `yaml:"vector_weight"`
 }
 
-// DefaultOllamaEmbedURL is Ollama's address for embed.provider: ollama.
+// DefaultOllamaEmbedURL is Ollama's address for embed.provider: ollama
+// when the LLM is not on an OpenAI-compatible server (whose host is used
+// otherwise).
 const DefaultOllamaEmbedURL = "http://127.0.0.1:11434"
+
+// DefaultOllamaEmbedModel is the embedding model of embed.provider: ollama
+// when embed.model is not set.
+const DefaultOllamaEmbedModel = "nomic-embed-text"
 
 // Log selects the log level and format.
 type Log struct {
@@ -344,6 +360,7 @@ func Defaults() Config {
 				Events:    800,
 				Pulled:    600,
 				Plans:     300,
+				Lorebook:  800,
 			},
 			Compress: Compress{Enabled: true, PerTurn: 4, MinTokens: 40},
 		},
@@ -382,6 +399,7 @@ func Defaults() Config {
 		Generate: Generate{Traces: 1000},
 		Embed:    Embed{Provider: "builtin", Index: "flat"},
 		Bridges:  Bridges{Manners: DefaultManners()},
+		TTS:      defaultTTS(),
 	}
 }
 
@@ -403,8 +421,31 @@ func (c *Config) providerDefaults() {
 			c.LLM.Model = DefaultOpenAIModel
 		}
 	}
-	if c.Embed.Provider == "ollama" && c.Embed.BaseURL == "" {
-		c.Embed.BaseURL = DefaultOllamaEmbedURL
+	c.Embed.defaults(c.LLM)
+}
+
+// defaults fill an embedding model's server and model from the LLM's, so
+// one line (embed.provider: ollama) uses the Ollama the LLM talks to.
+func (e *Embed) defaults(l LLM) {
+	chatOnOpenAI := l.Provider != "anthropic" && l.BaseURL != ""
+	switch e.Provider {
+	case "ollama":
+		if e.BaseURL == "" {
+			e.BaseURL = DefaultOllamaEmbedURL
+			if chatOnOpenAI {
+				e.BaseURL = strings.TrimSuffix(strings.TrimRight(l.BaseURL, "/"), "/v1")
+			}
+		}
+		if e.Model == "" {
+			e.Model = DefaultOllamaEmbedModel
+		}
+	case "openai":
+		if e.BaseURL == "" && chatOnOpenAI {
+			e.BaseURL = l.BaseURL
+		}
+		if e.APIKey == "" && chatOnOpenAI {
+			e.APIKey = l.APIKey
+		}
 	}
 }
 

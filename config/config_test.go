@@ -115,7 +115,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "compress and generate ranges", file: "agent:\n  compress:\n    per_turn: 99\n    min_tokens: -1\ngenerate:\n  traces: 0\n",
 			want: []string{"cyan.yaml:3: agent.compress.per_turn: 99 is out of range", "cyan.yaml:4: agent.compress.min_tokens", "cyan.yaml:6: generate.traces"}},
 		{name: "embedder", file: "embed:\n  provider: magic\n  index: faiss\n", want: []string{"cyan.yaml:2: embed.provider: \"magic\" is not an embedder", "cyan.yaml:3: embed.index"}},
-		{name: "remote embedder needs a model", file: "embed:\n  provider: openai\n", want: []string{"embed.model: is empty", "embed.base_url"}},
+		{name: "remote embedder needs a model", file: "llm:\n  provider: anthropic\nembed:\n  provider: openai\n", want: []string{"embed.model: is empty", "embed.base_url"}},
 		{name: "duplicate key", file: "addr: 127.0.0.1:1\naddr: 127.0.0.1:2\n", want: []string{"addr"}},
 	}
 	for _, tt := range tests {
@@ -161,6 +161,16 @@ func TestEmbedDefaults(t *testing.T) {
 	}
 	if c.Embed.BaseURL != DefaultOllamaEmbedURL {
 		t.Errorf("ollama base url default: %q", c.Embed.BaseURL)
+	}
+	// One line: the model and the server come from the defaults and the LLM's.
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte("llm:\n  base_url: http://gpu-box:11434/v1\nembed:\n  provider: ollama\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = Load(envOf(map[string]string{EnvDataDir: dir})); err != nil {
+		t.Fatal(err)
+	}
+	if c.Embed.BaseURL != "http://gpu-box:11434" || c.Embed.Model != DefaultOllamaEmbedModel {
+		t.Errorf("one-line ollama embedder: %+v", c.Embed)
 	}
 }
 

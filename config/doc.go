@@ -6,5 +6,7 @@
 // Unknown keys and bad values are errors that name the file, the line and the
 // key (or the environment variable), and say what would be accepted.
 //
-// It imports only the standard library and go.yaml.in/yaml/v3.
+// Beside the standard library it uses go.yaml.in/yaml/v3.
+//
+// It may import packets.
 package config

@@ -177,7 +177,7 @@ func (c *Config) validate(where func(key string) *Error) error {
 		{"main", c.Agent.Sections.Main}, {"reference", c.Agent.Sections.Reference},
 		{"tool_calls", c.Agent.Sections.ToolCalls}, {"events", c.Agent.Sections.Events},
 		{"pulled", c.Agent.Sections.Pulled},
-		{"plans", c.Agent.Sections.Plans},
+		{"plans", c.Agent.Sections.Plans}, {"lorebook", c.Agent.Sections.Lorebook},
 	} {
 		if s.v < 0 {
 			bad("agent.sections."+s.key, "a token budget must not be negative")
@@ -261,6 +261,7 @@ func (c *Config) validate(where func(key string) *Error) error {
 	c.validateTools(bad)
 	c.validateEvents(bad)
 	c.validateBridges(bad)
+	c.validateTTS(bad)
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level) {
 		bad("log.level", "%q is not one of debug, info, warn, error", c.Log.Level)
 	}

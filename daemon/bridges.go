@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/cyan-agent/cyan/api"
@@ -18,6 +19,9 @@ import (
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
+	"github.com/cyan-agent/cyan/router"
+	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/supervise"
 	"github.com/cyan-agent/cyan/tools"
 )
 
@@ -37,18 +41,33 @@ func (b *bridgeParts) Status() []bridge.Status {
 	return out
 }
 
-// buildBridges makes one bridge per configured instance.
-func (d *Daemon) buildBridges(cfg *config.Config, log *slog.Logger) (*bridgeParts, error) {
+// bridgeSubscriber is a bridge's name at the router.
+func bridgeSubscriber(name string) string { return "bridge:" + name }
+
+// buildBridges makes one bridge per configured instance, each a component
+// of the router subscribed to its channels ("<name>:*"), whose outbox
+// keeps the replies and proactive messages of its chats while it is away.
+// The subscriptions of bridges no longer configured are dropped with
+// what waited in them.
+func (d *Daemon) buildBridges(cfg *config.Config, clock bridge.Clock, log *slog.Logger) (*bridgeParts, error) {
 	bp := &bridgeParts{hooks: map[string]http.Handler{}}
-	agent := bridgeAgent{mv: d.mv, reg: d.tools.reg}
+	agent := bridgeAgent{mv: d.mv, reg: d.tools.reg, st: d.store}
 	reverse := map[string]*onebot.Adapter{}
+	configured := map[string]bool{}
 	add := func(name string, ad bridge.Adapter, own *config.Manners) error {
-		out, err := bridge.NewStoreOutbox(d.store, name)
+		sub := bridgeSubscriber(name)
+		configured[sub] = true
+		if err := d.router.Subscribe(sub, []string{name + ":*"}); err != nil {
+			return err
+		}
+		sent, err := bridge.NewStoreSent(d.store, name)
 		if err != nil {
 			return err
 		}
-		b, err := bridge.New(bridge.Options{Name: name, Adapter: ad, Agent: agent, Outbox: out,
-			Manners: cfg.Bridges.Manners.Over(own), AgentName: d.mv.AgentName, DataDir: cfg.DataDir,
+		b, err := bridge.New(bridge.Options{Name: name, Adapter: ad, Agent: agent,
+			Attach: func(ctx context.Context, c router.Component) error { return d.router.Attach(ctx, sub, c) },
+			Sent:   sent, Queue: func() int { return d.routerPending(sub) }, Journal: d.store.Journal(),
+			Manners: cfg.Bridges.Manners.Over(own), AgentName: d.mv.AgentName, DataDir: cfg.DataDir, Clock: clock,
 			Logger: log.With("component", "bridge", "bridge", name)})
 		if err != nil {
 			return err
@@ -58,7 +77,7 @@ func (d *Daemon) buildBridges(cfg *config.Config, log *slog.Logger) (*bridgePart
 	}
 	for _, o := range cfg.Bridges.OneBot {
 		ad, err := onebot.New(onebot.Options{Name: o.Name, Mode: o.Mode, URL: o.URL, AccessToken: o.AccessToken, SelfID: o.SelfID,
-			Format: o.MessageFormat, Reconnect: time.Duration(o.Reconnect), Timeout: time.Duration(o.Timeout),
+			Format: o.MessageFormat, Reconnect: time.Duration(o.Reconnect), Timeout: time.Duration(o.Timeout), Clock: clock,
 			Logger: log.With("component", "bridge", "bridge", o.Name)})
 		if err != nil {
 			return nil, err
@@ -76,23 +95,44 @@ func (d *Daemon) buildBridges(cfg *config.Config, log *slog.Logger) (*bridgePart
 	if len(reverse) > 0 {
 		bp.reverse = onebot.NewReverseMux(log.With("component", "bridge"), reverse)
 	}
-	if err := d.buildTelegram(cfg, bp, add, log); err != nil {
+	if err := d.buildTelegram(cfg, bp, add, clock, log); err != nil {
 		return nil, err
+	}
+	for _, s := range d.router.Status() {
+		if strings.HasPrefix(s.Name, bridgeSubscriber("")) && !configured[s.Name] {
+			log.Info("a bridge is no longer configured; dropping its outbox", "subscriber", s.Name, "pending", s.Pending)
+			if err := d.router.Unsubscribe(s.Name); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return bp, nil
 }
 
-// actors are the bridges as parts of the run group: a bridge that fails
-// (a wrong token) is logged and stays down; the others keep running.
-func (b *bridgeParts) actors(log *slog.Logger) []actor {
-	var out []actor
+// routerPending is how many packets wait in a component's outbox.
+func (d *Daemon) routerPending(name string) int {
+	for _, s := range d.router.Status() {
+		if s.Name == name {
+			return s.Pending
+		}
+	}
+	return 0
+}
+
+// parts are the bridges as supervised parts ("bridge:<name>"): each keeps
+// its platform connection and takes its packets from the router. A bridge
+// that fails is restarted with backoff, the others keep running; one whose
+// token the platform refuses is not restarted (cyan doctor explains) and
+// its outbox keeps what it should send until it runs again.
+func (b *bridgeParts) parts() []supervise.Part {
+	var out []supervise.Part
 	for _, br := range b.list {
-		out = append(out, actor{name: "bridge:" + br.Name(), run: func(ctx context.Context) error {
-			if err := br.Run(ctx); err != nil {
-				log.Error("bridge stopped; fix its settings and restart (cyan doctor explains)", "bridge", br.Name(), "err", err)
-				<-ctx.Done()
+		out = append(out, supervise.Part{Name: bridgeSubscriber(br.Name()), Run: func(ctx context.Context) error {
+			err := br.Run(ctx)
+			if errors.Is(err, telegram.ErrToken) {
+				return supervise.Done(fmt.Errorf("%w; fix the token and restart (cyan doctor explains)", err))
 			}
-			return nil
+			return err
 		}})
 	}
 	return out
@@ -148,6 +188,7 @@ func bridgeImages(dataDir string) func(text string) []llm.Image {
 type bridgeAgent struct {
 	mv  *mainvirtual.MainVirtual
 	reg *tools.Registry
+	st  *store.Store
 }
 
 var _ bridge.Agent = bridgeAgent{}
@@ -175,16 +216,30 @@ func (a bridgeAgent) Note(ctx context.Context, channel string, kind bridge.Kind,
 	return a.mv.Note(ctx, channel, string(kind), text)
 }
 
+// Quoted is the platform id of the message the stored message id quotes,
+// when it is of the same chat.
+func (a bridgeAgent) Quoted(id string) string {
+	m, err := a.st.Get(id)
+	if err != nil || len(m.Quotes) == 0 {
+		return ""
+	}
+	q, err := a.st.Get(m.Quotes[0])
+	if err != nil || q.Channel != m.Channel {
+		return ""
+	}
+	return q.ExternalID
+}
+
 func (a bridgeAgent) Owner(speakerID string) bool {
 	return a.reg.IsOwner(tools.Caller{SpeakerID: speakerID, Kind: "group"})
 }
 
 // buildTelegram adds one bridge per Telegram bot; a webhook bot's
 // endpoint is routed like the OneBot socket.
-func (d *Daemon) buildTelegram(cfg *config.Config, bp *bridgeParts, add func(string, bridge.Adapter, *config.Manners) error, log *slog.Logger) error {
+func (d *Daemon) buildTelegram(cfg *config.Config, bp *bridgeParts, add func(string, bridge.Adapter, *config.Manners) error, clock bridge.Clock, log *slog.Logger) error {
 	for _, t := range cfg.Bridges.Telegram {
 		ad, err := telegram.New(telegram.Options{Name: t.Name, Token: t.Token, APIURL: t.APIURL, PollTimeout: time.Duration(t.PollTimeout),
-			WebhookURL: t.Webhook.URL, WebhookSecret: t.Webhook.Secret, Logger: log.With("component", "bridge", "bridge", t.Name)})
+			WebhookURL: t.Webhook.URL, WebhookSecret: t.Webhook.Secret, Clock: clock, Logger: log.With("component", "bridge", "bridge", t.Name)})
 		if err != nil {
 			return err
 		}

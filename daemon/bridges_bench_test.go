@@ -20,6 +20,7 @@ import (
 	"github.com/cyan-agent/cyan/internal/onebottest"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/persona"
+	"github.com/cyan-agent/cyan/router"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/tools"
 )
@@ -30,7 +31,9 @@ import (
 // default manners, main-virtual and a durable store in a temp dir; one in
 // twenty messages mentions the bot. It reports the time from the event
 // frame being written to the message being durable (p50, p99, max), the
-// messages lost, the turns run and the most in any minute.
+// messages lost, the turns run and the most in any minute. The replies go
+// the daemon's way: the router's feed puts them in the bridge's outbox and
+// the bridge, attached to the router, sends them.
 //
 //	go test ./daemon -run XXX -bench OneBotBusyGroup -benchtime 1x
 func BenchmarkOneBotBusyGroup(b *testing.B) {
@@ -108,15 +111,25 @@ func busyGroup(b *testing.B, seconds int) busyResult {
 		b.Fatal(err)
 	}
 	owners, _ := tools.ParseOwners(nil)
-	agent := &timedAgent{Agent: bridgeAgent{mv: mv, reg: tools.New(tools.Options{Owners: owners})}}
+	agent := &timedAgent{Agent: bridgeAgent{mv: mv, reg: tools.New(tools.Options{Owners: owners}), st: st}}
 	ad, _ := onebot.New(onebot.Options{Name: "qq", Mode: "reverse", AccessToken: "t"})
-	out, err := bridge.NewStoreOutbox(st, "qq")
+	rt, err := router.Open(router.Options{DB: st.DB(), Prefix: store.PrefixRouter, Journal: st.Journal()})
 	if err != nil {
 		b.Fatal(err)
 	}
+	if err := rt.Subscribe("bridge:qq", []string{"qq:*"}); err != nil {
+		b.Fatal(err)
+	}
+	sent, err := bridge.NewStoreSent(st, "qq")
+	if err != nil {
+		b.Fatal(err)
+	}
+	pending := func() int { return rt.Status()[0].Pending }
 	var smu sync.Mutex
 	stored := map[string]time.Time{}
-	br, err := bridge.New(bridge.Options{Name: "qq", Adapter: ad, Agent: agent, Outbox: out, Manners: config.DefaultManners(),
+	br, err := bridge.New(bridge.Options{Name: "qq", Adapter: ad, Agent: agent, Manners: config.DefaultManners(),
+		Attach: func(ctx context.Context, c router.Component) error { return rt.Attach(ctx, "bridge:qq", c) },
+		Sent:   sent, Queue: pending, Journal: st.Journal(),
 		AgentName: mv.AgentName, Stored: func(_ bridge.Chat, id string) {
 			now := time.Now()
 			smu.Lock()
@@ -129,8 +142,9 @@ func busyGroup(b *testing.B, seconds int) busyResult {
 	srv := httptest.NewServer(onebot.NewReverseMux(nil, map[string]*onebot.Adapter{"qq": ad}))
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
+	done := make(chan error, 2)
 	go func() { done <- br.Run(ctx) }()
+	go func() { done <- rt.Feed(ctx, st, st.Journal()) }()
 	impl := &onebottest.Impl{SelfID: 10001, Token: "t"}
 	if err := impl.Connect(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")); err != nil {
 		b.Fatal(err)
@@ -169,6 +183,7 @@ func busyGroup(b *testing.B, seconds int) busyResult {
 	}
 	b.StopTimer()
 	cancel()
+	<-done
 	<-done
 	var lat []time.Duration
 	res := busyResult{sent: total}

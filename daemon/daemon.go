@@ -11,11 +11,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/cyan-agent/cyan/api"
+	"github.com/cyan-agent/cyan/backoff"
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/generate"
@@ -26,9 +28,13 @@ import (
 	"github.com/cyan-agent/cyan/observer"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/recall"
+	"github.com/cyan-agent/cyan/router"
 	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/supervise"
 	"github.com/cyan-agent/cyan/tools"
+	"github.com/cyan-agent/cyan/tts"
+	"github.com/cyan-agent/cyan/web"
 )
 
 // TokenFile is the bearer token's file in the data dir (mode 0600).
@@ -42,8 +48,10 @@ type Options struct {
 	Config  *config.Config
 	Logger  *slog.Logger // nil: discard
 	Version string
-	// Now is the clock of every part (nil: time.Now).
-	Now func() time.Time
+	// Clock is the time of every part: the schedules of the observers and
+	// their budget windows wait on it, everything else reads Now (nil:
+	// the wall clock). Tests pass a settable one.
+	Clock observer.Clock
 	// Ready, if set, is called with the listen address once the API answers.
 	Ready func(addr net.Addr)
 }
@@ -62,14 +70,20 @@ type Daemon struct {
 	mv      *mainvirtual.MainVirtual
 	mem     *memory.Memory
 	obs     *observers
-	hub     *api.Hub
+	router  *router.Router
 	tools   *toolParts
 	recall  *recall.Index
 	imports *importBuilds
 	bridges *bridgeParts
+	sup     *supervise.Supervisor
+	extra   []supervise.Part // parts added by tests
+	restart backoff.Policy   // the supervisor's (zero: its default)
+	voice   *tts.Voice
 	api     *api.Server
 	token   string
 	ready   func(net.Addr)
+	mu      sync.Mutex // guards sup
+	now     func() time.Time
 }
 
 // New opens the store and builds every part. It fails fast, with advice,
@@ -83,11 +97,12 @@ func New(o Options) (*Daemon, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	now := o.Now
-	if now == nil {
-		now = time.Now
+	clock := o.Clock
+	if clock == nil {
+		clock = observer.RealClock{}
 	}
-	d := &Daemon{cfg: cfg, log: log.With("component", "daemon"), root: log, ready: o.Ready}
+	now := clock.Now
+	d := &Daemon{cfg: cfg, log: log.With("component", "daemon"), root: log, ready: o.Ready, now: now}
 
 	p, err := loadPersona(cfg.Persona)
 	if err != nil {
@@ -112,13 +127,13 @@ func New(o Options) (*Daemon, error) {
 		d.token = tok
 	}
 
-	st, err := store.Open(store.Options{Dir: cfg.DataDir, Logger: log.With("component", "store")})
+	st, err := store.Open(store.Options{Dir: cfg.DataDir, Logger: log.With("component", "store"), Now: now})
 	if err != nil {
 		return nil, err
 	}
 	d.store = st
 
-	if err := d.build(cfg, client, o.Version, now, log); err != nil {
+	if err := d.build(cfg, client, o.Version, clock, log); err != nil {
 		if d.tools != nil {
 			d.tools.paths.Close()
 		}
@@ -131,17 +146,20 @@ func New(o Options) (*Daemon, error) {
 // build makes the parts on top of the store, in dependency order. Every
 // LLM caller gets the metered client: a call made for an observer is
 // charged to its budget; foreground turns are not.
-func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, now func() time.Time, log *slog.Logger) error {
-	st := d.store
+func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, clock observer.Clock, log *slog.Logger) error {
+	st, now := d.store, clock.Now
 	quiet, err := observer.ParseQuietHours(cfg.Observers.QuietHours)
 	if err != nil {
 		return err
 	}
 	load, save := observer.StoreBudgets(st)
-	gov := observer.NewGovernor(observer.RealClock{}, cfg.Observers.Budget, load, save)
+	gov := observer.NewGovernor(clock, cfg.Observers.Budget, load, save)
 	metered := observer.Meter(client, gov)
-	manager := observer.NewManager(observer.Options{Store: st, Governor: gov, Quiet: quiet, Logger: log.With("component", "observer")})
-	d.hub = api.NewHub()
+	manager := observer.NewManager(observer.Options{Store: st, Clock: clock, Governor: gov, Quiet: quiet, Logger: log.With("component", "observer")})
+	if d.router, err = router.Open(router.Options{DB: st.DB(), Prefix: store.PrefixRouter, Journal: st.Journal(), Now: now,
+		Logger: log.With("component", "router")}); err != nil {
+		return err
+	}
 
 	// Prompt scripts: every generate call is traced in a ring in the store;
 	// the persona's scripts/ override the built-in ones.
@@ -173,7 +191,6 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	d.mem, err = memory.Open(memory.Options{
 		Store: st, Config: cfg.Memory, Natural: d.scripts, AgentName: agentName, Now: now,
 		Logger: log.With("component", "memory"), Count: counter.Count,
-		OnChange: func() { manager.Publish(observer.Event{Name: observer.MemoryChanged}) },
 	})
 	if err != nil {
 		return err
@@ -214,34 +231,27 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 	if err := d.registerComponentTools(); err != nil {
 		return err
 	}
-	reviews := recallReviews{mem: d.mem, log: d.events, now: now, lg: log.With("component", "recall")}
+	reviews := recall.Reviews{Items: d.mem, Events: d.events, Now: now, Logger: log.With("component", "recall")}
 	if err := registerRecallTool(d.tools.reg, d.recall, d.mem, reviews); err != nil {
+		return err
+	}
+	if err := d.buildVoice(cfg.TTS, log.With("component", "voice")); err != nil {
 		return err
 	}
 	sources := memorySources(d.mem, d.tools.reg)
 	sources[mainvirtual.SlotEvents] = eventsSource(d.events, d.tools.reg)
+	if err := addLoreSources(sources, d.persona.Load, st, log.With("component", "lorebook")); err != nil {
+		return err
+	}
 
 	d.mv, err = mainvirtual.New(mainvirtual.Options{
 		Store: st, LLM: metered, Persona: d.persona.Load, Agent: cfg.Agent,
 		Tools:   toolsAdapter{reg: d.tools.reg, mem: d.mem},
 		Limits:  limitAdapter{chain: d.tools.limits, now: now},
 		Sources: sources, ContextStart: d.events, Compressor: compressor,
-		Budgets: map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget},
-		OnIncoming: func(q mainvirtual.Query, m *store.Message) {
-			manager.Publish(observer.Event{Name: observer.AfterUserMessage, Channel: q.Channel, MessageID: m.ID, Text: m.Text})
-		},
-		AfterTurn: func(_ context.Context, q mainvirtual.Query, res *mainvirtual.Result) {
-			var words []string
-			for _, m := range res.Replies {
-				words = append(words, m.Text)
-			}
-			answer := strings.Join(words, "\n")
-			manager.Publish(observer.Event{Name: observer.AfterAIResponse, Channel: q.Channel, MessageID: q.MessageID, Text: answer,
-				Data: memory.TurnDone{Channel: q.Channel, MessageID: q.MessageID, Answer: answer,
-					Owner: d.tools.reg.IsOwner(callerOf(q, "")), Private: q.Kind != mainvirtual.KindGroup,
-					Reported: res.Usage.Path, Used: res.Usage.Used, Maybe: res.Usage.Maybe}})
-		},
-		OnOutgoing:  d.hub.Publish,
+		Budgets:     map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget},
+		LiveText:    true,
+		Greeting:    greeting(d.persona.Load),
 		Images:      visionImages(cfg),
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
 		Counter: counter, Now: now, Logger: log.With("component", "mainvirtual"),
@@ -259,20 +269,27 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, no
 		d.obs.loadDeclared(cfg.Persona)
 	}
 
-	if d.bridges, err = d.buildBridges(cfg, log); err != nil {
+	if d.bridges, err = d.buildBridges(cfg, clock, log); err != nil {
 		return err
 	}
 	d.api, err = api.New(api.Options{
-		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Hub: d.hub, Observers: manager, Traces: d.gen.Traces(),
+		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Observers: manager, Traces: d.gen.Traces(),
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
 		Recall: d.recall, Imported: d.imports.imported, Bridges: d.bridges, Mount: d.bridges.mount(), Doors: d.bridges.doors(),
+		Voice: d.voice, Page: web.Handler(), PagePaths: web.Paths(), Persona: d.personaInfo,
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
 		AllowedOrigins: cfg.API.AllowedOrigins,
-		Version:        version, Logger: log.With("component", "api"), Now: now,
+		Parts:          partStates{d}, Components: d.router,
+		Version: version, Logger: log.With("component", "api"), Now: now,
 	})
 	return err
 }
+
+// Router is the daemon's router: a component (a bridge, a voice, the
+// page) subscribes there and attaches to receive the outgoing packets of
+// its channels.
+func (d *Daemon) Router() *router.Router { return d.router }
 
 // Run serves until ctx ends or a part fails, then shuts everything down and
 // closes the store. It returns nil after a clean stop.
@@ -287,29 +304,12 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err != nil {
 		return listenError(d.cfg.Addr, err)
 	}
-	actors := []actor{{name: "api", run: func(ctx context.Context) error { return d.serve(ctx, ln) }}}
-	if dir := d.cfg.Persona; dir != "" {
-		actors = append(actors, actor{name: "persona-watch", run: d.watchPersona})
+	sup := d.parts(ln)
+	err = sup.Run(ctx)
+	if err != nil {
+		d.log.Error("stopping", "err", err)
 	}
-	actors = append(actors, actor{name: "llm-check", run: d.checkLLM}, actor{name: "observers", run: d.obs.m.Run},
-		actor{name: "events", run: func(ctx context.Context) error { return d.events.Run(observer.WithAccount(ctx, eventsAccount)) }},
-		actor{name: "extra-tools", run: func(ctx context.Context) error {
-			if err := d.tools.extras.Watch(ctx); err != nil {
-				d.log.Warn("extra tool folders are not watched; changes need a restart", "err", err)
-				<-ctx.Done()
-			}
-			return nil
-		}},
-		actor{name: "mcp", run: d.tools.mcp.Run},
-		actor{name: "recall", run: d.recall.Run},
-		actor{name: "import-events", run: d.imports.run},
-		actor{name: "approvals", run: func(ctx context.Context) error { return d.tools.reg.Approvals().Run(ctx, time.Minute) }})
-	actors = append(actors, d.bridges.actors(d.log)...)
-	return runGroup(ctx, actors, func(name string, err error) {
-		if err != nil {
-			d.log.Error("part stopped", "part", name, "err", err)
-		}
-	})
+	return err
 }
 
 // serve runs the HTTP server. On shutdown it stops taking requests and gives
@@ -331,11 +331,11 @@ func (d *Daemon) serve(ctx context.Context, ln net.Listener) error {
 	}
 	select {
 	case err := <-errc:
-		return fmt.Errorf("http server: %w", err)
+		return supervise.Fatal(fmt.Errorf("the HTTP server stopped: %w", err))
 	case <-ctx.Done():
 	}
 	d.log.Info("shutting down")
-	d.hub.Close() // end the streams, so they do not hold the shutdown
+	d.api.Close() // end the streams, so they do not hold the shutdown
 	graceful, cancel := context.WithTimeout(context.Background(), ShutdownTimeout-time.Second)
 	defer cancel()
 	if err := srv.Shutdown(graceful); err != nil {
@@ -348,6 +348,7 @@ func (d *Daemon) serve(ctx context.Context, ln net.Listener) error {
 		}
 	}
 	<-errc
+	d.api.StopTurns() // the streamed turns whose clients went away
 	return nil
 }
 
@@ -365,8 +366,7 @@ func (d *Daemon) watchPersona(ctx context.Context) error {
 		d.obs.loadDeclared(d.cfg.Persona)
 	})
 	if err != nil {
-		d.log.Warn("persona changes will not be picked up until restart", "err", err)
-		<-ctx.Done()
+		return supervise.Done(fmt.Errorf("persona changes are not picked up until a restart: %w", err))
 	}
 	return nil
 }

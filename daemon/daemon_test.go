@@ -20,27 +20,6 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestRunGroup(t *testing.T) {
-	boom := errors.New("boom")
-	stopped := make(chan string, 3)
-	err := runGroup(context.Background(), []actor{
-		{"fails", func(context.Context) error { return boom }},
-		{"waits", func(ctx context.Context) error { <-ctx.Done(); return nil }},
-		{"waits too", func(ctx context.Context) error { <-ctx.Done(); return nil }},
-	}, func(name string, err error) { stopped <- name })
-	if !errors.Is(err, boom) {
-		t.Fatalf("err = %v, want the first failure", err)
-	}
-	if len(stopped) != 3 {
-		t.Fatalf("%d actors stopped, want all 3", len(stopped))
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := runGroup(ctx, []actor{{"waits", func(ctx context.Context) error { <-ctx.Done(); return nil }}}, nil); err != nil {
-		t.Fatalf("cancellation is not an error: %v", err)
-	}
-}
-
 func TestLoopback(t *testing.T) {
 	for addr, want := range map[string]bool{
 		"127.0.0.1:7788": true, "[::1]:1": true, "localhost:80": true,

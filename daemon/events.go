@@ -19,11 +19,7 @@ func eventsSource(log *events.Log, reg *tools.Registry) mainvirtual.Source {
 		if err != nil {
 			return mainvirtual.Section{}, err
 		}
-		out := mainvirtual.Section{Body: s.Body, Note: s.Note}
-		for _, it := range s.Items {
-			out.Items = append(out.Items, mainvirtual.ItemTrace{ID: it.ID, Tokens: it.Tokens, Included: it.Included, Reason: it.Reason})
-		}
-		return out, nil
+		return mainvirtual.Section{Body: s.Body, Note: s.Note, Items: s.Items}, nil
 	})
 }
 
@@ -37,8 +33,7 @@ func registerEventTools(reg *tools.Registry, log *events.Log, now func() time.Ti
 	for _, et := range log.Tools() {
 		run := et.Run
 		err := reg.Register(tools.Tool{
-			Spec: tools.Spec{Name: et.Name, Description: et.Description, Parameters: et.Parameters, Kind: tools.Process,
-				Effects: []string{tools.EffectMemory}, Source: tools.SourceBuiltin},
+			Spec: tools.SpecFrom(et.ToolSpec, tools.SourceBuiltin),
 			Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
 				out, err := run(ctx, events.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, Now: now(), Reader: reg.Reader(c.Caller)}, c.Args)
 				return packets.Result{OutputText: out}, err

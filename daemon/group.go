@@ -2,37 +2,65 @@ package daemon
 
 import (
 	"context"
-	"sync"
+	"net"
+	"time"
+
+	"github.com/cyan-agent/cyan/observer"
+	"github.com/cyan-agent/cyan/supervise"
 )
 
-// actor is one long-running part. run blocks until ctx ends (returning nil)
-// or the part fails.
-type actor struct {
-	name string
-	run  func(ctx context.Context) error
+// parts puts every long-running part under one supervisor: a part that
+// fails or panics is restarted with backoff; the HTTP server failing
+// stops the daemon (supervise.Fatal); a watcher the system does not allow
+// ends (supervise.Done) and the daemon goes on without it.
+func (d *Daemon) parts(ln net.Listener) *supervise.Supervisor {
+	sup := supervise.New(supervise.Options{Journal: d.store.Journal(), Backoff: d.restart, Now: d.now, Logger: d.root.With("component", "supervisor")})
+	add := func(name string, run func(context.Context) error) { sup.Add(supervise.Part{Name: name, Run: run}) }
+	add("api", func(ctx context.Context) error { return d.serve(ctx, ln) })
+	if d.cfg.Persona != "" {
+		add("persona-watch", d.watchPersona)
+	}
+	add("llm-check", d.checkLLM)
+	add("observers", d.obs.m.Run)
+	add("events", func(ctx context.Context) error { return d.events.Run(observer.WithAccount(ctx, eventsAccount)) })
+	add("extra-tools", func(ctx context.Context) error {
+		if err := d.tools.extras.Watch(ctx); err != nil {
+			return supervise.Done(err)
+		}
+		return nil
+	})
+	add("mcp", d.tools.mcp.Run)
+	add("recall", d.recall.Run)
+	add("import-events", d.imports.run)
+	add("approvals", func(ctx context.Context) error { return d.tools.reg.Approvals().Run(ctx, time.Minute) })
+	add("router-feed", func(ctx context.Context) error { return d.router.Feed(ctx, d.store, d.store.Journal()) })
+	if d.voice != nil {
+		add("voice", d.runVoice)
+		if len(d.cfg.TTS.Channels) > 0 {
+			add("voice-out", func(ctx context.Context) error { return d.router.Attach(ctx, voiceSubscriber, d.voiceComponent()) })
+		}
+	}
+	for _, p := range d.bridges.parts() {
+		sup.Add(p)
+	}
+	for _, p := range d.extra {
+		sup.Add(p)
+	}
+	d.mu.Lock()
+	d.sup = sup
+	d.mu.Unlock()
+	return sup
 }
 
-// runGroup runs actors until ctx ends or the first one returns; then it
-// cancels the rest, waits for them, and returns the first error.
-// Cancellation is not an error: it is the way to stop.
-func runGroup(ctx context.Context, actors []actor, onExit func(name string, err error)) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-	)
-	for _, a := range actors {
-		wg.Go(func() {
-			err := a.run(ctx)
-			if onExit != nil {
-				onExit(a.name, err)
-			}
-			once.Do(func() { first = err })
-			cancel()
-		})
+// partStates is the supervisor's status for /healthz, empty before Run.
+type partStates struct{ d *Daemon }
+
+func (p partStates) Status() []supervise.State {
+	p.d.mu.Lock()
+	sup := p.d.sup
+	p.d.mu.Unlock()
+	if sup == nil {
+		return nil
 	}
-	wg.Wait()
-	return first
+	return sup.Status()
 }

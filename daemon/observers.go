@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/observer"
@@ -50,10 +51,14 @@ func (o *observers) builtins() error {
 		Name: mainAccount, Account: mainAccount, Budget: o.cfg.MainBudget, AlwaysRun: true,
 		Triggers: []observer.Trigger{{On: observer.AfterAIResponse}},
 		Run: func(ctx context.Context, f observer.Firing) error {
-			d, ok := f.Event.Data.(memory.TurnDone)
-			if !ok {
-				return nil
+			if f.Event == nil || f.Event.Turn == nil {
+				return nil // run by hand: its work follows a turn, and there is none
 			}
+			t := f.Event.Turn
+			d := memory.TurnDone{Channel: f.Event.Channel, MessageID: t.MessageID, Answer: strings.Join(t.Replies, "\n"),
+				Owner:    t.Owner || o.reg.IsOwner(tools.Caller{Channel: f.Event.Channel, Speaker: t.Speaker, SpeakerID: t.SpeakerID, Kind: t.Kind}),
+				Private:  t.Kind != mainvirtual.KindGroup,
+				Reported: t.UsagePath, Used: t.Used, Maybe: t.Maybe}
 			events, err := o.mem.AfterTurn(ctx, d)
 			for _, e := range events {
 				o.log.Info("workspace gc", "item", e.Item, "action", e.Action, "reason", e.Reason)
@@ -126,14 +131,11 @@ func (o *observers) syncPlans() error {
 // planDue wakes main-virtual in the plan's channel with a "^system" line
 // saying the plan is due; it may speak first.
 func (o *observers) planDue(ctx context.Context, p memory.Plan) error {
-	note := fmt.Sprintf("Plan %s is due now (%s): %s", p.ID, p.When(), p.Text)
-	for _, d := range p.Details {
-		note += "\n- " + d
-	}
-	note += "\nIf it calls for it, say something now; mark the plan complete with the plan tool when it is done."
+	note := observer.PlanDueNote(p)
 	// The plan's turn acts for its maker: a stranger's plan never gains the
 	// owner's rights by firing (distribute_permission: at most the
 	// creator's).
+	o.store.Journal().Post(journal.New(journal.PlanDue, p.Origin.Channel, journal.Plan{ID: p.ID, Text: p.Text, When: p.When()}))
 	maker := &mainvirtual.Principal{Speaker: p.Origin.Speaker, SpeakerID: p.Origin.SpeakerID, Owner: p.Origin.Owner}
 	_, err := o.mv.ProactiveAs(ctx, p.Origin.Channel, p.Origin.Kind, note, maker, mainvirtual.Listener{})
 	if p.At != nil {
@@ -190,9 +192,9 @@ func (o *observers) loadDeclared(personaDir string) {
 const (
 	// ScriptObserverDecide runs a persona observer's prompt: as its
 	// instruction.
-	ScriptObserverDecide = "observer_decide"
+	ScriptObserverDecide = observer.ScriptDecide
 	// ScriptObserverSpeech is main-observer's self-decided speech.
-	ScriptObserverSpeech = "observer_speech"
+	ScriptObserverSpeech = observer.ScriptSpeech
 )
 
 // checkScript reports whether a persona observer's script: loads and can
@@ -208,15 +210,6 @@ func (o *observers) checkScript(d observer.Declared) error {
 		}
 	}
 	return nil
-}
-
-// recentLine is one message of a channel's recent conversation, as an
-// observer's script reads it.
-type recentLine struct {
-	Time    string `json:"time"`
-	Speaker string `json:"speaker"`
-	Role    string `json:"role"`
-	Text    string `json:"text"`
 }
 
 // speaker makes the decide and run functions of an observer that may
@@ -238,36 +231,7 @@ func (o *observers) speaker(name, scriptName, instruction string, channels []str
 		if !r.MayRead(packets.InfoHistory, packets.Scope{Channel: channel}) {
 			return false, "", fmt.Errorf("observer %s may not see channel %s (its permission's infos lack history:channel:%s)", name, channel, channel)
 		}
-		recent, err := o.store.Recent(channel, store.Window{Limit: 20, MaxScan: 200, Keep: func(m *store.Message) bool { return m.Text != "" && m.Role != store.RoleTool }})
-		if err != nil {
-			return false, "", err
-		}
-		var b strings.Builder
-		lines := make([]recentLine, 0, len(recent))
-		for _, m := range recent {
-			l := recentLine{Time: m.Time.Format("01-02 15:04"), Speaker: m.User, Role: string(m.Role), Text: m.Text}
-			if l.Speaker == "" {
-				l.Speaker = string(m.Role)
-			}
-			lines = append(lines, l)
-			fmt.Fprintf(&b, "[%s] %s: %s\n", l.Time, l.Speaker, strings.ReplaceAll(l.Text, "\n", " "))
-		}
-		in := map[string]any{"observer": name, "channel": channel, "now": o.now().Format("2006-01-02 15:04"),
-			"conversation": strings.TrimRight(b.String(), "\n"), "messages": lines}
-		if instruction != "" {
-			in["instruction"] = instruction
-		}
-		if n := strings.TrimSpace(o.agent()); n != "" {
-			in["agent_name"] = n
-		}
-		var out struct {
-			Speak bool   `json:"speak"`
-			Note  string `json:"note"`
-		}
-		if err := o.scripts.Call(ctx, scriptName, channel, in, &out); err != nil {
-			return false, "", err
-		}
-		return out.Speak && strings.TrimSpace(out.Note) != "", out.Note, nil
+		return observer.Decider{Scripts: o.scripts, Store: o.store, AgentName: o.agent, Now: o.now}.Decide(ctx, name, scriptName, instruction, channel)
 	}
 	decide := func(ctx context.Context, _ observer.Firing) (bool, string, error) {
 		mu.Lock()
@@ -308,7 +272,8 @@ func (o *observers) speaker(name, scriptName, instruction string, channels []str
 		}
 		var errs []error
 		for ch, note := range notes {
-			text := fmt.Sprintf("Observer %s suggests you speak first: %s (You may also stay silent with <empty_reply>.)", name, note)
+			o.store.Journal().Post(journal.New(journal.ProactiveSpeech, ch, journal.Speech{Observer: name, Note: note}))
+			text := observer.SpeechNote(name, note)
 			as := &mainvirtual.Principal{Owner: true, Component: component}
 			if _, err := o.mv.ProactiveAs(ctx, ch, "", text, as, mainvirtual.Listener{}); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", ch, err))

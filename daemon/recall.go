@@ -10,6 +10,7 @@ import (
 	"github.com/cyan-agent/cyan/api"
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/events"
+	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/observer"
 	"github.com/cyan-agent/cyan/packets"
@@ -18,13 +19,18 @@ import (
 	"github.com/cyan-agent/cyan/tools"
 )
 
-// Embedder builds the recall embedder a configuration names.
-func Embedder(c config.Embed) recall.Embedder {
+// Embedder builds the recall embedder a configuration names: a model's
+// calls go through the llm layer (its timeouts, retries and errors).
+func Embedder(c config.Embed, log *slog.Logger) (recall.Embedder, error) {
 	switch c.Provider {
 	case "ollama", "openai":
-		return &recall.RemoteEmbedder{Provider: c.Provider, BaseURL: c.BaseURL, Model: c.Model, APIKey: c.APIKey}
+		e, err := llm.NewEmbedder(llm.EmbedOptions{Provider: c.Provider, BaseURL: c.BaseURL, Model: c.Model, APIKey: c.APIKey, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		return recall.NewModelEmbedder(e, c.Provider, c.Model), nil
 	default:
-		return recall.HashEmbedder{}
+		return recall.HashEmbedder{}, nil
 	}
 }
 
@@ -32,10 +38,14 @@ func Embedder(c config.Embed) recall.Embedder {
 // records, with tool mode's pass running the recall_filter and
 // recall_summary prompt scripts.
 func newRecall(cfg *config.Config, st *store.Store, scripts recall.Scripts, log *events.Log, now func() time.Time, logger *slog.Logger) (*recall.Index, error) {
+	emb, err := Embedder(cfg.Embed, logger.With("component", "recall"))
+	if err != nil {
+		return nil, err
+	}
 	return recall.New(recall.Options{
-		Store: st, Embedder: Embedder(cfg.Embed), IndexKind: cfg.Embed.Index, VectorWeight: cfg.Embed.VectorWeight,
+		Store: st, Embedder: emb, IndexKind: cfg.Embed.Index, VectorWeight: cfg.Embed.VectorWeight,
 		CacheDir: filepath.Join(cfg.DataDir, "recall"), Logger: logger.With("component", "recall"),
-		Judge: recall.NewScriptJudge(scripts), Records: eventRecords{log: log, now: now},
+		Judge: recall.NewScriptJudge(scripts), Rewrite: true, Records: eventRecords{log: log, now: now},
 	})
 }
 
@@ -73,65 +83,14 @@ func (e eventRecords) Records(context.Context) ([]recall.Record, error) {
 	return out, nil
 }
 
-func (e eventRecords) Watch(ctx context.Context, changed func()) error {
-	return e.log.Watch(ctx, changed)
-}
-
-// recallReviews is how a recall hit reviews what it hits (D = 0.7, the
-// "may be used" review of SPEC §3):
-//
-//   - a passage of the chat log reviews the workspace items made in the
-//     turns of its messages (memory.ReviewFrom: only items the channel may
-//     see) and the topics (event-level records) its first and last
-//     messages belong to, since a topic's body is its chat log;
-//   - an event record that was hit is reviewed itself;
-//   - a theory has no memory state: a hit on it reviews nothing.
-//
-// Each record or item is reviewed once per call however many passages hit
-// it. A failure is logged; the recall's answer stands.
-type recallReviews struct {
-	mem *memory.Memory
-	log *events.Log
-	now func() time.Time
-	lg  *slog.Logger
-}
-
-func (r recallReviews) reviewed(_ context.Context, channel string, rs []recall.Result) {
-	var msgs, eventIDs []string
-	var times []time.Time
-	for _, res := range rs {
-		switch res.Kind {
-		case recall.KindMessages:
-			msgs = append(msgs, res.MessageIDs...)
-			times = append(times, res.From, res.To)
-		case recall.KindEvent:
-			eventIDs = append(eventIDs, res.ID)
-		}
-	}
-	items, err := r.mem.ReviewFrom(channel, msgs, memory.DMaybe)
-	if err != nil {
-		r.lg.Warn("recall: reviewing workspace items failed", "channel", channel, "err", err)
-	}
-	topics, err := r.log.TopicsAt(channel, times)
-	if err != nil {
-		r.lg.Warn("recall: finding the recalled topics failed", "channel", channel, "err", err)
-	}
-	evs, err := r.log.Review(append(eventIDs, topics...), memory.DMaybe, r.now())
-	if err != nil {
-		r.lg.Warn("recall: reviewing events failed", "channel", channel, "err", err)
-	}
-	r.lg.Debug("recall reviewed what it hit", "channel", channel, "items", items, "events", evs)
-}
-
 // registerRecallTool puts the recall tool into the registry. It reads the
 // conversation it is called in, nothing else; its effects are on the
 // agent's own memory: the passages go into the workspace's pulled-info
 // area, and what it hits is reviewed.
-func registerRecallTool(reg *tools.Registry, idx *recall.Index, mem *memory.Memory, rv recallReviews) error {
-	rt := idx.Tool(recall.ToolOptions{Pull: mem.PullRange, Reviewed: rv.reviewed})
+func registerRecallTool(reg *tools.Registry, idx *recall.Index, mem *memory.Memory, rv recall.Reviews) error {
+	rt := idx.Tool(recall.ToolOptions{Pull: mem.PullRange, Reviewed: rv.Reviewed})
 	return reg.Register(tools.Tool{
-		Spec: tools.Spec{Name: rt.Name, Description: rt.Description, Parameters: rt.Parameters, Kind: tools.Natural,
-			Effects: []string{tools.EffectMemory}, Source: tools.SourceBuiltin, AimParam: "prompt"},
+		Spec: tools.SpecFrom(rt.ToolSpec, tools.SourceBuiltin),
 		Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
 			r := reg.Reader(c.Caller)
 			out, err := rt.Run(ctx, c.Caller.Channel, r.Owner && r.Private, string(c.Args))
@@ -225,6 +184,7 @@ func (b *importBuilds) run(ctx context.Context) error {
 			}
 			b.lg.Info("events built from imported history", "channel", ch, "messages", rep.Messages, "topics", rep.Topics,
 				"written", rep.Written, "kept", rep.Kept, "replaced", rep.Replaced)
+			b.log.Kick() // what the build left pending (extraction, retries) runs now, not at the next tick
 			if b.builtFn != nil {
 				b.builtFn(ch, rep)
 			}

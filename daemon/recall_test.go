@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/cyan-agent/cyan/internal/clocktest"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,14 +21,6 @@ import (
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/recall"
 )
-
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *testClock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
 // gardenModel answers every step's script by its response format, makes
 // the agent remember what alice grows, and recall it when she asks.
@@ -79,8 +71,8 @@ func TestARecallHitReviewsTheItemAndTheEventItCovers(t *testing.T) {
 	}
 	cfg.Memory.EvictBelow = 0 // keep the note in the workspace: this test is about reviews
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-	clk := &testClock{t: t0}
-	d, err := New(Options{Config: cfg, Now: clk.Now})
+	clk := clocktest.New(t0)
+	d, err := New(Options{Config: cfg, Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}

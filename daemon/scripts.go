@@ -26,6 +26,7 @@ var stepScripts = []struct{ name, step string }{
 	{events.ScriptExtract, "event log: facts and relation lines of a topic"},
 	{recall.ScriptFilter, "recall: keep the passages that fit, or give up"},
 	{recall.ScriptSummary, "recall: summarized_info of the passages kept"},
+	{recall.ScriptRewrite, "recall: a request into search queries (tool mode)"},
 	{tools.ScriptSpeak, "speak: text into speech segments"},
 	{tools.ScriptSystemOperation, "system_operation: a request into file and terminal steps"},
 	{ScriptObserverSpeech, "main-observer: decide whether to speak first"},

@@ -156,6 +156,10 @@ func (a limitAdapter) Output(q mainvirtual.Query, parts []string, usage llm.Usag
 	return parts, a.notices(ns)
 }
 
+func (a limitAdapter) Admit(q mainvirtual.Query) (time.Duration, string) {
+	return a.chain.Admit(a.turn(q))
+}
+
 func (a limitAdapter) ToolCall(q mainvirtual.Query, call llm.ToolCall) (string, []mainvirtual.LimitNotice) {
 	r, ns := a.chain.Call(a.turn(q), call.Name)
 	return r, a.notices(ns)
@@ -164,17 +168,9 @@ func (a limitAdapter) ToolCall(q mainvirtual.Query, call llm.ToolCall) (string, 
 // registerMemoryTools puts the workspace's tools into the registry: they
 // change only the agent's own memory.
 func registerMemoryTools(reg *tools.Registry, mem *memory.Memory) error {
-	kinds := map[string]tools.Kind{"remember": tools.Natural, "context_operation": tools.Natural, "plan": tools.Process, "workspace_usage": tools.Process}
 	for _, mt := range mem.AllTools() {
 		run := mt.Run
-		spec := tools.Spec{Name: mt.Name, Description: mt.Description, Parameters: mt.Parameters, Kind: kinds[mt.Name], Source: tools.SourceBuiltin, Report: mt.Report}
-		if mt.Name != "workspace_usage" {
-			spec.Effects = []string{tools.EffectMemory}
-		}
-		if spec.Kind == tools.Natural {
-			spec.AimParam = "text"
-		}
-		err := reg.Register(tools.Tool{Spec: spec, Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
+		err := reg.Register(tools.Tool{Spec: tools.SpecFrom(mt.ToolSpec, tools.SourceBuiltin), Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
 			out, err := run(ctx, memory.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, SpeakerID: c.Caller.SpeakerID, Kind: c.Caller.Kind,
 				Owner: c.Caller.Owner || reg.IsOwner(c.Caller), MessageID: c.Caller.MessageID, Perm: reg.PermissionFor(c.Caller), Arguments: c.Args})
 			return packets.Result{OutputText: out}, err
@@ -202,19 +198,11 @@ func memorySources(mem *memory.Memory, reg *tools.Registry) map[mainvirtual.Slot
 	return map[mainvirtual.Slot]mainvirtual.Source{
 		mainvirtual.SlotWorkspace: mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, budget int, _ func(string) int) (mainvirtual.Section, error) {
 			body, items := mem.WorkspaceSection(viewerOf(reg, q), budget)
-			sec := mainvirtual.Section{Body: body}
-			for _, it := range items {
-				sec.Items = append(sec.Items, mainvirtual.ItemTrace{ID: it.ID, Tokens: it.Tokens, Included: it.Included, Reason: it.Reason})
-			}
-			return sec, nil
+			return mainvirtual.Section{Body: body, Items: items}, nil
 		}),
 		mainvirtual.SlotPulled: mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, budget int, _ func(string) int) (mainvirtual.Section, error) {
 			body, items := mem.PulledSection(q.Channel, budget)
-			sec := mainvirtual.Section{Body: body}
-			for _, it := range items {
-				sec.Items = append(sec.Items, mainvirtual.ItemTrace{ID: it.ID, Tokens: it.Tokens, Included: it.Included, Reason: it.Reason})
-			}
-			return sec, nil
+			return mainvirtual.Section{Body: body, Items: items}, nil
 		}),
 		mainvirtual.SlotPlans: mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, _ int, _ func(string) int) (mainvirtual.Section, error) {
 			return mainvirtual.Section{Body: mem.PlansSection(viewerOf(reg, q))}, nil

@@ -9,7 +9,28 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/google/uuid"
+
+	"github.com/cyan-agent/cyan/journal"
 )
+
+// postingDB is the store's database as the log writes it: every committed
+// write is told on the journal as journal.RecordsChanged, so readers of
+// the records (recall) index them again. (A write of a mark or a pending
+// step is told too; readers coalesce.)
+type postingDB struct {
+	*badger.DB
+	j *journal.Journal
+}
+
+// Update runs fn in a read-write transaction and tells the journal when
+// it committed.
+func (d postingDB) Update(fn func(txn *badger.Txn) error) error {
+	err := d.DB.Update(fn)
+	if err == nil {
+		d.j.Post(journal.New(journal.RecordsChanged, "", nil))
+	}
+	return err
+}
 
 // getJSON reads key into v; found is false when the key does not exist.
 func getJSON(txn *badger.Txn, key []byte, v any) (found bool, err error) {

@@ -30,5 +30,5 @@
 // It keeps its data in the store's database under the prefixes registered
 // in store/keys.go.
 //
-// It may import store, config, packets and llm.
+// It may import store, config, packets, llm, notation, journal and backoff.
 package events

@@ -8,9 +8,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cyan-agent/cyan/backoff"
+
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/store"
-	"github.com/dgraph-io/badger/v4"
 	"github.com/robfig/cron/v3"
 )
 
@@ -40,7 +41,7 @@ type Options struct {
 // theories.
 type Log struct {
 	st       *store.Store
-	db       *badger.DB
+	db       postingDB
 	cfg      config.Events
 	cal      calendar
 	sched    cron.Schedule
@@ -98,7 +99,7 @@ func New(o Options) (*Log, error) {
 		silence = 30 * time.Minute
 	}
 	l := &Log{
-		st: o.Store, db: o.Store.DB(), cfg: o.Config, cal: calendar{loc: loc, weekStart: ws}, sched: sched,
+		st: o.Store, db: postingDB{DB: o.Store.DB(), j: o.Store.Journal()}, cfg: o.Config, cal: calendar{loc: loc, weekStart: ws}, sched: sched,
 		w: o.Writer, agent: o.AgentName, escape: o.Escape, isOwner: o.IsOwner, decay: o.Decay, silence: silence,
 		now: o.Now, log: o.Logger, kick: make(chan struct{}, 1),
 		interval: min(max(silence/10, 5*time.Second), time.Minute),
@@ -220,11 +221,6 @@ func (l *Log) Process(ctx context.Context, now time.Time, o ProcessOptions) (*Re
 	return rep, nil
 }
 
-// backoff is the wait before retry n (1-based): 1m, 2m, 4m … up to 1h.
-func backoff(n int) time.Duration {
-	d := time.Minute
-	for i := 1; i < n && d < time.Hour; i++ {
-		d *= 2
-	}
-	return min(d, time.Hour)
-}
+// retry is the wait before a failed step runs again: retry n (1-based)
+// waits Delay(n-1), 1m, 2m, 4m … up to 1h.
+var retry = backoff.Policy{Base: time.Minute, Max: time.Hour}

@@ -96,7 +96,7 @@ func (l *Log) failEvent(id string, cause error, now time.Time) error {
 		}
 		e.Pending.Attempts++
 		e.Pending.LastError = cleanText(cause.Error(), 500)
-		e.Pending.NextTry = now.Add(backoff(e.Pending.Attempts))
+		e.Pending.NextTry = now.Add(retry.Delay(e.Pending.Attempts - 1))
 		return nil
 	})
 	if errors.Is(err, ErrNotFound) {

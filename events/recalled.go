@@ -1,14 +1,11 @@
 package events
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
 
-	"github.com/cyan-agent/cyan/store"
 	"github.com/dgraph-io/badger/v4"
-	"github.com/dgraph-io/badger/v4/pb"
 )
 
 // Review counts a recall of records as a review of each (SPEC §3, with Δt
@@ -83,22 +80,4 @@ func (l *Log) Titled(now time.Time) ([]*Event, error) {
 		}
 	}
 	return out, nil
-}
-
-// Watch calls changed after each committed change of the records or the
-// theories, until ctx ends (then it returns nil). Calls come from one
-// goroutine; a change may be told more than once, so changed should only
-// note that something changed.
-func (l *Log) Watch(ctx context.Context, changed func()) error {
-	err := l.db.Subscribe(ctx, func(*badger.KVList) error {
-		changed()
-		return nil
-	}, []pb.Match{{Prefix: []byte(store.PrefixEvent)}, {Prefix: []byte(store.PrefixTheory)}})
-	if err != nil && ctx.Err() != nil {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("events: watch: %w", err)
-	}
-	return nil
 }

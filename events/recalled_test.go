@@ -1,12 +1,11 @@
 package events
 
 import (
-	"context"
 	"math"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/packets"
 )
 
@@ -74,37 +73,16 @@ func TestRecallReviewsTopicsByTheFormula(t *testing.T) {
 	}
 }
 
-func TestWatchTellsOfRecordAndTheoryChanges(t *testing.T) {
+func TestChangesAreToldOnTheJournal(t *testing.T) {
 	t0 := day(2026, 2, 16, 3, 16)
 	f := newFixture(t, t0, testConfig())
-	ctx, cancel := context.WithCancel(context.Background())
-	var n atomic.Int64
-	seen := make(chan struct{}, 16)
-	done := make(chan error, 1)
-	go func() {
-		done <- f.log.Watch(ctx, func() {
-			n.Add(1)
-			select {
-			case seen <- struct{}{}:
-			default:
-			}
-		})
-	}()
-	// Subscribe starts asynchronously: write until the first change is told.
-	deadline := time.After(10 * time.Second)
-	for i := 0; n.Load() == 0; i++ {
-		if _, err := f.log.CreateTheory("ideas "+string(rune('a'+i%26)), "line one\nline two", nil, packets.Scope{Owner: true}, t0.Add(time.Duration(i)*time.Second)); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-seen:
-		case <-time.After(50 * time.Millisecond):
-		case <-deadline:
-			t.Fatal("no change was told")
-		}
+	j := f.log.st.Journal()
+	since := j.Last()
+	if _, err := f.log.CreateTheory("ideas", "line one\nline two", nil, packets.Scope{Owner: true}, t0); err != nil {
+		t.Fatal(err)
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("Watch after cancel: %v", err)
+	evs, err := j.Since(since, journal.Filter{Kinds: []journal.Kind{journal.RecordsChanged}}, 0)
+	if err != nil || len(evs) == 0 {
+		t.Fatalf("no change was told: %v %v", evs, err)
 	}
 }

@@ -272,7 +272,7 @@ func (l *Log) completePeriod(channel string, p period, sequential bool, rec *Eve
 func (l *Log) failPeriod(channel string, p period, f failure, cause error, now time.Time) error {
 	f.Attempts++
 	f.LastError = cleanText(cause.Error(), 500)
-	f.NextTry = now.Add(backoff(f.Attempts))
+	f.NextTry = now.Add(retry.Delay(f.Attempts - 1))
 	l.log.Warn("rollup failed; it stays due and will be retried", "channel", channel, "level", p.level,
 		"period", l.cal.label(p.level, p.start), "attempt", f.Attempts, "next_try", f.NextTry, "err", cause)
 	return l.db.Update(func(txn *badger.Txn) error {

@@ -41,12 +41,7 @@ type Section struct {
 }
 
 // Item is a record or object the section considered, for the trace.
-type Item struct {
-	ID       string
-	Tokens   int
-	Included bool
-	Reason   string
-}
+type Item = packets.SectionItem
 
 // recencyHalfLife is how fast the recency term of the selection fades.
 const recencyHalfLife = 30 * 24 * time.Hour

@@ -11,12 +11,11 @@ import (
 	"github.com/cyan-agent/cyan/packets"
 )
 
-// Tool is a function the model may call, as a plain value: the daemon
-// offers it through main-virtual (and the tool registry will hold it).
+// Tool is a function the model may call, as a plain value: its spec (both
+// tools are process tools that change only the agent's own record) and
+// how it runs. The daemon puts it into the tool registry.
 type Tool struct {
-	Name        string
-	Description string
-	Parameters  json.RawMessage // a JSON Schema object
+	packets.ToolSpec
 	// Run does the call; an error is shown to the model as the tool's
 	// failure, so it says what to change.
 	Run func(ctx context.Context, c Call, args json.RawMessage) (string, error)
@@ -33,19 +32,23 @@ type Call struct {
 	Reader packets.Reader
 }
 
+// recordEffects is what the event and theory tools do: change the agent's
+// own memory.
+var recordEffects = []string{packets.EffectMemory}
+
 // Tools returns the `event` and `theory` tools.
 func (l *Log) Tools() []Tool {
 	return []Tool{
-		{
-			Name: "event",
+		{ToolSpec: packets.ToolSpec{
+			Name: "event", Kind: packets.ToolProcess, Effects: recordEffects,
 			Description: "Mark the current matter done: {\"op\": \"close\"} closes the conversation's current topic now " +
 				"and writes it to your event log (a topic also closes by itself after a silence). " +
 				"Give \"title\" to record it under your own words.",
-			Parameters: json.RawMessage(`{"type":"object","properties":{"op":{"type":"string","enum":["close"]},"title":{"type":"string","description":"a one-sentence record of the matter, in the first person"}},"required":["op"],"additionalProperties":false}`),
-			Run:        l.runEventTool,
+			Parameters: json.RawMessage(`{"type":"object","properties":{"op":{"type":"string","enum":["close"]},"title":{"type":"string","description":"a one-sentence record of the matter, in the first person"}},"required":["op"],"additionalProperties":false}`)},
+			Run: l.runEventTool,
 		},
-		{
-			Name: "theory",
+		{ToolSpec: packets.ToolSpec{
+			Name: "theory", Kind: packets.ToolProcess, Effects: recordEffects,
 			Description: "Keep theory packets: articles on a system of ideas with what they were drawn from. " +
 				"op create {title, article, related_info}; op update {id, article, title?, related_info?} replaces the article " +
 				"(only the current version is kept, so write the whole new version; related_info lists what it drew on: " +
@@ -53,7 +56,7 @@ func (l *Log) Tools() []Tool {
 			Parameters: json.RawMessage(`{"type":"object","properties":{` +
 				`"op":{"type":"string","enum":["create","update","get","list"]},"id":{"type":"string"},"title":{"type":"string"},"article":{"type":"string"},` +
 				`"related_info":{"type":"array","items":{"type":"object","properties":{"kind":{"type":"string","enum":["message","theory_line","file"]},"ref":{"type":"string"}},"required":["kind","ref"],"additionalProperties":false}}},` +
-				`"required":["op"],"additionalProperties":false}`),
+				`"required":["op"],"additionalProperties":false}`)},
 			Run: l.runTheoryTool,
 		},
 	}

@@ -6,5 +6,5 @@
 // the line or conversation that is wrong; they never store anything
 // themselves.
 //
-// It imports only store.
+// It may import store.
 package importer

@@ -53,6 +53,14 @@ type UsageStage interface {
 	Spend(t Turn, tokens int) string
 }
 
+// AdmitStage is asked before a turn calls the model: a positive wait means
+// the turn would only produce messages the stage drops, so the turn is
+// refused (the incoming message is kept) with that wait and the reason.
+type AdmitStage interface {
+	Stage
+	Admit(t Turn) (wait time.Duration, reason string)
+}
+
 // Chain is the limit-process. It is safe for concurrent use.
 type Chain struct {
 	name   string
@@ -104,6 +112,21 @@ func (c *Chain) Output(t Turn, parts []string) ([]string, []Notice) {
 		}
 	}
 	return parts, notes
+}
+
+// Admit asks the admit stages whether a turn may run now; the longest wait
+// wins.
+func (c *Chain) Admit(t Turn) (time.Duration, string) {
+	var wait time.Duration
+	var reason string
+	for _, s := range c.stages {
+		if as, ok := s.(AdmitStage); ok {
+			if w, r := as.Admit(t); w > wait {
+				wait, reason = w, r
+			}
+		}
+	}
+	return wait, reason
 }
 
 // Call asks the call stages about a tool call; the first refusal stops it.

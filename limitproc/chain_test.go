@@ -59,3 +59,30 @@ func TestChain(t *testing.T) {
 		t.Fatal("bad pattern accepted")
 	}
 }
+
+// A turn beyond the channel's messages per minute is refused before the
+// model is asked, with the wait until the oldest message leaves the
+// window.
+func TestAdmitRefusesTurnsOverTheMessageRate(t *testing.T) {
+	c, err := New(config.Limits{Name: "cyan", MessagesPerMinute: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	turn := func(at time.Time) Turn { return Turn{Channel: "home", Now: at} }
+	if w, _ := c.Admit(turn(t0)); w != 0 {
+		t.Fatalf("an empty window waits %v", w)
+	}
+	c.Output(turn(t0), []string{"one"})
+	c.Output(turn(t0.Add(10*time.Second)), []string{"two"})
+	w, reason := c.Admit(turn(t0.Add(20 * time.Second)))
+	if w != 40*time.Second || !strings.Contains(reason, "messages_per_minute") || !strings.Contains(reason, "40s") {
+		t.Fatalf("Admit = %v %q, want 40s", w, reason)
+	}
+	if w, _ := c.Admit(Turn{Channel: "other", Now: t0.Add(20 * time.Second)}); w != 0 {
+		t.Fatalf("another channel waits %v", w)
+	}
+	if w, _ := c.Admit(turn(t0.Add(61 * time.Second))); w != 0 {
+		t.Fatalf("after the minute it still waits %v", w)
+	}
+}

@@ -126,6 +126,20 @@ func newMessageRate(c config.Limits) (Stage, error) {
 
 func (*messageRate) Name() string { return "message_rate" }
 
+// Admit refuses a turn while the channel has had its messages for the
+// minute: the answer would be dropped, so the model is not asked, and the
+// caller learns when the limit lifts.
+func (s *messageRate) Admit(t Turn) (time.Duration, string) {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	if n := s.w.count(t.Channel, t.Now); n < s.max {
+		return 0, ""
+	}
+	oldest := s.w.seen[t.Channel][0]
+	wait := max(oldest.Add(s.w.span).Sub(t.Now), time.Second)
+	return wait, fmt.Sprintf("the companion has said %d messages in this channel in the last minute, its limit (limits.messages_per_minute); it answers again in %s", s.max, wait.Round(time.Second))
+}
+
 func (s *messageRate) Output(t Turn, parts []string) ([]string, string) {
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()

@@ -9,5 +9,5 @@
 // Calls are retried with backoff on 429, 5xx and transport errors, streams
 // only until their first delta has reached the caller.
 //
-// It imports nothing of cyan's.
+// It may import backoff.
 package llm

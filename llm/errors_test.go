@@ -157,10 +157,10 @@ func TestParseRetryAfter(t *testing.T) {
 
 func TestBackoff(t *testing.T) {
 	for n := range 20 {
-		want := min(backoffBase<<min(n, 16), backoffCap)
+		want := min(retry.Base<<min(n, 16), retry.Max)
 		for range 50 {
-			if d := backoff(n); d < want/2 || d > want {
-				t.Fatalf("backoff(%d) = %v, want within [%v, %v]", n, d, want/2, want)
+			if d := retry.Delay(n); d < want/2 || d > want {
+				t.Fatalf("retry.Delay(%d) = %v, want within [%v, %v]", n, d, want/2, want)
 			}
 		}
 	}

@@ -4,16 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cyan-agent/cyan/backoff"
 )
 
+// retry is the wait before retry n+1 of a call: 500 ms doubling to 30 s,
+// with jitter over its upper half.
+var retry = backoff.Policy{Base: 500 * time.Millisecond, Max: 30 * time.Second, Jitter: true}
+
 const (
-	backoffBase = 500 * time.Millisecond
-	backoffCap  = 30 * time.Second
 	// maxRetryAfter is the longest Retry-After worth waiting for inside a
 	// call; beyond it the call fails and the error says when to retry.
 	maxRetryAfter = 60 * time.Second
@@ -43,7 +46,7 @@ func (c *conn) withRetries(ctx context.Context, x exchange, delivered func() boo
 		}
 		wait := e.RetryAfter
 		if wait <= 0 {
-			wait = backoff(n)
+			wait = retry.Delay(n)
 		}
 		c.log.Warn("llm: retrying", "provider", c.provider, "model", x.model, "try", n+2, "wait", wait, "err", err)
 		if err := c.sleep(ctx, wait); err != nil {
@@ -53,17 +56,6 @@ func (c *conn) withRetries(ctx context.Context, x exchange, delivered func() boo
 			return fmt.Errorf("llm: waiting to retry %s: %w", c.provider, err)
 		}
 	}
-}
-
-// backoff is the wait before retry n+1: exponential from backoffBase,
-// capped at backoffCap, with jitter over its upper half.
-func backoff(n int) time.Duration {
-	d := backoffCap
-	if n < 16 {
-		d = min(backoffBase<<n, backoffCap)
-	}
-	half := d / 2
-	return half + rand.N(half+1)
 }
 
 // parseRetryAfter reads retry-after-ms (OpenAI) or Retry-After in seconds or

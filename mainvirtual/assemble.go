@@ -148,7 +148,15 @@ func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message
 	}
 	kept := seenOrder(items[a.fit(ctx, q, items, p.MiniFullContextCount, &ct):])
 	// The conversation handed to a provider must open with a user turn.
-	for len(kept) > 0 && kept[0].m.Role == store.RoleAssistant {
+	// When it opens with what the agent said first of its own accord (a
+	// greeting), a platform line says so; other model messages are dropped.
+	var out []llm.Message
+	if len(kept) > 0 && kept[0].m.Role == store.RoleAssistant && kept[0].m.Proactive {
+		line := notation.PlatformLine("system", kept[0].m.Time, "the conversation opens with your message below")
+		out = append(out, llm.Message{Role: llm.RoleUser, Content: line})
+		ct.Tokens += a.count.Count(line)
+	}
+	for len(out) == 0 && len(kept) > 0 && kept[0].m.Role == store.RoleAssistant {
 		ct.Dropped = append(ct.Dropped, DroppedItem{ID: kept[0].m.ID, Reason: "the context must open with a user line"})
 		if kept[0].inUse {
 			ct.Compressed = ct.Compressed[1:]
@@ -162,7 +170,6 @@ func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message
 		}
 	}
 	images := 0
-	var out []llm.Message
 	for i, it := range kept {
 		m := it.m
 		ct.Included = append(ct.Included, m.ID)

@@ -18,5 +18,12 @@
 // dropped, oldest first. The packet's trace says which messages were
 // compressed (and by which generate trace), which were dropped, and why.
 //
-// It may import store, persona, llm and config.
+// A channel may open with the persona's greeting (Options.Greeting, a
+// character card's first_mes): Turn stores it as the channel's first
+// message, marked proactive, and delivers it before the answer. A context
+// that opens with such a message gets a platform line before it, since
+// providers want the conversation to open with a user turn. ${user} in the
+// persona's root prompt is the current speaker (UserName).
+//
+// It may import store, persona, llm, config, notation, journal and packets.
 package mainvirtual

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
@@ -48,41 +49,41 @@ type Options struct {
 	// defaults).
 	Temperature *float64
 	MaxTokens   int
-	// AfterTurn, if set, is called when a turn has been answered (its
-	// replies are stored), before Turn returns; main-observer's work after
-	// a turn hangs here. It must not block for long.
-	AfterTurn func(ctx context.Context, q Query, res *Result)
-	// OnIncoming, if set, is called once an incoming message is stored.
-	OnIncoming func(q Query, m *store.Message)
-	// OnOutgoing, if set, is called for every outgoing message once it is
-	// stored (answers and proactive messages alike), for listeners that
-	// follow a channel.
-	OnOutgoing func(m *store.Message)
-	Counter    Counter          // nil: a TokenCounter
-	Now        func() time.Time // nil: time.Now
-	Logger     *slog.Logger     // nil: discard
+	// Greeting, if set, gives what the agent says first in a channel that
+	// has no message yet (a character card's first_mes): Turn stores it as
+	// the channel's first message, before the incoming one. "" says
+	// nothing; an error is logged and the turn goes on without it.
+	Greeting func(q Query) (string, error)
+	// LiveText streams every turn from the provider and posts its text on
+	// the journal as it comes (journal.ReplyDelta), so a voice or a page
+	// can start before the reply is finished; without it only turns whose
+	// Listener asks for Stream are streamed (and posted).
+	LiveText bool
+	Counter  Counter          // nil: a TokenCounter
+	Now      func() time.Time // nil: time.Now
+	Logger   *slog.Logger     // nil: discard
 }
 
 // MainVirtual runs turns. Turns of one channel run one at a time, in the
 // order they arrive; channels run in parallel.
 type MainVirtual struct {
-	store   *store.Store
-	llm     llm.Client
-	persona func() *persona.Persona
-	tools   Tools
-	limits  Limiter
-	asm     *assembler
-	steps   int
-	temp    *float64
-	maxTok  int
-	count   Counter
-	now     func() time.Time
-	log     *slog.Logger
-	locks   keyedMutex
-	// Hooks from Options.
-	afterTurn  func(context.Context, Query, *Result)
-	onIncoming func(Query, *store.Message)
-	onOutgoing func(*store.Message)
+	store    *store.Store
+	llm      llm.Client
+	persona  func() *persona.Persona
+	tools    Tools
+	limits   Limiter
+	asm      *assembler
+	steps    int
+	temp     *float64
+	maxTok   int
+	count    Counter
+	now      func() time.Time
+	log      *slog.Logger
+	locks    keyedMutex
+	greetMu  sync.Mutex // Record's check for an empty channel and its greeting
+	live     bool
+	journal  *journal.Journal
+	greeting func(Query) (string, error)
 
 	mu     sync.Mutex
 	traces map[string]*Trace // last trace per channel
@@ -117,7 +118,8 @@ func New(o Options) (*MainVirtual, error) {
 	mv := &MainVirtual{
 		store: o.Store, llm: o.LLM, persona: o.Persona, tools: o.Tools, limits: o.Limits, steps: steps,
 		temp: o.Temperature, maxTok: o.MaxTokens, count: o.Counter, now: o.Now, log: o.Logger,
-		traces: make(map[string]*Trace), afterTurn: o.AfterTurn, onIncoming: o.OnIncoming, onOutgoing: o.OnOutgoing,
+		traces: make(map[string]*Trace), live: o.LiveText, journal: o.Store.Journal(),
+		greeting: o.Greeting,
 	}
 	sources := map[Slot]Source{
 		SlotMain:      mainPrompt{o.Persona},
@@ -131,6 +133,7 @@ func New(o Options) (*MainVirtual, error) {
 	budgets := map[Slot]int{
 		SlotMain: s.Main, SlotReference: s.Reference, SlotToolCalls: s.ToolCalls, SlotEvents: s.Events,
 		SlotPulled: s.Pulled, SlotPlans: s.Plans,
+		SlotLoreBefore: s.Lorebook, SlotLoreAfter: s.Lorebook,
 	}
 	for slot, b := range o.Budgets {
 		budgets[slot] = b

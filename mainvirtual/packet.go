@@ -2,6 +2,7 @@ package mainvirtual
 
 import (
 	"context"
+	"github.com/cyan-agent/cyan/packets"
 	"time"
 
 	"github.com/cyan-agent/cyan/llm"
@@ -21,18 +22,28 @@ const (
 	SlotPlans     Slot = "plans"      // plan steps
 )
 
+// SlotLoreBefore and SlotLoreAfter hold the lorebook entries that fired
+// this turn: those placed before the character's definition (the main
+// prompt), and the rest after it.
+const (
+	SlotLoreBefore Slot = "lorebook_before"
+	SlotLoreAfter  Slot = "lorebook_after"
+)
+
 // Slots lists every slot in prompt order.
-var Slots = []Slot{SlotMain, SlotReference, SlotToolCalls, SlotEvents, SlotWorkspace, SlotPulled, SlotPlans}
+var Slots = []Slot{SlotLoreBefore, SlotMain, SlotLoreAfter, SlotReference, SlotToolCalls, SlotEvents, SlotWorkspace, SlotPulled, SlotPlans}
 
 // slotTitle is the header a section gets in the system prompt; the main
 // prompt has none.
 var slotTitle = map[Slot]string{
-	SlotReference: "# Persona reference",
-	SlotToolCalls: "# Recent tool calls",
-	SlotEvents:    "# Recent event records",
-	SlotWorkspace: "# Workspace",
-	SlotPulled:    "# Pulled information",
-	SlotPlans:     "# Plan steps",
+	SlotLoreBefore: "# Lorebook",
+	SlotLoreAfter:  "# Lorebook",
+	SlotReference:  "# Persona reference",
+	SlotToolCalls:  "# Recent tool calls",
+	SlotEvents:     "# Recent event records",
+	SlotWorkspace:  "# Workspace",
+	SlotPulled:     "# Pulled information",
+	SlotPlans:      "# Plan steps",
 }
 
 // Query describes the turn a section is filled for.
@@ -86,12 +97,7 @@ type Section struct {
 }
 
 // ItemTrace records one item a source considered.
-type ItemTrace struct {
-	ID       string `json:"id"`
-	Tokens   int    `json:"tokens"`
-	Included bool   `json:"included"`
-	Reason   string `json:"reason,omitempty"`
-}
+type ItemTrace = packets.SectionItem
 
 // SectionTrace is a section as it went into the packet.
 type SectionTrace struct {

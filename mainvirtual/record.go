@@ -28,8 +28,10 @@ type Recorded struct {
 	Time time.Time
 }
 
-// Record stores an incoming message without a turn. The observers hear of
-// it as of any incoming message.
+// Record stores an incoming message without a turn. It is on the journal
+// (journal.MessageIn) as every stored message is, so the observers hear of
+// it as of any incoming message. A channel that holds nothing yet opens
+// with the persona's greeting, stored first, as a turn's does.
 func (mv *MainVirtual) Record(ctx context.Context, in Recorded) (*store.Message, error) {
 	if err := mv.check(&in.Incoming); err != nil {
 		return nil, err
@@ -47,11 +49,19 @@ func (mv *MainVirtual) Record(ctx context.Context, in Recorded) (*store.Message,
 	if !in.Time.IsZero() && in.Time.Before(now) {
 		msg.Time = in.Time
 	}
-	if err := mv.store.Append(now, msg); err != nil {
-		return nil, &TurnError{Stage: "store", Err: err}
+	msgs := []*store.Message{msg}
+	if mv.greeting != nil && !in.NoGreeting {
+		// The check for an empty channel and the greeting's store are one
+		// step, so two first messages do not both open it.
+		mv.greetMu.Lock()
+		defer mv.greetMu.Unlock()
+		q := Query{Channel: in.Channel, Speaker: in.User, SpeakerID: in.UserID, Kind: in.Kind, Now: now}
+		if g := mv.greetingFor(q, false); g != nil {
+			msgs = []*store.Message{g, msg}
+		}
 	}
-	if mv.onIncoming != nil {
-		mv.onIncoming(Query{Channel: in.Channel, Speaker: in.User, SpeakerID: in.UserID, Kind: in.Kind, MessageID: msg.ID, Now: now}, msg)
+	if err := mv.store.Append(now, msgs...); err != nil {
+		return nil, &TurnError{Stage: "store", Err: err}
 	}
 	return msg, nil
 }
@@ -76,7 +86,12 @@ func (mv *MainVirtual) Respond(ctx context.Context, channel, messageID, speaker,
 	unlock := mv.locks.lock(channel)
 	defer unlock()
 	q := Query{Channel: channel, Speaker: speaker, SpeakerID: speakerID, Kind: kind, MessageID: msg.ID, Now: mv.now()}
-	return mv.run(ctx, msg, q, l)
+	if mv.limits != nil {
+		if wait, reason := mv.limits.Admit(q); wait > 0 {
+			return nil, &Limited{Message: msg, RetryAfter: wait, Reason: reason}
+		}
+	}
+	return mv.run(ctx, msg, q, l, nil)
 }
 
 // Note stores a line from the platform ("^system …") in a channel without

@@ -34,11 +34,23 @@ type mainPrompt struct{ persona func() *persona.Persona }
 
 func (s mainPrompt) Section(_ context.Context, q Query, _ int, _ func(string) int) (Section, error) {
 	p := s.persona()
-	body, err := p.Render(RootVars(q))
+	vars := RootVars(q)
+	vars["user"] = UserName(q, p.Name)
+	body, err := p.Render(vars)
 	if err != nil {
 		return Section{}, err
 	}
 	return Section{Body: body, Note: "persona " + p.Name}, nil
+}
+
+// UserName is who the persona talks to in a turn, as ${user} (a character
+// card's {{user}}) names them: the speaker, named as their lines are, or
+// "user" when the platform speaks (a proactive turn).
+func UserName(q Query, agent string) string {
+	if q.Speaker == "" || q.Speaker == "system" {
+		return "user"
+	}
+	return notation.SpeakerName(q.Speaker, agent)
 }
 
 // reference fills the persona-reference slot with the few-shot corpus. The

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/store"
 )
@@ -20,6 +21,9 @@ type Incoming struct {
 	// Kind is "private" (the default) or "group".
 	Kind string
 	Text string
+	// NoGreeting keeps a new channel from opening with the persona's
+	// greeting (the OpenAI-compatible endpoint's front-end shows its own).
+	NoGreeting bool
 }
 
 // Conversation kinds.
@@ -47,6 +51,9 @@ type Result struct {
 	Trace   *Trace
 	// Usage is what the model reported of its workspace use.
 	Usage Usage
+	// Greeting is the persona's greeting when the message opened its
+	// channel; it is also the first of Replies.
+	Greeting *store.Message
 	// Err is set when a step after the first failed: the replies before it
 	// were delivered, the rest of the turn was not.
 	Err error
@@ -99,17 +106,46 @@ func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Resu
 
 	now := mv.now()
 	msg := &store.Message{Channel: in.Channel, Role: store.RoleUser, User: in.User, UserID: in.UserID, Kind: in.Kind, Text: in.Text, Tokens: mv.count.Count(in.Text)}
-	if err := mv.store.Append(now, msg); err != nil {
+	q := Query{Channel: in.Channel, Speaker: in.User, SpeakerID: in.UserID, Kind: in.Kind, Now: now}
+	greeting := mv.greetingFor(q, in.NoGreeting)
+	msgs := []*store.Message{msg}
+	if greeting != nil {
+		msgs = []*store.Message{greeting, msg}
+	}
+	if err := mv.store.Append(now, msgs...); err != nil {
 		return nil, &TurnError{Stage: "store", Err: err}
 	}
 	if l.Stored != nil {
 		l.Stored(msg)
 	}
-	q := Query{Channel: in.Channel, Speaker: in.User, SpeakerID: in.UserID, Kind: in.Kind, MessageID: msg.ID, Now: now}
-	if mv.onIncoming != nil {
-		mv.onIncoming(q, msg)
+	q.MessageID = msg.ID
+	if mv.limits != nil {
+		if wait, reason := mv.limits.Admit(q); wait > 0 {
+			return nil, &Limited{Message: msg, RetryAfter: wait, Reason: reason}
+		}
 	}
-	return mv.run(ctx, msg, q, l)
+	return mv.run(ctx, msg, q, l, greeting)
+}
+
+// greetingFor makes the persona's greeting of a channel that has no message
+// yet (nil: none). It runs under the channel's lock.
+func (mv *MainVirtual) greetingFor(q Query, skip bool) *store.Message {
+	if mv.greeting == nil || skip {
+		return nil
+	}
+	if last, err := mv.store.Recent(q.Channel, store.Window{Limit: 1}); err != nil || len(last) > 0 {
+		return nil
+	}
+	text, err := mv.greeting(q)
+	if err != nil {
+		mv.log.Warn("the persona's greeting does not render; the channel opens without it", "channel", q.Channel, "err", err)
+		return nil
+	}
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	return &store.Message{Channel: q.Channel, Role: store.RoleAssistant, User: mv.AgentName(), Kind: q.Kind,
+		Text: text, Tokens: mv.count.Count(text), Proactive: true}
 }
 
 // Proactive lets the agent speak first in a channel: the platform's note
@@ -143,12 +179,13 @@ func (mv *MainVirtual) ProactiveAs(ctx context.Context, channel, kind, note stri
 	if l.Stored != nil {
 		l.Stored(msg)
 	}
-	return mv.run(ctx, msg, Query{Channel: channel, Speaker: "system", Kind: kind, MessageID: msg.ID, Now: now, For: as}, l)
+	return mv.run(ctx, msg, Query{Channel: channel, Speaker: "system", Kind: kind, MessageID: msg.ID, Now: now, For: as}, l, nil)
 }
 
 // run answers the stored message msg: assemble, call, deliver, run tools.
-// The caller holds the channel's lock.
-func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l Listener) (*Result, error) {
+// A greeting stored before msg is delivered first. The caller holds the
+// channel's lock.
+func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l Listener, greeting *store.Message) (*Result, error) {
 	now := q.Now
 	tr := &Trace{Channel: msg.Channel, MessageID: msg.ID, Time: now}
 	defer mv.keepTrace(tr)
@@ -162,6 +199,15 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 	offered := mv.tools.Offer(q)
 	packet.Tools = offered
 	res := &Result{Message: msg, Replies: []*store.Message{}, Trace: tr}
+	if greeting != nil {
+		res.Greeting, res.Replies = greeting, append(res.Replies, greeting)
+		if l.Stream != nil {
+			_ = l.Stream(StreamEvent{Text: greeting.Text}) // a listener gone is the model call's to notice
+		}
+		if l.Reply != nil {
+			l.Reply(greeting) // it is on the journal since it was stored
+		}
+	}
 	answered := false // a turn counts once its first answer is stored
 	var usage Usage
 	defer func() {
@@ -173,10 +219,11 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 				tr.Usage = UsageLexical
 			}
 		}
-		if answered && mv.afterTurn != nil {
-			mv.afterTurn(ctx, q, res)
+		if answered {
+			mv.turnDone(ctx, msg, q, res)
 		}
 	}()
+	stream := mv.liveStream(msg, l.Stream)
 	conv := packet.Messages
 	agent := mv.AgentName()
 	refs := &lastRefs{store: mv.store, channel: msg.Channel, agent: agent}
@@ -191,7 +238,7 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 			st.Offered = append(st.Offered, t.Name)
 		}
 		began := time.Now()
-		resp, err := mv.call(ctx, llm.Request{Messages: conv, Tools: tools, Temperature: mv.temp, MaxTokens: mv.maxTok}, l.Stream, len(res.Replies) > 0, refs)
+		resp, err := mv.call(ctx, llm.Request{Messages: conv, Tools: tools, Temperature: mv.temp, MaxTokens: mv.maxTok}, stream, len(res.Replies) > 0, refs)
 		st.Millis = time.Since(began).Milliseconds()
 		if err != nil {
 			st.Error = err.Error()
@@ -245,9 +292,6 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 			if l.Reply != nil {
 				l.Reply(m)
 			}
-			if mv.onOutgoing != nil {
-				mv.onOutgoing(m)
-			}
 		}
 		if len(calls) == 0 {
 			tr.Steps = append(tr.Steps, st)
@@ -298,6 +342,46 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 		}
 	}
 	return res, nil
+}
+
+// liveStream is the stream a turn's model calls write to: the listener's,
+// and the journal's live text when LiveText is on (nil: no streaming).
+func (mv *MainVirtual) liveStream(msg *store.Message, listen func(StreamEvent) error) func(StreamEvent) error {
+	if !mv.live && listen == nil {
+		return nil
+	}
+	return func(e StreamEvent) error {
+		ev := journal.New(journal.ReplyDelta, msg.Channel, journal.Delta{MessageID: msg.ID, Text: e.Text, Break: e.Break})
+		ev.Proactive = msg.Proactive
+		mv.journal.PostTransient(ev)
+		if listen != nil {
+			return listen(e)
+		}
+		return nil
+	}
+}
+
+// turnDone posts the answered turn on the journal (journal.TurnDone):
+// main-observer's work after a turn, and every observer of "after a
+// response", start from it. A proactive turn says so, and names the part
+// that began it, so an observer's own speech does not wake it again.
+func (mv *MainVirtual) turnDone(ctx context.Context, msg *store.Message, q Query, res *Result) {
+	t := journal.Turn{MessageID: msg.ID, Kind: q.Kind, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Replies: make([]string, 0, len(res.Replies)),
+		UsagePath: res.Usage.Path, Used: res.Usage.Used, Maybe: res.Usage.Maybe}
+	if p := q.For; p != nil { // a proactive turn acts for its principal
+		t.Speaker, t.SpeakerID, t.Owner, t.Component = p.Speaker, p.SpeakerID, p.Owner, p.Component
+	}
+	for _, m := range res.Replies {
+		if m != res.Greeting { // the persona's greeting is not the answer
+			t.Replies = append(t.Replies, m.Text)
+		}
+	}
+	if res.Err != nil {
+		t.Error = res.Err.Error()
+	}
+	ev := journal.New(journal.TurnDone, msg.Channel, t)
+	ev.Proactive, ev.Origin = msg.Proactive, journal.OriginOf(ctx)
+	mv.journal.Post(ev)
 }
 
 // limitMessages are the limit-process notices as platform messages.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/notation"
 	"strings"
 	"sync"
@@ -446,19 +447,42 @@ func TestChannelsSerialised(t *testing.T) {
 	}
 }
 
-func TestAfterTurnHook(t *testing.T) {
-	var got []string
-	r := newRig(t, func(o *Options) {
-		o.AfterTurn = func(_ context.Context, q Query, res *Result) {
-			got = append(got, q.MessageID+"="+res.Message.ID+":"+strings.Join(replyTexts(res.Replies), ","))
-		}
-	})
-	r.fake.Enqueue(llmtest.Reply{Text: "a"}, llmtest.Reply{Status: 500})
+func TestTurnsAreToldOnTheJournal(t *testing.T) {
+	r := newRig(t, func(o *Options) { o.LiveText = true })
+	j := r.mv.journal
+	r.fake.Enqueue(llmtest.Reply{Text: "a\n@br\nb", ChunkSize: 1}, llmtest.Reply{Status: 500})
 	res := r.turn(t, "alice", "one")
 	if _, err := r.mv.Turn(context.Background(), Incoming{Channel: "home", Text: "two"}, Listener{}); err == nil {
 		t.Fatal("want an LLM error")
 	}
-	if len(got) != 1 || got[0] != res.Message.ID+"="+res.Message.ID+":a" {
-		t.Fatalf("AfterTurn calls = %q (a failed turn is not an answered one)", got)
+	evs, err := j.Since(0, journal.Filter{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	var live strings.Builder
+	for _, e := range evs {
+		kinds = append(kinds, string(e.Kind))
+		if e.Kind == journal.ReplyDelta {
+			var d journal.Delta
+			e.Decode(&d)
+			if d.MessageID != res.Message.ID {
+				t.Fatalf("delta of %s, want the turn's message %s", d.MessageID, res.Message.ID)
+			}
+			if d.Break {
+				live.WriteString("|")
+			}
+			live.WriteString(d.Text)
+		}
+	}
+	got := strings.Join(kinds, " ")
+	want := "message.in reply.delta reply.delta reply.delta message.out message.out turn.done message.in"
+	if got != want || live.String() != "a|b" {
+		t.Fatalf("journal = %s (live text %q)\nwant %s (a failed turn is not a done one)", got, live.String(), want)
+	}
+	var done journal.Turn
+	evs[6].Decode(&done)
+	if done.MessageID != res.Message.ID || strings.Join(done.Replies, ",") != "a,b" || evs[6].Proactive {
+		t.Fatalf("turn done = %+v", done)
 	}
 }

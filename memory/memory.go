@@ -15,6 +15,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -54,10 +55,6 @@ type Options struct {
 	// Count counts tokens (nil: a rough estimate); the daemon passes the
 	// prompt assembler's counter.
 	Count func(string) int
-	// OnChange, if set, is called after plans change (main-observer
-	// schedules deferred plans from it). It must not call back into the
-	// Memory synchronously while holding its own locks.
-	OnChange func()
 }
 
 // agentName is the agent's name for a script's agent_name input; nil
@@ -78,17 +75,17 @@ var ErrNotFound = errors.New("memory: no such item")
 // Memory is the workspace and its long-term store. It is safe for
 // concurrent use; every change is durable before the call returns.
 type Memory struct {
-	db       *badger.DB
-	st       *store.Store
-	curve    Curve
-	params   Params
-	cfg      config.Memory
-	natural  Natural
-	agent    func() string
-	now      func() time.Time
-	log      *slog.Logger
-	count    func(string) int
-	onChange func()
+	db      *badger.DB
+	st      *store.Store
+	curve   Curve
+	params  Params
+	cfg     config.Memory
+	natural Natural
+	agent   func() string
+	now     func() time.Time
+	log     *slog.Logger
+	count   func(string) int
+	journal *journal.Journal
 
 	mu     sync.Mutex
 	turn   int64  // every answered turn (the API's T)
@@ -123,7 +120,7 @@ func Open(o Options) (*Memory, error) {
 		o.Count = func(s string) int { return (len(s) + 3) / 4 }
 	}
 	m := &Memory{
-		db: o.Store.DB(), st: o.Store, curve: curve, cfg: o.Config, natural: o.Natural, agent: o.AgentName, now: o.Now, log: o.Logger, count: o.Count, onChange: o.OnChange,
+		db: o.Store.DB(), st: o.Store, curve: curve, cfg: o.Config, natural: o.Natural, agent: o.AgentName, now: o.Now, log: o.Logger, count: o.Count, journal: o.Store.Journal(),
 		params: Params{Gain: o.Config.Gain, MaxJumpMini: int64(o.Config.MaxJumpMini), MaxJumpLarge: int64(o.Config.MaxJumpLarge)},
 		items:  map[string]*Item{}, plans: map[string]*Plan{}, pulled: map[string][]Pulled{}, chTurn: map[string]int64{},
 	}
@@ -245,11 +242,10 @@ func (m *Memory) save(items []*Item, plans []*Plan, deleted ...string) error {
 	return nil
 }
 
-// changed runs the OnChange hook. Callers do not hold m.mu.
+// changed tells the journal that plans changed (main-observer schedules
+// deferred plans from journal.MemoryChanged).
 func (m *Memory) changed() {
-	if m.onChange != nil {
-		m.onChange()
-	}
+	m.journal.Post(journal.New(journal.MemoryChanged, "", nil))
 }
 
 // Turn is the agent's turn counter over every conversation: one turn per

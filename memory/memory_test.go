@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/journal"
 	"math"
 	"strings"
 	"testing"
@@ -361,8 +362,11 @@ func TestRememberAndPlans(t *testing.T) {
 		t.Fatal("unknown op accepted")
 	}
 	// Deferred plans: a time in the future, or a cron schedule.
-	changes := 0
-	m.onChange = func() { changes++ }
+	since := m.journal.Last()
+	changes := func() int {
+		evs, _ := m.journal.Since(since, journal.Filter{Kinds: []journal.Kind{journal.MemoryChanged}}, 0)
+		return len(evs)
+	}
 	out, err = call(m, ctx, "plan", "home", "", `{"op":"create","text":"remind alice of the exam","at":"2026-11-27T09:00:00+08:00"}`)
 	if err != nil || out != "created plan p3, due 2026-11-27 09:00" {
 		t.Fatalf("deferred plan = %q, %v", out, err)
@@ -385,8 +389,8 @@ func TestRememberAndPlans(t *testing.T) {
 	if err := m.PlanFired("p3"); err != nil {
 		t.Fatal(err)
 	}
-	if ps := m.Plans(Viewer{Channel: "home"}); ps[0].Deferred() || !ps[1].Deferred() || changes != 3 {
-		t.Fatalf("after firing: %+v, %d changes", ps, changes)
+	if ps := m.Plans(Viewer{Channel: "home"}); ps[0].Deferred() || !ps[1].Deferred() || changes() != 3 {
+		t.Fatalf("after firing: %+v, %d changes", ps, changes())
 	}
 }
 

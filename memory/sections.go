@@ -2,17 +2,13 @@ package memory
 
 import (
 	"fmt"
+	"github.com/cyan-agent/cyan/packets"
 	"strings"
 )
 
 // SectionItem is one item as the workspace section considered it, for the
 // packet trace.
-type SectionItem struct {
-	ID       string
-	Tokens   int
-	Included bool
-	Reason   string
-}
+type SectionItem = packets.SectionItem
 
 // lineCache remembers an item's rendered line and its token count, so a
 // turn renders only items that changed.

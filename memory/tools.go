@@ -13,19 +13,21 @@ import (
 	"github.com/cyan-agent/cyan/store"
 )
 
-// Tool is a tool the workspace offers the model. Names and parameters are
-// part of the prompt contract.
+// Tool is a tool the workspace offers the model: its spec (names and
+// parameters are part of the prompt contract; the kind, effects and aim
+// are memory's rules: remember and context_operation are natural tools
+// that change the agent's memory, plan a process tool that does too, and
+// workspace_usage a report that changes nothing and needs no answer) and
+// how it runs.
 type Tool struct {
-	Name        string
-	Description string
-	Parameters  json.RawMessage
+	packets.ToolSpec
 	// Run executes a call; its error is shown to the model as a failed
 	// call, not a failed turn.
 	Run func(ctx context.Context, c Call) (string, error)
-	// Report marks workspace_usage: the call only reports, so it needs no
-	// answer from the model (no further model request for it).
-	Report bool
 }
+
+// memoryEffects is what the workspace's changing tools do.
+var memoryEffects = []string{packets.EffectMemory}
 
 // Call is one tool call and the turn it belongs to.
 type Call struct {
@@ -79,21 +81,21 @@ func (m *Memory) Tools(v Viewer) []Tool {
 
 func (m *Memory) toolList(withUsage bool) []Tool {
 	tools := []Tool{
-		{Name: "remember", Description: "Remember something for good: a fact, a preference, a promise, a file worth keeping. Say it in natural language; the tool decides how to keep it (a new workspace item, or strengthening one you already hold).",
-			Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"what to remember, in a sentence"}},"required":["text"]}`),
-			Run:        m.runRemember},
-		{Name: "context_operation", Description: "Operate on your own workspace in natural language: list items, pin or unpin an item, forget (let go of) an item, bring one back, raise its stability. Send \"help\" for the guide.",
-			Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"the operation, e.g. \"pin w3\", \"forget w5\", \"raise w2 x3\", \"list\" or \"help\""}},"required":["text"]}`),
-			Run:        m.runContextOperation},
-		{Name: "plan", Description: "Manage your plan steps: create a plan, add detail to it, mark it complete, or forget it. Plans show in the plan-steps section until they end. A plan with a time (at, or a cron schedule) waits: when it is due you are woken in this conversation and may speak first — use it for promises such as \"remind me on Friday\".",
-			Parameters: json.RawMessage(`{"type":"object","properties":{"op":{"type":"string","enum":["create","complete","forget","detail"]},"text":{"type":"string","description":"the plan (create) or the detail to add (detail)"},"id":{"type":"string","description":"the plan's id, e.g. p4 (complete, forget, detail)"},"at":{"type":"string","description":"create: when the plan is due, RFC3339 with the time zone, e.g. 2026-11-27T09:00:00+08:00"},"cron":{"type":"string","description":"create: a repeating schedule instead, five cron fields (minute hour day month weekday), e.g. \"0 9 * * 1\""}},"required":["op"]}`),
-			Run:        m.runPlan},
+		{ToolSpec: packets.ToolSpec{Name: "remember", Kind: packets.ToolNatural, Effects: memoryEffects, AimParam: "text", Description: "Remember something for good: a fact, a preference, a promise, a file worth keeping. Say it in natural language; the tool decides how to keep it (a new workspace item, or strengthening one you already hold).",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"what to remember, in a sentence"}},"required":["text"]}`)},
+			Run: m.runRemember},
+		{ToolSpec: packets.ToolSpec{Name: "context_operation", Kind: packets.ToolNatural, Effects: memoryEffects, AimParam: "text", Description: "Operate on your own workspace in natural language: list items, pin or unpin an item, forget (let go of) an item, bring one back, raise its stability. Send \"help\" for the guide.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"the operation, e.g. \"pin w3\", \"forget w5\", \"raise w2 x3\", \"list\" or \"help\""}},"required":["text"]}`)},
+			Run: m.runContextOperation},
+		{ToolSpec: packets.ToolSpec{Name: "plan", Kind: packets.ToolProcess, Effects: memoryEffects, Description: "Manage your plan steps: create a plan, add detail to it, mark it complete, or forget it. Plans show in the plan-steps section until they end. A plan with a time (at, or a cron schedule) waits: when it is due you are woken in this conversation and may speak first — use it for promises such as \"remind me on Friday\".",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"op":{"type":"string","enum":["create","complete","forget","detail"]},"text":{"type":"string","description":"the plan (create) or the detail to add (detail)"},"id":{"type":"string","description":"the plan's id, e.g. p4 (complete, forget, detail)"},"at":{"type":"string","description":"create: when the plan is due, RFC3339 with the time zone, e.g. 2026-11-27T09:00:00+08:00"},"cron":{"type":"string","description":"create: a repeating schedule instead, five cron fields (minute hour day month weekday), e.g. \"0 9 * * 1\""}},"required":["op"]}`)},
+			Run: m.runPlan},
 	}
 	if withUsage {
-		tools = append(tools, Tool{Name: "workspace_usage",
+		tools = append(tools, Tool{ToolSpec: packets.ToolSpec{Name: "workspace_usage", Kind: packets.ToolProcess, Report: true,
 			Description: "Report which workspace items your answer used, and which you may use next, in the same response as your answer (no reply is needed after it). Report with every answer while the workspace is not empty: items in use stay fresh, the rest fade. Instead of calling it you may end your answer with <workspace_usage used=\"w1,w3\" maybe=\"w2\"/>, which is removed before anyone sees it.",
-			Parameters:  json.RawMessage(`{"type":"object","properties":{"used":{"type":"array","items":{"type":"string"},"description":"ids of items this answer used"},"maybe":{"type":"array","items":{"type":"string"},"description":"ids of items you may use next"}},"required":["used","maybe"]}`),
-			Run:         m.runUsage, Report: true})
+			Parameters:  json.RawMessage(`{"type":"object","properties":{"used":{"type":"array","items":{"type":"string"},"description":"ids of items this answer used"},"maybe":{"type":"array","items":{"type":"string"},"description":"ids of items you may use next"}},"required":["used","maybe"]}`)},
+			Run: m.runUsage})
 	}
 	return tools
 }

@@ -8,5 +8,6 @@
 // governor enforces from provider usage, and quiet hours that hold proactive
 // speech.
 //
-// It may import memory, events, tools, llm, config, packets and store.
+// It may import memory, events, tools, llm, config, packets, store and
+// journal.
 package observer

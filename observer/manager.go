@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -74,9 +75,11 @@ type Status struct {
 
 // Options configure NewManager.
 type Options struct {
-	Store    *store.Store // nil: nothing persists (tests)
-	Clock    Clock        // nil: the wall clock
-	Governor *Governor    // nil: no budgets
+	// Store keeps the observers' marks, and its journal carries the
+	// activity they follow (nil: nothing persists, no activity; tests).
+	Store    *store.Store
+	Clock    Clock     // nil: the wall clock
+	Governor *Governor // nil: no budgets
 	Quiet    QuietHours
 	Logger   *slog.Logger
 }
@@ -92,8 +95,9 @@ type Manager struct {
 	log   *slog.Logger
 	marks marks
 
-	events chan Event
-	wake   chan struct{}
+	journal *journal.Journal
+	events  chan Event
+	wake    chan struct{}
 
 	mu      sync.Mutex
 	obs     map[string]*entry
@@ -134,6 +138,7 @@ func NewManager(o Options) *Manager {
 		events: make(chan Event, queueSize), wake: make(chan struct{}, 1), obs: map[string]*entry{}}
 	if o.Store != nil {
 		m.marks = marks{db: o.Store.DB()}
+		m.journal = o.Store.Journal()
 	}
 	return m
 }
@@ -193,16 +198,38 @@ func (m *Manager) Has(name string) bool {
 	return m.obs[name] != nil
 }
 
-// Publish puts an activity event on the bus. It never blocks: when the bus
-// is full the event is dropped and logged.
-func (m *Manager) Publish(e Event) {
+// publish puts an activity event on the bus, waiting while it is full
+// (nothing is dropped: the journal holds what comes meanwhile).
+func (m *Manager) publish(ctx context.Context, e Event) bool {
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.posted++
+	m.mu.Unlock()
 	select {
 	case m.events <- e:
-		m.posted++
-	default:
-		m.log.Warn("observer bus full; event dropped", "event", e.Name, "channel", e.Channel)
+		return true
+	case <-ctx.Done():
+		m.markHandled()
+		return false
+	}
+}
+
+// follow turns the journal's events into activity on the bus until ctx
+// ends. Its subscription holds no buffer, so a busy scheduler delays
+// activity but never loses it.
+func (m *Manager) follow(ctx context.Context, sub *journal.Subscription) {
+	for {
+		evs, err := sub.Next(ctx)
+		if err != nil {
+			return
+		}
+		for _, je := range evs {
+			if je.Kind == journal.Gap {
+				continue
+			}
+			if ev, ok := activityOf(je); ok && !m.publish(ctx, ev) {
+				return
+			}
+		}
 	}
 }
 
@@ -261,7 +288,16 @@ func (m *Manager) Run(ctx context.Context) error {
 		m.startWorker(e)
 	}
 	m.mu.Unlock()
-	m.Publish(Event{Name: AtStartup})
+	var follower sync.WaitGroup
+	defer follower.Wait()
+	followCtx, stopFollowing := context.WithCancel(ctx)
+	defer stopFollowing()
+	if m.journal != nil {
+		sub := m.journal.Subscribe(m.journal.Last(), journal.Filter{Kinds: []journal.Kind{journal.MessageIn, journal.TurnDone, journal.MemoryChanged}})
+		follower.Go(func() { m.follow(followCtx, sub) })
+	}
+	m.posted++ // AtStartup, handled first (the bus is empty: no wait)
+	m.events <- Event{Name: AtStartup}
 
 	for {
 		var timer <-chan time.Time
@@ -277,6 +313,8 @@ func (m *Manager) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			m.awake()
+			stopFollowing()
+			follower.Wait()
 			m.shutdown(stopWorkers)
 			return nil
 		case <-timer:
@@ -304,6 +342,10 @@ func (m *Manager) awake() {
 	m.sleeping = false
 	m.mu.Unlock()
 }
+
+// Idle reports whether the scheduler sleeps with nothing pending (tests
+// wait for it instead of for time).
+func (m *Manager) Idle() bool { return m.idle() }
 
 // idle reports whether the scheduler sleeps with nothing pending: no event
 // on the bus, no timer fired, no firing queued or running.
@@ -415,6 +457,9 @@ func (m *Manager) dispatchEvent(ev Event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, e := range m.obs {
+		if ev.Proactive && e.spec.Speaks {
+			continue // its own (or another speaker's) proactive turn: see Event
+		}
 		for i := range e.spec.Triggers {
 			if ok, kw := e.spec.Triggers[i].matches(ev); ok {
 				evc := ev
@@ -448,7 +493,7 @@ func (m *Manager) startWorker(e *entry) {
 			case <-ctx.Done():
 				return
 			case f := <-e.queue:
-				err := m.fire(ctx, e, f)
+				err := m.fireSafe(ctx, e, f)
 				m.mu.Lock()
 				e.pending--
 				m.mu.Unlock()
@@ -458,6 +503,18 @@ func (m *Manager) startWorker(e *entry) {
 			}
 		}
 	}()
+}
+
+// fireSafe is fire with a panic of the observer's own code turned into
+// the firing's error: an observer that breaks never takes the daemon down.
+func (m *Manager) fireSafe(ctx context.Context, e *entry, f Firing) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("observer %s panicked: %v", e.spec.Name, r)
+			m.finish(e, f, "error ("+f.Reason+"): "+err.Error(), err)
+		}
+	}()
+	return m.fire(ctx, e, f)
 }
 
 // fire runs one firing, unless quiet hours or the budget stop it (then a
@@ -477,7 +534,7 @@ func (m *Manager) fire(ctx context.Context, e *entry, f Firing) error {
 			return m.hold(e, f, be.Until, "paused: "+be.Error())
 		}
 	}
-	actx := WithAccount(ctx, e.spec.Account)
+	actx := journal.WithOrigin(WithAccount(ctx, e.spec.Account), e.spec.Name)
 	m.setState(e, "running", "")
 	if f.selfDec && e.spec.Decide != nil {
 		act, why, err := e.spec.Decide(actx, f)

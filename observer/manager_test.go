@@ -3,6 +3,9 @@ package observer
 import (
 	"context"
 	"errors"
+	"fmt"
+	"github.com/cyan-agent/cyan/journal"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -94,6 +97,19 @@ func (h *harness) expectNone() {
 	}
 }
 
+// say posts a person's message on the journal, as the store does.
+func (h *harness) say(channel, text string) {
+	h.m.journal.Post(journal.New(journal.MessageIn, channel, journal.Message{ID: "m", Role: "user", Text: text}))
+}
+
+// answered posts an answered turn, as main-virtual does; origin names the
+// observer whose proactive turn it was ("" for an answer to a person).
+func (h *harness) answered(channel, text, origin string) {
+	e := journal.New(journal.TurnDone, channel, journal.Turn{MessageID: "m", Replies: []string{text}})
+	e.Proactive, e.Origin = origin != "", origin
+	h.m.journal.Post(e)
+}
+
 func memStore(t *testing.T) *store.Store {
 	st, err := store.Open(store.Options{InMemory: true})
 	if err != nil {
@@ -169,14 +185,14 @@ func TestActivityTriggers(t *testing.T) {
 	h.m.Add(Spec{Name: "startup", Triggers: []Trigger{{On: AtStartup}}, Run: rec("startup")})
 	h.start()
 	h.expectRun("on AtStartup")
-	h.m.Publish(Event{Name: AfterUserMessage, Channel: "home", Text: "hello"})
+	h.say("home", "hello")
 	h.expectRun("on AfterUserMessage")
 	h.idle()
 	h.expectNone()
-	h.m.Publish(Event{Name: AfterUserMessage, Channel: "home", Text: "请提醒我喝水"})
+	h.say("home", "请提醒我喝水")
 	h.expectRun("on AfterUserMessage")
 	h.expectRun("on AfterUserMessage")
-	h.m.Publish(Event{Name: AfterAIResponse, Channel: "home", Text: "ok"})
+	h.answered("home", "ok", "")
 	h.expectRun("on AfterAIResponse")
 	h.idle()
 	h.close()
@@ -184,6 +200,39 @@ func TestActivityTriggers(t *testing.T) {
 	defer mu.Unlock()
 	if strings.Join(seen["keyword"], ",") != "AfterUserMessage:提醒" || len(seen["after-user"]) != 2 || len(seen["after-answer"]) != 1 || len(seen["startup"]) != 1 {
 		t.Fatalf("seen = %v", seen)
+	}
+}
+
+func TestASpeakingObserverDoesNotWakeItself(t *testing.T) {
+	h := newHarness(t, memStore(t), day1, Options{})
+	var mu sync.Mutex
+	var ran []string
+	rec := func(name string) func(context.Context, Firing) error {
+		return func(ctx context.Context, f Firing) error {
+			mu.Lock()
+			ran = append(ran, name+"<"+journal.OriginOf(ctx))
+			mu.Unlock()
+			return h.record(ctx, f)
+		}
+	}
+	h.m.Add(Spec{Name: "chatter", Speaks: true, Triggers: []Trigger{{On: AfterAIResponse}}, Run: rec("chatter")})
+	h.m.Add(Spec{Name: "counter", Triggers: []Trigger{{On: AfterAIResponse}}, Run: rec("counter")})
+	h.start()
+	defer h.close()
+	h.answered("home", "an answer to alice", "")
+	h.expectRun("on AfterAIResponse")
+	h.expectRun("on AfterAIResponse")
+	// What chatter then said is a proactive turn of its own: it wakes the
+	// counter (work after every turn) but no speaker.
+	h.answered("home", "by the way…", "chatter")
+	h.expectRun("on AfterAIResponse")
+	h.idle()
+	h.expectNone()
+	mu.Lock()
+	defer mu.Unlock()
+	slices.Sort(ran)
+	if fmt.Sprint(ran) != "[chatter<chatter counter<counter counter<counter]" {
+		t.Fatalf("runs = %v", ran)
 	}
 }
 
@@ -362,5 +411,33 @@ func TestCall(t *testing.T) {
 	h.expectRun("call")
 	if err := h.m.Call(context.Background(), "nobody"); err == nil || !strings.Contains(err.Error(), "observers ls") {
 		t.Fatalf("unknown: %v", err)
+	}
+}
+
+// TestPanickingObserver: an observer whose code panics fails that run,
+// and the manager, its other observers and the next runs go on.
+func TestPanickingObserver(t *testing.T) {
+	h := newHarness(t, memStore(t), day1, Options{})
+	h.m.Add(Spec{Name: "broken", Run: func(context.Context, Firing) error {
+		var f *Firing
+		_ = f.Event.Turn // a nil pointer, as a call firing's missing event once was
+		return nil
+	}})
+	h.m.Add(Spec{Name: "manual", Run: h.record})
+	h.start()
+	defer h.close()
+	for range 2 {
+		if err := h.m.Call(context.Background(), "broken"); err == nil || !strings.Contains(err.Error(), "observer broken panicked") {
+			t.Fatalf("call of a panicking observer: %v", err)
+		}
+	}
+	if err := h.m.Call(context.Background(), "manual"); err != nil {
+		t.Fatal(err)
+	}
+	h.expectRun("call")
+	for _, s := range h.m.Status() {
+		if s.Name == "broken" && (s.State != "idle" || !strings.Contains(s.LastResult, "panicked")) {
+			t.Fatalf("status: %+v", s)
+		}
 	}
 }

@@ -2,9 +2,10 @@
 // nl_packet in its two forms — the natural packet {aim, scene, appendix,
 // output_text_limit, output_file_limit} and the action packet, a plain
 // object of parameters — the result {output_text, output_file} with the
-// seed's limits, the router that delivers a packet to one or several
-// components by rule, and the permission object {tools, infos, self_edit,
-// distribute_permission} with ISDK's rule language.
+// seed's limits, the value types parts share (a tool's spec, a prompt
+// section's trace), and the permission object {tools, infos, self_edit,
+// distribute_permission} with ISDK's rule language. The router that takes
+// outgoing packets to components is package router.
 //
 // The permission object lives here rather than in tools because every
 // component carries one and config validates it (config may import only

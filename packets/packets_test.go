@@ -1,7 +1,6 @@
 package packets
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -165,54 +164,6 @@ func TestInfosSelfEditDistribute(t *testing.T) {
 	var nilp *Permission
 	if nilp.Check(Subject{Tool: "x"}).Decision != Deny || nilp.SeesInfo("x") {
 		t.Fatal("nil permission allows")
-	}
-}
-
-func TestRouter(t *testing.T) {
-	r, err := NewRouter(
-		Route{To: "tools/*", Deliver: []string{"tools"}},
-		Route{To: "broadcast", From: "main-*", Deliver: []string{"a", "b", "gone"}},
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	r.Attach("tools", ComponentFunc(func(_ context.Context, p Packet) (Result, error) {
-		got = append(got, "tools:"+p.To)
-		return Result{OutputText: strings.Repeat("x", 20)}, nil
-	}))
-	r.Attach("a", ComponentFunc(func(_ context.Context, p Packet) (Result, error) {
-		got = append(got, "a")
-		return Result{}, errors.New("a failed")
-	}))
-	r.Attach("b", ComponentFunc(func(_ context.Context, p Packet) (Result, error) {
-		got = append(got, "b")
-		return Result{OutputText: "ok"}, nil
-	}))
-	ds, err := r.Route(context.Background(), Packet{From: "main-virtual", To: "tools/speak", Natural: &Natural{Aim: "hi", OutputTextLimit: 4}})
-	if err != nil || len(ds) != 1 || ds[0].Result.OutputText != "xxx…" {
-		t.Fatalf("%+v %v", ds, err)
-	}
-	ds, err = r.Route(context.Background(), Packet{From: "main-observer", To: "broadcast", Action: Action{"k": 1}})
-	if err != nil || len(ds) != 3 || ds[0].Error != "a failed" || ds[1].Result.OutputText != "ok" || !strings.Contains(ds[2].Error, "not running") {
-		t.Fatalf("%+v %v", ds, err)
-	}
-	if strings.Join(got, ",") != "tools:tools/speak,a,b" {
-		t.Fatal(got)
-	}
-	if _, err := r.Route(context.Background(), Packet{From: "x", To: "broadcast", Action: Action{}}); !errors.Is(err, ErrNoRoute) {
-		t.Fatal("from rule ignored:", err)
-	}
-	if _, err := r.Route(context.Background(), Packet{To: "tools/x"}); !errors.Is(err, ErrPacket) {
-		t.Fatal("empty packet routed:", err)
-	}
-	if _, err := NewRouter(Route{To: "x"}); err == nil {
-		t.Fatal("route without components accepted")
-	}
-	b, _ := json.Marshal(Packet{From: "a", To: "b", Natural: &Natural{Aim: "x"}})
-	var back Packet
-	if err := json.Unmarshal(b, &back); err != nil || back.Natural.Aim != "x" {
-		t.Fatal("packet is not JSON-serialisable:", err)
 	}
 }
 

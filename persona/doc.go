@@ -4,20 +4,26 @@
 // prompt (section 1 of the prompt packet) and the persona reference (section
 // 2), watches a folder for edits, and embeds the built-in persona, 青蓝.
 //
-// It may import only the standard library, go.yaml.in/yaml/v3 and
-// github.com/fsnotify/fsnotify; nothing of cyan's.
+// Beside the standard library it uses go.yaml.in/yaml/v3 and
+// github.com/fsnotify/fsnotify. It imports nothing of cyan's.
 //
 // # Persona folders
 //
 // A folder holds persona.md: front-matter between two lines of "---", then the
 // template. The keys are name (required), description, color ("#1D75B3"),
-// reference (a file in the folder: the few-shot style corpus) and variables,
-// a map of values the template can use. Some variables are known and checked:
-// developer_name, context_count (default 40), mini_full_context_count
-// (default 6, at most context_count), work_mode (default false) and
-// supported_formats; agent_name is always the persona's name. Any other name
-// is the user's own. Unknown keys and bad values are errors with file, line
-// and key.
+// reference (a file in the folder: the few-shot style corpus), lorebook (a
+// file in the folder: a character card's lorebook, read with the persona and
+// parsed by package lorebook) and variables, a map of values the template can
+// use. Some variables are known and checked: developer_name, context_count
+// (default 40), mini_full_context_count (default 6, at most context_count),
+// work_mode (default false) and supported_formats; agent_name is always the
+// persona's name; user is who the persona talks to ("user" unless the caller
+// passes the current speaker). Any other name is the user's own. Unknown keys
+// and bad values are errors with file, line and key.
+//
+// Greeting reads the variables first_mes, alternate_greetings,
+// group_only_greetings and greeting_pick (see its doc): what the persona says
+// when a new conversation opens. DefaultFS is the built-in persona's folder.
 //
 // # Template language
 //

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,8 +37,17 @@ type Persona struct {
 	ContextCount, MiniFullContextCount int
 	WorkMode                           bool
 	Reference                          string // the few-shot style corpus ("" if none)
+	// LorebookFile is the front-matter's lorebook (a character_book JSON
+	// file in the folder, "" if none) and Lorebook its content, read with
+	// the persona; package lorebook parses it.
+	LorebookFile string
+	Lorebook     []byte
+	// Language is the language of the platform part of the prompt (one of
+	// Languages; "en" unless the front-matter says language:).
+	Language string
 
-	tmpl *Template
+	tmpl  *Template
+	slots map[string]any // the front-matter's platform: slots
 }
 
 // Load loads the persona folder dir. Every file is read through an os.Root,
@@ -59,16 +69,36 @@ func Load(dir string) (*Persona, error) {
 
 // Default returns the built-in persona, 青蓝.
 func Default() (*Persona, error) {
-	sub, err := fs.Sub(defaultFiles, "default")
-	if err != nil {
-		return nil, fmt.Errorf("persona: built-in persona: %w", err)
-	}
-	return load(sub, "default/"+FileName)
+	return load(DefaultFS(), "default/"+FileName)
 }
 
-// Render renders the root prompt with the persona's variables, to which
+// DefaultFS is the built-in persona's folder, read-only.
+func DefaultFS() fs.FS {
+	sub, err := fs.Sub(defaultFiles, "default")
+	if err != nil {
+		panic(err) // the embedded folder is part of the binary
+	}
+	return sub
+}
+
+// Render renders the root prompt — the persona's template inside the
+// platform part (platform.go) — with the persona's variables, to which
 // extra (for example channel, channel_kind or now) adds or overrides values.
 func (p *Persona) Render(extra map[string]any) (string, error) {
+	if p.tmpl == nil {
+		return "", errors.New("persona: render: the persona was not made by Load or Default")
+	}
+	vars := maps.Clone(p.Vars)
+	if vars == nil {
+		vars = map[string]any{}
+	}
+	maps.Copy(vars, extra)
+	return p.renderWithPlatform(vars)
+}
+
+// Own renders only the persona's own template (without the platform part
+// and with its sections as written), for tools that show or export it.
+func (p *Persona) Own(extra map[string]any) (string, error) {
 	if p.tmpl == nil {
 		return "", errors.New("persona: render: the persona was not made by Load or Default")
 	}
@@ -91,9 +121,17 @@ func load(fsys fs.FS, display string) (*Persona, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, ref, err := parseFrontMatter(display, front)
+	p, ref, book, err := parseFrontMatter(display, front)
 	if err != nil {
 		return nil, err
+	}
+	if book.path != "" {
+		data, err := readLimitedN(fsys, book.path, maxLorebookSize)
+		if err != nil {
+			return nil, &Error{File: display, Line: book.line, Col: book.col,
+				Msg: fmt.Sprintf("lorebook: %v", err), Err: err}
+		}
+		p.LorebookFile, p.Lorebook = book.path, []byte(data)
 	}
 	if ref.path != "" {
 		text, err := readLimited(fsys, ref.path)
@@ -153,7 +191,7 @@ var (
 	colorRE    = regexp.MustCompile(`^(#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})|[A-Za-z]+)$`)
 )
 
-func parseFrontMatter(display, front string) (*Persona, place, error) {
+func parseFrontMatter(display, front string) (*Persona, place, place, error) {
 	f := frontMatter{display: display}
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(front), &doc); err != nil {
@@ -162,16 +200,16 @@ func parseFrontMatter(display, front string) (*Persona, place, error) {
 			n, _ := strconv.Atoi(m[1])
 			e.Line, e.Msg = n+1, "front-matter: "+m[2]
 		}
-		return nil, place{}, e
+		return nil, place{}, place{}, e
 	}
 	p := &Persona{}
-	var ref place
+	var ref, book place
 	if len(doc.Content) == 0 {
-		return nil, place{}, &Error{File: display, Line: 1, Col: 1, Msg: "name: missing: the front-matter must give the persona a name"}
+		return nil, place{}, place{}, &Error{File: display, Line: 1, Col: 1, Msg: "name: missing: the front-matter must give the persona a name"}
 	}
 	m := doc.Content[0]
 	if m.Kind != yaml.MappingNode {
-		return nil, place{}, f.at(m, "front-matter must be keys and values, like \"name: …\"")
+		return nil, place{}, place{}, f.at(m, "front-matter must be keys and values, like \"name: …\"")
 	}
 	var nameNode *yaml.Node
 	vars := map[string]any{}
@@ -179,7 +217,7 @@ func parseFrontMatter(display, front string) (*Persona, place, error) {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		if seen[k.Value] {
-			return nil, place{}, f.at(k, "%s: given twice", k.Value)
+			return nil, place{}, place{}, f.at(k, "%s: given twice", k.Value)
 		}
 		seen[k.Value] = true
 		var err error
@@ -199,13 +237,28 @@ func parseFrontMatter(display, front string) (*Persona, place, error) {
 					err = f.at(v, "reference: %v", err)
 				}
 			}
+		case "lorebook":
+			book.path, err = f.text(k.Value, v)
+			if err == nil && book.path != "" {
+				book.line, book.col = v.Line+1, v.Column
+				if book.path, err = cleanPath(book.path); err != nil {
+					err = f.at(v, "lorebook: %v", err)
+				}
+			}
 		case "variables":
 			err = f.variables(v, vars)
+		case "language":
+			p.Language, err = f.text(k.Value, v)
+			if err == nil && !slices.Contains(Languages, p.Language) {
+				err = f.at(v, "language: %q: the platform's rules are written in %s", p.Language, strings.Join(Languages, ", "))
+			}
+		case "platform":
+			p.slots, err = f.slots(v)
 		default:
-			err = f.at(k, "unknown key %q: the keys are name, description, color, reference and variables", k.Value)
+			err = f.at(k, "unknown key %q: the keys are name, description, color, reference, lorebook, language, platform and variables", k.Value)
 		}
 		if err != nil {
-			return nil, place{}, err
+			return nil, place{}, place{}, err
 		}
 	}
 	p.Name = strings.TrimSpace(p.Name)
@@ -214,14 +267,43 @@ func parseFrontMatter(display, front string) (*Persona, place, error) {
 		if nameNode != nil {
 			n = nameNode
 		}
-		return nil, place{}, f.at(n, "name: missing: the front-matter must give the persona a name")
+		return nil, place{}, place{}, f.at(n, "name: missing: the front-matter must give the persona a name")
 	}
 	if err := f.counts(m, vars, p); err != nil {
-		return nil, place{}, err
+		return nil, place{}, place{}, err
 	}
 	vars["agent_name"] = p.Name
+	if _, ok := vars["user"]; !ok {
+		vars["user"] = "user" // who the persona talks to; a turn passes the speaker
+	}
 	p.Vars = vars
-	return p, ref, nil
+	if p.Language == "" {
+		p.Language = "en"
+	}
+	return p, ref, book, nil
+}
+
+// slots reads the platform: map of texts into the platform's slots.
+func (f frontMatter) slots(m *yaml.Node) (map[string]any, error) {
+	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
+		return nil, nil
+	}
+	if m.Kind != yaml.MappingNode {
+		return nil, f.at(m, "platform: want a map of slots (%s) to text", strings.Join(Slots, ", "))
+	}
+	out := map[string]any{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if !slices.Contains(Slots, k.Value) {
+			return nil, f.at(k, "platform.%s: not a slot; the platform's slots are %s (its rules cannot be removed)", k.Value, strings.Join(Slots, ", "))
+		}
+		t, err := f.text("platform."+k.Value, v)
+		if err != nil {
+			return nil, err
+		}
+		out[k.Value] = strings.TrimSpace(t)
+	}
+	return out, nil
 }
 
 // text reads a scalar as text; null is "".

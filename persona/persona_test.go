@@ -160,7 +160,7 @@ ${channel = no channel}
 		t.Errorf("Vars %v", p.Vars)
 	}
 
-	got, err := p.Render(nil)
+	got, err := p.Own(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ ${channel = no channel}
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 
-	got, err = p.Render(map[string]any{"channel": "desktop", "work_mode": false, "agent_name": "M"})
+	got, err = p.Own(map[string]any{"channel": "desktop", "work_mode": false, "agent_name": "M"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{name: "no front-matter", file: "hello", want: "1:1: a persona starts with front-matter: …"},
 		{name: "not closed", file: "---\nname: a\n", want: "1:1: front-matter is not closed: …"},
-		{name: "unknown key", file: "---\nname: a\nnmae: b\n---\n", want: `3:1: unknown key "nmae": the keys are name, description, color, reference and variables`},
+		{name: "unknown key", file: "---\nname: a\nnmae: b\n---\n", want: `3:1: unknown key "nmae": the keys are name, description, color, reference, lorebook, language, platform and variables`},
 		{name: "missing name", file: "---\ndescription: x\n---\n", want: "2:1: name: missing: …"},
 		{name: "empty name", file: "---\nname: \"  \"\n---\n", want: "2:1: name: missing: …"},
 		{name: "empty front-matter", file: "---\n---\n", want: "1:1: name: missing: …"},

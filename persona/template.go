@@ -103,8 +103,17 @@ func (t *Template) ReadFiles(fsys fs.FS) error {
 	return nil
 }
 
+// maxLorebookSize caps a persona's lorebook file, which may be larger than
+// a prompt: only the entries that fire enter it.
+const maxLorebookSize = 16 << 20
+
 // readLimited reads name from fsys, refusing files over maxFileSize.
 func readLimited(fsys fs.FS, name string) (string, error) {
+	return readLimitedN(fsys, name, maxFileSize)
+}
+
+// readLimitedN reads name from fsys, refusing files over limit bytes.
+func readLimitedN(fsys fs.FS, name string, limit int) (string, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return "", err
@@ -113,12 +122,12 @@ func readLimited(fsys fs.FS, name string) (string, error) {
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return "", fmt.Errorf("%s is a folder, not a file", name)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
 	if err != nil {
 		return "", err
 	}
-	if len(data) > maxFileSize {
-		return "", fmt.Errorf("%s is larger than %d bytes", name, maxFileSize)
+	if len(data) > limit {
+		return "", fmt.Errorf("%s is larger than %d bytes", name, limit)
 	}
 	return strings.ReplaceAll(string(data), "\r\n", "\n"), nil
 }

@@ -54,7 +54,7 @@ func TestWatch(t *testing.T) {
 	write(t, filepath.Join(dir, "sub", "x.md"), "one")
 	write(t, filepath.Join(dir, FileName), "---\nname: B\n---\nI am ${agent_name}, ${file_load(sub/x.md)}.\n")
 	c := wait("name B", func(c change) bool { return c.err == nil && c.p.Name == "B" })
-	if got, err := c.p.Render(nil); err != nil || got != "I am B, one.\n" {
+	if got, err := c.p.Own(nil); err != nil || got != "I am B, one.\n" {
 		t.Errorf("Render: %q, %v", got, err)
 	}
 
@@ -62,7 +62,7 @@ func TestWatch(t *testing.T) {
 	// above came after its creation was seen.
 	write(t, filepath.Join(dir, "sub", "x.md"), "two")
 	wait("sub/x.md changed", func(c change) bool {
-		got, err := c.p.Render(nil)
+		got, err := c.p.Own(nil)
 		return err == nil && got == "I am B, two.\n"
 	})
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/cyan-agent/cyan/store"
 	"github.com/google/uuid"
@@ -14,8 +15,26 @@ import (
 type docMeta struct {
 	id uuid.UUID
 	ch uint32
-	t  int64 // unix milliseconds
+	// sess numbers the message's session: a run of its channel's messages
+	// with no silence longer than sessionGap between two of them (the
+	// event log's topic, measured the same way). Sessions are the route
+	// from a question to the talk that holds its pieces (rank.go).
+	sess uint32
+	// pos is the message's place in its channel's order.
+	pos uint32
+	// speaker is the lexicon's term of the speaker's name (its first
+	// word), noDoc when there is none.
+	speaker uint32
+	t       int64 // unix milliseconds
+	// timely is set when the text states when something happens
+	// ("yesterday", "last week", "in May", "2022"): "when" questions
+	// favour such lines.
+	timely bool
 }
+
+// sessionGap is the silence that starts a new session: the event log's
+// default topic silence.
+const sessionGap = 30 * time.Minute
 
 // corpus is the in-memory side of the index: the documents, the lexical
 // index and each channel's documents in message order (for windows and
@@ -28,6 +47,9 @@ type corpus struct {
 	chIdx map[string]uint32
 	order [][]uint32 // per channel, docs sorted by id
 	lex   *lexicon
+	// sessions counts the session numbers given.
+	sessions uint32
+	stems    stemCache
 }
 
 // docText is the text the lexical index reads of a message: the speaker,
@@ -61,14 +83,17 @@ func indexText(m *store.Message) string {
 // messages that are skipped or already indexed).
 func (c *corpus) add(msgs []*store.Message) []uint32 {
 	terms := make([][]string, len(msgs))
+	timely := make([]bool, len(msgs))
 	for i, m := range msgs {
 		if indexable(m) {
-			terms[i] = Tokenize(docText(m))
+			terms[i] = c.stems.tokens(docText(m))
+			timely[i] = statesTime(m.Text)
 		}
 	}
 	out := make([]uint32, len(msgs))
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var moved map[uint32]bool // channels with messages put before others
 	for i, m := range msgs {
 		out[i] = noDoc
 		if !indexable(m) {
@@ -89,31 +114,68 @@ func (c *corpus) add(msgs []*store.Message) []uint32 {
 			c.order = append(c.order, nil)
 		}
 		doc := uint32(len(c.docs))
-		c.docs = append(c.docs, docMeta{id: id, ch: ch, t: m.Time.UnixMilli()})
+		c.docs = append(c.docs, docMeta{id: id, ch: ch, t: m.Time.UnixMilli(), timely: timely[i], speaker: noDoc})
 		c.byID[id] = doc
 		c.lex.add(doc, terms[i])
-		o := c.order[ch]
-		if n := len(o); n == 0 || bytes.Compare(c.docs[o[n-1]].id[:], id[:]) < 0 {
-			c.order[ch] = append(o, doc)
-		} else {
-			at, _ := slices.BinarySearchFunc(o, id, func(d uint32, id uuid.UUID) int { return bytes.Compare(c.docs[d].id[:], id[:]) })
-			c.order[ch] = slices.Insert(o, at, doc)
+		if name := c.stems.tokens(m.User); len(name) > 0 {
+			if t, ok := c.lex.terms[name[0]]; ok {
+				c.docs[doc].speaker = t
+			}
 		}
+		o := c.order[ch]
+		at := len(o)
+		if at > 0 && bytes.Compare(c.docs[o[at-1]].id[:], id[:]) > 0 {
+			at, _ = slices.BinarySearchFunc(o, id, func(d uint32, id uuid.UUID) int { return bytes.Compare(c.docs[d].id[:], id[:]) })
+		}
+		c.docs[doc].sess = c.sessionAt(o, at, c.docs[doc].t)
+		c.docs[doc].pos = uint32(at)
+		if at < len(o) {
+			if moved == nil {
+				moved = map[uint32]bool{}
+			}
+			moved[ch] = true
+		}
+		c.order[ch] = slices.Insert(o, at, doc)
 		out[i] = doc
+	}
+	// Renumber once per batch the channels whose order shifted (an
+	// import of older history), not once per message.
+	for ch := range moved {
+		for p, d := range c.order[ch] {
+			c.docs[d].pos = uint32(p)
+		}
 	}
 	return out
 }
 
 const noDoc = ^uint32(0)
 
+// sessionAt gives a message of time t that goes at position at of a
+// channel's order its session: the one of the message before it when that
+// one is less than sessionGap older, else the one of the message after it
+// when that one is less than sessionGap newer, else a new one. (A message
+// that fills a gap between two sessions joins the first; sessions are
+// never merged or renumbered, so a number once given stays.) The caller
+// holds mu.
+func (c *corpus) sessionAt(o []uint32, at int, t int64) uint32 {
+	gap := sessionGap.Milliseconds()
+	if at > 0 {
+		if p := c.docs[o[at-1]]; t-p.t < gap {
+			return p.sess
+		}
+	}
+	if at < len(o) {
+		if n := c.docs[o[at]]; n.t-t < gap {
+			return n.sess
+		}
+	}
+	c.sessions++
+	return c.sessions - 1
+}
+
 // position returns a document's index in its channel's order. The caller
 // holds mu.
-func (c *corpus) position(doc uint32) int {
-	d := c.docs[doc]
-	o := c.order[d.ch]
-	at, _ := slices.BinarySearchFunc(o, d.id, func(x uint32, id uuid.UUID) int { return bytes.Compare(c.docs[x].id[:], id[:]) })
-	return at
-}
+func (c *corpus) position(doc uint32) int { return int(c.docs[doc].pos) }
 
 func (c *corpus) size() int {
 	c.mu.RLock()

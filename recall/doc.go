@@ -2,13 +2,24 @@
 // search over every stored message, and over the event and theory texts
 // beside them (SPEC §5, the seed's main-virtual-recall).
 //
-// It owns the lexical index (BM25 over words and CJK bigrams), the
-// embedders (a built-in one that needs no network and no download, Ollama's
-// /api/embed and OpenAI-compatible /v1/embeddings), the vector index
-// (chromem-go, a cache of the embeddings kept in Badger), rank fusion,
-// channel and date filters, the plain search mode and the tool mode (an LLM
-// pass that drops what does not fit, then a summary) and the model's recall
-// tool.
+// It owns the lexical index (BM25 over Snowball-stemmed words and CJK
+// bigrams), the embedders (a built-in one that needs no network and no
+// download; a model on a server, called through the llm layer's
+// embeddings client), the vector index (flat int8 or chromem-go, over
+// embeddings kept in Badger), the ranking, channel and date filters, the
+// plain search mode and the tool mode (an LLM pass that may rewrite the
+// request into queries, drops what does not fit, then summarises) and the
+// model's recall tool.
+//
+// Ranking runs in two stages (rank.go): gather runs the searches (BM25,
+// one round of feedback terms, the vector scan) once; rank combines what
+// they found with a few knobs — the feedback pass's weight, the line after
+// a match, the session route (sessions: runs of a channel without 30
+// minutes of silence), "when" questions favouring lines that place things
+// in time and dates named in the question (temporal.go). The LoCoMo bench
+// (crossval.go) tunes those knobs on some conversations and measures them
+// on others, re-ranking without searching again; the shipped defaults are
+// what it picks on all the development conversations.
 //
 // Records (records.go) are the texts of other kinds: event records' titles
 // and theory articles, from a Records source the daemon fills with the
@@ -27,7 +38,10 @@
 // coalescing signal; the embedding cursor is durable, so a restart resumes
 // where it stopped.
 //
-// It imports store, importer (for the LoCoMo benchmark) and packets (the
-// knowledge scopes its open tool checks);
+// It imports importer for the LoCoMo benchmark, llm for the embeddings
+// client, packets for the knowledge scopes its tool checks, and journal to
+// follow what is stored;
 // mainvirtual never imports it (the daemon wires its tool in).
+//
+// It may import store, importer, packets, llm, journal and backoff.
 package recall

@@ -70,3 +70,19 @@ func FuzzSplitRecord(f *testing.F) {
 		}
 	})
 }
+
+func FuzzQuestionDates(f *testing.F) {
+	for _, s := range []string{"What movie did Joanna watch on 1 May, 2022?", "Where did she travel in July 2022?",
+		"When did Caroline go to the support group?", "what happened in summer 2021", "2023-05-08", "May 32, 2022",
+		"2024年3月5日发生了什么", "去年的考试是什么时候？", "いつ試験がありますか", "the 31st of February, 2023", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		from, to, ok := questionDates(q)
+		if ok && !from.Before(to) {
+			t.Fatalf("%q: span %v – %v is empty", q, from, to)
+		}
+		_ = whenQuestion(q)
+		_ = statesTime(q)
+	})
+}

@@ -27,9 +27,9 @@ type Options struct {
 	// IndexKind is IndexFlat (the default) or IndexChromem.
 	IndexKind string
 	// VectorWeight is the vector side's weight in the fusion, BM25's being
-	// 1 (0: 0.1 for the built-in embedder, which mostly re-finds what BM25
-	// finds, as measured on LoCoMo; 1 for a model embedder, whose semantic
-	// matches BM25 cannot make).
+	// 1 (0: none for the built-in embedder, whose features are BM25's
+	// words and cost recall under cross-validation on LoCoMo; 1 for a model
+	// embedder, whose semantic matches BM25 cannot make).
 	VectorWeight float64
 	// CacheDir holds the vector index cache file ("" keeps none).
 	CacheDir string
@@ -40,8 +40,14 @@ type Options struct {
 	// Judge runs tool mode's LLM pass (nil: tool mode answers like search
 	// mode and says so).
 	Judge Judge
+	// Rewrite has tool mode first turn the request into search queries
+	// when the Judge is a Rewriter (the recall_rewrite script).
+	Rewrite bool
 	// Records, when set, adds event and theory texts to what recall finds.
 	Records Records
+	// RecordsDelay is how long Run lets changes of the records gather
+	// before it indexes them again (0: 2 s; negative: none).
+	RecordsDelay time.Duration
 }
 
 // Index is the recall index of one store: lexical and vector, kept up to
@@ -91,6 +97,12 @@ func New(o Options) (*Index, error) {
 	}
 	if o.SaveEvery <= 0 {
 		o.SaveEvery = 5 * time.Minute
+	}
+	switch {
+	case o.RecordsDelay == 0:
+		o.RecordsDelay = recordsEvery
+	case o.RecordsDelay < 0:
+		o.RecordsDelay = 0
 	}
 	log := o.Logger
 	if log == nil {

@@ -35,7 +35,42 @@ const (
 	ScriptFilter = "recall_filter"
 	// ScriptSummary writes summarized_info.
 	ScriptSummary = "recall_summary"
+	// ScriptRewrite turns the request into search queries (Options.Rewrite).
+	ScriptRewrite = "recall_rewrite"
 )
+
+// Rewriter is a Judge that can also turn a request into search queries
+// (sub-questions of a many-part question, the event of a "when" question)
+// before tool mode searches. ScriptJudge is one.
+type Rewriter interface {
+	Rewrite(ctx context.Context, channel, prompt string) ([]string, error)
+}
+
+// maxRewrites bounds the queries a rewrite adds to the request.
+const maxRewrites = 3
+
+// Rewrite implements Rewriter: the recall_rewrite script's queries, cut to
+// maxRewrites, without blanks, repeats or the request itself.
+func (j *ScriptJudge) Rewrite(ctx context.Context, channel, prompt string) ([]string, error) {
+	var ans struct {
+		Queries []string `json:"queries"`
+	}
+	if err := j.Scripts.Call(ctx, ScriptRewrite, channel, map[string]any{"prompt": prompt}, &ans); err != nil {
+		return nil, fmt.Errorf("recall: %s: %w", ScriptRewrite, err)
+	}
+	seen := map[string]bool{strings.ToLower(strings.TrimSpace(prompt)): true}
+	var out []string
+	for _, q := range ans.Queries {
+		q = strings.TrimSpace(q)
+		if k := strings.ToLower(q); q != "" && len(q) <= MaxPromptBytes && !seen[k] && len(out) < maxRewrites {
+			seen[k] = true
+			out = append(out, q)
+		}
+	}
+	return out, nil
+}
+
+var _ Rewriter = (*ScriptJudge)(nil)
 
 // ScriptJudge is the Judge that runs tool mode's pass as prompt scripts:
 // each call is traced, and a persona overrides it with a file of the same
@@ -102,9 +137,56 @@ const (
 	maxBatch  = 32
 )
 
+// searchAll searches for the request and for each of its rewrites, and
+// takes their passages in turns (the request's first, then each
+// rewrite's first, then the seconds …), each passage once, up to
+// q.MaxResults: the pieces of a many-part question all get a place.
+func (x *Index) searchAll(ctx context.Context, q Query, rewrites []string) (*Response, error) {
+	r, err := x.search(ctx, q)
+	if err != nil || len(rewrites) == 0 {
+		return r, err
+	}
+	lists := [][]Result{r.Results}
+	for _, p := range rewrites {
+		sub := q
+		sub.Prompt = p
+		rr, err := x.search(ctx, sub)
+		if err != nil {
+			return nil, err
+		}
+		lists = append(lists, rr.Results)
+	}
+	seen := map[string]bool{}
+	var merged []Result
+	for i := 0; len(merged) < q.MaxResults; i++ {
+		more := false
+		for _, l := range lists {
+			if i >= len(l) || len(merged) >= q.MaxResults {
+				continue
+			}
+			more = true
+			k := l[i].key
+			if k == "" {
+				k = strings.Join(l[i].MessageIDs, ",")
+			}
+			if !seen[k] {
+				seen[k] = true
+				merged = append(merged, l[i])
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	r.Results = merged
+	return r, nil
+}
+
 // Recall answers a query in its mode: ModeSearch is Search; ModeTool (the
 // default) runs the seed's natural tool. It takes a first batch of
-// max_results passages, lets the judge drop those that do not fit, sizes
+// max_results passages (with Options.Rewrite, for the request and the
+// queries the judge rewrote it into, taken in turns; the rewrite is one
+// more model call, traced like the others), lets the judge drop those that do not fit, sizes
 // the next batch from the rejection rate (remaining / acceptance rate,
 // capped at 32), stops when it has enough, when the judge gives up, when
 // nothing new is found or after 4 rounds, and then has the judge write
@@ -116,7 +198,7 @@ func (x *Index) Recall(ctx context.Context, q Query, mode string) (*Response, er
 	}
 	switch mode {
 	case ModeSearch:
-		return x.search(ctx, q)
+		return sorted(x.search(ctx, q))
 	case ModeTool, "":
 	default:
 		return nil, fmt.Errorf("%w: mode %q is not %q or %q", ErrBadQuery, mode, ModeSearch, ModeTool)
@@ -126,7 +208,7 @@ func (x *Index) Recall(ctx context.Context, q Query, mode string) (*Response, er
 		if err == nil {
 			r.Note = joinNote(r.Note, "tool mode has no model to filter with; these are plain search results")
 		}
-		return r, err
+		return sorted(r, err)
 	}
 	want := q.MaxResults
 	batch := want
@@ -135,17 +217,29 @@ func (x *Index) Recall(ctx context.Context, q Query, mode string) (*Response, er
 	}
 	q.exclude, q.excludeRecs = map[uuid.UUID]bool{}, map[string]bool{}
 	out := &Response{Results: []Result{}}
+	var rewriteNote string
+	if rw, ok := x.o.Judge.(Rewriter); ok && x.o.Rewrite {
+		qs, err := rw.Rewrite(ctx, q.Channel, q.Prompt)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil:
+			rewriteNote = "the request was searched as it is (" + err.Error() + ")"
+		default:
+			out.Queries = qs
+		}
+	}
 	for out.Rounds < maxRounds && len(out.Results) < want {
 		out.Rounds++
 		sub := q
 		sub.MaxResults = batch
-		r, err := x.search(ctx, sub)
+		r, err := x.searchAll(ctx, sub, out.Queries)
 		if err != nil {
 			return nil, err
 		}
 		out.Lexical, out.Vector = r.Lexical, r.Vector
 		if out.Rounds == 1 {
-			out.Note = r.Note
+			out.Note = joinNote(r.Note, rewriteNote)
 		}
 		if len(r.Results) == 0 {
 			break
@@ -167,7 +261,7 @@ func (x *Index) Recall(ctx context.Context, q Query, mode string) (*Response, er
 			}
 			out.Note = joinNote(out.Note, "the model could not filter the results ("+err.Error()+"); these are unfiltered")
 			out.Results = append(out.Results, r.Results[:min(len(r.Results), want-len(out.Results))]...)
-			return out, nil
+			return sorted(out, nil)
 		}
 		accepted := 0
 		for i, ok := range keep {
@@ -199,5 +293,5 @@ func (x *Index) Recall(ctx context.Context, q Query, mode string) (*Response, er
 	} else {
 		out.Note = joinNote(out.Note, "nothing that fits was found")
 	}
-	return out, nil
+	return sorted(out, nil)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -13,8 +12,10 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/generate"
+	"github.com/cyan-agent/cyan/internal/embedtest"
 	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/internal/scripttest"
+	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -278,61 +279,56 @@ func TestToolPullsAndReviews(t *testing.T) {
 	}
 }
 
-func TestRemoteEmbedders(t *testing.T) {
-	var got []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model string   `json:"model"`
-			Input []string `json:"input"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		got = append(got, r.URL.Path+" "+req.Model)
-		vec := func(s string) []float32 { return HashEmbedder{Dims: 32}.Vector(s) }
-		switch r.URL.Path {
-		case "/api/embed":
-			var out [][]float32
-			for _, s := range req.Input {
-				out = append(out, vec(s))
-			}
-			json.NewEncoder(w).Encode(map[string]any{"embeddings": out})
-		case "/v1/embeddings":
-			var data []map[string]any
-			for i := len(req.Input) - 1; i >= 0; i-- { // out of order: index decides
-				data = append(data, map[string]any{"index": i, "embedding": vec(req.Input[i])})
-			}
-			json.NewEncoder(w).Encode(map[string]any{"data": data})
-		default:
-			http.Error(w, `{"error":"model not found"}`, http.StatusNotFound)
-		}
-	}))
+func newModelEmbedder(t *testing.T, provider, base, model string) *ModelEmbedder {
+	t.Helper()
+	e, err := llm.NewEmbedder(llm.EmbedOptions{Provider: provider, BaseURL: base, Model: model, MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewModelEmbedder(e, provider, model)
+}
+
+func TestModelEmbedders(t *testing.T) {
+	fake := &embedtest.Server{Models: []string{"nomic-embed-text", "text-embedding-3-small"}}
+	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	ctx := context.Background()
-	for _, e := range []*RemoteEmbedder{
-		{Provider: "ollama", BaseURL: srv.URL, Model: "nomic-embed-text"},
-		{Provider: "ollama", BaseURL: srv.URL + "/api/", Model: "nomic-embed-text"},
-		{Provider: "openai", BaseURL: srv.URL + "/v1", Model: "text-embedding-3-small"},
+	for _, e := range []*ModelEmbedder{
+		newModelEmbedder(t, "ollama", srv.URL, "nomic-embed-text"),
+		newModelEmbedder(t, "ollama", srv.URL+"/api/", "nomic-embed-text"),
+		newModelEmbedder(t, "openai", srv.URL+"/v1", "text-embedding-3-small"),
 	} {
 		vs, err := e.Embed(ctx, []string{"exam schedule", "cherry trees"})
 		if err != nil {
 			t.Fatalf("%s: %v", e.ID(), err)
 		}
-		if len(vs) != 2 || dot(vs[0], HashEmbedder{Dims: 32}.Vector("exam schedule")) < 0.99 {
+		if len(vs) != 2 || dot(vs[0], fake.Vector("exam schedule")) < 0.99 {
 			t.Fatalf("%s: vectors in the wrong order or shape", e.ID())
 		}
+		if u := e.Usage(); u.Calls != 1 || u.Texts != 2 || u.Tokens != 4 {
+			t.Errorf("%s: usage %+v", e.ID(), u)
+		}
 	}
-	bad := &RemoteEmbedder{Provider: "openai", BaseURL: srv.URL + "/nope", Model: "m"}
-	if _, err := bad.Embed(ctx, []string{"x"}); err == nil || !strings.Contains(err.Error(), "embed.model") {
-		t.Fatalf("a 404 must say what to check: %v", err)
+	missing := newModelEmbedder(t, "ollama", srv.URL, "bge-m3")
+	if _, err := missing.Embed(ctx, []string{"x"}); err == nil || !strings.Contains(err.Error(), "ollama pull bge-m3") {
+		t.Fatalf("a missing model must say how to get it: %v", err)
 	}
-	down := &RemoteEmbedder{Provider: "ollama", BaseURL: "http://127.0.0.1:1", Model: "m"}
+	if u := missing.Usage(); u.Failures != 1 {
+		t.Errorf("failures %+v", u)
+	}
+	down := newModelEmbedder(t, "ollama", "http://127.0.0.1:1", "m")
 	if _, err := down.Embed(ctx, []string{"x"}); err == nil || !strings.Contains(err.Error(), "builtin") {
 		t.Fatalf("an unreachable server must suggest the builtin embedder: %v", err)
 	}
-	// An index over a remote embedder fills and searches like the builtin.
-	x, st := newTestIndex(t, Options{Embedder: &RemoteEmbedder{Provider: "ollama", BaseURL: srv.URL, Model: "nomic-embed-text"}})
+	// An index over a model embedder fills and searches like the builtin,
+	// and meters what it embedded.
+	x, st := newTestIndex(t, Options{Embedder: newModelEmbedder(t, "ollama", srv.URL, "nomic-embed-text")})
 	fillHistory(t, st)
 	syncIndex(t, x)
 	if r, err := x.Search(ctx, Query{Prompt: "cherry trees"}); err != nil || len(r.Results) == 0 || !r.Vector {
-		t.Fatalf("remote-embedder index: %+v %v", r, err)
+		t.Fatalf("model-embedder index: %+v %v", r, err)
+	}
+	if s := x.Status(); s.EmbedUsage == nil || s.EmbedUsage.Texts < int64(len(history)) {
+		t.Errorf("status usage %+v", s.EmbedUsage)
 	}
 }

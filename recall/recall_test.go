@@ -34,8 +34,18 @@ var history = []struct {
 	{"qq:group:42", "bob", "thanks alice, I'll check the board after lunch", 11},
 }
 
+// newTestIndex makes an index over o.Store (a new in-memory one when nil).
+// The tests run the hybrid path: the built-in embedder's vectors, off by
+// default, get weight 0.1 unless o says otherwise (hybridOff keeps them
+// off); a model embedder keeps its default.
 func newTestIndex(t *testing.T, o Options) (*Index, *store.Store) {
 	t.Helper()
+	switch {
+	case o.VectorWeight == hybridOff:
+		o.VectorWeight = 0
+	case o.VectorWeight == 0 && (o.Embedder == nil || isBuiltin(o.Embedder)):
+		o.VectorWeight = 0.1
+	}
 	st := o.Store
 	if st == nil {
 		var err error
@@ -51,6 +61,25 @@ func newTestIndex(t *testing.T, o Options) (*Index, *store.Store) {
 		t.Fatal(err)
 	}
 	return x, st
+}
+
+// hybridOff asks newTestIndex for the default vector weight.
+const hybridOff = -1
+
+func TestBuiltinVectorsAreOffByDefault(t *testing.T) {
+	x, st := newTestIndex(t, Options{VectorWeight: hybridOff})
+	fillHistory(t, st)
+	syncIndex(t, x)
+	r, err := x.Search(context.Background(), Query{Prompt: "exam schedule"})
+	if err != nil || len(r.Results) == 0 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	if !r.Lexical || r.Vector || r.Note != "" {
+		t.Errorf("lexical %v vector %v note %q: want words alone, and no note about vectors", r.Lexical, r.Vector, r.Note)
+	}
+	if !strings.Contains(r.Results[0].Text, "exam schedule") {
+		t.Errorf("first result %q", r.Results[0].Text)
+	}
 }
 
 func fillHistory(t *testing.T, st *store.Store) []*store.Message {
@@ -300,7 +329,7 @@ func TestChangingTheEmbedderReembeds(t *testing.T) {
 		t.Fatalf("before embedding: %+v %v", r, err)
 	}
 	syncIndex(t, y)
-	if s := y.Status(); s.Vectors != len(history) || s.Embedder != "builtin:hash-v1-128" {
+	if s := y.Status(); s.Vectors != len(history) || s.Embedder != (HashEmbedder{Dims: 128}).ID() {
 		t.Fatalf("after re-embedding: %+v", s)
 	}
 	// The previous embedder's vectors are removed once the new one is done.
@@ -356,5 +385,28 @@ func TestFlatIndexReloadsTheSameVectors(t *testing.T) {
 		if a, b = positive(a), positive(b); len(a) == 0 || fmt.Sprint(a) != fmt.Sprint(b) {
 			t.Fatalf("%q: fresh %v, reloaded %v", q, a, b)
 		}
+	}
+}
+
+func TestALineOfTheSpeakerTheQueryNamesLeads(t *testing.T) {
+	x, st := newTestIndex(t, Options{VectorWeight: hybridOff})
+	fillHistory(t, st)
+	syncIndex(t, x)
+	// Bob's line (h11) names alice and the board; alice's own line (h10) is
+	// about the board: people tell their own news.
+	best := func() string {
+		r, err := x.Search(context.Background(), Query{Prompt: "alice board", Channel: "qq:group:42"})
+		if err != nil || len(r.Results) == 0 || len(r.Results[0].Hits) == 0 {
+			t.Fatalf("%+v %v", r, err)
+		}
+		res := r.Results[0]
+		return res.ExternalIDs[slices.Index(res.MessageIDs, res.Hits[0])]
+	}
+	if got := best(); got != "h10" {
+		t.Errorf("best hit %s, want alice's own line h10", got)
+	}
+	x.p.speaker = 0
+	if got := best(); got != "h11" {
+		t.Errorf("without the boost the best hit is %s; the test wants bob's line h11 there, so that it shows the boost", got)
 	}
 }

@@ -47,10 +47,9 @@ type Record struct {
 // Records is where the records come from; the daemon passes the event
 // log's.
 type Records interface {
-	// Records lists every record to index.
+	// Records lists every record to index. Run reads them again after
+	// each journal.RecordsChanged.
 	Records(ctx context.Context) ([]Record, error)
-	// Watch calls changed after records change, until ctx ends.
-	Watch(ctx context.Context, changed func()) error
 }
 
 // recordPart bounds a part of a record's text: a long article is indexed

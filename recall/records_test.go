@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"fmt"
+	"github.com/cyan-agent/cyan/journal"
 	"strings"
 	"sync"
 	"testing"
@@ -13,10 +14,9 @@ import (
 
 // fakeRecords is a record source in memory whose changes a test tells.
 type fakeRecords struct {
-	mu      sync.Mutex
-	recs    []Record
-	reads   int
-	changed chan struct{}
+	mu    sync.Mutex
+	recs  []Record
+	reads int
 }
 
 func (f *fakeRecords) Records(context.Context) ([]Record, error) {
@@ -24,17 +24,6 @@ func (f *fakeRecords) Records(context.Context) ([]Record, error) {
 	defer f.mu.Unlock()
 	f.reads++
 	return append([]Record(nil), f.recs...), nil
-}
-
-func (f *fakeRecords) Watch(ctx context.Context, changed func()) error {
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-f.changed:
-			changed()
-		}
-	}
 }
 
 func (f *fakeRecords) set(recs ...Record) {
@@ -54,14 +43,14 @@ func theoryArticle() string {
 }
 
 func TestRecordsAreFoundBesideMessages(t *testing.T) {
-	recs := &fakeRecords{changed: make(chan struct{}, 1)}
+	recs := &fakeRecords{}
 	recs.set(
 		Record{Kind: KindEvent, ID: "ev-1", Channel: "home", Source: "event 20250530", Text: "nyalia and I walked under the cherry trees in the park", Time: t0.AddDate(0, 0, 30)},
 		Record{Kind: KindEvent, ID: "ev-2", Channel: "qq:group:42", Source: "event 20250311", Text: "bob found the exam schedule on the notice board", Time: t0.AddDate(0, 0, 10)},
 		Record{Kind: KindTheory, ID: "th-1", Source: "theory memory and review", Text: theoryArticle(), Time: t0.AddDate(0, 1, 0)},
 		Record{Kind: KindEvent, ID: "ev-3", Channel: "home", Source: "event 20250601", Text: "   ", Time: t0},
 	)
-	x, st := newTestIndex(t, Options{Records: recs})
+	x, st := newTestIndex(t, Options{Records: recs, RecordsDelay: -1})
 	fillHistory(t, st)
 	syncIndex(t, x)
 	ctx := context.Background()
@@ -108,12 +97,12 @@ func TestRecordsAreFoundBesideMessages(t *testing.T) {
 		}
 	}
 
-	// Run follows the source: a change told by Watch is indexed.
+	// Run follows the source: a change told on the journal is indexed.
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- x.Run(runCtx) }()
 	recs.set(Record{Kind: KindEvent, ID: "ev-9", Channel: "home", Source: "event 20250701", Text: "we planted tomatoes on the balcony", Time: t0.AddDate(0, 4, 0)})
-	recs.changed <- struct{}{}
+	x.st.Journal().Post(journal.New(journal.RecordsChanged, "", nil))
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		r, _ = x.Search(ctx, Query{Prompt: "tomatoes balcony", Channel: "home"})
@@ -209,9 +198,9 @@ func TestAModelEmbedderFindsRecordsByMeaningAlone(t *testing.T) {
 	}{{HashEmbedder{}, false}, {modelLike{}, true}} {
 		x, _ := newTestIndex(t, Options{Records: recs, Embedder: c.emb})
 		syncIndex(t, x)
-		// "tomato" shares no term with the record's words (its stem is
-		// "tomatoe"), only letters.
-		r, err := x.Search(ctx, Query{Prompt: "tomato", Channel: "home"})
+		// "tomatoey" shares no term with the record's words, only
+		// letters.
+		r, err := x.Search(ctx, Query{Prompt: "tomatoey", Channel: "home"})
 		if err != nil {
 			t.Fatal(err)
 		}

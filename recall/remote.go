@@ -1,125 +1,78 @@
 package recall
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
-	"time"
+	"slices"
+	"sync/atomic"
+
+	"github.com/cyan-agent/cyan/llm"
 )
 
-// RemoteEmbedder calls an embedding server: Ollama's /api/embed or an
-// OpenAI-compatible /v1/embeddings.
-type RemoteEmbedder struct {
-	// Provider is "ollama" or "openai".
-	Provider string
-	// BaseURL is the server: http://127.0.0.1:11434 for Ollama (a trailing
-	// /api or /v1 is accepted), or the /v1 base of an OpenAI-compatible one.
-	BaseURL string
-	Model   string
-	APIKey  string
-	// HTTP is the client (nil: one with a 60 s timeout).
-	HTTP *http.Client
+// ModelEmbedder is an embedding model on a server (Ollama's /api/embed or
+// an OpenAI-compatible /v1/embeddings), called through the llm layer: its
+// timeouts, retries and errors are a chat call's. It counts what it
+// embeds (Usage, in Status).
+type ModelEmbedder struct {
+	llm      llm.Embedder
+	provider string
+	model    string
+
+	calls, texts, tokens, failures atomic.Int64
 }
 
-// ID implements Embedder.
-func (r *RemoteEmbedder) ID() string { return r.Provider + ":" + r.Model }
+// NewModelEmbedder makes the embedder of model served by e; provider names
+// it in the embedder's ID ("ollama:nomic-embed-text"), which keys the
+// stored vectors: another provider or model re-embeds everything.
+func NewModelEmbedder(e llm.Embedder, provider, model string) *ModelEmbedder {
+	return &ModelEmbedder{llm: e, provider: provider, model: model}
+}
 
-// Embed implements Embedder.
-func (r *RemoteEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+var _ Embedder = (*ModelEmbedder)(nil)
+
+// ID implements Embedder.
+func (m *ModelEmbedder) ID() string { return m.provider + ":" + m.model }
+
+// Embed implements Embedder: one call for the texts, each vector
+// normalised. Its errors say what to check.
+func (m *ModelEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if len(texts) == 0 {
 		return nil, nil
 	}
-	base := strings.TrimRight(r.BaseURL, "/")
-	var url string
-	var body any
-	switch r.Provider {
-	case "ollama":
-		base = strings.TrimSuffix(strings.TrimSuffix(base, "/api"), "/v1")
-		url = base + "/api/embed"
-		body = map[string]any{"model": r.Model, "input": texts}
-	case "openai":
-		url = base + "/embeddings"
-		body = map[string]any{"model": r.Model, "input": texts}
-	default:
-		return nil, fmt.Errorf("recall: embedder provider %q is not ollama or openai", r.Provider)
-	}
-	b, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
+	r, err := m.llm.Embed(ctx, llm.EmbedRequest{Model: m.model, Input: texts})
 	if err != nil {
-		return nil, fmt.Errorf("recall: embed: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if r.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+r.APIKey)
-	}
-	hc := r.HTTP
-	if hc == nil {
-		hc = &http.Client{Timeout: 60 * time.Second}
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("recall: the embedding server at %s does not answer (%w); start it, or set embed.provider: builtin", url, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
-	if err != nil {
-		return nil, fmt.Errorf("recall: embed: read answer: %w", err)
-	}
-	if resp.StatusCode/100 != 2 {
-		hint := ""
-		if resp.StatusCode == http.StatusNotFound {
-			hint = fmt.Sprintf(" (is embed.model %q pulled, and embed.base_url right?)", r.Model)
+		m.failures.Add(1)
+		if ctx.Err() != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("recall: the embedding server answered %s: %s%s", resp.Status, truncate(strings.TrimSpace(string(raw)), 300), hint)
+		hint := "check embed.base_url and embed.model, or set embed.provider: builtin"
+		if llm.KindOf(err) == llm.ModelNotFound {
+			hint = fmt.Sprintf("pull it (ollama pull %s), or set embed.model to a model the server has, or embed.provider: builtin", m.model)
+		}
+		return nil, fmt.Errorf("recall: embedding with %s failed: %w; %s", m.llm.Describe(), err, hint)
 	}
-	var out [][]float32
-	if r.Provider == "ollama" {
-		var res struct {
-			Embeddings [][]float32 `json:"embeddings"`
-		}
-		if err := json.Unmarshal(raw, &res); err != nil {
-			return nil, fmt.Errorf("recall: unreadable answer from %s: %w", url, err)
-		}
-		out = res.Embeddings
-	} else {
-		var res struct {
-			Data []struct {
-				Index     int       `json:"index"`
-				Embedding []float32 `json:"embedding"`
-			} `json:"data"`
-		}
-		if err := json.Unmarshal(raw, &res); err != nil {
-			return nil, fmt.Errorf("recall: unreadable answer from %s: %w", url, err)
-		}
-		out = make([][]float32, len(texts))
-		for i, d := range res.Data {
-			idx := d.Index
-			if idx < 0 || idx >= len(out) {
-				idx = i
-			}
-			out[idx] = d.Embedding
-		}
-	}
-	if len(out) != len(texts) {
-		return nil, fmt.Errorf("recall: the embedding server returned %d vectors for %d texts", len(out), len(texts))
-	}
-	dim := -1
-	for i, v := range out {
-		if len(v) == 0 {
-			return nil, errors.New("recall: the embedding server returned an empty vector")
-		}
-		if dim >= 0 && len(v) != dim {
-			return nil, fmt.Errorf("recall: the embedding server returned vectors of %d and %d dimensions", dim, len(v))
-		}
-		dim = len(v)
+	m.calls.Add(1)
+	m.texts.Add(int64(len(texts)))
+	m.tokens.Add(int64(r.Usage.InputTokens))
+	out := make([][]float32, len(r.Vectors))
+	for i, v := range r.Vectors {
+		out[i] = slices.Clone(v)
 		normalize(out[i])
 	}
 	return out, nil
+}
+
+// EmbedUsage is what an embedder has done since the daemon started.
+type EmbedUsage struct {
+	Calls    int64 `json:"calls"`
+	Texts    int64 `json:"texts"`
+	Tokens   int64 `json:"tokens"` // as the server counted them (0 if it does not say)
+	Failures int64 `json:"failures"`
+}
+
+// Usage reports the calls, texts and tokens so far.
+func (m *ModelEmbedder) Usage() EmbedUsage {
+	return EmbedUsage{Calls: m.calls.Load(), Texts: m.texts.Load(), Tokens: m.tokens.Load(), Failures: m.failures.Load()}
 }
 
 func truncate(s string, n int) string {

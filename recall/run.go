@@ -4,6 +4,9 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/cyan-agent/cyan/backoff"
+	"github.com/cyan-agent/cyan/journal"
 )
 
 // Sync indexes everything stored so far (lexical and vectors) and returns.
@@ -26,12 +29,13 @@ func (x *Index) Sync(ctx context.Context) error {
 // Run keeps the index up to date until ctx ends, and returns nil then: it
 // loads the lexical index from the store (recall answers from what is
 // loaded meanwhile), loads the vectors (lexical-only answers say so until
-// then), then follows the store's arrival signal. An embedder that fails (a
-// remote server that is down) is retried with backoff while lexical search
-// goes on.
+// then), then follows the journal's message events. An embedder that
+// fails (a remote server that is down) is retried with backoff while
+// lexical search goes on.
 func (x *Index) Run(ctx context.Context) error {
-	sig, cancel := x.st.Subscribe()
-	defer cancel()
+	var watchers sync.WaitGroup
+	defer watchers.Wait()
+	sig := x.watch(ctx, &watchers, journal.MessageIn, journal.MessageOut, journal.MessageTool, journal.MessagesImported)
 	defer x.saveCache()
 	var records sync.WaitGroup
 	defer records.Wait()
@@ -49,7 +53,7 @@ func (x *Index) Run(ctx context.Context) error {
 			return nil
 		}
 		x.log.Error("loading the lexical index failed; retrying", "err", err)
-		if !sleepCtx(ctx, retryDelay(attempt)) {
+		if !backoff.Sleep(ctx, loadRetry.Delay(attempt)) {
 			return nil
 		}
 	}
@@ -63,7 +67,7 @@ func (x *Index) Run(ctx context.Context) error {
 			return nil
 		}
 		x.log.Error("loading the vector index failed; recall answers by words only until it loads", "err", err)
-		if !sleepCtx(ctx, retryDelay(attempt)) {
+		if !backoff.Sleep(ctx, loadRetry.Delay(attempt)) {
 			return nil
 		}
 	}
@@ -92,33 +96,44 @@ func (x *Index) Run(ctx context.Context) error {
 	}
 }
 
-func retryDelay(attempt int) time.Duration {
-	return min(time.Second<<min(attempt, 6), time.Minute)
-}
+// The retry schedules: loading the index from the store, and embedding or
+// indexing the records after a failure.
+var (
+	loadRetry = backoff.Policy{Base: time.Second, Max: time.Minute}
+	stepRetry = backoff.Policy{Base: 2 * time.Second, Max: 2 * time.Minute}
+)
 
-// sleepCtx waits d; false when ctx ended first.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+// watch returns a 1-slot signal that fires after journal events of the
+// kinds; signals coalesce, so a busy reader sees one for many events.
+func (x *Index) watch(ctx context.Context, wg *sync.WaitGroup, kinds ...journal.Kind) <-chan struct{} {
+	sig := make(chan struct{}, 1)
+	j := x.st.Journal()
+	sub := j.Subscribe(j.Last(), journal.Filter{Kinds: kinds})
+	wg.Go(func() {
+		for {
+			if _, err := sub.Next(ctx); err != nil {
+				return // ctx ended or the journal closed
+			}
+			select {
+			case sig <- struct{}{}:
+			default:
+			}
+		}
+	})
+	return sig
 }
 
 // followVectors embeds new messages as they come; failures back off from
 // 2 s to 2 minutes.
 func (x *Index) followVectors(ctx context.Context, sig <-chan struct{}) {
-	backoff := time.Duration(0)
+	failures := 0
 	dropped := false
 	save := time.NewTicker(x.o.SaveEvery)
 	defer save.Stop()
 	for {
 		var retry <-chan time.Time
-		if backoff > 0 {
-			retry = time.After(backoff)
+		if failures > 0 {
+			retry = time.After(stepRetry.Delay(failures - 1))
 		}
 		select {
 		case <-ctx.Done():
@@ -135,13 +150,13 @@ func (x *Index) followVectors(ctx context.Context, sig <-chan struct{}) {
 		case ctx.Err() != nil:
 			return
 		case err != nil:
-			backoff = min(max(2*backoff, 2*time.Second), 2*time.Minute)
-			x.log.Warn("embedding failed; recall answers lexical-only for new messages until it works", "err", err, "retry_in", backoff)
+			failures++
+			x.log.Warn("embedding failed; recall answers lexical-only for new messages until it works", "err", err, "retry_in", stepRetry.Delay(failures-1))
 		default:
-			if backoff > 0 || x.embCur.Load()-before > 10000 {
+			if failures > 0 || x.embCur.Load()-before > 10000 {
 				x.log.Info("embeddings caught up", "vectors", x.embCount.Load())
 			}
-			backoff = 0
+			failures = 0
 			if !dropped {
 				dropped = true
 				if err := x.dropOtherEmbedders(); err != nil {
@@ -154,65 +169,52 @@ func (x *Index) followVectors(ctx context.Context, sig <-chan struct{}) {
 
 // recordsEvery is the least time between two rebuilds of the records'
 // side: changes that come faster (a burst of titles after an import) are
-// taken together. recordsPoll is how often it is rebuilt anyway when the
-// records cannot be watched.
-const (
-	recordsEvery = 2 * time.Second
-	recordsPoll  = time.Minute
-)
+// taken together at its end.
+const recordsEvery = 2 * time.Second
 
 // followRecords rebuilds the records' side at start and after each change
-// the record source tells of; a failed rebuild is retried with backoff.
+// of the event log's records (journal.RecordsChanged); a failed rebuild is
+// retried with backoff.
 func (x *Index) followRecords(ctx context.Context) {
-	sig := make(chan struct{}, 1)
-	poke := func() {
-		select {
-		case sig <- struct{}{}:
-		default:
-		}
-	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	wg.Go(func() {
-		if err := x.o.Records.Watch(ctx, poke); err != nil {
-			x.log.Warn("event and theory changes are not watched; recall rereads them every minute", "err", err)
-			t := time.NewTicker(recordsPoll)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-					poke()
-				}
-			}
-		}
-	})
-	poke()
-	backoff := time.Duration(0)
+	changed := x.watch(ctx, &wg, journal.RecordsChanged)
+	sig := make(chan struct{}, 1)
+	sig <- struct{}{}
+	failures := 0
+	var last time.Time // the last rebuild
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-sig:
+		case <-changed:
 		}
-		if !sleepCtx(ctx, max(backoff, recordsEvery)) {
+		// The first change after a quiet spell is indexed at once; the
+		// ones that follow within RecordsDelay wait for its end and go
+		// together (a burst of titles after an import).
+		wait := time.Until(last.Add(x.o.RecordsDelay))
+		if failures > 0 {
+			wait = max(wait, stepRetry.Delay(failures-1))
+		}
+		if !backoff.Sleep(ctx, wait) {
 			return
 		}
 		select { // changes during the wait are in this rebuild
-		case <-sig:
+		case <-changed:
 		default:
 		}
+		last = time.Now()
 		if err := x.SyncRecords(ctx); err != nil {
 			if ctx.Err() != nil {
 				return
 			}
-			backoff = min(max(2*backoff, 2*time.Second), 2*time.Minute)
-			x.log.Warn("indexing event and theory texts failed; retrying", "err", err, "retry_in", backoff)
-			poke()
+			failures++
+			x.log.Warn("indexing event and theory texts failed; retrying", "err", err, "retry_in", stepRetry.Delay(failures-1))
+			sig <- struct{}{}
 			continue
 		}
-		backoff = 0
+		failures = 0
 	}
 }
 
@@ -249,6 +251,8 @@ type Status struct {
 	Embedder     string `json:"embedder"`
 	IndexKind    string `json:"index"`
 	EmbedError   string `json:"embed_error,omitempty"`
+	// EmbedUsage meters a model embedder's calls (nil for the built-in).
+	EmbedUsage *EmbedUsage `json:"embed_usage,omitempty"`
 }
 
 // Status returns the index's progress.
@@ -260,6 +264,10 @@ func (x *Index) Status() Status {
 	}
 	if e := x.embedErr.Load(); e != nil {
 		s.EmbedError = *e
+	}
+	if m, ok := x.emb.(*ModelEmbedder); ok {
+		u := m.Usage()
+		s.EmbedUsage = &u
 	}
 	return s
 }

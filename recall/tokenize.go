@@ -2,8 +2,11 @@ package recall
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
 )
 
 // Tokenize splits text into index terms: lower-cased, width-folded words
@@ -11,7 +14,9 @@ import (
 // applied), and, for Chinese, Japanese and Korean runs, which have no
 // spaces, every character bigram (a lone character stands for itself).
 // The same function indexes and queries, so both sides agree.
-func Tokenize(text string) []string {
+func Tokenize(text string) []string { return tokenize(text, stem) }
+
+func tokenize(text string, stem func(string) string) []string {
 	var out []string
 	var word []rune
 	var cjk []rune
@@ -62,14 +67,14 @@ func Tokenize(text string) []string {
 	flushCJK()
 	out = dropClitics(out)
 	if strings.IndexByte(text, '-') >= 0 {
-		out = append(out, compounds(text)...)
+		out = append(out, compounds(text, stem)...)
 	}
 	return out
 }
 
 // compounds returns the joined forms of hyphenated words, so "de-stress"
 // also matches "destress" and "e-mail" "email".
-func compounds(text string) []string {
+func compounds(text string, stem func(string) string) []string {
 	var out []string
 	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		f = strings.Trim(f, "-")
@@ -120,44 +125,50 @@ func isCJK(r rune) bool {
 		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) || r == 'ー'
 }
 
-// stem is a light English suffix stripper (plural, -ing, -ed, -ly, -ies):
-// "exams"→"exam", "studying"→"study", "painted"→"paint". It leaves short
-// words and non-ASCII words alone.
+// stem is the Snowball (Porter 2) English stemmer: "exams" and
+// "examination" → "exam", "promote" and "promotions" → "promot",
+// "memories" and "memory" → "memori". Measured under cross-validation on
+// LoCoMo it lifts recall at every k over a light plural/-ing/-ed
+// stripper (README). Short and non-ASCII words are left alone.
 func stem(w string) string {
 	if len(w) <= 3 || !ascii(w) {
 		return w
 	}
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		return w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"):
-		return w[:len(w)-2]
-	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
-		return w
-	case strings.HasSuffix(w, "ing") && len(w) > 5:
-		return undouble(w[:len(w)-3])
-	case strings.HasSuffix(w, "ed") && len(w) > 4:
-		return undouble(w[:len(w)-2])
-	case strings.HasSuffix(w, "ly") && len(w) > 5:
-		return w[:len(w)-2]
-	case strings.HasSuffix(w, "es") && len(w) > 4 && strings.ContainsAny(w[len(w)-3:len(w)-2], "xzh"):
-		return w[:len(w)-2]
-	case strings.HasSuffix(w, "s"):
-		return w[:len(w)-1]
-	}
-	return w
+	return english.Stem(w, false)
 }
 
-// undouble turns "runn" (from "running") into "run", and restores a
-// dropped "e" in a few common shapes ("hoped" → "hop" stays; matching
-// both sides with the same rule is what counts).
-func undouble(w string) string {
-	n := len(w)
-	if n >= 3 && w[n-1] == w[n-2] && !strings.ContainsRune("lsz", rune(w[n-1])) && !strings.ContainsRune("aeiou", rune(w[n-1])) {
-		return w[:n-1]
-	}
-	return w
+// stemCache remembers stems: the Snowball stemmer costs about a
+// microsecond a word, and a chat's words repeat. It forgets everything
+// when full. Safe for concurrent use.
+type stemCache struct {
+	mu sync.Mutex
+	m  map[string]string
 }
+
+const stemCacheSize = 1 << 17
+
+func (c *stemCache) stem(w string) string {
+	if len(w) <= 3 || !ascii(w) {
+		return w
+	}
+	c.mu.Lock()
+	s, ok := c.m[w]
+	c.mu.Unlock()
+	if ok {
+		return s
+	}
+	s = stem(w)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= stemCacheSize {
+		c.m = make(map[string]string, 1024)
+	}
+	c.m[w] = s
+	c.mu.Unlock()
+	return s
+}
+
+// tokens is Tokenize with the cache.
+func (c *stemCache) tokens(text string) []string { return tokenize(text, c.stem) }
 
 func ascii(s string) bool {
 	for i := 0; i < len(s); i++ {

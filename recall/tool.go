@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cyan-agent/cyan/packets"
 	"strings"
 )
 
@@ -12,9 +13,9 @@ import (
 // daemon offers it through main-virtual's Tools; it moves into the tool
 // registry unchanged.
 type Tool struct {
-	Name        string
-	Description string
-	Parameters  json.RawMessage
+	// ToolSpec: a natural tool (its aim is the prompt) whose effects are on
+	// the agent's own memory (the pulled-info area, the reviews).
+	packets.ToolSpec
 	// Run executes one call in a channel with the model's JSON arguments;
 	// owner is set when the owner asks in private (Query.Owner). Its error
 	// is the model's to read (bad arguments, nothing found is not an
@@ -57,12 +58,12 @@ type ToolOptions struct {
 // searches through the API (Index.Recall) do neither: they are not the
 // agent remembering.
 func (x *Index) Tool(o ToolOptions) Tool {
-	return Tool{
-		Name: ToolName,
+	return Tool{ToolSpec: packets.ToolSpec{
+		Name: ToolName, Kind: packets.ToolNatural, Effects: []string{packets.EffectMemory}, AimParam: "prompt",
 		Description: "Recall what was said in this conversation, however long ago, and the events and theories " +
 			"you keep: give a description (\"what nyalia said about her exams last year\"); returns scored passages " +
 			"with their place and a summary. Use it when the answer is older than the messages you can see.",
-		Parameters: toolParams,
+		Parameters: toolParams},
 		Run: func(ctx context.Context, channel string, owner bool, args string) (string, error) {
 			var a struct {
 				Prompt         string   `json:"prompt"`

@@ -10,36 +10,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// Subscribe returns a channel that receives a signal after messages are
-// written. Signals coalesce: the channel holds one, and a reader that was
-// busy sees one signal for many writes, then reads everything new with
-// Since. cancel stops the signals.
-func (s *Store) Subscribe() (c <-chan struct{}, cancel func()) {
-	ch := make(chan struct{}, 1)
-	s.subMu.Lock()
-	if s.subs == nil {
-		s.subs = make(map[chan struct{}]struct{})
-	}
-	s.subs[ch] = struct{}{}
-	s.subMu.Unlock()
-	return ch, func() {
-		s.subMu.Lock()
-		delete(s.subs, ch)
-		s.subMu.Unlock()
-	}
-}
-
-func (s *Store) notify() {
-	s.subMu.Lock()
-	for ch := range s.subs {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
-	}
-	s.subMu.Unlock()
-}
-
 // LastArrival is the arrival cursor of the newest stored message (0 when
 // the store is empty). Since(0, …) reads from the first message.
 func (s *Store) LastArrival() uint64 {

@@ -4,20 +4,20 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/cyan-agent/cyan/journal"
 )
 
 func TestSinceReadsEveryMessageInArrivalOrder(t *testing.T) {
 	dir := t.TempDir()
 	s := openDir(t, dir)
-	sig, cancel := s.Subscribe()
-	defer cancel()
-	if err := s.Append(t0, &Message{Channel: "a", Text: "live 1"}, &Message{Channel: "b", Text: "live 2"}); err != nil {
+	if err := s.Append(t0, &Message{Channel: "a", Role: RoleUser, Text: "live 1"}, &Message{Channel: "b", Role: RoleAssistant, Text: "live 2"}); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-sig:
-	default:
-		t.Fatal("no signal after Append")
+	// Each live message is on the journal, as it came in or went out.
+	evs, err := s.Journal().Since(0, journal.Filter{}, 0)
+	if err != nil || len(evs) != 2 || evs[0].Kind != journal.MessageIn || evs[1].Kind != journal.MessageOut || evs[1].Channel != "b" {
+		t.Fatalf("journal after Append: %+v %v", evs, err)
 	}
 	// History older than the live messages arrives after them.
 	hist := []*Message{
@@ -27,6 +27,9 @@ func TestSinceReadsEveryMessageInArrivalOrder(t *testing.T) {
 	added, err := s.Import(hist)
 	if err != nil || len(added) != 2 {
 		t.Fatalf("Import = %d, %v", len(added), err)
+	}
+	if evs, _ := s.Journal().Since(2, journal.Filter{}, 0); len(evs) != 1 || evs[0].Kind != journal.MessagesImported {
+		t.Fatalf("journal after Import: %+v", evs)
 	}
 	got, cur, err := s.Since(0, 100)
 	if err != nil {

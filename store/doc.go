@@ -7,5 +7,8 @@
 // Later packages (memory, events, recall) keep their own key spaces in the
 // same database through DB; the prefixes in keys.go are the registry.
 //
-// It imports only the standard library, badger, uuid and x/sys.
+// The store also holds the journal (package journal), the one event log:
+// every message stored live is posted on it.
+//
+// It may import journal.
 package store

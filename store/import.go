@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/google/uuid"
 )
 
@@ -94,7 +96,7 @@ func (s *Store) Import(msgs []*Message) ([]*Message, error) {
 	}
 	s.seq = seq
 	if len(added) > 0 {
-		s.notify()
+		s.journal.Post(journal.New(journal.MessagesImported, "", journal.Imported{Added: len(added), Skipped: len(msgs) - len(added)}))
 	}
 	return added, nil
 }

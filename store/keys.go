@@ -66,8 +66,14 @@ const (
 	PrefixRecall = "rcl\x00"
 
 	// PrefixBridge is the bridges' key space (package bridge): brg\x00
-	// cursor\x00<bridge> the arrival cursor of the last delivered message.
+	// sent\x00<bridge>\x00<router key> → the platform id of a sent message.
 	PrefixBridge = "brg\x00"
+	// PrefixJournal is the event log's (package journal): jnl\x00e id(8)
+	// → Event JSON, jnl\x00r the ids reserved.
+	PrefixJournal = "jnl\x00"
+	// PrefixRouter is the router's (package router): subscriptions,
+	// per-component outboxes, idempotency keys and the feed's cursor.
+	PrefixRouter = "rtr\x00"
 )
 
 func messagePrefix(channel string) []byte {

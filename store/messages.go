@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/google/uuid"
 )
 
@@ -128,7 +130,33 @@ func (s *Store) Append(now time.Time, msgs ...*Message) error {
 		}
 		m.ID = s.ids.next(now).String()
 	}
-	return s.write(msgs)
+	if err := s.write(msgs); err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		s.journal.Post(journal.New(MessageKind(m), m.Channel, EventOf(m)))
+	}
+	return nil
+}
+
+// MessageKind is the journal kind of a message stored live.
+func MessageKind(m *Message) journal.Kind {
+	switch m.Role {
+	case RoleAssistant:
+		return journal.MessageOut
+	case RoleTool:
+		return journal.MessageTool
+	}
+	if m.Role == RoleSystem && !m.Proactive {
+		return journal.MessageTool // a platform notice (a limit), not a turn's start
+	}
+	return journal.MessageIn
+}
+
+// EventOf is a message as the journal carries it.
+func EventOf(m *Message) journal.Message {
+	return journal.Message{ID: m.ID, Role: string(m.Role), User: m.User, UserID: m.UserID, Kind: m.Kind, Text: m.Text,
+		ReplyTo: m.ReplyTo, Step: m.Step, Part: m.Part, Empty: m.Empty, ToolName: m.ToolName, Time: m.Time, Proactive: m.Proactive}
 }
 
 // AppendHistory stores messages that happened in the past (an import, a
@@ -147,7 +175,11 @@ func (s *Store) AppendHistory(msgs ...*Message) error {
 		}
 		m.ID = ids.next(m.Time).String()
 	}
-	return s.write(msgs)
+	if err := s.write(msgs); err != nil {
+		return err
+	}
+	s.journal.Post(journal.New(journal.MessagesImported, "", journal.Imported{Added: len(msgs)}))
+	return nil
 }
 
 func (s *Store) write(msgs []*Message) error {
@@ -167,7 +199,6 @@ func (s *Store) write(msgs []*Message) error {
 		return fmt.Errorf("store: append: %w", err)
 	}
 	s.seq = seq
-	s.notify()
 	return nil
 }
 

@@ -8,9 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/google/uuid"
+
+	"github.com/cyan-agent/cyan/journal"
 )
 
 // Options configure Open.
@@ -21,6 +24,8 @@ type Options struct {
 	InMemory bool
 	// Logger receives Badger's warnings and errors; nil discards them.
 	Logger *slog.Logger
+	// Now is the clock of the journal's events (nil: time.Now).
+	Now func() time.Time
 }
 
 // Store is the open database of one data dir.
@@ -36,8 +41,7 @@ type Store struct {
 	wmu sync.Mutex
 	seq uint64 // the last arrival seq written
 
-	subMu sync.Mutex
-	subs  map[chan struct{}]struct{}
+	journal *journal.Journal
 }
 
 // Open opens (creating if needed) the store of a data dir and takes its
@@ -89,6 +93,9 @@ func Open(o Options) (*Store, error) {
 	if err == nil {
 		err = s.seedArrivals()
 	}
+	if err == nil {
+		s.journal, err = journal.Open(journal.Options{DB: db, Prefix: PrefixJournal, Now: o.Now, Logger: log})
+	}
 	if err != nil {
 		_ = db.Close()
 		lock.release()
@@ -97,8 +104,17 @@ func Open(o Options) (*Store, error) {
 	return s, nil
 }
 
-// Close flushes and closes the database and releases the lock.
+// Journal is the event log kept in this store. Every message stored
+// through Append is posted on it (journal.MessageIn for what people and
+// the platform say, MessageOut for the agent's answers, MessageTool for
+// tool results); history stored through AppendHistory or Import is one
+// journal.MessagesImported.
+func (s *Store) Journal() *journal.Journal { return s.journal }
+
+// Close writes the journal's pending events, then flushes and closes the
+// database and releases the lock.
 func (s *Store) Close() error {
+	_ = s.journal.Close()
 	err := s.db.Close()
 	s.lock.release()
 	if err != nil {

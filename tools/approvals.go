@@ -11,6 +11,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/dgraph-io/badger/v4"
@@ -96,6 +97,7 @@ func (a *Approvals) park(c Caller, tool string, args json.RawMessage, rule strin
 		return nil, fmt.Errorf("tools: keep approval: %w", err)
 	}
 	a.log.Info("tool call waits for the owner", "approval", ap.ID, "tool", tool, "channel", c.Channel, "speaker", c.Speaker)
+	a.post(*ap, "waiting")
 	return ap, nil
 }
 
@@ -147,6 +149,7 @@ func (a *Approvals) Sweep() error {
 		return nil
 	})
 	for _, ap := range expired {
+		a.post(ap, "expired")
 		a.tell(ap, fmt.Sprintf("the owner did not answer in time: %s did not run (approval %s expired).", ap.Tool, ap.ID))
 	}
 	return err
@@ -196,8 +199,14 @@ func (a *Approvals) Answer(ctx context.Context, id string, allow bool) (*Answer,
 		text = fmt.Sprintf("the owner denied this call: %s did not run.", ap.Tool)
 	}
 	ans.MessageID = a.tell(ap, text)
+	a.post(ap, map[bool]string{true: "allowed", false: "denied"}[allow])
 	a.log.Info("approval answered", "approval", ap.ID, "tool", ap.Tool, "allowed", allow)
 	return ans, nil
+}
+
+// post tells the journal how an approval stands (journal.ToolApproval).
+func (a *Approvals) post(ap Approval, state string) {
+	a.store.Journal().Post(journal.New(journal.ToolApproval, ap.Caller.Channel, journal.Approval{ID: ap.ID, Tool: ap.Tool, State: state}))
 }
 
 // tell stores a tool message in the approval's channel.

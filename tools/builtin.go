@@ -23,10 +23,22 @@ type Builtins struct {
 }
 
 // Tools lists the built-ins.
+//
+// With no tools.roots nothing on the machine is open to the agent, so the
+// file and terminal tools (and system_operation, which plans with them)
+// are not offered at all, rather than offered and failing; cyan doctor
+// says how to open a folder.
 func (b Builtins) Tools() []Tool {
-	list := []Tool{b.readFile(), b.writeFile(), b.terminal()}
+	files := b.Paths != nil && len(b.Paths.Roots()) > 0
+	var list []Tool
+	if files {
+		list = append(list, b.readFile(), b.writeFile(), b.terminal())
+	}
 	if b.Scripts != nil {
-		list = append(list, speak(b.Scripts), systemOperation(b.Scripts))
+		list = append(list, speak(b.Scripts))
+		if files {
+			list = append(list, systemOperation(b.Scripts))
+		}
 	}
 	return list
 }

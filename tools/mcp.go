@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cyan-agent/cyan/backoff"
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -68,9 +69,13 @@ func (m *MCPManager) Run(ctx context.Context) error {
 	return nil
 }
 
+// mcpRestart is the wait before restarting a server that stopped: 1 s
+// doubling to a minute, starting over after a run of a minute.
+var mcpRestart = backoff.Policy{Base: time.Second, Max: time.Minute}
+
 func (m *MCPManager) keep(ctx context.Context, s config.MCPServer) {
 	source := SourceMCP + ":" + s.Name
-	backoff := time.Second
+	failures := 0
 	for ctx.Err() == nil {
 		began := time.Now()
 		err := m.serve(ctx, s, source)
@@ -79,16 +84,15 @@ func (m *MCPManager) keep(ctx context.Context, s config.MCPServer) {
 			return
 		}
 		if time.Since(began) > time.Minute {
-			backoff = time.Second
+			failures = 0
 		}
-		m.setStatus(s.Name, fmt.Sprintf("down (%v); restarting in %s", err, backoff))
-		m.log.Warn("MCP server stopped; restarting", "server", s.Name, "err", err, "in", backoff)
-		select {
-		case <-ctx.Done():
+		wait := mcpRestart.Delay(failures)
+		failures++
+		m.setStatus(s.Name, fmt.Sprintf("down (%v); restarting in %s", err, wait))
+		m.log.Warn("MCP server stopped; restarting", "server", s.Name, "err", err, "in", wait)
+		if !backoff.Sleep(ctx, wait) {
 			return
-		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, time.Minute)
 	}
 }
 

@@ -111,7 +111,7 @@ func TestSystemOperation(t *testing.T) {
 func TestSystemOperationScript(t *testing.T) {
 	fake, rig := fakeScripts(t)
 	r := New(Options{})
-	for _, tl := range (Builtins{Scripts: rig.Lib, Paths: &Paths{}, Sandbox: &Sandbox{}}).Tools() {
+	for _, tl := range (Builtins{Scripts: rig.Lib, Paths: newFixture(t).paths, Sandbox: &Sandbox{}}).Tools() {
 		must(t, r.Register(tl))
 	}
 	fake.Enqueue(llmtest.Reply{Text: `{"steps": [], "summary": "the request does not say which file"}`})

@@ -56,6 +56,8 @@ func (r *Registry) OpenTool(openers map[string]Opener) Tool {
 		args, _ := json.Marshal(map[string]string{"path": strings.TrimSpace(a.Ref)})
 		o := r.call(ctx, c.Caller, "read_file", args, c.Confirmed)
 		switch {
+		case o.Decision == packets.Deny && o.Rule == "unknown tool":
+			return packets.Result{}, fmt.Errorf("no folder is open to you (tools.roots is empty); nothing was read")
 		case o.Decision == packets.Deny:
 			return packets.Result{}, fmt.Errorf("files are not open to you here (%s); nothing was read", o.Rule)
 		case o.Decision == packets.Confirm:

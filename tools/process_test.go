@@ -183,3 +183,27 @@ func TestSplitCommand(t *testing.T) {
 		}
 	}
 }
+
+// With no folder open (no tools.roots) the file and terminal tools are not
+// offered at all: nothing is offered that could only fail.
+func TestNoRootsNoFileTools(t *testing.T) {
+	p, err := NewPaths(nil, t.TempDir(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range (Builtins{Paths: p, Sandbox: &Sandbox{}, Scripts: nil}).Tools() {
+		names = append(names, tl.Name)
+	}
+	if len(names) != 0 {
+		t.Fatalf("offered without roots: %v", names)
+	}
+	f := newFixture(t)
+	names = nil
+	for _, tl := range (Builtins{Paths: f.paths, Sandbox: &Sandbox{}}).Tools() {
+		names = append(names, tl.Name)
+	}
+	if strings.Join(names, ",") != "read_file,write_file,terminal" {
+		t.Fatalf("with roots: %v", names)
+	}
+}

@@ -11,14 +11,15 @@ import (
 	"github.com/cyan-agent/cyan/packets"
 )
 
-// Kind tells how a tool takes its request (SPEC §5).
-type Kind string
+// Kind tells how a tool takes its request (SPEC §5); the value type is
+// shared with the parts that declare their own tools (packets.ToolSpec).
+type Kind = packets.ToolKind
 
 const (
 	// Process tools take an action packet (plain parameters) and use no LLM.
-	Process Kind = "process"
+	Process = packets.ToolProcess
 	// Natural tools take a natural packet and think with a model.
-	Natural Kind = "natural"
+	Natural = packets.ToolNatural
 )
 
 // Effects say what a tool can do to the world. They drive the default
@@ -26,14 +27,20 @@ const (
 // of Read, Write, Execute, Network, Operate or SelfEdit unless a rule says
 // otherwise. A tool with no effects (speak) or only Memory is harmless.
 const (
-	EffectRead     = "read"      // reads the owner's files or machine
-	EffectWrite    = "write"     // changes files
-	EffectExecute  = "execute"   // runs programs
-	EffectNetwork  = "network"   // reaches the network
-	EffectOperate  = "operate"   // plans operations on the computer (its steps are checked one by one)
-	EffectSelfEdit = "self_edit" // changes the agent itself (its custom tools)
-	EffectMemory   = "memory"    // changes the agent's own memory
+	EffectRead     = packets.EffectRead     // reads the owner's files or machine
+	EffectWrite    = packets.EffectWrite    // changes files
+	EffectExecute  = packets.EffectExecute  // runs programs
+	EffectNetwork  = packets.EffectNetwork  // reaches the network
+	EffectOperate  = packets.EffectOperate  // plans operations on the computer (its steps are checked one by one)
+	EffectSelfEdit = packets.EffectSelfEdit // changes the agent itself (its custom tools)
+	EffectMemory   = packets.EffectMemory   // changes the agent's own memory
 )
+
+// SpecFrom is the registry's spec of a tool another part declared.
+func SpecFrom(s packets.ToolSpec, source string) Spec {
+	return Spec{Name: s.Name, Title: s.Title, Description: s.Description, Parameters: s.Parameters, Kind: s.Kind,
+		Effects: s.Effects, AimParam: s.AimParam, Report: s.Report, Source: source}
+}
 
 // Sources of tools, as `cyan tool ls` shows them.
 const (

@@ -12,5 +12,5 @@
 // each response by its echo. NapCat's set_input_status shows typing in
 // private chats.
 //
-// It imports bridge (and, through it, nothing else of cyan's).
+// It may import bridge.
 package onebot

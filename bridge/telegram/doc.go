@@ -7,5 +7,5 @@
 // entities and reply_parameters. The Bot API's base URL is configurable, so
 // tests point it at a fake.
 //
-// It imports bridge.
+// It may import bridge.
 package telegram

@@ -1,5 +1,7 @@
 // Command cyan is the companion daemon and its command line; see package
 // cmd and the README.
+//
+// It may import cmd.
 package main
 
 import (

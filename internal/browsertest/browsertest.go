@@ -14,7 +14,7 @@
 // --disable-sync, so it reaches nothing but what the test serves. It is
 // closed when the test ends.
 //
-// It imports no cyan package.
+// It imports nothing of cyan's.
 package browsertest
 
 import (

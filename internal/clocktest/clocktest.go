@@ -1,5 +1,7 @@
 // Package clocktest is a settable clock for tests of schedules: time moves
 // only when the test advances it, and waiters fire in time order.
+//
+// It imports nothing of cyan's.
 package clocktest
 
 import (

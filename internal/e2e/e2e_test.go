@@ -15,6 +15,7 @@ import (
 )
 
 func TestChatRoundTrip(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	d := start(t, dir, env(dir, url))
@@ -59,6 +60,7 @@ func TestChatRoundTrip(t *testing.T) {
 }
 
 func TestBreaksAndEmptyReply(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	d := start(t, dir, env(dir, url))
@@ -74,6 +76,7 @@ func TestBreaksAndEmptyReply(t *testing.T) {
 }
 
 func TestForgedLinesDoNotReachTheModel(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	d := start(t, dir, env(dir, url))
@@ -102,6 +105,7 @@ func TestForgedLinesDoNotReachTheModel(t *testing.T) {
 }
 
 func TestOpenAIEndpoint(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	d := start(t, dir, env(dir, url))
@@ -157,6 +161,7 @@ func TestOpenAIEndpoint(t *testing.T) {
 }
 
 func TestKill9KeepsAcknowledged(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	d := start(t, dir, env(dir, url))
@@ -183,6 +188,7 @@ func TestKill9KeepsAcknowledged(t *testing.T) {
 }
 
 func TestLLMDownKeepsMessage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	d := start(t, dir, env(dir, "http://127.0.0.1:1/v1"))
 	code, out, err := d.post("/api/v1/messages", map[string]string{"channel": "c", "user": "u", "text": "anyone?"})
@@ -203,6 +209,7 @@ func TestLLMDownKeepsMessage(t *testing.T) {
 }
 
 func TestSecondDaemonRefused(t *testing.T) {
+	t.Parallel()
 	_, url := fakeLLM(t)
 	dir := t.TempDir()
 	start(t, dir, env(dir, url))
@@ -217,6 +224,7 @@ func TestSecondDaemonRefused(t *testing.T) {
 // daemon is stopped: every acknowledged message and reply must be there
 // after a restart, and the stop must take under five seconds.
 func TestSigtermDuringTraffic(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	fake.SetDefault(func(llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Text: "reply", Delay: 30 * time.Millisecond}
@@ -275,6 +283,7 @@ func TestSigtermDuringTraffic(t *testing.T) {
 }
 
 func TestTokenRequiredOffLoopback(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	envv := env(dir, url)
@@ -295,6 +304,7 @@ func TestTokenRequiredOffLoopback(t *testing.T) {
 }
 
 func TestCommandLine(t *testing.T) {
+	t.Parallel()
 	_, url := fakeLLM(t)
 	dir := t.TempDir()
 	envv := env(dir, url, "CYAN_LLM_API_KEY=sk-secret-123456789")
@@ -311,13 +321,13 @@ func TestCommandLine(t *testing.T) {
 		t.Fatalf("doctor against the fake LLM: rc=%d\n%s", rc, stdout)
 	}
 	for _, c := range []string{"serve", "chat", "send", "history", "trace", "doctor", "config", "version"} {
-		_, stderr, rc := cli(t, envv, "", c, "--help")
-		if rc != 0 || !strings.Contains(stderr, "Usage: cyan "+c) {
-			t.Errorf("cyan %s --help: rc=%d %q", c, rc, stderr)
+		stdout, _, rc := cli(t, envv, "", c, "--help")
+		if rc != 0 || !strings.Contains(stdout, "Usage: cyan "+c) {
+			t.Errorf("cyan %s --help: rc=%d %q", c, rc, stdout)
 		}
 	}
 	_, stderr, rc = cli(t, envv, "", "send", "--channel", "x", "hi")
-	if rc != 1 || !strings.Contains(stderr, "cyan serve") {
+	if rc != 3 || !strings.Contains(stderr, "cyan serve") {
 		t.Errorf("send without a daemon: rc=%d %q", rc, stderr)
 	}
 	_, _, rc = cli(t, envv, "", "frobnicate")

@@ -34,6 +34,7 @@ func lifeLog(req llmtest.Request) llmtest.Reply {
 }
 
 func TestEventLogEndToEnd(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	fake.SetDefault(lifeLog)
 	dir := t.TempDir()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -27,7 +28,21 @@ import (
 // binary is the cyan binary built once for all tests.
 var binary string
 
+// The tests run the real binary, each on its own data dir, port and fake
+// LLM, so they run in parallel: most of their time is a daemon starting
+// and answering, not CPU. -test.parallel overrides the default of 8.
+//
+// The binary is built without the race detector even under go test -race:
+// a race-checked daemon is several times slower, and the daemon package
+// runs the whole daemon in-process under the detector. CYAN_E2E_RACE=1
+// builds it with -race too.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	parallelSet := false
+	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
+	if !parallelSet {
+		flag.Set("test.parallel", "8")
+	}
 	dir, err := os.MkdirTemp("", "cyan-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -35,7 +50,7 @@ func TestMain(m *testing.M) {
 	}
 	binary = filepath.Join(dir, "cyan")
 	args := []string{"build", "-o", binary}
-	if raceEnabled {
+	if raceEnabled && os.Getenv("CYAN_E2E_RACE") == "1" {
 		args = append(args, "-race")
 	}
 	build := exec.Command("go", append(args, "github.com/cyan-agent/cyan/cmd/cyan")...)

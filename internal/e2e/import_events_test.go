@@ -163,6 +163,7 @@ func testImportBuildsEvents(t *testing.T, path string, wait time.Duration) {
 }
 
 func TestImportBuildsTheEventLog(t *testing.T) {
+	t.Parallel()
 	testImportBuildsEvents(t, filepath.Join("..", "..", "events", "testdata", "locomo-mini.json"), time.Minute)
 }
 
@@ -170,6 +171,7 @@ func TestImportBuildsTheEventLog(t *testing.T) {
 // LoCoMo development file, which sits beside the checkout (CYAN_LOCOMO
 // names another path); it is not shipped with cyan.
 func TestImportBuildsTheEventLogOfTheLoCoMoDevFile(t *testing.T) {
+	t.Parallel()
 	p := os.Getenv("CYAN_LOCOMO")
 	if p == "" {
 		p = filepath.Join("..", "..", "..", "shared", "data", "locomo", "locomo-dev.json")

@@ -58,10 +58,12 @@ func say(t *testing.T, d *daemon, channel, text string) {
 }
 
 func TestWorkspaceMemory(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	cfgFile := filepath.Join(dir, "cyan.yaml")
-	os.WriteFile(cfgFile, []byte("memory:\n  initial_stability: 2\n  evict_below: 0.5\n"), 0o600)
+	// Dozens of turns a minute: the messages-per-minute limit is off.
+	os.WriteFile(cfgFile, []byte("memory:\n  initial_stability: 2\n  evict_below: 0.5\nlimits:\n  messages_per_minute: 0\n"), 0o600)
 	envv := env(dir, url, "CYAN_CONFIG="+cfgFile)
 	d := start(t, dir, envv)
 
@@ -209,6 +211,7 @@ func TestWorkspaceMemory(t *testing.T) {
 // remember in a group stays in that group; it never reaches the owner's
 // private prompt, while the owner's own memory follows the owner.
 func TestStrangerCannotPlantMemory(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	cfgFile := filepath.Join(dir, "cyan.yaml")

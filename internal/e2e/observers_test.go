@@ -58,7 +58,24 @@ func follow(t *testing.T, d *daemon, channel string) <-chan map[string]any {
 	return out
 }
 
+// waitObserver waits until the daemon runs an observer of that name (a
+// plan is scheduled once its tool call has run, after the answer).
+func waitObserver(t *testing.T, d *daemon, name string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		code, out, _ := d.get("/api/v1/observers")
+		if code == 200 && strings.Contains(fmt.Sprint(out), "name:"+name+" ") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("observer %s never ran: %v", name, out)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the tool call that runs after the answer
+	}
+}
+
 func TestDeferredPlanSpeaksFirst(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	fake.SetDefault(func(r llmtest.Request) llmtest.Reply {
 		last := r.Messages[len(r.Messages)-1].Content
@@ -70,7 +87,10 @@ func TestDeferredPlanSpeaksFirst(t *testing.T) {
 	dir := t.TempDir()
 	envv := env(dir, url)
 	d := start(t, dir, envv)
-	due := time.Now().Add(4 * time.Second).UTC().Format(time.RFC3339)
+	// Due in an hour: that it fires at its time is the daemon package's
+	// test (TestADeferredPlanFiresAtItsTimeAfterARestart, on a settable
+	// clock); here it survives a restart and, run by hand, speaks.
+	due := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 	fake.Enqueue(
 		llmtest.Reply{Text: "好，到时候提醒你", ToolCalls: []llm.ToolCall{{ID: "p", Name: "plan", Arguments: fmt.Sprintf(`{"op":"create","text":"remind alice to stretch","at":%q}`, due)}}},
 		llmtest.Reply{Text: "<empty_reply>"},
@@ -80,9 +100,13 @@ func TestDeferredPlanSpeaksFirst(t *testing.T) {
 	d.stop(syscall.SIGTERM, 6*time.Second)
 	d2 := start(t, dir, envv)
 	stream := follow(t, d2, "home")
+	waitObserver(t, d2, "plan:p1")
 	stdout, _, rc := cli(t, d2.cliEnv(), "", "observers", "ls")
 	if rc != 0 || !strings.Contains(stdout, "plan:p1") || !strings.Contains(stdout, "main-observer") {
 		t.Fatalf("cyan observers ls: rc=%d\n%s", rc, stdout)
+	}
+	if _, stderr, rc := cli(t, d2.cliEnv(), "", "observers", "run", "plan:p1"); rc != 0 {
+		t.Fatalf("cyan observers run plan:p1: %d %s", rc, stderr)
 	}
 	select {
 	case m := <-stream:
@@ -90,7 +114,7 @@ func TestDeferredPlanSpeaksFirst(t *testing.T) {
 			t.Fatalf("streamed %v", m)
 		}
 	case <-time.After(20 * time.Second):
-		t.Fatalf("no proactive message by the due time + 16 s\n%s", d2.stderr.String())
+		t.Fatalf("no proactive message\n%s", d2.stderr.String())
 	}
 	var proactive []map[string]any
 	for _, m := range d2.messages(t, "home") {
@@ -117,6 +141,7 @@ func TestDeferredPlanSpeaksFirst(t *testing.T) {
 // TestChatShowsProactiveMessages keeps `cyan chat` open while a plan comes
 // due, and the companion's own message appears in the terminal.
 func TestChatShowsProactiveMessages(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	fake.SetDefault(func(r llmtest.Request) llmtest.Reply {
 		if strings.Contains(r.Messages[len(r.Messages)-1].Content, "is due now") {
@@ -126,7 +151,7 @@ func TestChatShowsProactiveMessages(t *testing.T) {
 	})
 	dir := t.TempDir()
 	d := start(t, dir, env(dir, url))
-	due := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339)
+	due := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 	fake.Enqueue(
 		llmtest.Reply{Text: "will do", ToolCalls: []llm.ToolCall{{ID: "p", Name: "plan", Arguments: fmt.Sprintf(`{"op":"create","text":"stretch","at":%q}`, due)}}},
 		llmtest.Reply{Text: "<empty_reply>"},
@@ -156,7 +181,14 @@ func TestChatShowsProactiveMessages(t *testing.T) {
 			if !ok {
 				t.Fatal("cyan chat exited")
 			}
-			sawAnswer = sawAnswer || strings.Contains(line, "will do")
+			if !sawAnswer && strings.Contains(line, "will do") {
+				sawAnswer = true
+				// The plan is due (its time is the daemon package's test).
+				waitObserver(t, d, "plan:p1")
+				if _, stderr, rc := cli(t, d.cliEnv(), "", "observers", "run", "plan:p1"); rc != 0 {
+					t.Fatalf("cyan observers run plan:p1: %d %s", rc, stderr)
+				}
+			}
 			if strings.Contains(line, "青蓝: time to stretch!") {
 				if !sawAnswer {
 					t.Fatal("the proactive message came before the chat's own answer")

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -31,6 +32,7 @@ func jsonArgs(v any) string { b, _ := json.Marshal(v); return string(b) }
 // then forgotten unless kept in the workspace; every %[...] reference a
 // recorded packet shows opens through the open tool.
 func TestFilesAndReferencesFollowTheSeed(t *testing.T) {
+	t.Parallel()
 	d, fake, work := toolsDaemon(t, "")
 	notes := filepath.Join(work, "notes.txt")
 	if err := os.WriteFile(notes, []byte("CANARY-SECRET-77\nbuy oat milk\n"), 0o600); err != nil {
@@ -110,6 +112,7 @@ func TestFilesAndReferencesFollowTheSeed(t *testing.T) {
 // create or update the owner's theories, open the owner's history or
 // files, or plant knowledge outside the group.
 func TestStrangerCannotReachTheOwnersKnowledge(t *testing.T) {
+	t.Parallel()
 	d, fake, work := toolsDaemon(t, "")
 	secret := filepath.Join(work, "diary.txt")
 	os.WriteFile(secret, []byte("DIARY-CANARY\n"), 0o600)
@@ -180,4 +183,34 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("timed out waiting for %s", what)
+}
+
+// The message over the channel's rate gets an answer a person can see:
+// 429 with Retry-After from the API (the message is kept), and a line
+// from cyan send, which exits non-zero.
+func TestRateLimitedMessageIsVisible(t *testing.T) {
+	d, fake, _ := toolsDaemon(t, "limits:\n  messages_per_minute: 2\n")
+	fake.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "ok"} })
+	for i := range 2 {
+		turnAs(t, d, map[string]string{"channel": "c", "user": "hareru", "text": fmt.Sprint("hi ", i)})
+	}
+	asked := len(chatRequests(fake))
+	code, out, err := d.post("/api/v1/messages", map[string]string{"channel": "c", "user": "hareru", "text": "third"})
+	if err != nil || code != 429 {
+		t.Fatalf("third message: %d %v %v", code, out, err)
+	}
+	e := out["error"].(map[string]any)
+	if e["type"] != "rate_limited" || e["message_id"] == "" || e["retry_after"].(float64) < 1 || !strings.Contains(e["message"].(string), "messages_per_minute") {
+		t.Fatalf("429 body: %v", out)
+	}
+	if n := len(chatRequests(fake)); n != asked {
+		t.Fatalf("the model was asked %d more times for a refused turn", n-asked)
+	}
+	if ms := d.messages(t, "c"); ms[len(ms)-1]["text"] != "third" {
+		t.Fatalf("the refused message was not kept: %v", ms[len(ms)-1])
+	}
+	stdout, stderr, rc := cli(t, d.cliEnv(), "", "send", "--channel", "c", "fourth")
+	if rc == 0 || !strings.Contains(stdout+stderr, "messages_per_minute") || !strings.Contains(stdout+stderr, "answers again in") {
+		t.Fatalf("cyan send: rc=%d\n%s%s", rc, stdout, stderr)
+	}
 }

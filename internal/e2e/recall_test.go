@@ -65,6 +65,7 @@ func waitIndexed(t *testing.T, d *daemon) map[string]any {
 }
 
 func TestImportAndRecall(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	d := start(t, dir, env(dir, url))
@@ -85,7 +86,7 @@ func TestImportAndRecall(t *testing.T) {
 		{"知识点", "知识点"},
 		{"数学の試験", "試験があるので"},
 	} {
-		stdout, stderr, rc = cli(t, d.cliEnv(), "", "recall", "--channel", "home", "--k", "2", "--json", q.query)
+		stdout, stderr, rc = cli(t, d.cliEnv(), "", "recall", "--channel", "home", "-n", "2", "--json", q.query)
 		if rc != 0 {
 			t.Fatalf("cyan recall %q: rc=%d %s", q.query, rc, stderr)
 		}
@@ -157,13 +158,14 @@ func TestImportAndRecall(t *testing.T) {
 }
 
 func TestImportReportsBadLines(t *testing.T) {
+	t.Parallel()
 	_, url := fakeLLM(t)
 	dir := t.TempDir()
 	d := start(t, dir, env(dir, url))
 	path := filepath.Join(t.TempDir(), "bad.jsonl")
 	os.WriteFile(path, []byte(`{"time": "2025-01-01T00:00:00Z", "channel": "c", "user": "a", "text": "fine"}`+"\n"+`{"time": "soon", "channel": "c", "text": "x"}`+"\n"), 0o600)
 	_, stderr, rc := cli(t, d.cliEnv(), "", "import", path)
-	if rc != 1 || !strings.Contains(stderr, "line 2") || !strings.Contains(stderr, "RFC 3339") || !strings.Contains(stderr, "1 messages before it were imported") {
+	if rc != 2 || !strings.Contains(stderr, "line 2") || !strings.Contains(stderr, "RFC 3339") || !strings.Contains(stderr, "1 messages before it were imported") {
 		t.Fatalf("bad line: rc=%d %q", rc, stderr)
 	}
 	if ms := d.messages(t, "c"); len(ms) != 1 {

@@ -69,6 +69,7 @@ type packetTrace struct {
 }
 
 func TestCompressionEndToEnd(t *testing.T) {
+	t.Parallel()
 	fake, envv, dir := setupCompression(t)
 	d := start(t, dir, envv)
 	compressedOnce := map[string]string{} // message id → trace id
@@ -141,7 +142,7 @@ func TestCompressionEndToEnd(t *testing.T) {
 	if list, _ := out["traces"].([]any); code != 200 || len(list) != calls {
 		t.Fatalf("traces: %d, %d listed, want %d", code, len(list), calls)
 	}
-	stdout, stderr, rc := cli(t, d.cliEnv(), "", "trace", "--channel", "long", "--last", "3")
+	stdout, stderr, rc := cli(t, d.cliEnv(), "", "trace", "--channel", "long", "-n", "3")
 	if rc != 0 || !strings.Contains(stdout, "compressed earlier") || !strings.Contains(stdout, "compress [[RESPONSE]]") || !strings.Contains(stdout, "SECTION") {
 		t.Fatalf("cyan trace --channel: rc=%d %s\n%s", rc, stderr, stdout)
 	}
@@ -149,11 +150,11 @@ func TestCompressionEndToEnd(t *testing.T) {
 	for _, id := range compressedOnce {
 		someTrace = id
 	}
-	stdout, _, rc = cli(t, d.cliEnv(), "", "trace", someTrace)
+	stdout, _, rc = cli(t, d.cliEnv(), "", "trace", "show", someTrace)
 	if rc != 0 || !strings.Contains(stdout, "Generate compress [[RESPONSE]]") || !strings.Contains(stdout, "[reply] source text") || !strings.Contains(stdout, "Result: {\"summary\":\"gave #") {
 		t.Fatalf("cyan trace ID: rc=%d\n%s", rc, stdout)
 	}
-	stdout, _, rc = cli(t, d.cliEnv(), "", "trace", "--json", "--last", "2")
+	stdout, _, rc = cli(t, d.cliEnv(), "", "trace", "--json", "--limit", "2")
 	var listed struct{ Generate []map[string]any }
 	if rc != 0 || json.Unmarshal([]byte(stdout), &listed) != nil || len(listed.Generate) != 2 {
 		t.Fatalf("cyan trace --json: rc=%d\n%s", rc, stdout)
@@ -188,6 +189,7 @@ func TestCompressionEndToEnd(t *testing.T) {
 }
 
 func TestScriptCommands(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	envv := env(dir, url)
@@ -247,7 +249,7 @@ user: Rate the review from 0 to 1.
 	// A missing input is refused before any call.
 	n := len(chatRequests(fake))
 	_, stderr, rc = cli(t, envv, "", "script", "run", good)
-	if rc != 1 || !strings.Contains(stderr, `input "text" is required`) || len(chatRequests(fake)) != n {
+	if rc != 2 || !strings.Contains(stderr, `input "text" is required`) || len(chatRequests(fake)) != n {
 		t.Fatalf("missing input: rc=%d %q", rc, stderr)
 	}
 	// A built-in script by name.
@@ -256,9 +258,13 @@ user: Rate the review from 0 to 1.
 	if rc != 0 || !strings.Contains(stdout, `"summary": "short"`) {
 		t.Fatalf("built-in: rc=%d %q %q", rc, stdout, stderr)
 	}
-	_, stderr, rc = cli(t, envv, "", "script", "--help")
-	if rc != 0 || !strings.Contains(stderr, "Usage: cyan script run") {
-		t.Errorf("help: rc=%d %q", rc, stderr)
+	stdout, _, rc = cli(t, envv, "", "script", "--help")
+	if rc != 0 || !strings.Contains(stdout, "Usage: cyan script VERB") || !strings.Contains(stdout, "run FILE") {
+		t.Errorf("help: rc=%d %q", rc, stdout)
+	}
+	stdout, _, rc = cli(t, envv, "", "script", "run", "--help")
+	if rc != 0 || !strings.Contains(stdout, "Usage: cyan script run [flags] FILE") || !strings.Contains(stdout, "--input") {
+		t.Errorf("help: rc=%d %q", rc, stdout)
 	}
 	if _, _, rc = cli(t, envv, "", "script", "frob"); rc != 2 {
 		t.Errorf("unknown verb: rc=%d", rc)

@@ -29,6 +29,7 @@ func formatName(req llmtest.Request) string {
 // no restart. Both calls are traced under their channel, for cyan trace
 // and GET /api/v1/traces.
 func TestStepScriptOverrideWithoutRestart(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	pdir := filepath.Join(dir, "persona")
@@ -108,7 +109,7 @@ func TestStepScriptOverrideWithoutRestart(t *testing.T) {
 	if code != 200 || len(traces) != 2 {
 		t.Fatalf("GET /api/v1/traces: %d %v", code, out)
 	}
-	stdout, stderr, rc := cli(t, d.cliEnv(), "", "trace", "--last", "5", "--name", "remember")
+	stdout, stderr, rc := cli(t, d.cliEnv(), "", "trace", "-n", "5", "--name", "remember")
 	if rc != 0 || strings.Count(stdout, "remember [[RESPONSE]]") != 2 || !strings.Contains(stdout, "home") {
 		t.Fatalf("cyan trace: rc=%d\n%s%s", rc, stdout, stderr)
 	}

@@ -43,6 +43,7 @@ func toolResults(r llmtest.Request) []string {
 }
 
 func TestGroupMemberRunsNothing(t *testing.T) {
+	t.Parallel()
 	d, fake, work := toolsDaemon(t, "")
 	canary := filepath.Join(work, "canary")
 	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
@@ -83,13 +84,14 @@ func TestGroupMemberRunsNothing(t *testing.T) {
 	if code != 200 || out["decision"] != "confirm" {
 		t.Fatalf("owner check: %d %v", code, out)
 	}
-	stdout, _, rc := cli(t, d.cliEnv(), "", "tool", "check", "--as", "id:999", "--kind", "group", "terminal", `{"command":"ls"}`)
+	stdout, _, rc := cli(t, d.cliEnv(), "", "tool", "check", "--json", "--as", "id:999", "--kind", "group", "terminal", `{"command":"ls"}`)
 	if rc != 0 || !strings.Contains(stdout, `"decision": "deny"`) || !strings.Contains(stdout, "!@execute") {
 		t.Fatalf("cyan tool check: %d %s", rc, stdout)
 	}
 }
 
 func TestOwnerConfirmFlow(t *testing.T) {
+	t.Parallel()
 	d, fake, work := toolsDaemon(t, "")
 	target := filepath.Join(work, "notes", "today.txt")
 	call := func(id string) llmtest.Reply {
@@ -139,7 +141,7 @@ func TestOwnerConfirmFlow(t *testing.T) {
 	}
 	_, list, _ = d.get("/api/v1/approvals")
 	id := list["approvals"].([]any)[0].(map[string]any)["id"].(string)
-	stdout, _, rc = cli(t, d.cliEnv(), "", "approvals", "deny", id)
+	stdout, _, rc = cli(t, d.cliEnv(), "", "approvals", "deny", id, "--json")
 	if rc != 0 || !strings.Contains(stdout, `"allowed": false`) {
 		t.Fatalf("cyan approvals deny: %d %s", rc, stdout)
 	}
@@ -186,6 +188,7 @@ func waitTool(t *testing.T, d *daemon, limit time.Duration, present func(map[str
 }
 
 func TestProvidedManifestIsLive(t *testing.T) {
+	t.Parallel()
 	d, _, _ := toolsDaemon(t, "")
 	dir := filepath.Join(d.dataDir, "tools", "extra", "provided")
 	manifest := "name: greet\ntitle: greet someone\ninput:\n  - name: {required: true, description: who}\neffects: []\nrun:\n  argv: [echo, \"hello {{name}}\"]\n"
@@ -218,6 +221,7 @@ func TestProvidedManifestIsLive(t *testing.T) {
 }
 
 func TestMCPServerMounted(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "mcpserver")
 	build := exec.Command("go", "build", "-o", bin, "github.com/cyan-agent/cyan/internal/e2e/testdata/mcpserver")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -227,7 +231,7 @@ func TestMCPServerMounted(t *testing.T) {
 	waitTool(t, d, 20*time.Second, func(n map[string]bool) bool { return n["calc__add"] && n["calc__crash"] })
 	// MCP tools execute, so the owner's rules ask to confirm: without a
 	// terminal, cyan tool run parks the call and says how to approve it.
-	stdout, stderr, rc := cli(t, d.cliEnv(), "", "tool", "run", "calc__add", `{"a": 2, "b": 3.5}`)
+	stdout, stderr, rc := cli(t, d.cliEnv(), "", "tool", "run", "--json", "calc__add", `{"a": 2, "b": 3.5}`)
 	if rc == 0 || !strings.Contains(stdout, `"decision": "confirm"`) || !strings.Contains(stderr, "cyan approvals allow") {
 		t.Fatalf("cyan tool run calc__add: %d %s %s", rc, stdout, stderr)
 	}
@@ -250,7 +254,7 @@ func TestMCPServerMounted(t *testing.T) {
 		t.Fatalf("approved MCP call: %v", ans)
 	}
 	// A server that dies is restarted.
-	runApproved(t, d, "calc__crash", `{}`)
+	runApproved(t, d, "calc__crash", `{}`, true)
 	waitTool(t, d, 10*time.Second, func(n map[string]bool) bool { return !n["calc__add"] })
 	waitTool(t, d, 20*time.Second, func(n map[string]bool) bool { return n["calc__add"] })
 	stdout = runApproved(t, d, "calc__add", `{"a": 1, "b": 2}`)
@@ -260,22 +264,29 @@ func TestMCPServerMounted(t *testing.T) {
 }
 
 // runApproved runs a tool the owner confirms from a script: cyan tool run
-// parks it, cyan approvals allow runs it; it returns the second's output.
-func runApproved(t *testing.T, d *daemon, tool, args string) string {
+// parks it, cyan approvals allow runs it; it returns the second's output
+// (a call that ran and failed exits 1: crash says that is expected).
+func runApproved(t *testing.T, d *daemon, tool, args string, crash ...bool) string {
 	t.Helper()
-	stdout, stderr, _ := cli(t, d.cliEnv(), "", "tool", "run", tool, args)
+	stdout, stderr, _ := cli(t, d.cliEnv(), "", "tool", "run", "--json", tool, args)
 	var parked struct{ Approval string }
 	if err := json.Unmarshal([]byte(stdout), &parked); err != nil || parked.Approval == "" {
 		t.Fatalf("cyan tool run %s did not park: %s %s", tool, stdout, stderr)
 	}
-	stdout, stderr, rc := cli(t, d.cliEnv(), "", "approvals", "allow", parked.Approval)
-	if rc != 0 {
+	stdout, stderr, rc := cli(t, d.cliEnv(), "", "approvals", "allow", "--json", parked.Approval)
+	if want := 0; len(crash) > 0 && crash[0] {
+		want = 1
+		if rc != want || !strings.Contains(stderr, "failed") {
+			t.Fatalf("cyan approvals allow of a failing call: %d %s %s", rc, stdout, stderr)
+		}
+	} else if rc != want {
 		t.Fatalf("cyan approvals allow: %d %s %s", rc, stdout, stderr)
 	}
 	return stdout
 }
 
 func TestLimitProcessSpeaks(t *testing.T) {
+	t.Parallel()
 	d, fake, _ := toolsDaemon(t, "limits:\n  forbidden: ['sk-[a-z0-9]+']\n")
 	fake.Enqueue(llmtest.Reply{Text: "the key is sk-abc123\n@br\nanything else?"})
 	_, out, _ := d.post("/api/v1/messages", map[string]string{"channel": "c", "user": "hareru", "text": "what is the key"})

@@ -14,5 +14,5 @@
 // the real APIs would reject (missing model, broken role alternation, tool
 // results that answer no call), so protocol mistakes show up in tests.
 //
-// It imports llm and the standard library only.
+// It may import llm.
 package llmtest

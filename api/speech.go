@@ -1,0 +1,144 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/cyan-agent/cyan/tts"
+)
+
+type speechRequest struct {
+	Text     string        `json:"text"`
+	Segments []tts.Segment `json:"segments"`
+	// Voice overrides the provider's voice ("" keeps it).
+	Voice string `json:"voice"`
+}
+
+// Bounds of POST /api/v1/speech.
+const (
+	maxSpeechRunes    = 4000
+	maxSpeechSegments = 64
+)
+
+// speech: POST /api/v1/speech {text | segments, voice?} → the audio of the
+// whole, in order (one WAV, or the provider's format for one segment), with
+// its Content-Type. Text is cut by the rule splitter.
+func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
+	if s.o.Voice == nil {
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "the voice is not running")
+		return
+	}
+	var req speechRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	segs := req.Segments
+	switch {
+	case strings.TrimSpace(req.Text) != "" && len(segs) > 0:
+		writeError(w, http.StatusBadRequest, "invalid_request", "send text or segments, not both")
+		return
+	case strings.TrimSpace(req.Text) != "":
+		if n := len([]rune(req.Text)); n > maxSpeechRunes {
+			writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("the text has %d characters; send at most %d at a time", n, maxSpeechRunes))
+			return
+		}
+		segs = tts.Split(req.Text)
+	case len(segs) == 0:
+		writeError(w, http.StatusBadRequest, "invalid_request", `nothing to say: send {"text": "…"} or {"segments": [{"text", "language"?, "emotion"?}]}`)
+		return
+	}
+	if len(segs) > maxSpeechSegments {
+		writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("%d segments; send at most %d at a time", len(segs), maxSpeechSegments))
+		return
+	}
+	total := 0
+	for i := range segs {
+		seg := &segs[i]
+		seg.Text = strings.TrimSpace(seg.Text)
+		total += len([]rune(seg.Text))
+		if seg.Text == "" {
+			writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("segment %d has no text", i+1))
+			return
+		}
+		if seg.Language == "" {
+			if auto := tts.Split(seg.Text); len(auto) > 0 {
+				seg.Language = auto[0].Language
+			}
+		}
+		if seg.Emotion == "" {
+			seg.Emotion = tts.DefaultEmotion
+		}
+	}
+	if total > maxSpeechRunes {
+		writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("the segments hold %d characters; send at most %d at a time", total, maxSpeechRunes))
+		return
+	}
+	if len(segs) == 0 {
+		writeError(w, http.StatusBadRequest, "invalid_request", "nothing to say: the text holds no words")
+		return
+	}
+	if req.Voice != "" && !voiceRE.MatchString(req.Voice) {
+		writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("voice %q is not a voice name (letters, digits and _+./-)", req.Voice))
+		return
+	}
+	clips, err := s.o.Voice.Say(r.Context(), segs, req.Voice)
+	if err != nil {
+		s.speechError(w, err)
+		return
+	}
+	audio := make([]tts.Audio, len(clips))
+	for i, c := range clips {
+		audio[i] = c.Audio
+	}
+	joined, err := tts.Join(audio)
+	if err != nil {
+		writeError(w, http.StatusUnprocessableEntity, "invalid_request", err.Error())
+		return
+	}
+	w.Header().Set("X-Cyan-Segments", strconv.Itoa(len(clips)))
+	writeAudio(w, joined)
+}
+
+var voiceRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_+./-]{0,63}$`)
+
+func (s *Server) speechError(w http.ResponseWriter, err error) {
+	var te *tts.Error
+	switch {
+	case errors.Is(err, tts.ErrOff):
+		writeError(w, http.StatusServiceUnavailable, "voice_off", err.Error())
+	case tts.Unavailable(err):
+		writeError(w, http.StatusServiceUnavailable, "voice_unavailable", err.Error())
+	case errors.As(err, &te):
+		writeError(w, http.StatusBadGateway, "voice_error", err.Error())
+	default:
+		writeError(w, http.StatusServiceUnavailable, "unavailable", err.Error())
+	}
+}
+
+// speechAudio: GET /api/v1/speech/{key} — a voiced segment's audio (the
+// "audio" of a speech event), while the cache keeps it.
+func (s *Server) speechAudio(w http.ResponseWriter, r *http.Request) {
+	if s.o.Voice == nil {
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "the voice is not running")
+		return
+	}
+	a, ok := s.o.Voice.Audio(r.PathValue("key"))
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found", "this audio is no longer kept; POST /api/v1/speech with its text makes it again")
+		return
+	}
+	w.Header().Set("Cache-Control", "private, max-age=86400, immutable")
+	writeAudio(w, a)
+}
+
+func writeAudio(w http.ResponseWriter, a tts.Audio) {
+	w.Header().Set("Content-Type", a.Type)
+	w.Header().Set("Content-Length", strconv.Itoa(len(a.Data)))
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(a.Data)
+}

@@ -1,0 +1,61 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/tts"
+)
+
+// checkVoice says whether the configured voice speaks, and how to fix it:
+// a missing program names its package, a server that is down its URL. The
+// voice is optional (replies stay text without it), so the default voice
+// missing is a warning; a voice configured on purpose that fails is not.
+func checkVoice(cfg *config.Config, timeout time.Duration) check {
+	c := check{name: "voice"}
+	t := cfg.TTS
+	if t.Provider == "off" {
+		c.ok = true
+		c.msg = "off (tts.provider: off); replies are text only"
+		return c
+	}
+	p, err := tts.New(t)
+	if err != nil {
+		c.msg = err.Error()
+		c.fix = "correct the tts: section ('cyan config check' shows it)"
+		return c
+	}
+	where := p.Name()
+	if t.BaseURL != "" {
+		where += " at " + t.BaseURL
+	}
+	if e, ok := p.(*tts.Espeak); ok {
+		path, err := e.Path()
+		if err != nil {
+			c.warn = true
+			c.msg = "espeak-ng is not installed; the voiced channels get text only"
+			c.fix = "install the Debian package espeak-ng (apt-get install espeak-ng), or set tts.provider to gpt-sovits or openai"
+			return c
+		}
+		where = path
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	began := time.Now()
+	a, _, err := say(ctx, t, "你好。Hello.", "")
+	if err != nil {
+		c.msg = fmt.Sprintf("%s does not speak: %v", where, err)
+		switch {
+		case tts.Unavailable(err) && t.BaseURL != "":
+			c.fix = fmt.Sprintf("start the %s server at %s (GPT-SoVITS: python api_v2.py -a 127.0.0.1 -p 9880), or correct tts.base_url", p.Name(), t.BaseURL)
+		default:
+			c.fix = "correct the tts: section, or set tts.provider: off"
+		}
+		return c
+	}
+	c.ok = true
+	c.msg = fmt.Sprintf("%s speaks (%d bytes of %s in %d ms); voiced channels: %v", where, len(a.Data), a.Type, time.Since(began).Milliseconds(), t.Channels)
+	return c
+}

@@ -1,0 +1,91 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/cyan-agent/cyan/api"
+	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/journal"
+	"github.com/cyan-agent/cyan/router"
+	"github.com/cyan-agent/cyan/tools"
+	"github.com/cyan-agent/cyan/tts"
+)
+
+// VoiceSegmentsVar is the persona variable that chooses how replies are
+// cut for the voice: "speak" runs the speak prompt script on each message
+// (a model call, emotions by meaning); anything else, the rule splitter.
+const VoiceSegmentsVar = "voice_segments"
+
+// buildVoice makes the voice of the voiced channels: its speech goes to
+// the stream as "speech" events. A voice that cannot speak (espeak-ng
+// missing, a server down) is logged, and replies stay text.
+func (d *Daemon) buildVoice(c config.TTS, log *slog.Logger) error {
+	p, err := tts.New(c)
+	if err != nil {
+		return err
+	}
+	d.voice, err = tts.NewVoice(tts.Options{
+		Provider: p, Cache: tts.NewCache(c.CacheMB << 20), Channels: c.Channels,
+		Emit:    func(sp tts.Speech) { d.store.Journal().Post(journal.New(journal.VoiceSpeech, sp.Channel, sp)) },
+		Timeout: c.TimeoutDuration(), Logger: log,
+		Scripted: func() bool { return d.persona.Load().Vars[VoiceSegmentsVar] == "speak" },
+		Script: func(ctx context.Context, channel, text string) ([]tts.Segment, error) {
+			var out struct {
+				Speech []tts.Segment `json:"speech"`
+			}
+			err := d.scripts.Call(ctx, tools.ScriptSpeak, channel, map[string]any{"text": text}, &out)
+			return out.Speech, err
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if len(c.Channels) > 0 {
+		if err := d.router.Subscribe(voiceSubscriber, c.Channels); err != nil {
+			return err
+		}
+	} else if err := d.router.Unsubscribe(voiceSubscriber); err != nil {
+		return err
+	}
+	if e, ok := p.(*tts.Espeak); ok && c.Provider != "off" {
+		if _, err := e.Path(); err != nil {
+			log.Warn("replies in the voiced channels will be text only", "err", err)
+		}
+	}
+	return nil
+}
+
+// voiceComponent is the voice as the router's component: each outgoing
+// message of a voiced channel is spoken (a reply that streamed is left to
+// the utterance that already speaks it). Speech packets (the speak tool's
+// segments) are not spoken again here: the voice spoke the reply.
+func (d *Daemon) voiceComponent() router.Component {
+	return router.ComponentFunc(func(_ context.Context, p router.Delivery) error {
+		if p.Kind != router.KindSpeech {
+			d.voice.Outgoing(p.Channel, p.ReplyTo, p.Text)
+		}
+		return nil
+	})
+}
+
+// voiceSubscriber is the voice's name at the router.
+const voiceSubscriber = "voice"
+
+// personaInfo is what the page shows of the persona now.
+func (d *Daemon) personaInfo() api.PersonaInfo {
+	p := d.persona.Load()
+	color := p.Color
+	if color == "" {
+		color = "#1D75B3"
+	}
+	return api.PersonaInfo{Name: p.Name, Color: color, Dir: p.Dir}
+}
+
+// runVoice holds the voice until the daemon stops, then stops its
+// syntheses.
+func (d *Daemon) runVoice(ctx context.Context) error {
+	<-ctx.Done()
+	d.voice.Close()
+	return nil
+}

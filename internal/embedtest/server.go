@@ -1,0 +1,259 @@
+package embedtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// Server is a fake embeddings endpoint; use it through
+// httptest.NewServer. It is safe for concurrent use. Set the exported
+// fields before serving.
+type Server struct {
+	// Dims is the vectors' dimension (0: 64).
+	Dims int
+	// Models is what the model lists name (nil: ["nomic-embed-text"]); a
+	// request for a model not listed gets Ollama's or OpenAI's 404.
+	Models []string
+	// Synonyms maps a word to the word whose feature it shares.
+	Synonyms map[string]string
+
+	mu   sync.Mutex
+	reqs []Request
+	fail []int // statuses for the next embedding requests
+	hold *holdState
+}
+
+// Request is one embeddings request received.
+type Request struct {
+	Path   string
+	Model  string
+	Input  []string
+	Header http.Header
+}
+
+type holdState struct {
+	min     int
+	arrived chan struct{}
+	release chan struct{}
+}
+
+// Fail makes the next embedding requests answer with these statuses (500,
+// 429, 404, …), one each, in order.
+func (s *Server) Fail(statuses ...int) {
+	s.mu.Lock()
+	s.fail = append(s.fail, statuses...)
+	s.mu.Unlock()
+}
+
+// Hold makes embedding requests of at least minTexts texts wait until
+// release is called (or their client goes away); arrived receives once
+// per held request as it starts waiting. Smaller requests (a query) pass.
+func (s *Server) Hold(minTexts int) (arrived <-chan struct{}, release func()) {
+	h := &holdState{min: minTexts, arrived: make(chan struct{}, 64), release: make(chan struct{})}
+	s.mu.Lock()
+	s.hold = h
+	s.mu.Unlock()
+	var once sync.Once
+	return h.arrived, func() { once.Do(func() { close(h.release) }) }
+}
+
+// Requests returns the embedding requests received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+// Texts counts the texts embedded so far.
+func (s *Server) Texts() int {
+	n := 0
+	for _, r := range s.Requests() {
+		n += len(r.Input)
+	}
+	return n
+}
+
+func (s *Server) models() []string {
+	if s.Models == nil {
+		return []string{"nomic-embed-text"}
+	}
+	return s.Models
+}
+
+// ServeHTTP routes by path suffix.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimRight(r.URL.Path, "/")
+	switch {
+	case r.Method == http.MethodGet && strings.HasSuffix(path, "/api/tags"):
+		type model struct {
+			Name  string `json:"name"`
+			Model string `json:"model"`
+		}
+		var list struct {
+			Models []model `json:"models"`
+		}
+		for _, m := range s.models() {
+			list.Models = append(list.Models, model{Name: m + ":latest", Model: m + ":latest"})
+		}
+		writeJSON(w, http.StatusOK, list)
+	case r.Method == http.MethodGet && strings.HasSuffix(path, "/models"):
+		type model struct {
+			ID      string `json:"id"`
+			Object  string `json:"object"`
+			OwnedBy string `json:"owned_by"`
+		}
+		list := struct {
+			Object string  `json:"object"`
+			Data   []model `json:"data"`
+		}{Object: "list"}
+		for _, m := range s.models() {
+			list.Data = append(list.Data, model{ID: m, Object: "model", OwnedBy: "library"})
+		}
+		writeJSON(w, http.StatusOK, list)
+	case r.Method == http.MethodPost && strings.HasSuffix(path, "/api/embed"):
+		s.embed(w, r, "ollama")
+	case r.Method == http.MethodPost && strings.HasSuffix(path, "/embeddings"):
+		s.embed(w, r, "openai")
+	default:
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("404 page not found: %s %s", r.Method, r.URL.Path)})
+	}
+}
+
+func (s *Server) embed(w http.ResponseWriter, r *http.Request, proto string) {
+	body, _ := io.ReadAll(r.Body)
+	var in struct {
+		Model string          `json:"model"`
+		Input json.RawMessage `json:"input"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		s.error(w, proto, http.StatusBadRequest, "invalid JSON: "+err.Error())
+		return
+	}
+	var texts []string
+	if err := json.Unmarshal(in.Input, &texts); err != nil {
+		var one string
+		if err := json.Unmarshal(in.Input, &one); err != nil {
+			s.error(w, proto, http.StatusBadRequest, "input must be a string or a list of strings")
+			return
+		}
+		texts = []string{one}
+	}
+	s.mu.Lock()
+	s.reqs = append(s.reqs, Request{Path: r.URL.Path, Model: in.Model, Input: texts, Header: r.Header.Clone()})
+	var status int
+	if len(s.fail) > 0 {
+		status, s.fail = s.fail[0], s.fail[1:]
+	}
+	h := s.hold
+	s.mu.Unlock()
+	if status != 0 {
+		s.error(w, proto, status, http.StatusText(status))
+		return
+	}
+	if !s.known(in.Model) {
+		msg := fmt.Sprintf("model %q not found, try pulling it first", in.Model)
+		if proto == "openai" {
+			msg = fmt.Sprintf("The model `%s` does not exist.", in.Model)
+		}
+		s.error(w, proto, http.StatusNotFound, msg)
+		return
+	}
+	if h != nil && len(texts) >= h.min {
+		select {
+		case h.arrived <- struct{}{}:
+		default:
+		}
+		select {
+		case <-h.release:
+		case <-r.Context().Done():
+			return
+		}
+	}
+	vecs := make([][]float32, len(texts))
+	tokens := 0
+	for i, t := range texts {
+		vecs[i] = s.Vector(t)
+		tokens += len(strings.Fields(t))
+	}
+	if proto == "ollama" {
+		writeJSON(w, http.StatusOK, map[string]any{"model": in.Model, "embeddings": vecs, "prompt_eval_count": tokens})
+		return
+	}
+	type item struct {
+		Object    string    `json:"object"`
+		Index     int       `json:"index"`
+		Embedding []float32 `json:"embedding"`
+	}
+	data := make([]item, len(vecs))
+	for i, v := range vecs {
+		data[i] = item{Object: "embedding", Index: i, Embedding: v}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "model": in.Model, "data": data,
+		"usage": map[string]int{"prompt_tokens": tokens, "total_tokens": tokens}})
+}
+
+func (s *Server) known(model string) bool {
+	model = strings.TrimSuffix(model, ":latest")
+	for _, m := range s.models() {
+		if strings.TrimSuffix(m, ":latest") == model {
+			return true
+		}
+	}
+	return false
+}
+
+// Vector is the fake's embedding of a text: each lower-cased word (mapped
+// through Synonyms) adds a hashed ±1 feature; the sum is L2-normalised.
+func (s *Server) Vector(text string) []float32 {
+	dims := s.Dims
+	if dims <= 0 {
+		dims = 64
+	}
+	v := make([]float32, dims)
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if to, ok := s.Synonyms[w]; ok {
+			w = to
+		}
+		h := fnv.New64a()
+		h.Write([]byte(w))
+		x := h.Sum64()
+		sign := float32(1)
+		if x>>63 == 1 {
+			sign = -1
+		}
+		v[x%uint64(dims)] += sign
+	}
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n == 0 {
+		v[0] = 1
+		return v
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(n))
+	}
+	return v
+}
+
+func (s *Server) error(w http.ResponseWriter, proto string, status int, msg string) {
+	if proto == "ollama" {
+		writeJSON(w, status, map[string]string{"error": msg})
+		return
+	}
+	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "code": nil}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

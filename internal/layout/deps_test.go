@@ -1,0 +1,157 @@
+package layout
+
+import (
+	"bytes"
+	"encoding/json"
+	"go/parser"
+	"go/token"
+	"os/exec"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// layer is each package's place in SPEC §1's one-way order, lowest
+// first: a package may depend, directly or through others, only on
+// packages of lower layers. The leaves (value types, the event log, the
+// retry delay) are at 0; the store, the LLM client and the config at 1;
+// what is built on the store at 2; the parts (memory, events, tools,
+// recall…) at 3; main-virtual and the observers at 4; the API at 5; the
+// daemon that builds and wires them at 6; the command line above it.
+var layer = map[string]int{
+	"packets": 0, "journal": 0, "backoff": 0, "notation": 0, "persona": 0, "internal/clocktest": 0, "internal/browsertest": 0, "internal/embedtest": 0,
+	"llm": 1, "store": 1, "config": 1,
+	"generate": 2, "importer": 2, "supervise": 2, "router": 2, "internal/llmtest": 2, "tts": 2, "web": 0,
+	"internal/ttstest": 3, "persona/lorebook": 1, "persona/card": 2,
+	"script": 3, "memory": 3, "events": 3, "tools": 3, "limitproc": 3, "recall": 3,
+	"mainvirtual": 4, "observer": 4, "internal/scripttest": 4,
+	"bridge": 3, "bridge/onebot": 4, "bridge/telegram": 4, "internal/onebottest": 0, "internal/tgtest": 0,
+	"api":    5,
+	"daemon": 6,
+	"cmd":    7, "cmd/cyan": 8,
+	"internal/e2e": 9, "internal/layout": 9,
+}
+
+// listed is one package as go list -deps -json describes it.
+type listed struct {
+	ImportPath string
+	Dir        string
+	Imports    []string
+	Deps       []string
+	Module     *struct{ Path string }
+}
+
+// goList lists every package of the module with its transitive
+// dependencies (non-test code only, as the binary links it).
+func goList(t *testing.T, root string) []listed {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-json", "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []listed
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var p listed
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(p.ImportPath, module) {
+			pkgs = append(pkgs, p)
+		}
+	}
+	return pkgs
+}
+
+func ours(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if d, ok := strings.CutPrefix(p, module); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// TestDependenciesFollowTheLayers checks every package's transitive
+// dependencies (go list -deps), not only its imports: nothing reaches up
+// or sideways through another package.
+func TestDependenciesFollowTheLayers(t *testing.T) {
+	for _, p := range goList(t, repoRoot(t)) {
+		name := strings.TrimPrefix(p.ImportPath, module)
+		own, known := layer[name]
+		if !known {
+			t.Errorf("package %s has no layer in %s; give it one", name, "internal/layout")
+			continue
+		}
+		for _, d := range ours(p.Deps) {
+			if l, ok := layer[d]; ok && l >= own {
+				t.Errorf("%s (layer %d) depends on %s (layer %d), through %v: dependencies go one way, down", name, own, d, l, ours(p.Imports))
+			}
+		}
+	}
+}
+
+var (
+	mayImport   = regexp.MustCompile(`It may import ([^.]*)\.`)
+	importsNone = regexp.MustCompile(`It imports nothing of cyan's`)
+	listSplit   = regexp.MustCompile(`,\s*|\s+and\s+`)
+)
+
+// TestDocsAreTrueToTheTable: every package comment says what the package
+// may import, in one sentence — "It may import a, b and c." (or "It may
+// import every cyan package", "It imports nothing of cyan's.") — and the
+// sentence lists exactly the table's packages.
+func TestDocsAreTrueToTheTable(t *testing.T) {
+	root := repoRoot(t)
+	for dir, files := range packages(t, root) {
+		rules := allowed[dir]
+		var doc string
+		for _, f := range files {
+			af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.PackageClauseOnly|parser.ParseComments)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if af.Doc != nil {
+				doc += strings.Join(strings.Fields(af.Doc.Text()), " ") + " "
+			}
+		}
+		switch m := mayImport.FindAllStringSubmatch(doc, -1); {
+		case slices.Contains(rules, "*"):
+			if !strings.Contains(doc, "It may import every cyan package") {
+				t.Errorf("%s: its doc should say \"It may import every cyan package\"", dir)
+			}
+		case len(rules) == 0:
+			if !importsNone.MatchString(doc) || len(m) > 0 {
+				t.Errorf("%s: the table lets it import nothing of cyan's; its doc should say \"It imports nothing of cyan's.\"", dir)
+			}
+		case len(m) != 1:
+			t.Errorf("%s: its doc should say once \"It may import %s.\" (found %d such sentences)", dir, sentence(rules), len(m))
+		default:
+			var said []string
+			for _, w := range listSplit.Split(m[0][1], -1) {
+				if w = strings.TrimSpace(w); w != "" {
+					said = append(said, w)
+				}
+			}
+			want := slices.Clone(rules)
+			sort.Strings(said)
+			sort.Strings(want)
+			if !slices.Equal(said, want) {
+				t.Errorf("%s: its doc says \"It may import %s.\"; the table says \"It may import %s.\"", dir, m[0][1], sentence(rules))
+			}
+		}
+	}
+}
+
+// sentence lists names as the doc sentence does: "a, b and c".
+func sentence(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}

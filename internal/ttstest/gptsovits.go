@@ -1,0 +1,169 @@
+package ttstest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// SoVITSRequest is api_v2's TTS_Request as the fake received it.
+type SoVITSRequest struct {
+	Method          string   `json:"-"`
+	Text            *string  `json:"text"`
+	TextLang        *string  `json:"text_lang"`
+	RefAudioPath    *string  `json:"ref_audio_path"`
+	AuxRefAudioPath []any    `json:"aux_ref_audio_paths"`
+	PromptText      string   `json:"prompt_text"`
+	PromptLang      *string  `json:"prompt_lang"`
+	TopK            *int     `json:"top_k"`
+	TopP            *float64 `json:"top_p"`
+	Temperature     *float64 `json:"temperature"`
+	TextSplitMethod *string  `json:"text_split_method"`
+	BatchSize       *int     `json:"batch_size"`
+	SpeedFactor     *float64 `json:"speed_factor"`
+	MediaType       *string  `json:"media_type"`
+	StreamingMode   any      `json:"streaming_mode"`
+}
+
+// GPTSoVITS is a fake GPT-SoVITS api_v2.py server (v2 models). Its zero
+// value is ready; serve it with httptest.NewServer.
+//
+// Like the real one: POST /tts takes a JSON TTS_Request (a body that is not
+// JSON is FastAPI's 422 {"detail": [...]}), GET /tts the same as query
+// parameters; a missing text, text_lang, ref_audio_path or prompt_lang, a
+// language or media_type it does not know, or an unknown text_split_method
+// is 400 {"message": ...}; success is the audio with
+// "Content-Type: audio/<media_type>". Only wav and raw are made here.
+type GPTSoVITS struct {
+	mu   sync.Mutex
+	reqs []SoVITSRequest
+	// Fail, when set, is returned as 400 {"message": "tts failed",
+	// "Exception": Fail} for every request.
+	Fail string
+	// Rate is the sample rate of the audio (default 32000, as v2 models).
+	Rate int
+}
+
+// v2Languages are tts_config.languages of a v2 model.
+var v2Languages = map[string]bool{"auto": true, "auto_yue": true, "en": true, "zh": true, "ja": true, "yue": true, "ko": true,
+	"all_zh": true, "all_ja": true, "all_yue": true, "all_ko": true}
+
+var cutMethods = map[string]bool{"cut0": true, "cut1": true, "cut2": true, "cut3": true, "cut4": true, "cut5": true}
+
+// Requests returns what the fake got, oldest first.
+func (g *GPTSoVITS) Requests() []SoVITSRequest {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]SoVITSRequest(nil), g.reqs...)
+}
+
+func (g *GPTSoVITS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/tts" {
+		writeJSON(w, http.StatusNotFound, map[string]any{"detail": "Not Found"})
+		return
+	}
+	var req SoVITSRequest
+	switch r.Method {
+	case http.MethodPost:
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": []map[string]any{
+				{"type": "json_invalid", "loc": []any{"body", 0}, "msg": "JSON decode error", "input": map[string]any{}}}})
+			return
+		}
+	case http.MethodGet:
+		q := r.URL.Query()
+		str := func(k string) *string {
+			if !q.Has(k) {
+				return nil
+			}
+			v := q.Get(k)
+			return &v
+		}
+		req.Text, req.TextLang, req.RefAudioPath, req.PromptLang = str("text"), str("text_lang"), str("ref_audio_path"), str("prompt_lang")
+		req.PromptText, req.MediaType, req.TextSplitMethod = q.Get("prompt_text"), str("media_type"), str("text_split_method")
+		if req.TextLang == nil || req.PromptLang == nil {
+			// api_v2 calls .lower() on them before any check.
+			http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+			return
+		}
+		if v := q.Get("streaming_mode"); v != "" {
+			req.StreamingMode = v
+		}
+	default:
+		writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"detail": "Method Not Allowed"})
+		return
+	}
+	req.Method = r.Method
+	g.mu.Lock()
+	g.reqs = append(g.reqs, req)
+	fail := g.Fail
+	g.mu.Unlock()
+
+	deref := func(p *string, def string) string {
+		if p == nil {
+			return def
+		}
+		return *p
+	}
+	text, lang, ref := deref(req.Text, ""), strings.ToLower(deref(req.TextLang, "")), deref(req.RefAudioPath, "")
+	plang, media, cut := strings.ToLower(deref(req.PromptLang, "")), deref(req.MediaType, "wav"), deref(req.TextSplitMethod, "cut5")
+	bad := func(msg string) { writeJSON(w, http.StatusBadRequest, map[string]any{"message": msg}) }
+	switch {
+	case ref == "":
+		bad("ref_audio_path is required")
+	case text == "":
+		bad("text is required")
+	case lang == "":
+		bad("text_lang is required")
+	case !v2Languages[lang]:
+		bad(fmt.Sprintf("text_lang: %s is not supported in version v2", lang))
+	case plang == "":
+		bad("prompt_lang is required")
+	case !v2Languages[plang]:
+		bad(fmt.Sprintf("prompt_lang: %s is not supported in version v2", plang))
+	case media != "wav" && media != "raw" && media != "ogg" && media != "aac":
+		bad(fmt.Sprintf("media_type: %s is not supported", media))
+	case !cutMethods[cut]:
+		bad(fmt.Sprintf("text_split_method:%s is not supported", cut))
+	case !streamingOK(req.StreamingMode):
+		bad("the value of streaming_mode must be 0, 1, 2, 3(int) or true/false(bool)")
+	case fail != "":
+		writeJSON(w, http.StatusBadRequest, map[string]any{"message": "tts failed", "Exception": fail})
+	case media != "wav" && media != "raw":
+		bad("the fake makes only wav and raw")
+	default:
+		rate := g.Rate
+		if rate == 0 {
+			rate = 32000
+		}
+		pcm := Tone(text, rate)
+		body := pcm
+		if media == "wav" {
+			body = ToneWAV(text, rate)
+		}
+		w.Header().Set("Content-Type", "audio/"+media)
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		_, _ = w.Write(body)
+	}
+}
+
+func streamingOK(v any) bool {
+	switch x := v.(type) {
+	case nil, bool:
+		return true
+	case float64:
+		return x == 0 || x == 1 || x == 2 || x == 3
+	case string:
+		return x == "true" || x == "false" || x == "0" || x == "1" || x == "2" || x == "3"
+	}
+	return false
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

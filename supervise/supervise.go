@@ -1,0 +1,222 @@
+package supervise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/cyan-agent/cyan/backoff"
+	"github.com/cyan-agent/cyan/journal"
+)
+
+// Part is one long-running piece of the daemon. Run blocks until ctx ends
+// (then it returns nil) or it fails.
+type Part struct {
+	Name string
+	Run  func(ctx context.Context) error
+}
+
+type fatal struct{ err error }
+
+func (f fatal) Error() string { return f.err.Error() }
+func (f fatal) Unwrap() error { return f.err }
+
+// Fatal marks an error after which the daemon cannot go on (a setting that
+// is wrong, a resource it must have): the supervisor stops every part and
+// Run returns it. Its message should say what to do.
+func Fatal(err error) error { return fatal{err} }
+
+type done struct{ err error }
+
+func (d done) Error() string { return d.err.Error() }
+func (d done) Unwrap() error { return d.err }
+
+// Done marks the end of a part that cannot do its work but whose absence
+// the daemon survives (a watcher the system does not allow): it is not
+// restarted, and its state says why.
+func Done(err error) error { return done{err} }
+
+// FatalError is what Run returns when a part failed fatally.
+type FatalError struct {
+	Part string
+	Err  error
+}
+
+func (e *FatalError) Error() string {
+	return fmt.Sprintf("part %s failed and the daemon cannot go on without it: %v", e.Part, e.Err)
+}
+
+func (e *FatalError) Unwrap() error { return e.Err }
+
+// States of a part.
+const (
+	Running    = "running"
+	Restarting = "restarting"
+	Stopped    = "stopped"
+	Failed     = "failed"
+)
+
+// State is a part as /healthz shows it.
+type State struct {
+	Name  string `json:"name"`
+	State string `json:"state"`
+	// Restarts counts the restarts since the daemon started.
+	Restarts int `json:"restarts,omitempty"`
+	// LastError is the error of its last failure (kept while it runs
+	// again, until a healthy run).
+	LastError string    `json:"last_error,omitempty"`
+	Since     time.Time `json:"since"`
+	// Retry is when a restarting part runs again.
+	Retry time.Time `json:"retry,omitzero"`
+}
+
+// Options configure New.
+type Options struct {
+	// Backoff is the wait before restart n of a part failing in a row
+	// (default 1 s doubling to 1 min).
+	Backoff backoff.Policy
+	// Healthy is how long a run must last for the next failure to start
+	// the backoff over (default 1 min).
+	Healthy time.Duration
+	Journal *journal.Journal // states are posted here (nil: none)
+	Now     func() time.Time // nil: time.Now
+	Logger  *slog.Logger     // nil: discard
+}
+
+// Supervisor runs parts.
+type Supervisor struct {
+	o     Options
+	log   *slog.Logger
+	parts []Part
+
+	mu     sync.Mutex
+	states map[string]*State
+}
+
+// New makes a supervisor; Add the parts, then Run.
+func New(o Options) *Supervisor {
+	if o.Backoff.Base == 0 {
+		o.Backoff = backoff.Policy{Base: time.Second, Max: time.Minute}
+	}
+	if o.Healthy == 0 {
+		o.Healthy = time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Supervisor{o: o, log: o.Logger, states: map[string]*State{}}
+}
+
+// Add adds a part (before Run).
+func (s *Supervisor) Add(p Part) {
+	s.parts = append(s.parts, p)
+	s.mu.Lock()
+	s.states[p.Name] = &State{Name: p.Name, State: Stopped, Since: s.o.Now()}
+	s.mu.Unlock()
+}
+
+// Run runs every part until ctx ends, restarting those that fail; then it
+// waits for them and returns nil. When a part fails fatally it stops the
+// others and returns a *FatalError.
+func (s *Supervisor) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	for _, p := range s.parts {
+		wg.Go(func() { s.keep(ctx, cancel, p) })
+	}
+	wg.Wait()
+	var fe *FatalError
+	if errors.As(context.Cause(ctx), &fe) {
+		return fe
+	}
+	return nil
+}
+
+// keep runs one part until ctx ends, restarting it with backoff.
+func (s *Supervisor) keep(ctx context.Context, stopAll context.CancelCauseFunc, p Part) {
+	failures := 0
+	for {
+		s.set(p.Name, func(st *State) { st.State, st.Retry = Running, time.Time{} })
+		began := s.o.Now()
+		err := s.run(ctx, p)
+		if ctx.Err() != nil {
+			s.set(p.Name, func(st *State) { st.State = Stopped })
+			return
+		}
+		var f fatal
+		var d done
+		switch {
+		case errors.As(err, &f):
+			s.log.Error("part failed; stopping the daemon", "part", p.Name, "err", f.err)
+			s.set(p.Name, func(st *State) { st.State, st.LastError = Failed, f.err.Error() })
+			stopAll(&FatalError{Part: p.Name, Err: f.err})
+			return
+		case err == nil:
+			s.set(p.Name, func(st *State) { st.State = Stopped })
+			return
+		case errors.As(err, &d):
+			s.log.Warn("part stopped", "part", p.Name, "reason", d.err)
+			s.set(p.Name, func(st *State) { st.State, st.LastError = Stopped, d.err.Error() })
+			return
+		}
+		if s.o.Now().Sub(began) >= s.o.Healthy {
+			failures = 0
+		}
+		wait := s.o.Backoff.Delay(failures)
+		failures++
+		s.log.Error("part failed; restarting", "part", p.Name, "err", err, "in", wait, "failures_in_a_row", failures)
+		s.set(p.Name, func(st *State) {
+			st.State, st.LastError, st.Retry = Restarting, err.Error(), s.o.Now().Add(wait)
+			st.Restarts++
+		})
+		if !backoff.Sleep(ctx, wait) {
+			s.set(p.Name, func(st *State) { st.State = Stopped })
+			return
+		}
+	}
+}
+
+// run runs a part once; a panic is its failure.
+func (s *Supervisor) run(ctx context.Context, p Part) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("part panicked", "part", p.Name, "panic", v, "stack", string(debug.Stack()))
+			err = fmt.Errorf("panic: %v", v)
+		}
+	}()
+	return p.Run(ctx)
+}
+
+func (s *Supervisor) set(name string, change func(*State)) {
+	s.mu.Lock()
+	st := s.states[name]
+	before := st.State
+	change(st)
+	if st.State != before {
+		st.Since = s.o.Now()
+	}
+	snap := *st
+	s.mu.Unlock()
+	if snap.State != before {
+		s.o.Journal.Post(journal.New(journal.PartState, "", journal.State{Name: snap.Name, State: snap.State, Error: snap.LastError}))
+	}
+}
+
+// Status lists the parts in the order they were added.
+func (s *Supervisor) Status() []State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]State, 0, len(s.parts))
+	for _, p := range s.parts {
+		out = append(out, *s.states[p.Name])
+	}
+	return out
+}

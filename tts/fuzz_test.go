@@ -1,0 +1,56 @@
+package tts
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func FuzzSplit(f *testing.F) {
+	for _, s := range []string{"你好，今天天气很好。こんにちは、元気ですか？I am fine.", "Pi is 3.14. Yes!", "「好！」", "%[a] Line 1 ~ Line 2 @last_n_x", "```go\nx\n```", "안녕.", "\x00\xff"} {
+		f.Add(s, 3)
+	}
+	f.Fuzz(func(t *testing.T, text string, chunk int) {
+		whole := Split(text)
+		for _, s := range whole {
+			if strings.TrimSpace(s.Text) == "" || s.Language == "" || s.Emotion == "" {
+				t.Fatalf("empty field in %q", s)
+			}
+			if !utf8.ValidString(s.Text) {
+				t.Fatalf("invalid UTF-8 in %q", s.Text)
+			}
+		}
+		if !utf8.ValidString(text) {
+			return
+		}
+		chunk = 1 + (chunk&0xff)%16
+		sp := &Splitter{}
+		var got []Segment
+		r := []rune(text)
+		for len(r) > 0 {
+			n := min(chunk, len(r))
+			got = append(got, sp.Feed(string(r[:n]))...)
+			r = r[n:]
+		}
+		got = append(got, sp.Flush()...)
+		if len(got) != len(whole) {
+			t.Fatalf("streamed in %d-rune pieces: %d segments, whole: %d\n%q\n%q", chunk, len(got), len(whole), got, whole)
+		}
+	})
+}
+
+func FuzzParseWAV(f *testing.F) {
+	f.Add(PCMWAV(make([]byte, 100), 22050, 1))
+	f.Add([]byte("RIFF\x00\x00\x00\x00WAVE"))
+	f.Add([]byte("RIFF$\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\"V\x00\x00D\xac\x00\x00\x02\x00\x10\x00data\xff\xff\xff\xff"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		w, err := ParseWAV(b)
+		if err != nil {
+			return
+		}
+		if w.DataOffset+w.DataSize > len(b) || w.DataSize < 0 {
+			t.Fatalf("data %d+%d outside %d bytes", w.DataOffset, w.DataSize, len(b))
+		}
+		_ = w.Duration()
+	})
+}

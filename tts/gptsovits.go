@@ -1,0 +1,142 @@
+package tts
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Reference is a GPT-SoVITS reference: an audio file on the server's
+// machine, its transcript and its language. The voice imitates it, so one
+// reference per emotion gives the emotion.
+type Reference struct {
+	Audio, Text, Lang string
+}
+
+// GPTSoVITSOptions configure NewGPTSoVITS.
+type GPTSoVITSOptions struct {
+	// BaseURL is the api_v2.py server (default http://127.0.0.1:9880).
+	BaseURL string
+	// Refs maps an emotion to its reference; "neutral" (or "default")
+	// serves the emotions without one.
+	Refs map[string]Reference
+	// MediaType is wav (default), ogg or aac.
+	MediaType string
+	// SpeedFactor is the speed (default 1).
+	SpeedFactor float64
+	// Client is the HTTP client (default: one without a timeout; calls are
+	// bounded by their context).
+	Client *http.Client
+}
+
+// GPTSoVITS speaks through GPT-SoVITS's api_v2.py: POST /tts with the text,
+// its language and the emotion's reference; the answer is the audio (or,
+// with status 400, {"message", "Exception"}).
+type GPTSoVITS struct {
+	o   GPTSoVITSOptions
+	url string
+}
+
+// gptSoVITSLangs are the text languages api_v2 accepts (v2 models).
+var gptSoVITSLangs = map[string]bool{"auto": true, "auto_yue": true, "en": true, "zh": true, "ja": true, "yue": true, "ko": true,
+	"all_zh": true, "all_ja": true, "all_yue": true, "all_ko": true}
+
+// NewGPTSoVITS checks the options and makes the provider.
+func NewGPTSoVITS(o GPTSoVITSOptions) (*GPTSoVITS, error) {
+	if o.BaseURL == "" {
+		o.BaseURL = "http://127.0.0.1:9880"
+	}
+	if o.MediaType == "" {
+		o.MediaType = "wav"
+	}
+	if o.SpeedFactor == 0 {
+		o.SpeedFactor = 1
+	}
+	if o.Client == nil {
+		o.Client = &http.Client{}
+	}
+	if len(o.Refs) == 0 {
+		return nil, errors.New("tts: gpt-sovits needs a reference audio (tts.refs: {neutral: {audio, text, lang}})")
+	}
+	return &GPTSoVITS{o: o, url: strings.TrimRight(o.BaseURL, "/") + "/tts"}, nil
+}
+
+// Name implements Provider.
+func (g *GPTSoVITS) Name() string { return "gpt-sovits" }
+
+func (g *GPTSoVITS) ref(emotion string) Reference {
+	for _, k := range []string{strings.ToLower(emotion), "neutral", "default"} {
+		if r, ok := g.o.Refs[k]; ok {
+			return r
+		}
+	}
+	keys := make([]string, 0, len(g.o.Refs))
+	for k := range g.o.Refs {
+		keys = append(keys, k)
+	}
+	// No neutral one: the first by name, so the choice is stable.
+	first := keys[0]
+	for _, k := range keys {
+		first = min(first, k)
+	}
+	return g.o.Refs[first]
+}
+
+// VoiceOf implements Provider.
+func (g *GPTSoVITS) VoiceOf(r Request) string {
+	ref := g.ref(r.Emotion)
+	return fmt.Sprintf("%s|%s|%s|%s|%s|%g", g.o.BaseURL, ref.Audio, ref.Text, ref.Lang, g.o.MediaType, g.o.SpeedFactor)
+}
+
+// gptSoVITSRequest is api_v2's TTS_Request, the fields cyan sets (the
+// server fills the rest with its defaults).
+type gptSoVITSRequest struct {
+	Text            string  `json:"text"`
+	TextLang        string  `json:"text_lang"`
+	RefAudioPath    string  `json:"ref_audio_path"`
+	PromptText      string  `json:"prompt_text"`
+	PromptLang      string  `json:"prompt_lang"`
+	TextSplitMethod string  `json:"text_split_method"`
+	MediaType       string  `json:"media_type"`
+	StreamingMode   bool    `json:"streaming_mode"`
+	SpeedFactor     float64 `json:"speed_factor"`
+}
+
+// Synthesize implements Provider.
+func (g *GPTSoVITS) Synthesize(ctx context.Context, r Request) (Audio, error) {
+	if strings.TrimSpace(r.Text) == "" {
+		return Audio{}, &Error{Provider: g.Name(), Msg: "nothing to say: the text is empty"}
+	}
+	ref := g.ref(r.Emotion)
+	lang := language(r.Language)
+	if !gptSoVITSLangs[lang] {
+		lang = "auto"
+	}
+	body := gptSoVITSRequest{Text: r.Text, TextLang: lang, RefAudioPath: ref.Audio, PromptText: ref.Text,
+		PromptLang: language(ref.Lang), TextSplitMethod: "cut5", MediaType: g.o.MediaType, SpeedFactor: g.o.SpeedFactor}
+	return post(ctx, g.o.Client, g.Name(), g.url, nil, body, g.o.MediaType, func(b []byte) string {
+		var e struct {
+			Message   string `json:"message"`
+			Exception string `json:"Exception"`
+			Detail    any    `json:"detail"` // FastAPI's own validation errors (422)
+		}
+		if json.Unmarshal(b, &e) != nil {
+			return ""
+		}
+		switch {
+		case e.Exception != "":
+			return e.Message + ": " + e.Exception
+		case e.Message != "":
+			return e.Message
+		case e.Detail != nil:
+			d, _ := json.Marshal(e.Detail)
+			return string(d)
+		}
+		return ""
+	})
+}
+
+var _ Provider = (*GPTSoVITS)(nil)

@@ -1,0 +1,122 @@
+package tts
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// OpenAIOptions configure NewOpenAI.
+type OpenAIOptions struct {
+	// BaseURL is the /v1 base of the server (required).
+	BaseURL string
+	// Model is the speech model (default tts-1).
+	Model string
+	// Voice is the voice (default alloy); Voices picks one per language.
+	Voice  string
+	Voices map[string]string
+	APIKey string
+	// Format is the response_format: wav (default), mp3, opus, aac, flac.
+	Format string
+	Client *http.Client
+}
+
+// OpenAI speaks through an OpenAI-compatible POST /v1/audio/speech
+// ({model, input, voice, response_format}): OpenAI itself and the local
+// servers that copy its API (Kokoro-FastAPI, openedai-speech, …).
+type OpenAI struct {
+	o   OpenAIOptions
+	url string
+}
+
+// MaxOpenAIInput is the API's limit on one input, in characters.
+const MaxOpenAIInput = 4096
+
+// NewOpenAI checks the options and makes the provider.
+func NewOpenAI(o OpenAIOptions) (*OpenAI, error) {
+	if o.BaseURL == "" {
+		return nil, errors.New("tts: openai needs tts.base_url (the server's /v1 base)")
+	}
+	if o.Model == "" {
+		o.Model = "tts-1"
+	}
+	if o.Voice == "" {
+		o.Voice = "alloy"
+	}
+	if o.Format == "" {
+		o.Format = "wav"
+	}
+	if o.Client == nil {
+		o.Client = &http.Client{}
+	}
+	v := map[string]string{}
+	for k, x := range o.Voices {
+		v[language(k)] = x
+	}
+	o.Voices = v
+	return &OpenAI{o: o, url: strings.TrimRight(o.BaseURL, "/") + "/audio/speech"}, nil
+}
+
+// Name implements Provider.
+func (p *OpenAI) Name() string { return "openai" }
+
+func (p *OpenAI) voice(r Request) string {
+	if r.Voice != "" {
+		return r.Voice
+	}
+	if v, ok := p.o.Voices[language(r.Language)]; ok {
+		return v
+	}
+	return p.o.Voice
+}
+
+// VoiceOf implements Provider.
+func (p *OpenAI) VoiceOf(r Request) string {
+	return fmt.Sprintf("%s|%s|%s|%s", p.o.BaseURL, p.o.Model, p.voice(r), p.o.Format)
+}
+
+type openAISpeechRequest struct {
+	Model          string `json:"model"`
+	Input          string `json:"input"`
+	Voice          string `json:"voice"`
+	ResponseFormat string `json:"response_format"`
+}
+
+// Synthesize implements Provider.
+func (p *OpenAI) Synthesize(ctx context.Context, r Request) (Audio, error) {
+	if strings.TrimSpace(r.Text) == "" {
+		return Audio{}, &Error{Provider: p.Name(), Msg: "nothing to say: the text is empty"}
+	}
+	if n := len([]rune(r.Text)); n > MaxOpenAIInput {
+		return Audio{}, &Error{Provider: p.Name(), Msg: fmt.Sprintf("the text has %d characters; the API takes at most %d", n, MaxOpenAIInput)}
+	}
+	h := http.Header{}
+	if p.o.APIKey != "" {
+		h.Set("Authorization", "Bearer "+p.o.APIKey)
+	}
+	body := openAISpeechRequest{Model: p.o.Model, Input: r.Text, Voice: p.voice(r), ResponseFormat: p.o.Format}
+	return post(ctx, p.o.Client, p.Name(), p.url, h, body, p.o.Format, func(b []byte) string {
+		var e struct {
+			Error struct {
+				Message string `json:"message"`
+			} `json:"error"`
+			Detail any `json:"detail"`
+		}
+		if json.Unmarshal(b, &e) != nil {
+			return ""
+		}
+		if e.Error.Message != "" {
+			return e.Error.Message
+		}
+		if e.Detail != nil {
+			d, _ := json.Marshal(e.Detail)
+			return string(d)
+		}
+		return ""
+	})
+}
+
+var _ Provider = (*OpenAI)(nil)

@@ -1,0 +1,336 @@
+package tts
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Segment is one piece of speech: what to say, in which language, with
+// which emotion. It is the shape the speak prompt script answers with.
+type Segment struct {
+	Emotion  string `json:"emotion"`
+	Language string `json:"language"`
+	Text     string `json:"text"`
+}
+
+// DefaultEmotion is the emotion of a segment nothing marks otherwise.
+const DefaultEmotion = "neutral"
+
+// Splitter cuts a reply into segments as it streams in, by rules alone, so
+// voicing costs no extra model call: a segment ends at a sentence end
+// (。！？!?… a newline, a Latin full stop before a space), and a sentence
+// whose scripts change (Chinese or Japanese beside a long enough Latin run)
+// is cut where they change. A run with kana is Japanese, Han without kana
+// Chinese (a short kana-less run after Japanese stays Japanese), Hangul
+// Korean, Latin English. A question gets the emotion "ask", everything else
+// Emotion (DefaultEmotion when empty).
+//
+// The first segment of a reply may also end at a clause break (，、,;：)
+// once it holds FirstClause runes, so the voice can start sooner.
+//
+// Feed takes the text as it streams; it returns the segments completed so
+// far. Flush ends the reply and returns what was held. A Splitter is not
+// safe for concurrent use.
+type Splitter struct {
+	Emotion string
+	// FirstClause is the length in runes from which the first segment may
+	// end at a clause break; 0 means never.
+	FirstClause int
+	// MaxRunes cuts a sentence longer than this at a clause break or a
+	// space (0: 160).
+	MaxRunes int
+
+	buf     []rune
+	emitted int    // segments returned so far
+	lastCJK string // the language of the last Chinese or Japanese run
+}
+
+// Split cuts a whole text into segments.
+func Split(text string) []Segment {
+	s := &Splitter{}
+	out := s.Feed(text)
+	return append(out, s.Flush()...)
+}
+
+// Feed adds streamed text and returns the segments it completed.
+func (s *Splitter) Feed(text string) []Segment {
+	s.buf = append(s.buf, []rune(text)...)
+	var out []Segment
+	for {
+		end := s.sentenceEnd(false)
+		if end < 0 {
+			break
+		}
+		out = append(out, s.take(end)...)
+	}
+	return out
+}
+
+// Break marks the end of one outgoing message ("@br"): what is held is a
+// whole sentence.
+func (s *Splitter) Break() []Segment { return s.Flush() }
+
+// Flush ends the text: what is held becomes the last segments.
+func (s *Splitter) Flush() []Segment {
+	end := s.sentenceEnd(true)
+	var out []Segment
+	for end > 0 {
+		out = append(out, s.take(end)...)
+		end = s.sentenceEnd(true)
+	}
+	s.buf = s.buf[:0]
+	return out
+}
+
+func (s *Splitter) maxRunes() int {
+	if s.MaxRunes > 0 {
+		return s.MaxRunes
+	}
+	return 160
+}
+
+// sentenceEnd returns the length of the first complete sentence in the
+// buffer (closing punctuation and quotes included), or -1 when none is
+// complete yet. final: the text ends after the buffer.
+func (s *Splitter) sentenceEnd(final bool) int {
+	b := s.buf
+	clause := -1
+	for i, r := range b {
+		switch {
+		case isStop(r) || r == '\n':
+			return s.closeAt(i+1, final)
+		case r == '.':
+			// A Latin full stop ends a sentence before white space or the
+			// end of the text; "3.14" and "e.g" do not.
+			if i+1 < len(b) {
+				if unicode.IsSpace(b[i+1]) || isCloser(b[i+1]) {
+					return s.closeAt(i+1, final)
+				}
+			} else if final {
+				return len(b)
+			} else {
+				return -1 // the next fragment decides
+			}
+		case isClause(r) || r == ' ' && i > 0 && b[i-1] != ' ':
+			clause = i + 1
+		}
+		if s.emitted == 0 && s.FirstClause > 0 && clause > 0 && isClause(r) && i+1 >= s.FirstClause {
+			return clause
+		}
+		if i+1 >= s.maxRunes() && clause > 0 {
+			return clause
+		}
+	}
+	if final && len(b) > 0 {
+		return len(b)
+	}
+	return -1
+}
+
+// closeAt extends a sentence end over the closing quotes, brackets and
+// repeated stops that follow it ("好！」", "what?!"), waiting for more text
+// when the buffer ends there.
+func (s *Splitter) closeAt(end int, final bool) int {
+	for end < len(s.buf) && (isCloser(s.buf[end]) || isStop(s.buf[end]) || s.buf[end] == '.') {
+		end++
+	}
+	if end == len(s.buf) && !final {
+		return -1
+	}
+	return end
+}
+
+// take removes the first n runes and returns them as segments (none when
+// they hold nothing to say).
+func (s *Splitter) take(n int) []Segment {
+	sentence := string(s.buf[:n])
+	s.buf = append(s.buf[:0], s.buf[n:]...)
+	emotion := s.Emotion
+	if emotion == "" {
+		emotion = DefaultEmotion
+	}
+	if q := strings.TrimRightFunc(sentence, func(r rune) bool { return unicode.IsSpace(r) || isCloser(r) }); strings.HasSuffix(q, "?") || strings.HasSuffix(q, "？") {
+		emotion = "ask"
+	}
+	var out []Segment
+	for _, run := range s.runs(Speakable(sentence)) {
+		out = append(out, Segment{Emotion: emotion, Language: run.lang, Text: run.text})
+	}
+	s.emitted += len(out)
+	return out
+}
+
+type run struct{ lang, text string }
+
+// runs cuts a sentence where its script changes. A Latin run of fewer than
+// three words inside Chinese or Japanese stays with it (the voice reads a
+// name or a word in place); neutral characters (digits, punctuation, space)
+// go with the run before them.
+func (s *Splitter) runs(sentence string) []run {
+	sentence = strings.TrimSpace(sentence)
+	if sentence == "" || !hasLetters(sentence) {
+		return nil
+	}
+	type piece struct {
+		script string // cjk, kana (cjk with kana), hangul, latin, "" neutral
+		text   string
+	}
+	var ps []*piece
+	for _, r := range sentence {
+		sc := scriptOf(r)
+		if len(ps) == 0 {
+			ps = append(ps, &piece{script: sc})
+		}
+		last := ps[len(ps)-1]
+		switch {
+		case sc == "" || sc == last.script:
+		case last.script == "":
+			last.script = sc
+		case sc == "cjk" && last.script == "kana" || sc == "kana" && last.script == "cjk":
+			last.script = "kana"
+		default:
+			last = &piece{script: sc}
+			ps = append(ps, last)
+		}
+		last.text += string(r)
+	}
+	// A short Latin run between or beside CJK pieces joins them.
+	for i := 0; i < len(ps); i++ {
+		p := ps[i]
+		if p.script != "latin" || len(ps) == 1 || len(strings.Fields(p.text)) >= 3 {
+			continue
+		}
+		j := i - 1
+		if j < 0 {
+			j = i + 1
+		}
+		if i == 0 {
+			ps[j].text = p.text + ps[j].text
+		} else {
+			ps[j].text += p.text
+			if i+1 < len(ps) && ps[i+1].script == ps[j].script {
+				ps[j].text += ps[i+1].text
+				ps = append(ps[:i+1], ps[i+2:]...)
+			}
+		}
+		ps = append(ps[:i], ps[i+1:]...)
+		i--
+	}
+	var out []run
+	for _, p := range ps {
+		text := strings.TrimSpace(p.text)
+		if text == "" || !hasLetters(text) {
+			if len(out) > 0 {
+				out[len(out)-1].text += p.text
+			}
+			continue
+		}
+		lang := "en"
+		switch p.script {
+		case "kana":
+			lang = "ja"
+		case "cjk":
+			lang = "zh"
+			if s.lastCJK == "ja" && hanCount(text) <= 3 {
+				lang = "ja"
+			}
+		case "hangul":
+			lang = "ko"
+		}
+		if p.script == "kana" || p.script == "cjk" {
+			s.lastCJK = lang
+		}
+		if len(out) > 0 && out[len(out)-1].lang == lang {
+			out[len(out)-1].text += p.text
+			continue
+		}
+		out = append(out, run{lang: lang, text: p.text})
+	}
+	for i := range out {
+		out[i].text = strings.TrimSpace(out[i].text)
+	}
+	return out
+}
+
+func scriptOf(r rune) string {
+	switch {
+	case unicode.In(r, unicode.Hiragana, unicode.Katakana) && r != '・' && r != 'ー':
+		return "kana"
+	case unicode.Is(unicode.Han, r):
+		return "cjk"
+	case unicode.Is(unicode.Hangul, r):
+		return "hangul"
+	case unicode.IsLetter(r) && r < 0x2000:
+		return "latin"
+	}
+	return ""
+}
+
+func hanCount(s string) int {
+	n := 0
+	for _, r := range s {
+		if unicode.Is(unicode.Han, r) {
+			n++
+		}
+	}
+	return n
+}
+
+func hasLetters(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+}
+
+func isStop(r rune) bool {
+	switch r {
+	case '。', '！', '？', '!', '?', '…', '｡', '．':
+		return true
+	}
+	return false
+}
+
+func isClause(r rune) bool {
+	switch r {
+	case '，', '、', ',', ';', '；', '：', ':', '—':
+		return true
+	}
+	return false
+}
+
+func isCloser(r rune) bool {
+	switch r {
+	case '」', '』', '”', '’', '"', '\'', ')', '）', ']', '】', '》', '〉':
+		return true
+	}
+	return false
+}
+
+var (
+	// What a voice should not read: file references, URLs, code, the
+	// notation's markers, markdown emphasis, emoji.
+	codeBlockRE = regexp.MustCompile("(?s)```.*?(```|$)")
+	fileRefRE   = regexp.MustCompile(`%\[[^\]\n]*\](\s*Line \d+\s*~\s*Line \d+)?`)
+	urlRE       = regexp.MustCompile(`https?://\S+`)
+	lastRefRE   = regexp.MustCompile(`@last(_n)?_\S+`)
+	markRE      = regexp.MustCompile("[*_`#>~|]+")
+)
+
+// Speakable is text as a voice should read it: file references, URLs,
+// code blocks, the notation's @last_ references, markdown marks and emoji
+// removed, white space folded.
+func Speakable(text string) string {
+	text = codeBlockRE.ReplaceAllString(text, " ")
+	text = fileRefRE.ReplaceAllString(text, " ")
+	text = urlRE.ReplaceAllString(text, " ")
+	text = lastRefRE.ReplaceAllString(text, " ")
+	text = strings.ReplaceAll(text, "<empty_reply>", " ")
+	text = markRE.ReplaceAllString(text, "")
+	text = strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || unicode.Is(unicode.So, r) || unicode.Is(unicode.Cs, r) || r == 0xFE0F || r == 0x200D || unicode.IsControl(r) && r != '\n' {
+			return -1
+		}
+		return r
+	}, text)
+	return strings.Join(strings.Fields(text), " ")
+}

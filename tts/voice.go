@@ -1,0 +1,483 @@
+package tts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cyan-agent/cyan/packets"
+)
+
+// Speech is one voiced segment, ready to play: what the stream carries as a
+// "speech" event. Its audio is at Audio (a path on the daemon); when the
+// voice failed, Error says why and the text still shows.
+type Speech struct {
+	Channel string `json:"channel"`
+	// Turn is the id of the message the reply answers.
+	Turn string `json:"turn"`
+	// Seq orders the speech of a channel (since the daemon started).
+	Seq int `json:"seq"`
+	Segment
+	Audio string `json:"audio,omitempty"`
+	Type  string `json:"type,omitempty"`
+	// Millis is how long the audio plays, when known (WAV).
+	Millis int    `json:"ms,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Clip is one synthesized segment.
+type Clip struct {
+	Segment
+	Key string
+	Audio
+}
+
+// Options configure NewVoice.
+type Options struct {
+	Provider Provider
+	// Cache keeps the audio (nil: a 64 MiB one).
+	Cache *Cache
+	// Channels are the voiced channels, as globs (packets.MatchText).
+	Channels []string
+	// Emit receives each segment of the voiced channels, in order per
+	// channel. It must not block for long.
+	Emit func(Speech)
+	// AudioPath makes the path of a clip's audio (default
+	// "/api/v1/speech/" + key).
+	AudioPath func(key string) string
+	// Script, when set and Scripted reports true, cuts a whole message into
+	// segments (the speak prompt script); on its failure the rules do.
+	Script   func(ctx context.Context, channel, text string) ([]Segment, error)
+	Scripted func() bool
+	// Timeout bounds one synthesis (default 60 s).
+	Timeout time.Duration
+	// Parallel is how many segments are synthesized at once (default 2).
+	Parallel int
+	Logger   *slog.Logger
+}
+
+// Voice speaks what the companion says in the voiced channels: it cuts
+// replies into segments as they stream, synthesizes them in parallel
+// through the cache and hands them to Emit in order, the first while the
+// rest of the reply is still being written. A failing voice never holds the
+// text up: the segment is emitted with its error.
+type Voice struct {
+	o     Options
+	log   *slog.Logger
+	cache *Cache
+	sem   chan struct{}
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	chans    map[string]*channelState
+	failing  bool
+	closed   bool
+	lastFail string
+}
+
+type channelState struct {
+	seq  int           // the next Speech.Seq
+	tail chan struct{} // closed once everything handed out so far was emitted
+	live map[string]*Utterance
+	// spoken are the newest turns a live utterance voiced: their stored
+	// messages, which reach Outgoing a moment later (through the router),
+	// are not voiced again.
+	spoken []string
+}
+
+// spokenKept bounds channelState.spoken.
+const spokenKept = 64
+
+// NewVoice checks the options and makes the voice. Close stops it.
+func NewVoice(o Options) (*Voice, error) {
+	if o.Provider == nil {
+		return nil, errors.New("tts: a voice needs a provider")
+	}
+	if o.Cache == nil {
+		o.Cache = NewCache(64 << 20)
+	}
+	if o.AudioPath == nil {
+		o.AudioPath = func(key string) string { return "/api/v1/speech/" + key }
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 60 * time.Second
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = 2
+	}
+	if o.Emit == nil {
+		o.Emit = func(Speech) {}
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Voice{o: o, log: log, cache: o.Cache, sem: make(chan struct{}, o.Parallel),
+		ctx: ctx, cancel: cancel, chans: map[string]*channelState{}}, nil
+}
+
+// Provider is the voice's provider.
+func (v *Voice) Provider() Provider { return v.o.Provider }
+
+// Close stops every synthesis and waits for them.
+func (v *Voice) Close() {
+	v.mu.Lock()
+	v.closed = true
+	v.mu.Unlock()
+	v.cancel()
+	v.wg.Wait()
+}
+
+// Voiced reports whether replies in channel are spoken.
+func (v *Voice) Voiced(channel string) bool {
+	for _, p := range v.o.Channels {
+		if packets.MatchText(p, channel) {
+			return true
+		}
+	}
+	return false
+}
+
+// Audio returns kept audio by its key (the last part of its path).
+func (v *Voice) Audio(key string) (Audio, bool) { return v.cache.Get(key) }
+
+// Synthesize voices one segment through the cache. voice overrides the
+// provider's voice ("" keeps it).
+func (v *Voice) Synthesize(ctx context.Context, s Segment, voice string) (Clip, error) {
+	r := Request{Text: s.Text, Language: s.Language, Emotion: s.Emotion, Voice: voice}
+	key := Key(v.o.Provider.Name(), v.o.Provider.VoiceOf(r), r.Text)
+	a, err := v.cache.Do(ctx, key, func() (Audio, error) {
+		sctx, cancel := context.WithTimeout(v.ctx, v.o.Timeout)
+		defer cancel()
+		select {
+		case v.sem <- struct{}{}:
+			defer func() { <-v.sem }()
+		case <-sctx.Done():
+			return Audio{}, sctx.Err()
+		}
+		return v.o.Provider.Synthesize(sctx, r)
+	})
+	if err != nil {
+		return Clip{Segment: s}, err
+	}
+	return Clip{Segment: s, Key: key, Audio: a}, nil
+}
+
+// Say voices segments in order (for POST /api/v1/speech and cyan say).
+func (v *Voice) Say(ctx context.Context, segs []Segment, voice string) ([]Clip, error) {
+	clips := make([]Clip, len(segs))
+	errs := make([]error, len(segs))
+	var wg sync.WaitGroup
+	for i, s := range segs {
+		wg.Go(func() { clips[i], errs[i] = v.Synthesize(ctx, s, voice) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("segment %d (%q): %w", i+1, segs[i].Text, err)
+		}
+	}
+	return clips, nil
+}
+
+// Begin starts voicing the reply to turn in channel as it streams; nil when
+// the channel is not voiced (the nil Utterance takes every call and does
+// nothing). While it is open, Outgoing leaves that turn's messages to it.
+func (v *Voice) Begin(channel, turn string) *Utterance {
+	if !v.Voiced(channel) {
+		return nil
+	}
+	u := v.newUtterance(channel, turn)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closed {
+		return nil
+	}
+	st := v.state(channel)
+	st.live[turn] = u
+	return u
+}
+
+// Outgoing voices a stored outgoing message (a reply that was not
+// streamed, a proactive message) unless a live utterance of its turn
+// already does.
+func (v *Voice) Outgoing(channel, turn, text string) {
+	if !v.Voiced(channel) || strings.TrimSpace(text) == "" {
+		return
+	}
+	v.mu.Lock()
+	st := v.state(channel)
+	_, live := st.live[turn]
+	done := slices.Contains(st.spoken, turn)
+	v.mu.Unlock()
+	if live || done {
+		return
+	}
+	u := v.newUtterance(channel, turn)
+	u.Text(text)
+	u.end(false)
+}
+
+func (v *Voice) state(channel string) *channelState {
+	st := v.chans[channel]
+	if st == nil {
+		done := make(chan struct{})
+		close(done)
+		st = &channelState{tail: done, live: map[string]*Utterance{}}
+		v.chans[channel] = st
+	}
+	return st
+}
+
+func (v *Voice) newUtterance(channel, turn string) *Utterance {
+	scripted := v.o.Script != nil && v.o.Scripted != nil && v.o.Scripted()
+	return &Utterance{v: v, channel: channel, turn: turn, scripted: scripted,
+		split: Splitter{FirstClause: 8}}
+}
+
+// enqueue synthesizes segs and emits them after everything handed out
+// before in the channel.
+func (v *Voice) enqueue(channel, turn string, segs []Segment) {
+	if len(segs) == 0 {
+		return
+	}
+	v.later(channel, turn, func() []Segment { return segs })
+}
+
+// later takes the channel's next place in order at once, and fills it with
+// the segments segs makes (which may take a model call) in a goroutine.
+func (v *Voice) later(channel, turn string, segs func() []Segment) {
+	v.mu.Lock()
+	if v.closed {
+		v.mu.Unlock()
+		return
+	}
+	st := v.state(channel)
+	prev, done := st.tail, make(chan struct{})
+	st.tail = done
+	v.wg.Add(1)
+	v.mu.Unlock()
+	go func() {
+		defer v.wg.Done()
+		defer close(done)
+		v.play(channel, turn, v.guard(segs), prev)
+	}()
+}
+
+// guard runs segs, turning a panic into no segments.
+func (v *Voice) guard(segs func() []Segment) (out []Segment) {
+	defer func() {
+		if p := recover(); p != nil {
+			v.log.Error("voice panicked", "panic", p, "stack", string(debug.Stack()))
+			out = nil
+		}
+	}()
+	return segs()
+}
+
+// play synthesizes segs in parallel and, once prev is closed, emits them
+// in order.
+func (v *Voice) play(channel, turn string, segs []Segment, prev chan struct{}) {
+	results := make([]chan Speech, len(segs))
+	for i, s := range segs {
+		ch := make(chan Speech, 1)
+		results[i] = ch
+		v.wg.Add(1)
+		go func() {
+			defer v.wg.Done()
+			ch <- v.speech(channel, turn, s)
+		}()
+	}
+	select {
+	case <-prev:
+	case <-v.ctx.Done():
+		return
+	}
+	for _, ch := range results {
+		select {
+		case sp := <-ch:
+			v.mu.Lock()
+			st := v.state(channel)
+			sp.Seq = st.seq
+			st.seq++
+			v.mu.Unlock()
+			if v.ctx.Err() != nil {
+				return
+			}
+			v.o.Emit(sp)
+		case <-v.ctx.Done():
+			return
+		}
+	}
+}
+
+// speech synthesizes one segment into a Speech (with its error, if any).
+func (v *Voice) speech(channel, turn string, s Segment) (sp Speech) {
+	sp = Speech{Channel: channel, Turn: turn, Segment: s}
+	defer func() {
+		if p := recover(); p != nil {
+			v.log.Error("voice panicked", "panic", p, "stack", string(debug.Stack()))
+			sp.Error = "the voice failed (see the daemon's log)"
+		}
+	}()
+	clip, err := v.Synthesize(v.ctx, s, "")
+	if err != nil {
+		sp.Error = err.Error()
+		v.failed(err)
+		return sp
+	}
+	v.recovered()
+	sp.Audio, sp.Type = v.o.AudioPath(clip.Key), clip.Type
+	if w, err := ParseWAV(clip.Data); err == nil {
+		sp.Millis = int(w.Duration().Milliseconds())
+	}
+	return sp
+}
+
+// failed logs a failing voice once, until it works again.
+func (v *Voice) failed(err error) {
+	if errors.Is(err, context.Canceled) {
+		return
+	}
+	v.mu.Lock()
+	first := !v.failing || v.lastFail != err.Error()
+	v.failing, v.lastFail = true, err.Error()
+	v.mu.Unlock()
+	if first {
+		v.log.Warn("the voice fails; replies show as text only until it works", "err", err)
+	}
+}
+
+func (v *Voice) recovered() {
+	v.mu.Lock()
+	was := v.failing
+	v.failing, v.lastFail = false, ""
+	v.mu.Unlock()
+	if was {
+		v.log.Info("the voice works again")
+	}
+}
+
+// Utterance is one reply being voiced as it streams. Its methods may be
+// called on a nil Utterance (an unvoiced channel) and do nothing. It is
+// safe for concurrent use.
+type Utterance struct {
+	v             *Voice
+	channel, turn string
+	scripted      bool
+
+	mu    sync.Mutex
+	split Splitter
+	text  strings.Builder // the current message, when scripted
+	ended bool
+}
+
+// Text feeds streamed text.
+func (u *Utterance) Text(delta string) {
+	if u == nil {
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.ended {
+		return
+	}
+	if u.scripted {
+		u.text.WriteString(delta)
+		return
+	}
+	u.v.enqueue(u.channel, u.turn, u.split.Feed(delta))
+}
+
+// Break ends one outgoing message of the reply ("@br").
+func (u *Utterance) Break() {
+	if u == nil {
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if !u.ended {
+		u.flush()
+	}
+}
+
+// End ends the reply: what is held is voiced, and Outgoing takes the
+// turn's messages again.
+func (u *Utterance) End() {
+	if u == nil {
+		return
+	}
+	u.end(true)
+}
+
+func (u *Utterance) end(live bool) {
+	u.mu.Lock()
+	if !u.ended {
+		u.flush()
+		u.ended = true
+	}
+	u.mu.Unlock()
+	if live {
+		u.v.mu.Lock()
+		if st := u.v.chans[u.channel]; st != nil && st.live[u.turn] == u {
+			delete(st.live, u.turn)
+			st.spoken = append(st.spoken, u.turn)
+			if len(st.spoken) > spokenKept {
+				st.spoken = st.spoken[len(st.spoken)-spokenKept:]
+			}
+		}
+		u.v.mu.Unlock()
+	}
+}
+
+// flush voices what is held; the caller holds u.mu.
+func (u *Utterance) flush() {
+	if !u.scripted {
+		u.v.enqueue(u.channel, u.turn, u.split.Flush())
+		return
+	}
+	text := u.text.String()
+	u.text.Reset()
+	if strings.TrimSpace(Speakable(text)) == "" {
+		return
+	}
+	u.v.later(u.channel, u.turn, func() []Segment { return u.v.script(u.channel, text) })
+}
+
+// script cuts text with the speak script, or by the rules when it fails.
+func (v *Voice) script(channel, text string) []Segment {
+	ctx, cancel := context.WithTimeout(v.ctx, v.o.Timeout)
+	segs, err := v.o.Script(ctx, channel, text)
+	cancel()
+	if err != nil || len(segs) == 0 {
+		v.log.Warn("the speak script failed; the rules cut the text instead", "channel", channel, "err", err)
+		return Split(text)
+	}
+	var clean []Segment
+	for _, s := range segs {
+		s.Text = Speakable(s.Text)
+		if s.Text == "" {
+			continue
+		}
+		if s.Emotion == "" {
+			s.Emotion = DefaultEmotion
+		}
+		if s.Language == "" {
+			if r := Split(s.Text); len(r) > 0 {
+				s.Language = r[0].Language
+			}
+		}
+		clean = append(clean, s)
+	}
+	return clean
+}

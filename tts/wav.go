@@ -1,0 +1,102 @@
+package tts
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// WAV describes a RIFF/WAVE file's format and its sound data.
+type WAV struct {
+	Format        uint16 // 1 PCM, 3 IEEE float, 0xFFFE extensible
+	Channels      int
+	SampleRate    int
+	BitsPerSample int
+	// DataOffset and DataSize locate the samples in the file.
+	DataOffset, DataSize int
+}
+
+// Duration is how long the sound plays.
+func (w WAV) Duration() time.Duration {
+	frame := w.Channels * w.BitsPerSample / 8
+	if frame <= 0 || w.SampleRate <= 0 {
+		return 0
+	}
+	return time.Duration(w.DataSize/frame) * time.Second / time.Duration(w.SampleRate)
+}
+
+// ErrNotWAV is returned for bytes that are not a RIFF/WAVE file.
+var ErrNotWAV = errors.New("tts: not a WAV file")
+
+// ParseWAV reads a WAV file's header and checks that its chunks are
+// consistent: RIFF size within the file, a fmt chunk before the data, a
+// data chunk whose size fits (a streaming writer's 0 or 0xFFFFFFFF size
+// is taken as "to the end of the file").
+func ParseWAV(b []byte) (WAV, error) {
+	var w WAV
+	if len(b) < 12 || string(b[0:4]) != "RIFF" || string(b[8:12]) != "WAVE" {
+		return w, ErrNotWAV
+	}
+	if riff := binary.LittleEndian.Uint32(b[4:8]); riff != 0xFFFFFFFF && riff != 0 && int64(riff)+8 > int64(len(b)) {
+		return w, fmt.Errorf("%w: the RIFF size says %d bytes, the file has %d", ErrNotWAV, int64(riff)+8, len(b))
+	}
+	haveFmt := false
+	for off := 12; off+8 <= len(b); {
+		id := string(b[off : off+4])
+		size := int64(binary.LittleEndian.Uint32(b[off+4 : off+8]))
+		body := off + 8
+		switch id {
+		case "fmt ":
+			if size < 16 || int64(body)+size > int64(len(b)) {
+				return w, fmt.Errorf("%w: a fmt chunk of %d bytes", ErrNotWAV, size)
+			}
+			f := b[body:]
+			w.Format = binary.LittleEndian.Uint16(f[0:2])
+			w.Channels = int(binary.LittleEndian.Uint16(f[2:4]))
+			w.SampleRate = int(binary.LittleEndian.Uint32(f[4:8]))
+			w.BitsPerSample = int(binary.LittleEndian.Uint16(f[14:16]))
+			if w.Channels == 0 || w.SampleRate == 0 || w.BitsPerSample == 0 {
+				return w, fmt.Errorf("%w: %d channels, %d Hz, %d bits", ErrNotWAV, w.Channels, w.SampleRate, w.BitsPerSample)
+			}
+			haveFmt = true
+		case "data":
+			if !haveFmt {
+				return w, fmt.Errorf("%w: the data chunk comes before fmt", ErrNotWAV)
+			}
+			rest := int64(len(b) - body)
+			if size == 0xFFFFFFFF || size == 0 && rest > 0 {
+				size = rest
+			}
+			if size > rest {
+				return w, fmt.Errorf("%w: the data chunk says %d bytes, %d are there", ErrNotWAV, size, rest)
+			}
+			w.DataOffset, w.DataSize = body, int(size)
+			return w, nil
+		}
+		next := int64(body) + size + size%2
+		if next > int64(len(b)) {
+			break
+		}
+		off = int(next)
+	}
+	return w, fmt.Errorf("%w: no data chunk", ErrNotWAV)
+}
+
+// PCMWAV wraps 16-bit little-endian PCM samples in a WAV header.
+func PCMWAV(pcm []byte, sampleRate, channels int) []byte {
+	out := make([]byte, 44, 44+len(pcm))
+	copy(out[0:], "RIFF")
+	binary.LittleEndian.PutUint32(out[4:], uint32(36+len(pcm)))
+	copy(out[8:], "WAVEfmt ")
+	binary.LittleEndian.PutUint32(out[16:], 16)
+	binary.LittleEndian.PutUint16(out[20:], 1)
+	binary.LittleEndian.PutUint16(out[22:], uint16(channels))
+	binary.LittleEndian.PutUint32(out[24:], uint32(sampleRate))
+	binary.LittleEndian.PutUint32(out[28:], uint32(sampleRate*channels*2))
+	binary.LittleEndian.PutUint16(out[32:], uint16(channels*2))
+	binary.LittleEndian.PutUint16(out[34:], 16)
+	copy(out[36:], "data")
+	binary.LittleEndian.PutUint32(out[40:], uint32(len(pcm)))
+	return append(out, pcm...)
+}

@@ -1,0 +1,10 @@
+// Package web is the desktop companion page, embedded in the binary: plain
+// HTML, CSS and ES modules, no build step, no request to any other origin.
+// The page talks to the HTTP API of package api (messages, the stream with
+// its speech events, the voice's audio, the persona); Handler serves its
+// files at / and /app/, and Paths lists them: on a bind that needs the
+// token, exactly those paths open without it (the page then signs in for
+// the session cookie).
+//
+// It imports nothing of cyan's.
+package web
