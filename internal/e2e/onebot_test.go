@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -151,6 +153,7 @@ func (r *qqRig) stored(t *testing.T, n int) []map[string]any {
 }
 
 func TestQQGroupOfFiveAnswersOnlyMentions(t *testing.T) {
+	t.Parallel()
 	r := newQQRig(t, "")
 	var mu sync.Mutex
 	turn := 0
@@ -210,6 +213,7 @@ func TestQQGroupOfFiveAnswersOnlyMentions(t *testing.T) {
 }
 
 func TestQQBurstWhileATurnRunsIsOneFollowingTurn(t *testing.T) {
+	t.Parallel()
 	r := newQQRig(t, "")
 	release := make(chan struct{})
 	var mu sync.Mutex
@@ -265,6 +269,7 @@ func TestQQBurstWhileATurnRunsIsOneFollowingTurn(t *testing.T) {
 func args(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 func TestQQRenamedMemberIsNotTheOwner(t *testing.T) {
+	t.Parallel()
 	r := newQQRig(t, "")
 	notes := filepath.Join(r.work, "owner-notes.txt")
 	read := func(id string) llmtest.Reply {
@@ -299,6 +304,7 @@ func TestQQRenamedMemberIsNotTheOwner(t *testing.T) {
 }
 
 func TestQQStrangerInjectionRunsNothingLeaksNothing(t *testing.T) {
+	t.Parallel()
 	r := newQQRig(t, "")
 	canary := filepath.Join(r.work, "canary")
 	ssh := filepath.Join(r.d.dataDir, ".ssh", "id_rsa")
@@ -369,6 +375,7 @@ func TestQQStrangerInjectionRunsNothingLeaksNothing(t *testing.T) {
 }
 
 func TestQQRepliesSurviveADisconnectAndARestart(t *testing.T) {
+	t.Parallel()
 	r := newQQRig(t, "")
 	gate := make(chan struct{}, 10)
 	r.fake.SetDefault(func(req llmtest.Request) llmtest.Reply {
@@ -390,6 +397,7 @@ func TestQQRepliesSurviveADisconnectAndARestart(t *testing.T) {
 	r.say(t, 1, "amy", at, onebottest.Text(" remind us to stretch in an hour"))
 	r.sends(t, 1)
 
+	states := followBridge(t, r.d, fmt.Sprintf("qq:group:%d", groupQ))
 	// The implementation goes away while the bot answers and the plan fires.
 	r.say(t, 1, "amy", at, onebottest.Text(" wait for me"))
 	for deadline := time.Now().Add(10 * time.Second); len(chatRequests(r.fake)) < 3; time.Sleep(10 * time.Millisecond) {
@@ -404,11 +412,26 @@ func TestQQRepliesSurviveADisconnectAndARestart(t *testing.T) {
 		t.Fatalf("run the plan: %d %v", code, out)
 	}
 	r.waitBridge(t, func(b map[string]any) bool { return b["queue"].(float64) == 4 })
+	// The four wait in the bridge's outbox at the router, the first offered
+	// to the bridge, which waits for the connection.
+	if c := r.component(t); c["pending"] != 4.0 || c["attached"] != true || c["delivered"] != 1.0 {
+		t.Fatalf("the router's component bridge:qq = %v, want 4 pending, attached, 1 delivered", c)
+	}
 	r.connect(t) // "30 s later": the wait itself is no part of the test
 	calls := r.sends(t, 5)
 	want := []string{"sure", "one", "two", "three", "time to stretch!"}
 	if got := texts(calls); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("after reconnecting: %q, want %q", got, want)
+	}
+	for _, want := range []string{"disconnected", "connected"} {
+		select {
+		case st := <-states:
+			if st["name"] != "qq" || st["state"] != want {
+				t.Fatalf("stream: bridge event %v, want %s", st, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the stream never showed the bridge %s", want)
+		}
 	}
 
 	// The same across a daemon restart.
@@ -424,6 +447,11 @@ func TestQQRepliesSurviveADisconnectAndARestart(t *testing.T) {
 	r.waitBridge(t, func(b map[string]any) bool { return b["queue"].(float64) == 3 })
 	r.d.stop(syscall.SIGTERM, 6*time.Second)
 	r.d = start(t, r.d.dataDir, r.envv)
+	// The outbox is the router's, in the store: the three are still there.
+	r.waitBridge(t, func(b map[string]any) bool { return b["connected"] == false && b["queue"].(float64) == 3 })
+	if c := r.component(t); c["pending"] != 3.0 {
+		t.Fatalf("after the restart the router's component bridge:qq = %v, want 3 pending", c)
+	}
 	r.connect(t)
 	calls = r.sends(t, 8)
 	time.Sleep(500 * time.Millisecond) // nothing more may come
@@ -433,6 +461,7 @@ func TestQQRepliesSurviveADisconnectAndARestart(t *testing.T) {
 }
 
 func TestQQWrongTokenAndMalformedEvents(t *testing.T) {
+	t.Parallel()
 	r := newQQRig(t, "")
 	bad := &onebottest.Impl{SelfID: botQQ, Token: "nope"}
 	err := bad.Connect(context.Background(), r.wsURL())
@@ -471,6 +500,7 @@ func TestQQWrongTokenAndMalformedEvents(t *testing.T) {
 // TestQQForwardModeWithCQStrings: cyan dials the implementation's own
 // WebSocket server, which speaks the string (CQ-code) message format.
 func TestQQForwardModeWithCQStrings(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	fake.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "@last_amy [ok], @amy & co"} })
 	impl := &onebottest.Impl{SelfID: botQQ, Nickname: "青蓝", Token: "fwd", Format: "string"}
@@ -505,6 +535,48 @@ func TestQQForwardModeWithCQStrings(t *testing.T) {
 	}
 	r.say(t, 2, "ben", onebottest.At(fmt.Sprint(botQQ)), onebottest.Text(" again"))
 	r.sends(t, 2)
+}
+
+// component is the router's bridge:qq component as /healthz shows it.
+func (r *qqRig) component(t *testing.T) map[string]any {
+	t.Helper()
+	_, out, _ := r.d.get("/healthz")
+	list, _ := out["components"].([]any)
+	for _, c := range list {
+		if c := c.(map[string]any); c["name"] == "bridge:qq" {
+			return c
+		}
+	}
+	t.Fatalf("/healthz has no component bridge:qq: %v", out)
+	return nil
+}
+
+// followBridge reads GET /api/v1/stream of a channel and sends each
+// "bridge" event's JSON.
+func followBridge(t *testing.T, d *daemon, channel string) <-chan map[string]any {
+	t.Helper()
+	out := make(chan map[string]any, 16)
+	resp, err := http.Get(d.base + "/api/v1/stream?channel=" + channel)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("stream: %v %v", resp, err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		event := ""
+		for sc.Scan() {
+			line := sc.Text()
+			if e, ok := strings.CutPrefix(line, "event: "); ok {
+				event = e
+				continue
+			}
+			var m map[string]any
+			if data, ok := strings.CutPrefix(line, "data: "); ok && event == "bridge" && json.Unmarshal([]byte(data), &m) == nil {
+				out <- m
+			}
+		}
+	}()
+	return out
 }
 
 // waitLog waits until the daemon's log (copied from its stderr as it

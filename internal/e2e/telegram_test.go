@@ -15,6 +15,7 @@ import (
 )
 
 func TestTelegramGroupAndPrivateChat(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	tg := &tgtest.Server{Token: "123456:ABC", Bot: tgtest.User{ID: 777, IsBot: true, FirstName: "Cyan", Username: "cyan_bot"}}
 	api := httptest.NewServer(tg)
