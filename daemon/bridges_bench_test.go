@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,6 +49,9 @@ func BenchmarkOneBotBusyGroup(b *testing.B) {
 		b.ReportMetric(float64(r.max.Microseconds())/1000, "max-ms")
 		b.ReportMetric(float64(r.rec99.Microseconds())/1000, "store-p99-ms")
 		b.ReportMetric(float64(r.pre99.Microseconds())/1000, "bridge-p99-ms")
+		if r.fsync99 > 0 {
+			b.ReportMetric(float64(r.fsync99.Microseconds())/1000, "fsync-p99-ms")
+		}
 		b.ReportMetric(float64(r.sent), "messages")
 		b.ReportMetric(float64(r.lost), "lost")
 		b.ReportMetric(float64(r.turns), "turns")
@@ -61,6 +65,7 @@ func BenchmarkOneBotBusyGroup(b *testing.B) {
 type busyResult struct {
 	p50, p99, max     time.Duration
 	rec50, rec99      time.Duration // of that, storing (Badger commit with fsync)
+	fsync50, fsync99  time.Duration // the disk alone: a 1 KiB write and fsync beside the run
 	pre50, pre99      time.Duration // event → the store called: the bridge's own path
 	sent, lost, turns int
 	busiest           int
@@ -152,6 +157,18 @@ func busyGroup(b *testing.B, seconds int) busyResult {
 	for br.Status().Self == "" {
 		time.Sleep(time.Millisecond)
 	}
+	// The disk's own fsync latency during the run, on a file of its own
+	// in the same file system (10 a second), to compare the store with.
+	var fsyncs []time.Duration
+	probeDone := make(chan struct{})
+	if os.Getenv("BRIDGE_BENCH_INMEMORY") != "1" {
+		go func() {
+			defer close(probeDone)
+			fsyncs = fsyncProbe(ctx, b.TempDir())
+		}()
+	} else {
+		close(probeDone)
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	sentAt := map[string]time.Time{}
 	total := 20 * seconds
@@ -185,6 +202,7 @@ func busyGroup(b *testing.B, seconds int) busyResult {
 	cancel()
 	<-done
 	<-done
+	<-probeDone
 	var lat []time.Duration
 	res := busyResult{sent: total}
 	smu.Lock()
@@ -237,6 +255,10 @@ func busyGroup(b *testing.B, seconds int) busyResult {
 		res.rec50, res.rec99 = agent.took[n/2], agent.took[n*99/100]
 	}
 	agent.mu.Unlock()
+	slices.Sort(fsyncs)
+	if n := len(fsyncs); n > 0 {
+		res.fsync50, res.fsync99 = fsyncs[n/2], fsyncs[n*99/100]
+	}
 	tmu.Lock()
 	res.turns = len(turnTimes)
 	for i := range turnTimes {
@@ -247,7 +269,36 @@ func busyGroup(b *testing.B, seconds int) busyResult {
 		res.busiest = max(res.busiest, n)
 	}
 	tmu.Unlock()
-	b.Logf("%d messages from 200 members in %d s: stored %d, lost %d; event→stored p50 %s p99 %s max %s (event → the store called: p50 %s p99 %s; the durable write alone: p50 %s p99 %s); %d turns, at most %d in a minute",
-		total, seconds, len(lat), res.lost, res.p50, res.p99, res.max, res.pre50, res.pre99, res.rec50, res.rec99, res.turns, res.busiest)
+	b.Logf("%d messages from 200 members in %d s: stored %d, lost %d; event→stored p50 %s p99 %s max %s (event → the store called: p50 %s p99 %s; the durable write alone: p50 %s p99 %s; the disk's fsync beside it: p50 %s p99 %s); %d turns, at most %d in a minute",
+		total, seconds, len(lat), res.lost, res.p50, res.p99, res.max, res.pre50, res.pre99, res.rec50, res.rec99, res.fsync50, res.fsync99, res.turns, res.busiest)
 	return res
+}
+
+// fsyncProbe writes 1 KiB and fsyncs it, ten times a second, until ctx
+// ends, and returns how long each took.
+func fsyncProbe(ctx context.Context, dir string) []time.Duration {
+	f, err := os.Create(filepath.Join(dir, "probe"))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	buf := make([]byte, 1024)
+	var out []time.Duration
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return out
+		case <-tick.C:
+		}
+		t := time.Now()
+		if _, err := f.Write(buf); err != nil {
+			return out
+		}
+		if err := f.Sync(); err != nil {
+			return out
+		}
+		out = append(out, time.Since(t))
+	}
 }
