@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/store"
 
 	"github.com/cyan-agent/cyan/internal/llmtest"
 )
@@ -136,5 +137,58 @@ func TestImagesGoWithTheMessagesTheTurnAnswers(t *testing.T) {
 	}
 	if n != 2 {
 		t.Errorf("the second turn passed %d images, want the 2 it answers (not the one already answered)", n)
+	}
+}
+
+// TestRecordOpensANewChannelWithTheGreeting: a bridge's first message in
+// a chat opens it with the persona's greeting, stored first (and so sent
+// through the router like any outgoing message); a later one does not.
+func TestRecordOpensANewChannelWithTheGreeting(t *testing.T) {
+	greeted := 0
+	r := newRig(t, func(o *Options) {
+		o.Greeting = func(q Query) (string, error) {
+			greeted++
+			return "Hello, " + q.Speaker + "!", nil
+		}
+	})
+	ctx := context.Background()
+	for _, text := range []string{"first", "second"} {
+		if _, err := r.mv.Record(ctx, Recorded{Incoming: Incoming{Channel: "qq:private:7", User: "amy", UserID: "qq:7", Text: text}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs, _ := r.store.Recent("qq:private:7", store.Window{Limit: 10})
+	if len(msgs) != 3 || msgs[0].Role != store.RoleAssistant || !msgs[0].Proactive || msgs[0].Text != "Hello, amy!" || msgs[1].Text != "first" || greeted != 1 {
+		t.Fatalf("greeted %d times; messages %+v", greeted, msgs)
+	}
+	if _, err := r.mv.Record(ctx, Recorded{Incoming: Incoming{Channel: "qq:private:8", Text: "hi", NoGreeting: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if msgs, _ := r.store.Recent("qq:private:8", store.Window{Limit: 10}); len(msgs) != 1 {
+		t.Errorf("NoGreeting: %+v", msgs)
+	}
+}
+
+// admitNone refuses every turn before the model is asked.
+type admitNone struct{ Limiter }
+
+func (admitNone) Admit(Query) (time.Duration, string) { return 30 * time.Second, "over the message limit" }
+
+// TestRespondIsAdmittedByTheLimits: a bridge's turn is refused by the
+// message limit as an API turn is, its message kept, the model not asked.
+func TestRespondIsAdmittedByTheLimits(t *testing.T) {
+	r := newRig(t, func(o *Options) { o.Limits = admitNone{} })
+	ctx := context.Background()
+	m, err := r.mv.Record(ctx, Recorded{Incoming: Incoming{Channel: "qq:group:5", User: "amy", Kind: KindGroup, Text: "@bot hi"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.mv.Respond(ctx, "qq:group:5", m.ID, "amy", "qq:1", KindGroup, Listener{})
+	var lim *Limited
+	if !errors.As(err, &lim) || lim.RetryAfter != 30*time.Second || lim.Message.ID != m.ID {
+		t.Fatalf("Respond = %v, want *Limited for the recorded message", err)
+	}
+	if n := len(r.fake.Requests()); n != 0 {
+		t.Errorf("the model was asked %d times", n)
 	}
 }
