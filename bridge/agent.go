@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -14,7 +15,9 @@ type Agent interface {
 	Record(ctx context.Context, in Inbound) (string, error)
 	// Answer runs one turn in a channel over the messages stored so far
 	// (the last of them is t.MessageID). The replies reach the chat through
-	// the router (Deliver), not through Answer.
+	// the router (Deliver), not through Answer. A *Later error says the
+	// turn may not run now (a message limit): the bridge asks again after
+	// its wait, for the same askers and whoever addressed it meanwhile.
 	Answer(ctx context.Context, t Turn) error
 	// Quoted is the platform id of the message an outgoing one (its stored
 	// id, the router's Key) quotes — the model's "@last_<name>", which the
@@ -27,6 +30,14 @@ type Agent interface {
 	// Owner reports whether a speaker id ("qq:12345") is the owner's.
 	Owner(speakerID string) bool
 }
+
+// Later is an Answer refused for now.
+type Later struct {
+	After  time.Duration
+	Reason string
+}
+
+func (e *Later) Error() string { return fmt.Sprintf("not now (%s); again in %s", e.Reason, e.After) }
 
 // Inbound is an incoming message as the bridge stores it.
 type Inbound struct {

@@ -306,3 +306,29 @@ func TestQuotedMessagesBecomeReplies(t *testing.T) {
 		}
 	})
 }
+
+func TestATurnRefusedForNowIsAskedAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, nil)
+		defer r.stop()
+		r.agent.later = []error{&Later{After: 40 * time.Second, Reason: "the message limit"}}
+		r.say(grp, alice, mention("100"), text(" hi"))
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		r.say(grp, bob, mention("100"), text(" me too"))
+		time.Sleep(20 * time.Second)
+		synctest.Wait()
+		if _, turns, _ := r.agent.snapshot(); len(turns) != 1 {
+			t.Fatalf("turns = %+v before the wait is over, want the refused one", turns)
+		}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		_, turns, _ := r.agent.snapshot()
+		if len(turns) != 2 || turns[1].MessageID != "m2" || turns[1].SpeakerID != "t:1" {
+			t.Fatalf("turns = %+v, want one more over both messages, for the first asker", turns)
+		}
+		if s := r.b.Status(); s.Turns != 1 {
+			t.Errorf("status counts %d turns, want 1 (the refused one did not run)", s.Turns)
+		}
+	})
+}

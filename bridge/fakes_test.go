@@ -21,6 +21,7 @@ type fakeAgent struct {
 	gate   chan struct{}
 	ext    map[string]bool
 	quotes map[string]string // stored id → the quoted message's platform id
+	later  []error           // Answer's next results, one each
 }
 
 func (a *fakeAgent) Record(_ context.Context, in Inbound) (string, error) {
@@ -42,6 +43,12 @@ func (a *fakeAgent) Answer(ctx context.Context, t Turn) error {
 	a.mu.Lock()
 	a.turns = append(a.turns, t)
 	gate := a.gate
+	if len(a.later) > 0 {
+		err := a.later[0]
+		a.later = a.later[1:]
+		a.mu.Unlock()
+		return err
+	}
 	a.mu.Unlock()
 	if gate != nil {
 		select {

@@ -75,6 +75,12 @@ func (b *Bridge) schedule(cs *chatState, now time.Time) {
 	if due.Before(now) {
 		due = now
 	}
+	b.scheduleAt(cs, due)
+}
+
+// scheduleAt makes cs due at due and makes sure a waiter runs. The caller
+// holds b.mu.
+func (b *Bridge) scheduleAt(cs *chatState, due time.Time) {
 	cs.due = due
 	if cs.waiting || b.ctx == nil {
 		return
@@ -144,7 +150,6 @@ func (b *Bridge) speakerOf(askers []asker) (string, string) {
 // runTurn runs one turn with the typing indicator, then schedules the
 // following turn if more was addressed meanwhile.
 func (b *Bridge) runTurn(ctx context.Context, cs *chatState, t Turn, askers []asker) {
-	b.turns.Add(1)
 	tctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -154,14 +159,29 @@ func (b *Bridge) runTurn(ctx context.Context, cs *chatState, t Turn, askers []as
 	err := b.agent.Answer(ctx, t)
 	stop()
 	<-done
-	if err != nil && ctx.Err() == nil {
+	var later *Later
+	if !errors.As(err, &later) {
+		b.turns.Add(1)
+	}
+	switch {
+	case err == nil || ctx.Err() != nil:
+	case later != nil:
+		b.log.Info("the turn must wait; asking again later", "channel", t.Channel, "in", later.After, "reason", later.Reason)
+	default:
 		b.log.Warn("turn failed", "channel", t.Channel, "err", err)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	cs.running = false
+	now := b.clock.Now()
+	if later != nil && ctx.Err() == nil {
+		// The askers wait for the turn that answers them all.
+		cs.pending = append(askers, cs.pending...)
+		cs.first = now
+		b.scheduleAt(cs, now.Add(max(later.After, time.Second)))
+		return
+	}
 	if len(cs.pending) > 0 {
-		now := b.clock.Now()
 		cs.first = now
 		b.schedule(cs, now)
 	}

@@ -209,6 +209,10 @@ func (a bridgeAgent) Record(ctx context.Context, in bridge.Inbound) (string, err
 
 func (a bridgeAgent) Answer(ctx context.Context, t bridge.Turn) error {
 	_, err := a.mv.Respond(ctx, t.Channel, t.MessageID, t.Speaker, t.SpeakerID, string(t.Kind), mainvirtual.Listener{})
+	var lim *mainvirtual.Limited
+	if errors.As(err, &lim) {
+		return &bridge.Later{After: lim.RetryAfter, Reason: lim.Reason}
+	}
 	return err
 }
 
