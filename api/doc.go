@@ -44,7 +44,10 @@
 // Every error is JSON {"error": {"message", "type"}} with a message that
 // says what to do.
 //
-// It may import mainvirtual, tools, packets, events, generate, store, llm,
-// config, memory, observer, recall, importer, journal, router, supervise,
-// tts and bridge.
+// It talks to main-virtual and the observers through interfaces declared
+// here (Agent, Observers) over shared values (package turn,
+// packets.ObserverStatus), never importing them: they are peers.
+//
+// It may import turn, tools, packets, events, generate, store, llm, config,
+// memory, recall, importer, journal, router, supervise, tts and bridge.
 package api

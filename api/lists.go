@@ -1,7 +1,7 @@
 package api
 
 import (
-	"github.com/cyan-agent/cyan/observer"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/tools"
 )
 
@@ -15,7 +15,7 @@ type MessageList struct {
 
 // ObserverList is the answer of GET /api/v1/observers.
 type ObserverList struct {
-	Observers []observer.Status `json:"observers"`
+	Observers []packets.ObserverStatus `json:"observers"`
 }
 
 // ToolList is the answer of GET /api/v1/tools.

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/llm"
-	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/tts"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 type postMessageRequest struct {
@@ -39,12 +39,12 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	in := mainvirtual.Incoming{Channel: req.Channel, User: req.User, UserID: req.UserID, Kind: req.Kind, Text: req.Text}
+	in := turn.Incoming{Channel: req.Channel, User: req.User, UserID: req.UserID, Kind: req.Kind, Text: req.Text}
 	if req.Stream {
 		s.streamMessage(w, r, in)
 		return
 	}
-	res, err := s.o.Agent.Turn(r.Context(), in, mainvirtual.Listener{})
+	res, err := s.o.Agent.Turn(r.Context(), in, turn.Listener{})
 	if err != nil {
 		s.writeTurnError(w, r.Context(), err)
 		return
@@ -52,7 +52,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, responseOf(res))
 }
 
-func responseOf(res *mainvirtual.Result) postMessageResponse {
+func responseOf(res *turn.Result) postMessageResponse {
 	out := postMessageResponse{MessageID: res.Message.ID, Replies: texts(res.Replies)}
 	if res.Err != nil {
 		out.Warning = "a later step of the turn failed: " + res.Err.Error()
@@ -71,7 +71,7 @@ func texts(ms []*store.Message) []string {
 // streamMessage answers with server-sent events: "message" once the
 // incoming message is durable, "delta" and "break" as the model writes,
 // "reply" for each durable outgoing message, then "done" (or "error").
-func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, in mainvirtual.Incoming) {
+func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, in turn.Incoming) {
 	sse, ok := newSSE(w)
 	if !ok {
 		writeError(w, http.StatusInternalServerError, "internal", "streaming is not supported by this connection")
@@ -91,14 +91,14 @@ func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, in mainvi
 			_ = sse.event(name, v)
 		}
 	}
-	res, err := s.o.Agent.Turn(ctx, in, mainvirtual.Listener{
+	res, err := s.o.Agent.Turn(ctx, in, turn.Listener{
 		Stored: func(m *store.Message) {
 			if s.o.Voice != nil {
 				voice = s.o.Voice.Begin(m.Channel, m.ID)
 			}
 			send("message", map[string]string{"message_id": m.ID})
 		},
-		Stream: func(e mainvirtual.StreamEvent) error {
+		Stream: func(e turn.StreamEvent) error {
 			if e.Break {
 				voice.Break()
 				send("break", struct{}{})
@@ -134,8 +134,8 @@ func (s *Server) turnContext(r *http.Request) (context.Context, context.CancelFu
 
 // turnError maps a failed turn to a status and an error body.
 func (s *Server) turnError(ctx context.Context, err error) (int, errorBody) {
-	var te *mainvirtual.TurnError
-	var lim *mainvirtual.Limited
+	var te *turn.TurnError
+	var lim *turn.Limited
 	body := errorBody{}
 	if errors.As(err, &te) && te.Message != nil {
 		body.Error.MessageID = te.Message.ID
@@ -155,7 +155,7 @@ func (s *Server) turnError(ctx context.Context, err error) (int, errorBody) {
 	switch {
 	case lim != nil:
 		return set(http.StatusTooManyRequests, "rate_limited", lim.Reason)
-	case mainvirtual.IsInvalid(err):
+	case turn.IsInvalid(err):
 		return set(http.StatusBadRequest, "invalid_request", err.Error())
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return set(http.StatusServiceUnavailable, "unavailable", "the request ended before the answer (the client went away or the daemon is stopping); try again")

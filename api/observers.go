@@ -6,12 +6,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cyan-agent/cyan/observer"
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // Observers is what the API needs of the observer manager.
 type Observers interface {
-	Status() []observer.Status
+	Status() []packets.ObserverStatus
 	Call(ctx context.Context, name string) error
 }
 

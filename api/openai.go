@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // The OpenAI-compatible surface lets front-ends such as SillyTavern or Open
@@ -108,12 +108,12 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		model = modelID
 	}
 	// The front-end shows the character's greeting itself.
-	in := mainvirtual.Incoming{Channel: channel, User: user, Text: text, NoGreeting: true}
+	in := turn.Incoming{Channel: channel, User: user, Text: text, NoGreeting: true}
 	if req.Stream {
 		s.streamCompletion(w, r, in, model)
 		return
 	}
-	res, err := s.o.Agent.Turn(r.Context(), in, mainvirtual.Listener{})
+	res, err := s.o.Agent.Turn(r.Context(), in, turn.Listener{})
 	if err != nil {
 		s.writeTurnError(w, r.Context(), err)
 		return
@@ -139,7 +139,7 @@ func joinReplies(ms []*store.Message) string {
 	return strings.Join(texts(ms), "\n\n")
 }
 
-func usageOf(res *mainvirtual.Result) map[string]int {
+func usageOf(res *turn.Result) map[string]int {
 	in, out := 0, 0
 	if res.Trace != nil {
 		for _, st := range res.Trace.Steps {
@@ -152,7 +152,7 @@ func usageOf(res *mainvirtual.Result) map[string]int {
 
 // streamCompletion streams chat.completion.chunk events ending in
 // "data: [DONE]". A failure before the first chunk is a plain JSON error.
-func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, in mainvirtual.Incoming, model string) {
+func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, in turn.Incoming, model string) {
 	sse, _ := newSSE(w)
 	var id string
 	var created int64
@@ -163,9 +163,9 @@ func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, in mai
 		})
 	}
 	began := false
-	_, err := s.o.Agent.Turn(r.Context(), in, mainvirtual.Listener{
+	_, err := s.o.Agent.Turn(r.Context(), in, turn.Listener{
 		Stored: func(m *store.Message) { id, created = m.ID, m.Time.Unix() },
-		Stream: func(e mainvirtual.StreamEvent) error {
+		Stream: func(e turn.StreamEvent) error {
 			if !began {
 				began = true
 				if err := chunk(map[string]any{"role": "assistant", "content": ""}, nil); err != nil {

@@ -17,17 +17,27 @@ import (
 
 	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/generate"
-	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/tools"
 	"github.com/cyan-agent/cyan/tts"
+	"github.com/cyan-agent/cyan/turn"
 )
+
+// Agent is main-virtual as the API uses it: it runs a turn for a message,
+// keeps the last prompt packet of each channel, and has a name. Declared
+// here, where it is consumed, so the API depends only on the turn's values
+// (package turn), not on main-virtual.
+type Agent interface {
+	Turn(ctx context.Context, in turn.Incoming, l turn.Listener) (*turn.Result, error)
+	LastTrace(channel string) (*turn.Trace, error)
+	AgentName() string
+}
 
 // Options configure New.
 type Options struct {
-	Agent *mainvirtual.MainVirtual
+	Agent Agent
 	Store *store.Store
 	// Memory serves /api/v1/memory; nil leaves those routes out.
 	Memory *memory.Memory

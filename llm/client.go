@@ -87,24 +87,7 @@ func New(opts Options) (Client, error) {
 		retries:  opts.MaxRetries,
 		now:      time.Now,
 	}
-	if c.http == nil {
-		c.http = &http.Client{}
-	}
-	if c.log == nil {
-		c.log = slog.New(slog.DiscardHandler)
-	}
-	if c.sleep == nil {
-		c.sleep = sleepCtx
-	}
-	if c.timeout <= 0 {
-		c.timeout = defaultTimeout
-	}
-	switch {
-	case c.retries == 0:
-		c.retries = defaultRetries
-	case c.retries < 0:
-		c.retries = 0
-	}
+	c.fillDefaults()
 	var p protocol = &openAI{c: c}
 	if provider == "anthropic" {
 		c.baseURL = strings.TrimSuffix(c.baseURL, "/v1")
@@ -428,4 +411,28 @@ func (c *conn) statusError(x exchange, resp *http.Response, body []byte) *Error 
 func (c *conn) streamError(model string, data []byte) *Error {
 	ae := parseErrorBody(data)
 	return c.newError(classify(0, ae), model, 0, ae.Message, nil)
+}
+
+// fillDefaults gives a connection the defaults of what its options left
+// out: an HTTP client, a logger, the sleep between retries, the timeout
+// and the retry count (a negative count is none).
+func (c *conn) fillDefaults() {
+	if c.http == nil {
+		c.http = &http.Client{}
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.sleep == nil {
+		c.sleep = sleepCtx
+	}
+	if c.timeout <= 0 {
+		c.timeout = defaultTimeout
+	}
+	switch {
+	case c.retries == 0:
+		c.retries = defaultRetries
+	case c.retries < 0:
+		c.retries = 0
+	}
 }

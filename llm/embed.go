@@ -85,24 +85,7 @@ func NewEmbedder(opts EmbedOptions) (Embedder, error) {
 	}
 	c := &conn{provider: provider, baseURL: base, model: strings.TrimSpace(opts.Model), apiKey: opts.APIKey,
 		http: opts.HTTPClient, log: opts.Logger, sleep: opts.Sleep, timeout: opts.Timeout, retries: opts.MaxRetries, now: time.Now}
-	if c.http == nil {
-		c.http = &http.Client{}
-	}
-	if c.log == nil {
-		c.log = slog.New(slog.DiscardHandler)
-	}
-	if c.sleep == nil {
-		c.sleep = sleepCtx
-	}
-	if c.timeout <= 0 {
-		c.timeout = defaultTimeout
-	}
-	switch {
-	case c.retries == 0:
-		c.retries = defaultRetries
-	case c.retries < 0:
-		c.retries = 0
-	}
+	c.fillDefaults()
 	c.header = func(h http.Header) {
 		if c.apiKey != "" {
 			h.Set("Authorization", "Bearer "+c.apiKey)

@@ -25,5 +25,6 @@
 // providers want the conversation to open with a user turn. ${user} in the
 // persona's root prompt is the current speaker (UserName).
 //
-// It may import store, persona, llm, config, notation, journal and packets.
+// It may import store, persona, llm, config, notation, journal, packets and
+// turn.
 package mainvirtual

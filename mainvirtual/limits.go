@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/llm"
-	"github.com/cyan-agent/cyan/store"
 )
 
 // Limiter is the limit-process as main-virtual sees it (the daemon fills
@@ -26,21 +25,4 @@ type Limiter interface {
 	// Admit is asked before a turn calls the model: a positive wait refuses
 	// the turn (its message is kept) with a *Limited error.
 	Admit(q Query) (wait time.Duration, reason string)
-}
-
-// Limited is a turn the limit-process refused before asking the model: its
-// incoming message is stored, and the caller may try again after
-// RetryAfter (the API answers 429 with Retry-After).
-type Limited struct {
-	Message    *store.Message
-	RetryAfter time.Duration
-	Reason     string
-}
-
-func (e *Limited) Error() string { return "mainvirtual: limited: " + e.Reason }
-
-// LimitNotice is a limit that fired.
-type LimitNotice struct {
-	From string `json:"from"`
-	Text string `json:"text"`
 }

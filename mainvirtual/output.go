@@ -118,14 +118,6 @@ const (
 	usageClose = "</" + UsageToolName + ">"
 )
 
-// StreamEvent is what a live reader of the model's output sees: text to
-// show, or a break between two outgoing messages (only ever between two
-// texts).
-type StreamEvent struct {
-	Text  string
-	Break bool
-}
-
 // streamFilter turns raw streamed fragments into StreamEvents: "@br" becomes
 // a Break, "<empty_reply>" and the workspace-usage trailer disappear, and a
 // fragment that may be the start of a marker is held back until the next

@@ -2,32 +2,7 @@ package mainvirtual
 
 import (
 	"context"
-	"github.com/cyan-agent/cyan/packets"
 	"time"
-
-	"github.com/cyan-agent/cyan/llm"
-)
-
-// Slot names the sections of the system prompt, in the order they appear
-// (SPEC §2).
-type Slot string
-
-const (
-	SlotMain      Slot = "main"       // the persona's root prompt
-	SlotReference Slot = "reference"  // the persona's few-shot style corpus
-	SlotToolCalls Slot = "tool_calls" // results of the latest tool calls
-	SlotEvents    Slot = "events"     // recent event records
-	SlotWorkspace Slot = "workspace"  // workspace items
-	SlotPulled    Slot = "pulled"     // pulled-info area
-	SlotPlans     Slot = "plans"      // plan steps
-)
-
-// SlotLoreBefore and SlotLoreAfter hold the lorebook entries that fired
-// this turn: those placed before the character's definition (the main
-// prompt), and the rest after it.
-const (
-	SlotLoreBefore Slot = "lorebook_before"
-	SlotLoreAfter  Slot = "lorebook_after"
 )
 
 // Slots lists every slot in prompt order.
@@ -60,18 +35,6 @@ type Query struct {
 	For *Principal
 }
 
-// Principal is whom a proactive turn acts for, and so whose rights its
-// tool calls and reads have: a due plan acts for the plan's maker (a plan
-// a stranger made never gains the owner's rights when it fires); an
-// observer's speech acts for the observer, under its own permission
-// (Component names it for the daemon).
-type Principal struct {
-	Speaker   string `json:"speaker,omitempty"`
-	SpeakerID string `json:"speaker_id,omitempty"`
-	Owner     bool   `json:"owner,omitempty"`
-	Component string `json:"component,omitempty"`
-}
-
 // Source fills one section of the system prompt.
 type Source interface {
 	// Section returns the section for this turn. It should fit budget tokens
@@ -96,78 +59,8 @@ type Section struct {
 	Note  string      // anything the source wants the trace to say
 }
 
-// ItemTrace records one item a source considered.
-type ItemTrace = packets.SectionItem
-
-// SectionTrace is a section as it went into the packet.
-type SectionTrace struct {
-	Slot    Slot        `json:"slot"`
-	Budget  int         `json:"budget"`
-	Tokens  int         `json:"tokens"`
-	Clipped bool        `json:"clipped,omitempty"`
-	Items   []ItemTrace `json:"items,omitempty"`
-	Note    string      `json:"note,omitempty"`
-	Error   string      `json:"error,omitempty"`
-}
-
-// ContextTrace records the context messages chosen for the packet.
-type ContextTrace struct {
-	Budget   int `json:"budget"`
-	Tokens   int `json:"tokens"`
-	MaxCount int `json:"max_count"` // the persona's context_count
-	// Start is the oldest message the context could hold (the previous
-	// topic's first), when a ContextStarter gave one; StartError is why it
-	// could not.
-	Start      string `json:"start,omitempty"`
-	StartError string `json:"start_error,omitempty"`
-	// MiniFull is the persona's mini_full_context_count: that many newest
-	// model messages are never compressed.
-	MiniFull int           `json:"mini_full"`
-	Included []string      `json:"included"` // message ids, oldest first
-	Dropped  []DroppedItem `json:"dropped,omitempty"`
-	// Compressed are the included model messages shown in compressed form.
-	Compressed []CompressedItem `json:"compressed,omitempty"`
-	// Note says what compression could not do (its bound, a failure).
-	Note string `json:"note,omitempty"`
-}
-
-// CompressedItem is a model message shown in compressed form.
-type CompressedItem struct {
-	ID     string `json:"id"`
-	Tokens int    `json:"tokens"` // the full message's
-	// CompressedTokens is the compressed line's.
-	CompressedTokens int `json:"compressed_tokens"`
-	// Cached is true when an earlier turn made the compressed form.
-	Cached bool `json:"cached,omitempty"`
-	// TraceID is the generate trace of the call that made it.
-	TraceID string `json:"trace_id,omitempty"`
-}
-
-// DroppedItem is a message left out, with the reason.
-type DroppedItem struct {
-	ID     string `json:"id"`
-	Reason string `json:"reason"`
-}
-
-// Packet is an assembled prompt packet: the exact provider messages and how
-// they were made.
-type Packet struct {
-	Channel  string         `json:"channel"`
-	Time     time.Time      `json:"time"`
-	Messages []llm.Message  `json:"messages"`
-	Tools    []llm.Tool     `json:"tools,omitempty"`
-	Sections []SectionTrace `json:"sections"`
-	Context  ContextTrace   `json:"context"`
-	// SystemTokens and Tokens are the system prompt's and the whole packet's
-	// token counts.
-	SystemTokens int `json:"system_tokens"`
-	Tokens       int `json:"tokens"`
-	// AssemblyMicros is how long assembly took.
-	AssemblyMicros int64 `json:"assembly_us"`
-}
-
 // shown reports whether the packet's section of slot had content.
-func (p *Packet) shown(slot Slot) bool {
+func shown(p *Packet, slot Slot) bool {
 	if p == nil {
 		return false
 	}

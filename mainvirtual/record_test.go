@@ -172,7 +172,9 @@ func TestRecordOpensANewChannelWithTheGreeting(t *testing.T) {
 // admitNone refuses every turn before the model is asked.
 type admitNone struct{ Limiter }
 
-func (admitNone) Admit(Query) (time.Duration, string) { return 30 * time.Second, "over the message limit" }
+func (admitNone) Admit(Query) (time.Duration, string) {
+	return 30 * time.Second, "over the message limit"
+}
 
 // TestRespondIsAdmittedByTheLimits: a bridge's turn is refused by the
 // message limit as an API turn is, its message kept, the model not asked.

@@ -2,7 +2,6 @@ package mainvirtual
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"github.com/cyan-agent/cyan/notation"
 	"strings"
@@ -12,70 +11,6 @@ import (
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/store"
 )
-
-// Incoming is a message that starts a turn.
-type Incoming struct {
-	Channel string
-	User    string // the speaker's display name
-	UserID  string // the speaker's platform id, when known
-	// Kind is "private" (the default) or "group".
-	Kind string
-	Text string
-	// NoGreeting keeps a new channel from opening with the persona's
-	// greeting (the OpenAI-compatible endpoint's front-end shows its own).
-	NoGreeting bool
-}
-
-// Conversation kinds.
-const (
-	KindPrivate = "private"
-	KindGroup   = "group"
-)
-
-// Listener follows a turn as it happens. Every field may be nil.
-type Listener struct {
-	// Stored is called once the incoming message is durable.
-	Stored func(*store.Message)
-	// Stream receives the live text of each model output ("@br" as Break,
-	// markers removed). Setting it makes the turn stream from the provider.
-	Stream func(StreamEvent) error
-	// Reply is called for each outgoing message once it is durable, before
-	// any tool of that answer runs.
-	Reply func(*store.Message)
-}
-
-// Result is a finished turn.
-type Result struct {
-	Message *store.Message   // the incoming message as stored
-	Replies []*store.Message // the outgoing messages, in order ([] for silence)
-	Trace   *Trace
-	// Usage is what the model reported of its workspace use.
-	Usage Usage
-	// Greeting is the persona's greeting when the message opened its
-	// channel; it is also the first of Replies.
-	Greeting *store.Message
-	// Err is set when a step after the first failed: the replies before it
-	// were delivered, the rest of the turn was not.
-	Err error
-}
-
-// TurnError is a turn that could not answer. Message is the incoming
-// message when it was stored before the failure (it always is, unless the
-// failure was in storing it).
-type TurnError struct {
-	Stage   string // "store", "assemble" or "llm"
-	Message *store.Message
-	Err     error
-}
-
-func (e *TurnError) Error() string {
-	return fmt.Sprintf("mainvirtual: %s: %v", e.Stage, e.Err)
-}
-
-func (e *TurnError) Unwrap() error { return e.Err }
-
-// MaxTextBytes bounds an incoming message's text.
-const MaxTextBytes = 256 << 10
 
 // Turn stores an incoming message and answers it: assemble the packet, call
 // the model, deliver its answer, then run its tool calls and feed their
@@ -215,7 +150,7 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 		tr.Usage = usage.Path
 		if tr.Usage == "" {
 			tr.Usage = UsageNone
-			if packet.shown(SlotWorkspace) {
+			if shown(packet, SlotWorkspace) {
 				tr.Usage = UsageLexical
 			}
 		}
@@ -263,7 +198,7 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 		st.ToolCalls = calls
 
 		out := SplitOutput(resp.Content, agent)
-		usage.merge(out.Usage)
+		merge(&usage, out.Usage)
 		var notices []LimitNotice
 		if mv.limits != nil {
 			out.Parts, notices = mv.limits.Output(q, out.Parts, resp.Usage)
@@ -324,7 +259,7 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l L
 			appended = append(appended, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: notation.ToolLine(c.Name, r.Text)})
 			results = append(results, &store.Message{
 				Channel: msg.Channel, Role: store.RoleTool, User: c.Name, Kind: msg.Kind, Text: r.Text, Tokens: mv.count.Count(r.Text),
-				ReplyTo: msg.ID, Step: step, ToolCallID: c.ID, ToolName: c.Name, Area: r.area(),
+				ReplyTo: msg.ID, Step: step, ToolCallID: c.ID, ToolName: c.Name, Area: area(r),
 			})
 		}
 		st.Limits = append(st.Limits, limitNotes...)
@@ -463,6 +398,3 @@ func withCallIDs(calls []llm.ToolCall, step int) []llm.ToolCall {
 	}
 	return calls
 }
-
-// IsInvalid reports whether err is a rejected input (a 400 for callers).
-func IsInvalid(err error) bool { return errors.Is(err, store.ErrInvalid) }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/journal"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -59,19 +60,9 @@ type Firing struct {
 	done     chan error
 }
 
-// Status is an observer as `cyan observers ls` shows it.
-type Status struct {
-	Name       string    `json:"name"`
-	Source     string    `json:"source"`
-	Triggers   []string  `json:"triggers"`
-	State      string    `json:"state"`
-	LastRun    time.Time `json:"last_run,omitzero"`
-	LastResult string    `json:"last_result,omitempty"`
-	NextRun    time.Time `json:"next_run,omitzero"`
-	Runs       int       `json:"runs"`
-	Spent      int       `json:"tokens_spent"`
-	Budget     int       `json:"token_budget"`
-}
+// Status is an observer as `cyan observers ls` shows it (a shared value:
+// the API serves it without importing this package).
+type Status = packets.ObserverStatus
 
 // Options configure NewManager.
 type Options struct {

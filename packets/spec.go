@@ -1,6 +1,9 @@
 package packets
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // ToolKind tells how a tool takes its request (SPEC §5).
 type ToolKind string
@@ -52,4 +55,20 @@ type SectionItem struct {
 	Tokens   int    `json:"tokens"`
 	Included bool   `json:"included"`
 	Reason   string `json:"reason,omitempty"`
+}
+
+// ObserverStatus is an observer as `cyan observers ls` and GET
+// /api/v1/observers show it: its triggers, state, last and next run, and
+// tokens spent against its budget (package observer fills it).
+type ObserverStatus struct {
+	Name       string    `json:"name"`
+	Source     string    `json:"source"`
+	Triggers   []string  `json:"triggers"`
+	State      string    `json:"state"`
+	LastRun    time.Time `json:"last_run,omitzero"`
+	LastResult string    `json:"last_result,omitempty"`
+	NextRun    time.Time `json:"next_run,omitzero"`
+	Runs       int       `json:"runs"`
+	Spent      int       `json:"tokens_spent"`
+	Budget     int       `json:"token_budget"`
 }

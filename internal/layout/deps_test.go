@@ -17,18 +17,19 @@ import (
 // first: a package may depend, directly or through others, only on
 // packages of lower layers. The leaves (value types, the event log, the
 // retry delay) are at 0; the store, the LLM client and the config at 1;
-// what is built on the store at 2; the parts (memory, events, tools,
-// recall…) at 3; main-virtual and the observers at 4; the API at 5; the
-// daemon that builds and wires them at 6; the command line above it.
+// what is built on the store at 2 (the turn's value types among them); the
+// parts (memory, events, tools, recall…) at 3; main-virtual, the observers
+// and the API, peers that never import each other, at 4; the daemon that
+// builds and wires them at 6; the command line above it.
 var layer = map[string]int{
 	"packets": 0, "journal": 0, "backoff": 0, "notation": 0, "persona": 0, "internal/clocktest": 0, "internal/browsertest": 0, "internal/embedtest": 0,
 	"llm": 1, "store": 1, "config": 1,
-	"generate": 2, "importer": 2, "supervise": 2, "router": 2, "internal/llmtest": 2, "tts": 2, "web": 0,
+	"generate": 2, "importer": 2, "turn": 2, "supervise": 2, "router": 2, "internal/llmtest": 2, "tts": 2, "web": 0,
 	"internal/ttstest": 3, "persona/lorebook": 1, "persona/card": 2,
 	"script": 3, "memory": 3, "events": 3, "tools": 3, "limitproc": 3, "recall": 3,
 	"mainvirtual": 4, "observer": 4, "internal/scripttest": 4,
 	"bridge": 3, "bridge/onebot": 4, "bridge/telegram": 4, "internal/onebottest": 0, "internal/tgtest": 0,
-	"api":    5,
+	"api":    4,
 	"daemon": 6,
 	"cmd":    7, "cmd/cyan": 8,
 	"internal/e2e": 9, "internal/layout": 9,

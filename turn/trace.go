@@ -1,4 +1,4 @@
-package mainvirtual
+package turn
 
 import (
 	"time"
