@@ -49,6 +49,6 @@
 // packets.ObserverStatus), never importing them: they are peers.
 //
 // It may import turn, tools, packets, events, generate, store, llm, config,
-// memory, recall, importer, journal, router, supervise, tts, archive and
-// metrics.
+// memory, recall, importer, journal, router, supervise, tts, bridge,
+// archive and metrics.
 package api

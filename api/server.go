@@ -66,6 +66,10 @@ type Options struct {
 	AllowedOrigins []string
 	// Doors open paths that need no token or check their own (see Door).
 	Doors []Door
+	// Mount serves other parts' handlers behind the guard, by path (a path
+	// ending in "/" takes everything below it): the chat bridges' OneBot
+	// WebSocket and Telegram webhooks, which open their doors in Doors.
+	Mount map[string]http.Handler
 	// CheckHost turns on the DNS-rebinding check: the Host header must name
 	// a loopback host or one of AllowedHosts.
 	CheckHost    bool
@@ -78,6 +82,8 @@ type Options struct {
 	Recall *recall.Index
 	// Metrics serves GET /metrics and times the recalls (nil: no route).
 	Metrics *metrics.Metrics
+	// Bridges serves GET /api/v1/bridges (nil: an empty list).
+	Bridges Bridges
 	// Imported, when set, is told about every import batch; on the final
 	// one the import is complete (the hook that builds events from
 	// imported history).
@@ -138,6 +144,9 @@ func New(o Options) (*Server, error) {
 	}
 	s := &Server{o: o, log: log, mux: http.NewServeMux(), closing: make(chan struct{}), doors: append(builtinDoors(), o.Doors...), session: sessionValue(o.Token)}
 	s.stopping, s.stop = context.WithCancel(context.Background())
+	for path, h := range o.Mount {
+		s.mux.Handle(path, h)
+	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET "+SessionPath, s.getSession)
 	s.mux.HandleFunc("POST "+SessionPath, s.postSession)
@@ -177,6 +186,7 @@ func New(o Options) (*Server, error) {
 		s.mux.Handle("GET /metrics", o.Metrics.Handler())
 	}
 	s.mux.HandleFunc("GET /api/v1/export", s.export)
+	s.mux.HandleFunc("GET /api/v1/bridges", s.listBridges)
 	s.mux.HandleFunc("POST /api/v1/speech", s.speech)
 	s.mux.HandleFunc("GET /api/v1/speech/{key}", s.speechAudio)
 	s.mux.HandleFunc("GET /api/v1/persona", s.personaInfo)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cyan-agent/cyan/journal"
@@ -25,7 +26,9 @@ func (s *Server) Close() {
 // events from the journal: "ready" once, then a "message" event (with the
 // journal id as its SSE id) for every outgoing message of the channel as
 // it is stored, answers and proactive ones, and in a voiced channel a
-// "speech" event for every voiced segment (tts.Speech). A client that reconnects with
+// "speech" event for every voiced segment (tts.Speech), and in a bridge's
+// channel a "bridge" event {"name", "state", "error"?} whenever that bridge
+// connects, disconnects, stops or fails (journal.State). A client that reconnects with
 // the Last-Event-ID header (browsers send it themselves) or ?since=
 // gets every message it missed, once, in order, then the new ones; a
 // "lagged" event says when some were lost (kept no more). With live=1 the
@@ -56,7 +59,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	if live {
 		kinds = append(kinds, journal.ReplyDelta)
 	}
-	sub := j.Subscribe(after, journal.Filter{Kinds: kinds, Channel: channel})
+	// The bridges' state changes have no channel: the filter takes every
+	// channel, and streamed picks the channel's events and the state of
+	// the bridge the channel belongs to.
+	sub := j.Subscribe(after, journal.Filter{Kinds: append(kinds, journal.BridgeState)})
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	go func() {
@@ -87,11 +93,28 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 			return // the journal closed
 		}
 		for _, e := range evs {
+			if !streamed(e, channel) {
+				continue
+			}
 			if err := s.streamEvent(sse, e); err != nil {
 				return
 			}
 		}
 	}
+}
+
+// streamed reports whether the stream of channel shows e: the channel's
+// own events, a gap, and the state changes of the bridge whose channel it
+// is ("qq" for "qq:group:1").
+func streamed(e journal.Event, channel string) bool {
+	switch e.Kind {
+	case journal.Gap:
+		return true
+	case journal.BridgeState:
+		var st journal.State
+		return e.Decode(&st) == nil && st.Name != "" && strings.HasPrefix(channel, st.Name+":")
+	}
+	return journal.MatchChannel(channel, e.Channel)
 }
 
 // streamEvent writes one journal event as the stream shows it.
@@ -103,6 +126,8 @@ func (s *Server) streamEvent(sse *sseWriter, e journal.Event) error {
 		return sse.event("lagged", map[string]any{"message": "some events were lost (" + g.Reason + "); GET /api/v1/messages has every message", "after": g.After, "before": g.Before})
 	case journal.VoiceSpeech:
 		return sse.eventID(strconv.FormatUint(e.ID, 10), "speech", e.Data)
+	case journal.BridgeState:
+		return sse.eventID(strconv.FormatUint(e.ID, 10), "bridge", e.Data)
 	case journal.ReplyDelta:
 		var d journal.Delta
 		if e.Decode(&d) != nil {

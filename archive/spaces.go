@@ -37,6 +37,7 @@ var notExported = map[string]string{
 	store.PrefixRecall:          "the recall index and embeddings: rebuilt from the messages",
 	store.PrefixJournal:         "the journal: the daemon's stream of what happens, for its parts to follow; the messages and records it tells of are exported themselves",
 	store.PrefixRouter:          "the router's outboxes: deliveries in flight to bridges and voices",
+	store.PrefixBridge:          "the bridges' record of what they sent (platform message ids), for deliveries in flight",
 }
 
 func spaceByName(name string) (space, bool) {

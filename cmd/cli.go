@@ -30,6 +30,7 @@ func nouns() []noun {
 		{"trace", "what the model was asked: a channel's last prompt packet and the generate calls"},
 		{"memory", "the workspace: the items the companion holds and their memory state"},
 		{"observers", "the background observers"},
+		{"bridges", "the chat-app bridges (QQ through OneBot v11, Telegram)"},
 		{"tool", "the tools: list them, run or check a call as the model's calls are"},
 		{"approvals", "the tool calls waiting for your approval"},
 		{"events", "the event log: records of topics, days, weeks, months, years"},
@@ -92,6 +93,8 @@ func commands() []verb {
 		{noun: "observers", name: "ls", summary: "list the observers: triggers, last and next run, tokens spent of the budget, state", daemon: true, setup: observersLs},
 		{noun: "observers", name: "run", args: "NAME", summary: "run an observer now", daemon: true, setup: observersRun,
 			example: []string{"main-observer"}},
+
+		{noun: "bridges", name: "ls", summary: "list the bridges: connected, bot, chats seen, queue, counters, last error", daemon: true, setup: bridgesLs},
 
 		{noun: "tool", name: "ls", summary: "list the tools: name, kind, source, effects, and what the owner's and others' rules decide", daemon: true, setup: toolLs},
 		{noun: "tool", name: "run", args: "NAME [ARGS_JSON]", summary: "run a call through the same permission checks as the model's", daemon: true, setup: toolRunCmd,

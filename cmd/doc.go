@@ -14,7 +14,7 @@
 //     ls", "cyan trace --channel home" is "cyan trace ls --channel home").
 //     A noun without ls (config, script run|check…) needs its verb. Nouns
 //     are plural where they name a collection the daemon keeps (observers,
-//     approvals, events, objects, relations, theories) and singular where
+//     bridges, approvals, events, objects, relations, theories) and singular where
 //     they name a kind of thing or a subsystem (memory, tool, trace,
 //     history, script, persona, bench, config).
 //   - Single-word actions stay single words: serve, chat, send, recall,

@@ -44,13 +44,13 @@ func doctorCmd(f *flags) run {
 			src = "built-in defaults and environment"
 		}
 		checks = append(checks, check{name: "config", ok: true, msg: "valid (" + src + ")"})
-		// checkOwners takes the configured bridges' names once config has a bridges section.
 		checks = append(checks, checkDataDir(cfg))
 		checks = append(checks, checkParts(cfg)...)
-		checks = append(checks, checkPersona(cfg), checkFiles(cfg), checkSandbox(cfg), checkUser(), checkOwners(cfg, nil))
+		checks = append(checks, checkPersona(cfg), checkFiles(cfg), checkSandbox(cfg), checkUser(), checkOwners(cfg, cfg.Bridges.BridgeNames()))
 		checks = append(checks, checkLLM(cfg, *timeout)...)
 		checks = append(checks, checkEmbed(cfg, *timeout))
 		checks = append(checks, checkVoice(cfg, *timeout))
+		checks = append(checks, checkBridges(cfg, *timeout)...)
 		if err := report(io, checks, *asJSON); err != nil {
 			return err
 		}

@@ -36,6 +36,8 @@ type Config struct {
 	Generate Generate `yaml:"generate"`
 	// Embed selects the recall embedder.
 	Embed Embed `yaml:"embed"`
+	// Bridges are the chat-app bridges (QQ through OneBot v11, Telegram).
+	Bridges Bridges `yaml:"bridges"`
 	// TTS selects the voice.
 	TTS TTS `yaml:"tts"`
 	// ShutdownTimeout bounds a shutdown (SIGTERM, cyan stop); Store and
@@ -59,6 +61,9 @@ type LLM struct {
 	MaxRetries  int      `yaml:"max_retries"`
 	Temperature *float64 `yaml:"temperature"`
 	MaxTokens   int      `yaml:"max_tokens"`
+	// Vision: the model accepts images. Pictures people send through a
+	// bridge then reach it as image parts; otherwise as "%[…]" references.
+	Vision bool `yaml:"vision"`
 }
 
 // Agent tunes main-virtual's turn.
@@ -399,6 +404,7 @@ func Defaults() Config {
 		},
 		Generate: Generate{Traces: 1000},
 		Embed:    Embed{Provider: "builtin", Index: "flat"},
+		Bridges:  Bridges{Manners: DefaultManners()},
 		TTS:      defaultTTS(),
 
 		ShutdownTimeout: Duration(DefaultShutdownTimeout),

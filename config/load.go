@@ -260,6 +260,7 @@ func (c *Config) validate(where func(key string) *Error) error {
 	}
 	c.validateTools(bad)
 	c.validateEvents(bad)
+	c.validateBridges(bad)
 	c.validateTTS(bad)
 	c.validateTrust(bad)
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level) {

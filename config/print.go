@@ -38,6 +38,7 @@ func (c Config) Redacted() Config {
 		servers[i] = s
 	}
 	c.MCP.Servers = servers
+	c.Bridges = c.Bridges.redacted()
 	return c
 }
 

@@ -76,6 +76,7 @@ type Daemon struct {
 	tools   *toolParts
 	recall  *recall.Index
 	imports *importBuilds
+	bridges *bridgeParts
 	sup     *supervise.Supervisor
 	extra   []supervise.Part // parts added by tests
 	restart backoff.Policy   // the supervisor's (zero: its default)
@@ -257,6 +258,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		Budgets:     map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget},
 		LiveText:    true,
 		Greeting:    greeting(d.persona.Load),
+		Images:      visionImages(cfg),
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
 		OnTurnEnd: func(e mainvirtual.TurnEnd) { d.metrics.Turn(e.Kind, e.Proactive, e.Outcome, e.Took) },
 		Counter:   counter, Now: now, Logger: log.With("component", "mainvirtual"),
@@ -278,10 +280,13 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	if p := d.backups(version, now); p != nil {
 		d.extra = append(d.extra, *p)
 	}
+	if d.bridges, err = d.buildBridges(cfg, clock, log); err != nil {
+		return err
+	}
 	d.api, err = api.New(api.Options{
 		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Observers: manager, Traces: d.gen.Traces(),
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
-		Recall: d.recall, Imported: d.imports.imported,
+		Recall: d.recall, Imported: d.imports.imported, Bridges: d.bridges, Mount: d.bridges.mount(), Doors: d.bridges.doors(),
 		Voice: d.voice, Page: web.Handler(), PagePaths: web.Paths(), Persona: d.personaInfo,
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),

@@ -40,6 +40,9 @@ func (d *Daemon) parts(ln net.Listener) *supervise.Supervisor {
 			add("voice-out", func(ctx context.Context) error { return d.router.Attach(ctx, voiceSubscriber, d.voiceComponent()) })
 		}
 	}
+	for _, p := range d.bridges.parts() {
+		sup.Add(p)
+	}
 	for _, p := range d.extra {
 		sup.Add(p)
 	}

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -77,12 +78,20 @@ type anMessage struct {
 
 type anBlock struct {
 	Type      string          `json:"type"`
+	Source    *anSource       `json:"source,omitempty"` // image blocks
 	Text      string          `json:"text,omitempty"`
 	ID        string          `json:"id,omitempty"`
 	Name      string          `json:"name,omitempty"`
 	Input     json.RawMessage `json:"input,omitempty"`
 	ToolUseID string          `json:"tool_use_id,omitempty"`
 	Content   string          `json:"content,omitempty"`
+}
+
+// anSource is an image block's data.
+type anSource struct {
+	Type      string `json:"type"` // base64
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
 }
 
 type anTool struct {
@@ -184,8 +193,11 @@ func (a *anthropic) message(m Message, model string) anMessage {
 		return anMessage{Role: "user", Content: []anBlock{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content}}}
 	}
 	um := anMessage{Role: "user"}
+	for _, im := range m.Images { // images first, as Anthropic advises
+		um.Content = append(um.Content, anBlock{Type: "image", Source: &anSource{Type: "base64", MediaType: im.MIME, Data: base64.StdEncoding.EncodeToString(im.Data)}})
+	}
 	if strings.TrimSpace(m.Content) != "" {
-		um.Content = []anBlock{{Type: "text", Text: m.Content}}
+		um.Content = append(um.Content, anBlock{Type: "text", Text: m.Content})
 	}
 	return um
 }

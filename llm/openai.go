@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -80,8 +81,10 @@ type oaStreamOptions struct {
 }
 
 type oaMessage struct {
-	Role       string       `json:"role"`
-	Content    *string      `json:"content"` // null for a tool-calling assistant without text
+	Role string `json:"role"`
+	// Content is a string, null for a tool-calling assistant without text,
+	// or text and image_url parts for a user message with images.
+	Content    any          `json:"content"`
 	ToolCalls  []oaToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string       `json:"tool_call_id,omitempty"`
 }
@@ -131,6 +134,9 @@ func (o *openAI) encode(req Request, model string, stream bool) ([]byte, error) 
 	for _, m := range req.Messages {
 		content := m.Content
 		om := oaMessage{Role: string(m.Role), Content: &content}
+		if len(m.Images) > 0 && m.Role == RoleUser {
+			om.Content = oaParts(content, m.Images)
+		}
 		switch m.Role {
 		case RoleAssistant:
 			for _, tc := range m.ToolCalls {
@@ -184,6 +190,26 @@ func (o *openAI) encode(req Request, model string, stream bool) ([]byte, error) 
 			Message: "cannot encode the request (a tool schema or response schema is not valid JSON)", Err: err}
 	}
 	return b, nil
+}
+
+// oaPart is a content part of a user message.
+type oaPart struct {
+	Type     string      `json:"type"`
+	Text     string      `json:"text,omitempty"`
+	ImageURL *oaImageURL `json:"image_url,omitempty"`
+}
+
+type oaImageURL struct {
+	URL string `json:"url"`
+}
+
+// oaParts is a user message's text followed by its images as data URLs.
+func oaParts(text string, imgs []Image) []oaPart {
+	parts := []oaPart{{Type: "text", Text: text}}
+	for _, im := range imgs {
+		parts = append(parts, oaPart{Type: "image_url", ImageURL: &oaImageURL{URL: "data:" + im.MIME + ";base64," + base64.StdEncoding.EncodeToString(im.Data)}})
+	}
+	return parts
 }
 
 // Wire types of the response.

@@ -27,6 +27,17 @@ type Message struct {
 	// ToolCallID and ToolName identify the call a tool message answers.
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	ToolName   string `json:"tool_name,omitempty"`
+	// Images go with a user message, for models that accept them: OpenAI
+	// image_url parts (data URLs), Anthropic base64 image blocks.
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is one picture in a user message.
+type Image struct {
+	MIME string `json:"mime"` // image/jpeg, image/png, image/gif, image/webp
+	Data []byte `json:"-"`    // kept out of traces
+	// Ref names where it came from ("images/qq/ab12….jpg"), for traces.
+	Ref string `json:"ref,omitempty"`
 }
 
 // ToolCall is a function call made by the model. Arguments is the JSON text

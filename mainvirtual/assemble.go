@@ -29,8 +29,12 @@ type assembler struct {
 	// compressor shortens old model messages (nil: none); compress tunes it.
 	compressor Compressor
 	compress   config.Compress
+	images     func(text string) []llm.Image
 	log        *slog.Logger
 }
+
+// MaxImages bounds the pictures one turn passes to the model.
+const MaxImages = 4
 
 // assemble builds the packet for a turn in q.Channel whose incoming message
 // is already stored.
@@ -142,7 +146,7 @@ func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message
 		}
 		items[i] = ctxItem{m: m, full: n + lineOverhead}
 	}
-	kept := items[a.fit(ctx, q, items, p.MiniFullContextCount, &ct):]
+	kept := seenOrder(items[a.fit(ctx, q, items, p.MiniFullContextCount, &ct):])
 	// The conversation handed to a provider must open with a user turn.
 	// When it opens with what the agent said first of its own accord (a
 	// greeting), a platform line says so; other model messages are dropped.
@@ -159,7 +163,14 @@ func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message
 		}
 		kept = kept[1:]
 	}
-	for _, it := range kept {
+	answered := -1 // the agent's last answer: what follows it is new to this turn
+	for i, it := range kept {
+		if it.m.Role == store.RoleAssistant {
+			answered = i
+		}
+	}
+	images := 0
+	for i, it := range kept {
 		m := it.m
 		ct.Included = append(ct.Included, m.ID)
 		ct.Tokens += it.cost()
@@ -181,17 +192,55 @@ func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message
 				text = notation.AgentTime(m.Time) + text
 			}
 		}
+		var pics []llm.Image
+		if a.images != nil && i > answered && m.Role == store.RoleUser && images < MaxImages {
+			pics = a.images(m.Text)
+			if len(pics) > MaxImages-images {
+				pics = pics[:MaxImages-images]
+			}
+			images += len(pics)
+		}
 		if n := len(out); n > 0 && out[n-1].Role == role {
 			sep := "\n"
 			if role == llm.RoleAssistant {
 				sep = "\n" + notation.Break + "\n"
 			}
 			out[n-1].Content += sep + text
+			out[n-1].Images = append(out[n-1].Images, pics...)
 			continue
 		}
-		out = append(out, llm.Message{Role: role, Content: text})
+		out = append(out, llm.Message{Role: role, Content: text, Images: pics})
 	}
 	return out, ct, nil
+}
+
+// seenOrder puts what people said while the agent was answering after
+// that answer: a message stored after the turn's incoming message but
+// before its reply was not seen by that turn (a group chat goes on while
+// the agent thinks), so the context shows it after the reply, as new, and
+// the conversation ends with what the next answer is for. Only user and
+// platform lines move; the agent's messages keep their order.
+func seenOrder(items []ctxItem) []ctxItem {
+	out := make([]ctxItem, 0, len(items))
+	var later []ctxItem
+	for _, it := range items {
+		if it.m.Role == store.RoleAssistant {
+			if r := it.m.ReplyTo; r != "" {
+				k := len(out)
+				for k > 0 && out[k-1].m.Role != store.RoleAssistant && out[k-1].m.ID > r {
+					k--
+				}
+				later = append(append([]ctxItem(nil), out[k:]...), later...)
+				out = out[:k]
+			}
+			out = append(out, it)
+			continue
+		}
+		out = append(out, later...)
+		later = later[:0]
+		out = append(out, it)
+	}
+	return append(out, later...)
 }
 
 // platformName is the name a platform message is shown under: "system"

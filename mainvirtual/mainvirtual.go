@@ -40,6 +40,11 @@ type Options struct {
 	// Compressor shortens the agent's older messages once the context
 	// outgrows its budget; nil drops them instead.
 	Compressor Compressor
+	// Images, if set, returns the pictures a user message's text refers to
+	// ("%[images/…]"), for a model that accepts images: the messages the
+	// turn answers (those after the agent's last answer) carry them, at most
+	// MaxImages a turn. nil: images stay references.
+	Images func(text string) []llm.Image
 	// Temperature and MaxTokens are passed to every call (nil/0: provider
 	// defaults).
 	Temperature *float64
@@ -78,6 +83,7 @@ type MainVirtual struct {
 	now      func() time.Time
 	log      *slog.Logger
 	locks    keyedMutex
+	greetMu  sync.Mutex // Record's check for an empty channel and its greeting
 	live     bool
 	journal  *journal.Journal
 	greeting func(Query) (string, error)
@@ -147,6 +153,7 @@ func New(o Options) (*MainVirtual, error) {
 		persona:    o.Persona,
 		compressor: o.Compressor,
 		compress:   o.Agent.Compress,
+		images:     o.Images,
 		log:        o.Logger,
 	}
 	return mv, nil

@@ -1,8 +1,11 @@
 // Package store keeps cyan's durable state in an embedded Badger database in
 // the data dir: channels, messages (time-ordered uuid v7 ids) and the last
 // prompt-packet trace of each channel. A write returns only once it is on
-// disk (SyncWrites), so an acknowledged message survives kill -9. One daemon
-// owns a data dir at a time; a second one gets ErrLocked.
+// disk (SyncWrites), so an acknowledged message survives kill -9. Appends
+// that meet at the disk share one commit (commit.go): those that arrive
+// while a commit is under way are written together by the next one, one
+// fsync for all, each caller returning once its own messages are durable.
+// One daemon owns a data dir at a time; a second one gets ErrLocked.
 //
 // The store keeps its disk from filling (space.go): Badger writes through
 // memory maps, where a full disk kills the process with SIGBUS, so every

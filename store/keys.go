@@ -68,6 +68,9 @@ const (
 	// PrefixRecall is the recall package's key space (embeddings, cursors).
 	PrefixRecall = "rcl\x00"
 
+	// PrefixBridge is the bridges' key space (package bridge): brg\x00
+	// sent\x00<bridge>\x00<router key> → the platform id of a sent message.
+	PrefixBridge = "brg\x00"
 	// PrefixJournal is the event log's (package journal): jnl\x00e id(8)
 	// → Event JSON, jnl\x00r the ids reserved.
 	PrefixJournal = "jnl\x00"

@@ -182,32 +182,6 @@ func (s *Store) AppendHistory(msgs ...*Message) error {
 	return nil
 }
 
-func (s *Store) write(msgs []*Message) error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if err := s.guard.check(); err != nil {
-		return fmt.Errorf("store: append: %w", err)
-	}
-	seq := s.seq
-	err := s.db.Update(func(txn *badger.Txn) error {
-		for _, m := range msgs {
-			seq++
-			if err := putMessage(txn, m, seq); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err == nil {
-		err = s.guard.after()
-	}
-	if err != nil {
-		return fmt.Errorf("store: append: %w", err)
-	}
-	s.seq = seq
-	return nil
-}
-
 // putMessage writes one message, its id and arrival entries, its external
 // id (when it has one) and its channel record.
 func putMessage(txn *badger.Txn, m *Message, seq uint64) error {

@@ -52,6 +52,13 @@ type Store struct {
 	wmu sync.Mutex
 	seq uint64 // the last arrival seq written
 
+	// gmu guards the group commit (commit.go): the Appends waiting for
+	// the commit under way, and whether one is.
+	gmu        sync.Mutex
+	gcond      *sync.Cond
+	queue      []*pendingWrite
+	committing bool
+
 	journal *journal.Journal
 }
 
@@ -107,6 +114,7 @@ func Open(o Options) (*Store, error) {
 		return nil, fmt.Errorf("store: open database in %s: %w", o.Dir, err)
 	}
 	s := &Store{db: db, lock: lock, log: log}
+	s.gcond = sync.NewCond(&s.gmu)
 	if sys := defaultDisk(); !o.InMemory && sys != nil {
 		s.guard, err = newGuard(o.Dir, cmp.Or(o.MinFree, DefaultMinFree), sys, log)
 		if err == nil {

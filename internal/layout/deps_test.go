@@ -28,6 +28,7 @@ var layer = map[string]int{
 	"internal/ttstest": 3, "persona/lorebook": 1, "persona/card": 2,
 	"script": 3, "memory": 3, "events": 3, "tools": 3, "limitproc": 3, "recall": 3,
 	"mainvirtual": 4, "observer": 4, "internal/scripttest": 4,
+	"bridge": 3, "bridge/onebot": 4, "bridge/telegram": 4, "internal/onebottest": 0, "internal/tgtest": 0,
 	"api":    4,
 	"daemon": 6,
 	"cmd":    7, "cmd/cyan": 8,

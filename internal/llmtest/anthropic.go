@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -38,6 +39,11 @@ type anthropicBlock struct {
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
+	Source    *struct {
+		Type      string `json:"type"`
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+	} `json:"source"`
 }
 
 // decodeAnthropic fills req from its body and returns what the real API
@@ -113,9 +119,19 @@ func decodeAnthropic(req *Request) string {
 			continue
 		}
 		var text []string
+		var images []llm.Image
 		seenText := false
 		for _, b := range blocks {
 			switch b.Type {
+			case "image":
+				if b.Source == nil || b.Source.Type != "base64" || !strings.HasPrefix(b.Source.MediaType, "image/") {
+					return fmt.Sprintf("messages.%d: image.source: want {type: base64, media_type: image/…, data}", i)
+				}
+				data, err := base64.StdEncoding.DecodeString(b.Source.Data)
+				if err != nil {
+					return fmt.Sprintf("messages.%d: image.source.data: not base64", i)
+				}
+				images = append(images, llm.Image{MIME: b.Source.MediaType, Data: data})
 			case "text":
 				if b.Text == "" {
 					return fmt.Sprintf("messages.%d: text content blocks must be non-empty", i)
@@ -136,8 +152,8 @@ func decodeAnthropic(req *Request) string {
 				req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, Content: content, ToolCallID: b.ToolUseID})
 			}
 		}
-		if len(text) > 0 {
-			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, Content: strings.Join(text, "\n")})
+		if len(text) > 0 || len(images) > 0 {
+			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, Content: strings.Join(text, "\n"), Images: images})
 		}
 		lastCalls = nil
 	}

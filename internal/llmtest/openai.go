@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -65,6 +66,9 @@ func decodeOpenAI(req *Request) string {
 			return fmt.Sprintf("messages[%d].content: %v", i, err)
 		}
 		lm := llm.Message{Role: llm.Role(m.Role), Content: content, ToolCallID: m.ToolCallID, ToolName: m.Name}
+		if lm.Images, err = imageParts(m.Content); err != nil {
+			return fmt.Sprintf("messages[%d].content: %v", i, err)
+		}
 		switch m.Role {
 		case "system", "developer":
 			lm.Role = llm.RoleSystem
@@ -124,6 +128,40 @@ func textContent(raw json.RawMessage) (string, error) {
 		b.WriteString(p.Text)
 	}
 	return b.String(), nil
+}
+
+// imageParts reads the image_url parts of a content array (data URLs only:
+// the fake fetches nothing).
+func imageParts(raw json.RawMessage) ([]llm.Image, error) {
+	var parts []struct {
+		Type     string `json:"type"`
+		ImageURL *struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return nil, nil
+	}
+	var out []llm.Image
+	for _, p := range parts {
+		if p.Type != "image_url" {
+			continue
+		}
+		if p.ImageURL == nil {
+			return nil, fmt.Errorf("an image_url part without image_url")
+		}
+		meta, data, ok := strings.Cut(strings.TrimPrefix(p.ImageURL.URL, "data:"), ",")
+		mime, b64 := strings.CutSuffix(meta, ";base64")
+		if !ok || !b64 || !strings.HasPrefix(mime, "image/") {
+			return nil, fmt.Errorf("image_url: want a data:image/…;base64, URL")
+		}
+		b, err := base64.StdEncoding.DecodeString(data)
+		if err != nil {
+			return nil, fmt.Errorf("image_url: not base64")
+		}
+		out = append(out, llm.Image{MIME: mime, Data: b})
+	}
+	return out, nil
 }
 
 type openAIWriter struct{}

@@ -1,0 +1,365 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/journal"
+	"github.com/cyan-agent/cyan/router"
+)
+
+// Options configure New.
+type Options struct {
+	// Name is the bridge's name: the prefix of its channels and speaker ids.
+	Name    string
+	Adapter Adapter
+	Agent   Agent
+	// Attach receives the outgoing packets of the bridge's channels: it
+	// hands them to c, oldest first, until ctx ends — the router's Attach
+	// under the bridge's subscription (router.Router.Attach).
+	Attach func(ctx context.Context, c router.Component) error
+	// Sent remembers what was sent, across restarts (nil: in memory only).
+	Sent SentLog
+	// Queue counts the outgoing packets waiting (nil: none known).
+	Queue func() int
+	// Journal gets the bridge's state changes (journal.BridgeState; nil:
+	// none).
+	Journal *journal.Journal
+	Manners config.Manners
+	// AgentName is the persona's current name, one of the names the bot
+	// answers to.
+	AgentName func() string
+	// DataDir is where images are kept ("" keeps none).
+	DataDir string
+	Clock   Clock          // nil: the real clock
+	Rand    func() float64 // the chime-in's dice; nil: math/rand/v2
+	Logger  *slog.Logger   // nil: discard
+	// Stored, if set, is called once an incoming message is durable, with
+	// its platform id (benchmarks measure event → stored with it).
+	Stored func(chat Chat, msgID string)
+}
+
+// Bridge runs one adapter with the group-chat manners. See the package doc.
+type Bridge struct {
+	name    string
+	adapter Adapter
+	agent   Agent
+	attach  func(context.Context, router.Component) error
+	keys    SentLog
+	queue   func() int
+	journal *journal.Journal
+	manners config.Manners
+	lists   lists
+	quiet   quiet
+	images  *imageKeeper
+	agentNm func() string
+	clock   Clock
+	rand    func() float64
+	log     *slog.Logger
+	stored  func(Chat, string)
+
+	roster roster
+	seen   idSet // incoming message ids (chat + id), for duplicates
+	sent   idSet // ids of the bot's own messages, for replies to it
+
+	mu    sync.Mutex
+	chats map[Chat]*chatState
+	users map[string]*window // per speaker: turns they triggered
+	ctx   context.Context    // Run's, for the turns it starts
+	wg    sync.WaitGroup     // the goroutines Run started
+	prev  router.Packet      // the last packet sent, for the pause between parts
+
+	conn   sync.Mutex
+	online chan struct{} // closed while connected
+	st     Status
+
+	postMu   sync.Mutex
+	posted   journal.State // the last state posted
+	postedAt time.Time
+	selfUser atomic.Pointer[User]
+
+	received, storedN, skipped, turns, sent_, failed atomic.Uint64
+}
+
+// Status is a bridge's state, for `cyan bridges` and doctor.
+type Status struct {
+	Name      string    `json:"name"`
+	Platform  string    `json:"platform"`
+	Connected bool      `json:"connected"`
+	Self      string    `json:"self,omitempty"` // the bot's platform id
+	SelfName  string    `json:"self_name,omitempty"`
+	Since     time.Time `json:"since,omitzero"` // the last connect or disconnect
+	LastError string    `json:"last_error,omitempty"`
+	ErrorAt   time.Time `json:"error_at,omitzero"`
+	Chats     int       `json:"chats"`
+	Queue     int       `json:"queue"` // outgoing messages waiting
+	Received  uint64    `json:"received"`
+	Stored    uint64    `json:"stored"`
+	Skipped   uint64    `json:"skipped"` // duplicates, the bot's own, denied, malformed
+	Turns     uint64    `json:"turns"`
+	Sent      uint64    `json:"sent"`
+	Failed    uint64    `json:"failed"` // replies given up
+}
+
+// New checks the options and builds the bridge.
+func New(o Options) (*Bridge, error) {
+	switch {
+	case o.Name == "":
+		return nil, errors.New("bridge: no name")
+	case o.Adapter == nil || o.Agent == nil || o.Attach == nil:
+		return nil, fmt.Errorf("bridge %s: adapter, agent and attach are required", o.Name)
+	}
+	q, err := parseQuiet(o.Manners.QuietHours)
+	if err != nil {
+		return nil, err
+	}
+	if o.Clock == nil {
+		o.Clock = realClock{}
+	}
+	if o.Rand == nil {
+		o.Rand = rand.Float64
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Sent == nil {
+		o.Sent = newMemSent(4096)
+	}
+	if o.Queue == nil {
+		o.Queue = func() int { return 0 }
+	}
+	if o.AgentName == nil {
+		o.AgentName = func() string { return "" }
+	}
+	b := &Bridge{
+		name: o.Name, adapter: o.Adapter, agent: o.Agent, attach: o.Attach, keys: o.Sent, queue: o.Queue, journal: o.Journal, manners: o.Manners,
+		lists: listsOf(o.Manners), quiet: q, agentNm: o.AgentName, clock: o.Clock, rand: o.Rand, log: o.Logger,
+		stored: o.Stored, chats: map[Chat]*chatState{}, users: map[string]*window{}, online: make(chan struct{}),
+		images: newImageKeeper(o.DataDir, o.Name, o.Manners.ImageMaxBytes, o.Manners.ImagesMaxBytes),
+		seen:   newIDSet(8192), sent: newIDSet(4096),
+	}
+	b.st = Status{Name: o.Name, Platform: o.Adapter.Platform()}
+	return b, nil
+}
+
+// Name is the bridge's name.
+func (b *Bridge) Name() string { return b.name }
+
+// Run keeps the adapter connected and takes the outgoing packets of the
+// bridge's channels from the router until ctx ends; then it waits for the
+// turns it started. It returns nil when ctx ends, or the first error of
+// the adapter (one it cannot recover from: a wrong token) or of the
+// router; a panic in either is returned as an error, so the supervisor
+// restarts the bridge.
+func (b *Bridge) Run(ctx context.Context) (err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	b.mu.Lock()
+	b.ctx = ctx
+	b.mu.Unlock()
+	b.post("connecting", nil)
+	defer func() {
+		if err != nil {
+			b.post("failed", err)
+		} else {
+			b.post("stopped", nil)
+		}
+	}()
+	errc := make(chan error, 2)
+	b.goErr("adapter", errc, func() error { return b.adapter.Run(ctx, sink{b}) })
+	b.goErr("outbox", errc, func() error { return b.attach(ctx, b) })
+	err = <-errc
+	cancel()
+	b.wg.Wait()
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled)) && !errors.Is(err, errPanic) {
+		err = nil
+	}
+	b.conn.Lock()
+	if b.st.Connected {
+		b.online = make(chan struct{})
+	}
+	b.st.Connected = false
+	b.conn.Unlock()
+	if err != nil {
+		return fmt.Errorf("bridge %s: %w", b.name, err)
+	}
+	return nil
+}
+
+var errPanic = errors.New("panicked")
+
+// goErr runs f in a goroutine Run joins and sends its result, or a panic
+// as an error, to errc.
+func (b *Bridge) goErr(what string, errc chan<- error, f func() error) {
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		defer func() {
+			if v := recover(); v != nil {
+				b.log.Error("bridge part panicked", "part", what, "panic", v, "stack", string(debug.Stack()))
+				errc <- fmt.Errorf("%s %w: %v", what, errPanic, v)
+			}
+		}()
+		errc <- f()
+	}()
+}
+
+// goSafe runs f in a goroutine Run joins, turning a panic into a log line.
+func (b *Bridge) goSafe(what string, f func()) {
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		defer func() {
+			if v := recover(); v != nil {
+				b.log.Error("bridge part panicked", "part", what, "panic", v, "stack", string(debug.Stack()))
+			}
+		}()
+		f()
+	}()
+}
+
+// post puts a state change on the journal (journal.BridgeState): connecting,
+// connected, disconnected, stopped or failed, with the error that caused
+// it. The sink's calls post under b.conn, so the order is the order the
+// adapter reported. Repeats
+// of the same state and error are not posted, nor more than one problem
+// (an error that left the state as it was) a minute.
+func (b *Bridge) post(state string, err error) {
+	if b.journal == nil {
+		return
+	}
+	st := journal.State{Name: b.name, State: state}
+	if err != nil {
+		st.Error = err.Error()
+	}
+	now := b.clock.Now()
+	b.postMu.Lock()
+	defer b.postMu.Unlock()
+	if st == b.posted || (st.State == b.posted.State && now.Sub(b.postedAt) < time.Minute) {
+		return
+	}
+	b.posted, b.postedAt = st, now
+	e := journal.New(journal.BridgeState, "", st)
+	e.Origin = "bridge:" + b.name
+	b.journal.Post(e)
+}
+
+// Status reports the bridge's state.
+func (b *Bridge) Status() Status {
+	b.conn.Lock()
+	s := b.st
+	b.conn.Unlock()
+	s.Chats = b.roster.count()
+	s.Queue = b.queue()
+	s.Received, s.Stored, s.Skipped = b.received.Load(), b.storedN.Load(), b.skipped.Load()
+	s.Turns, s.Sent, s.Failed = b.turns.Load(), b.sent_.Load(), b.failed.Load()
+	return s
+}
+
+// sink is the bridge as the adapter sees it.
+type sink struct{ b *Bridge }
+
+func (s sink) Inbound(ctx context.Context, m *Message) { s.b.inbound(ctx, m) }
+
+func (s sink) Connected(self User) {
+	b := s.b
+	b.conn.Lock()
+	defer b.conn.Unlock()
+	if !b.st.Connected {
+		close(b.online)
+	}
+	b.st.Connected, b.st.Self, b.st.SelfName, b.st.Since = true, self.ID, self.Name, b.clock.Now()
+	if self.Username != "" && self.Name == "" {
+		b.st.SelfName = self.Username
+	}
+	b.selfUser.Store(&self)
+	b.log.Info("bridge connected", "self", self.ID, "name", b.st.SelfName)
+	b.post("connected", nil)
+}
+
+func (s sink) Disconnected(err error) {
+	b := s.b
+	b.conn.Lock()
+	defer b.conn.Unlock()
+	if b.st.Connected {
+		b.online = make(chan struct{})
+	}
+	b.st.Connected, b.st.Since = false, b.clock.Now()
+	if err != nil {
+		b.st.LastError, b.st.ErrorAt = err.Error(), b.clock.Now()
+		b.log.Warn("bridge disconnected", "err", err)
+	}
+	b.post("disconnected", err)
+}
+
+func (s sink) Problem(err error) {
+	b := s.b
+	b.conn.Lock()
+	b.st.LastError, b.st.ErrorAt = err.Error(), b.clock.Now()
+	state := "disconnected"
+	if b.st.Connected {
+		state = "connected"
+	}
+	b.post(state, err)
+	b.conn.Unlock()
+}
+
+// waitOnline blocks until the adapter is connected.
+func (b *Bridge) waitOnline(ctx context.Context) error {
+	b.conn.Lock()
+	ch := b.online
+	b.conn.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// idSet remembers the last n ids.
+type idSet struct {
+	mu   sync.Mutex
+	m    map[string]struct{}
+	ring []string
+	next int
+}
+
+func newIDSet(n int) idSet { return idSet{m: make(map[string]struct{}, n), ring: make([]string, n)} }
+
+// add records id and reports whether it was new.
+func (s *idSet) add(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.m[id]; ok {
+		return false
+	}
+	if old := s.ring[s.next]; old != "" {
+		delete(s.m, old)
+	}
+	s.ring[s.next] = id
+	s.next = (s.next + 1) % len(s.ring)
+	s.m[id] = struct{}{}
+	return true
+}
+
+func (s *idSet) has(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.m[id]
+	return ok
+}
+
+func (s *idSet) remove(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, id)
+}

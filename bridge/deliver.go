@@ -1,0 +1,153 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cyan-agent/cyan/router"
+)
+
+// maxTries bounds the offers of one message that fail with a temporary
+// platform error; after the last one it is given up and the model told.
+const maxTries = 6
+
+var _ router.Component = (*Bridge)(nil)
+
+// Deliver is the bridge as the router's component: it sends one outgoing
+// packet of its channels. The router offers the packets of the bridge's
+// outbox one at a time, oldest first, and offers a packet again (after a
+// backoff, before any later one) while Deliver returns a temporary error,
+// so order holds and nothing is lost while the platform is away:
+//
+//   - it waits, blocked, while the adapter is disconnected;
+//   - a packet already sent (its Key is in the sent log: the daemon
+//     stopped between the send and the acknowledgement) is acknowledged
+//     without sending it again;
+//   - the parts of one answer are sent with a short human-like pause;
+//   - a temporary platform error (rate limited, a timeout) is returned, so
+//     the router tries again, after the platform's retry-after when it
+//     gave one; after maxTries, or on a permanent error (muted, the chat is
+//     gone, the text refused), the model is told in that chat (a note it
+//     reads at its next turn there) and the packet is dropped
+//     (router.Permanent).
+//
+// Speech packets are not the chat's: they are acknowledged unsent.
+func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
+	if d.Kind == router.KindSpeech {
+		return nil
+	}
+	chat, ok := ParseChannel(b.name, d.Channel)
+	if !ok {
+		b.log.Warn("an outgoing message for a channel that is no chat of this bridge; dropped", "channel", d.Channel, "key", d.Key)
+		return nil
+	}
+	if id, ok := b.keys.Sent(d.Key); ok {
+		if id != "" {
+			b.sent.add(string(chat.Kind) + ":" + chat.ID + ":" + id)
+		}
+		b.log.Info("an outgoing message was sent before a restart; not sent again", "channel", d.Channel, "key", d.Key)
+		return nil
+	}
+	out := parseOutgoing(d.Text, chat, &b.roster)
+	if q := b.agent.Quoted(d.Key); q != "" {
+		out = asReply(out, q)
+	}
+	if len(out.Parts) == 0 {
+		return nil
+	}
+	if d.Attempt == 1 && b.follows(d.Packet) {
+		if sleep(ctx, b.clock, replyDelay(b.manners, d.Text)) != nil {
+			return ctx.Err()
+		}
+	}
+	id, err := b.send(ctx, chat, out)
+	if err == nil {
+		b.sent_.Add(1)
+		if id != "" {
+			b.sent.add(string(chat.Kind) + ":" + chat.ID + ":" + id)
+		}
+		if kerr := b.keys.MarkSent(d.Key, id); kerr != nil {
+			b.log.Warn("could not keep the sent message's key; a restart before its acknowledgement would send it again", "key", d.Key, "err", kerr)
+		}
+		b.mu.Lock()
+		b.prev = d.Packet
+		b.mu.Unlock()
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err() // still due: offered again after the restart
+	}
+	var se *SendError
+	if errors.As(err, &se) && se.Temporary {
+		if d.Attempt < maxTries {
+			b.log.Info("send failed; the router tries again", "channel", d.Channel, "key", d.Key, "attempt", d.Attempt, "err", err)
+			if se.RetryAfter > 0 && sleep(ctx, b.clock, se.RetryAfter) != nil {
+				return ctx.Err()
+			}
+			return err
+		}
+		err = fmt.Errorf("gave up after %d tries: %w", d.Attempt, err)
+	}
+	b.failed.Add(1)
+	b.log.Warn("reply not delivered", "channel", d.Channel, "key", d.Key, "err", err)
+	note := fmt.Sprintf("your message %q could not be delivered to this chat: %v", short(d.Text, 60), err)
+	if nerr := b.agent.Note(ctx, d.Channel, chat.Kind, note); nerr != nil {
+		b.log.Warn("could not note the failed delivery", "channel", d.Channel, "err", nerr)
+	}
+	return router.Permanent(err)
+}
+
+// follows reports whether p is a further part of the answer the bridge
+// sent last, which waits a typing pause.
+func (b *Bridge) follows(p router.Packet) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return p.ReplyTo != "" && p.ReplyTo == b.prev.ReplyTo && p.Channel == b.prev.Channel
+}
+
+// asReply makes out a reply to the platform message id: the 「name: …」
+// quote the agent's expansion put at its start is dropped, since the reply
+// shows what it answers.
+func asReply(out Outgoing, id string) Outgoing {
+	for _, p := range out.Parts {
+		if p.Kind == PartReply {
+			return out
+		}
+	}
+	parts := []OutPart{{Kind: PartReply, MessageID: id}}
+	for i, p := range out.Parts {
+		if i == 0 && p.Kind == PartText && strings.HasPrefix(p.Text, "「") {
+			if end := strings.Index(p.Text, "」"); end > 0 {
+				p.Text = strings.TrimLeft(p.Text[end+len("」"):], " \t:：,，")
+				if p.Text == "" {
+					continue
+				}
+			}
+		}
+		parts = append(parts, p)
+	}
+	return Outgoing{Parts: parts}
+}
+
+// send sends one message once it is connected: a send that finds the
+// adapter offline waits for the next connection and tries again.
+func (b *Bridge) send(ctx context.Context, chat Chat, out Outgoing) (string, error) {
+	for {
+		if err := b.waitOnline(ctx); err != nil {
+			return "", err
+		}
+		id, err := b.adapter.Send(ctx, chat, out)
+		if errors.Is(err, ErrOffline) && ctx.Err() == nil {
+			// the connection dropped before the adapter said so: wait a
+			// moment for its Disconnected rather than spin
+			if sleep(ctx, b.clock, time.Second) != nil {
+				return "", ctx.Err()
+			}
+			continue
+		}
+		return id, err
+	}
+}

@@ -1,0 +1,42 @@
+// Package bridge connects chat platforms (QQ through OneBot v11, Telegram,
+// and later others such as Milky) to the companion, with the manners a
+// group chat needs.
+//
+// An Adapter speaks one platform's protocol and knows nothing of manners:
+// it keeps its connection (reconnecting with backoff), hands each incoming
+// message to a Sink in a protocol-neutral form (Message: text, mention,
+// reply, image, sticker, voice and face parts) and sends what it is given.
+// A Bridge wraps one adapter: it stores every message of every chat it may
+// serve (so the model sees the whole conversation as "^name:" lines), runs
+// a turn only when the bot is addressed (an @mention, a reply to its
+// message, its name or a wake word, or the optional chime-in), batches
+// bursts into one following turn, holds per-group and per-user rate limits,
+// allow and deny lists and quiet hours, shows that it is typing, keeps
+// images in the data dir under a size limit as "%[…]" references, and
+// sends the outgoing messages of its channels — split at "@br" by the
+// agent, with a short human-like pause between parts, the outgoing mention
+// and reply notation rendered for the platform.
+//
+// A bridge is a component of the router (package router): the daemon
+// subscribes it to its channels ("<bridge name>:*") and runs it as a
+// supervised part, whose Run keeps the adapter connected and attaches to
+// the router, which hands Deliver the outgoing packets (replies and
+// proactive messages) from the bridge's durable outbox — in order, once,
+// waiting while the platform is away and across daemon restarts; Deliver
+// waits for a connection, retries what may work later and tells the model
+// (a note in the chat) what could not be delivered. A sent log keeps what
+// was sent, so a packet offered again after a restart is not sent twice.
+// Each state change (connecting, connected, disconnected, stopped, failed)
+// goes on the journal as a journal.BridgeState event.
+//
+// Channels are "<bridge name>:group:<id>" and "<bridge name>:private:<id>";
+// speakers are identified by "<bridge name>:<user id>" (the owner is
+// "id:<bridge name>:<user id>" in permissions.owners), never by display
+// name.
+//
+// The companion side is consumed through a small interface declared here
+// (Agent: store without a turn, answer over what is stored, note, the
+// platform id of a quoted message). Time is injected through a Clock.
+//
+// It may import router, journal, store, config and notation.
+package bridge

@@ -1,0 +1,132 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// self is who the bot is on the platform (zero until connected).
+func (b *Bridge) self() User {
+	if u := b.selfUser.Load(); u != nil {
+		return *u
+	}
+	return User{}
+}
+
+// names are what the bot answers to in a group: the persona's name, the
+// configured names and wake words.
+func (b *Bridge) names() []string {
+	out := make([]string, 0, 2+len(b.manners.Names)+len(b.manners.WakeWords))
+	if n := b.agentNm(); n != "" {
+		out = append(out, n)
+	}
+	out = append(out, b.manners.Names...)
+	return append(out, b.manners.WakeWords...)
+}
+
+// speakerID is the identity of a platform user: "<bridge>:<user id>".
+func (b *Bridge) speakerID(userID string) string { return b.name + ":" + userID }
+
+// inbound handles one incoming message: keep it (unless it is the bot's
+// own, a duplicate, or from a chat or person the lists exclude), then
+// decide whether it asks for a turn. It never panics into the adapter.
+func (b *Bridge) inbound(ctx context.Context, m *Message) {
+	defer func() {
+		if v := recover(); v != nil {
+			b.skipped.Add(1)
+			b.log.Error("incoming message handling panicked; skipped", "panic", v, "stack", string(debug.Stack()))
+		}
+	}()
+	b.received.Add(1)
+	self := b.self()
+	switch {
+	case m == nil || m.Chat.ID == "" || m.From.ID == "":
+		b.skipped.Add(1)
+		b.log.Warn("incoming message without chat or sender; skipped")
+		return
+	case self.ID != "" && m.From.ID == self.ID:
+		b.skipped.Add(1) // the bot's own message, echoed back
+		return
+	case !b.lists.serves(m.Chat, m.From.ID):
+		b.skipped.Add(1)
+		b.log.Debug("message from a chat or person not served; not kept", "chat", m.Chat.Channel(b.name), "user", m.From.ID)
+		return
+	}
+	key := string(m.Chat.Kind) + ":" + m.Chat.ID + ":" + m.ID
+	if m.ID != "" && !b.seen.add(key) {
+		b.skipped.Add(1)
+		b.log.Debug("duplicate message ignored", "chat", m.Chat.Channel(b.name), "message_id", m.ID)
+		return
+	}
+	if m.Time.IsZero() {
+		m.Time = b.clock.Now()
+	}
+	channel := m.Chat.Channel(b.name)
+	selfName := b.agentNm()
+	if selfName == "" {
+		selfName = self.Name
+	}
+	images := map[int]string{}
+	for i, p := range m.Parts {
+		if p.Kind == PartImage {
+			images[i] = b.images.keep(ctx, p.Media)
+		}
+	}
+	text := renderInbound(m, m.Chat, &b.roster, selfName, self, images)
+	if text == "" {
+		text = "[an empty message]"
+	}
+	name := m.From.Name
+	if name == "" {
+		name = m.From.Username
+	}
+	if name == "" {
+		name = m.From.ID
+	}
+	id, err := b.agent.Record(ctx, Inbound{Channel: channel, Kind: m.Chat.Kind, User: name, UserID: b.speakerID(m.From.ID),
+		Text: text, ExternalID: m.ID, Time: m.Time})
+	if errors.Is(err, ErrDuplicate) {
+		b.skipped.Add(1)
+		return
+	}
+	if err != nil {
+		b.seen.remove(key) // not kept: a resend may be
+		b.skipped.Add(1)
+		b.log.Error("could not store an incoming message", "channel", channel, "err", err)
+		return
+	}
+	b.storedN.Add(1)
+	if b.stored != nil {
+		b.stored(m.Chat, m.ID)
+	}
+	b.roster.saw(m.Chat, User{ID: m.From.ID, Name: name, Username: m.From.Username}, m.ID)
+
+	want, why := true, "private"
+	if m.Chat.Kind == Group {
+		want, why = addressed(m, self, b.names(), func(id string) bool { return b.sent.has(string(m.Chat.Kind) + ":" + m.Chat.ID + ":" + id) })
+		if !want && b.manners.ChimeIn > 0 && b.rand() < b.manners.ChimeIn {
+			want, why = true, "chime-in"
+		}
+	}
+	if !want {
+		b.note(m.Chat, id)
+		return
+	}
+	b.request(m.Chat, id, asker{name: name, id: b.speakerID(m.From.ID), why: why, at: b.clock.Now()})
+}
+
+// asker is someone whose message asked for a turn.
+type asker struct {
+	name, id, why string
+	at            time.Time
+}
+
+func trimPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
+}

@@ -1,0 +1,64 @@
+package onebot
+
+import (
+	"reflect"
+	"testing"
+)
+
+// FuzzParseFrame: no frame crashes the parser; an event that parses turns
+// into a bridge message without panicking.
+func FuzzParseFrame(f *testing.F) {
+	f.Add([]byte(`{"time":1,"self_id":10001,"post_type":"message","message_type":"group","sub_type":"normal","message_id":5,"group_id":7,"user_id":1,"message":[{"type":"at","data":{"qq":"10001"}},{"type":"text","data":{"text":" hi"}}],"raw_message":"[CQ:at,qq=10001] hi","font":0,"sender":{"user_id":1,"nickname":"a","card":"A"}}`))
+	f.Add([]byte(`{"post_type":"message","message_type":"private","message_id":"6","user_id":"2","message":"[CQ:face,id=178]看看[CQ:image,file=1.jpg,url=http://x/1.jpg]&#91;x&#93;"}`))
+	f.Add([]byte(`{"post_type":"meta_event","meta_event_type":"heartbeat","interval":15000,"status":{}}`))
+	f.Add([]byte(`{"status":"ok","retcode":0,"data":{"message_id":1},"echo":"cyan-1"}`))
+	f.Add([]byte(`{"post_type":"message","message_type":"group","group_id":1,"user_id":1,"message":{"type":"text","data":{"text":"x","n":3}}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fr, err := ParseFrame(b)
+		if err != nil {
+			return
+		}
+		if fr.Event != nil && fr.Event.PostType == "message" {
+			m := toMessage(fr.Event, nil)
+			if m.Chat.ID == "" || m.From.ID == "" {
+				t.Fatalf("a parsed message event without chat or sender: %q", b)
+			}
+		}
+	})
+}
+
+// FuzzCQ: parsing never panics, and what RenderCQ writes parses back to
+// the same segments.
+func FuzzCQ(f *testing.F) {
+	for _, s := range []string{"[CQ:face,id=178]看看我刚拍的照片[CQ:image,file=123.jpg]", "&#91;第一部分&#93;[CQ:image,file=123.jpg]图片之后",
+		"[CQ:share,title=标题中有=等号,url=http://baidu.com]", "[CQ:share,title=震惊&#44;小伙,url=http://x/?a=1&amp;b=2]",
+		"[CQ:", "[CQ:]", "a]b[", "[CQ:at,qq=all] x &amp;&#44;"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		segs := ParseCQ(s)
+		again := ParseCQ(RenderCQ(segs))
+		if len(segs) == 0 && len(again) == 0 {
+			return
+		}
+		if !reflect.DeepEqual(merge(segs), merge(again)) {
+			t.Fatalf("%q: %v → %q → %v", s, segs, RenderCQ(segs), again)
+		}
+	})
+}
+
+// merge joins neighbouring text segments (rendering may merge them).
+func merge(segs []Segment) []Segment {
+	var out []Segment
+	for _, s := range segs {
+		if s.Type == "text" && len(out) > 0 && out[len(out)-1].Type == "text" {
+			out[len(out)-1] = Segment{Type: "text", Data: map[string]string{"text": out[len(out)-1].Data["text"] + s.Data["text"]}}
+			continue
+		}
+		if s.Type == "text" && s.Data["text"] == "" {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}

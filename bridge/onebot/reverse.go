@@ -1,0 +1,150 @@
+package onebot
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// ReversePath is where implementations connect in reverse mode;
+// ReversePath + "/<bridge name>" picks one bridge by name.
+const ReversePath = "/onebot/v11/ws"
+
+// ReverseMux serves the reverse WebSocket of every reverse-mode adapter:
+// it refuses browsers (any Origin header), finds the adapter by the access
+// token the implementation sends (Authorization: Bearer, or
+// ?access_token=) or by the path's name, checks X-Self-ID and
+// X-Client-Role, and hands the connection over.
+type ReverseMux struct {
+	named map[string]*Adapter
+	all   []*Adapter
+	log   *slog.Logger
+}
+
+// NewReverseMux serves the given adapters (by bridge name).
+func NewReverseMux(log *slog.Logger, adapters map[string]*Adapter) *ReverseMux {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	m := &ReverseMux{named: map[string]*Adapter{}, log: log}
+	for name, a := range adapters {
+		m.named[name] = a
+		m.all = append(m.all, a)
+	}
+	return m
+}
+
+// token is the access token of a request.
+func token(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	if scheme, t, ok := strings.Cut(h, " "); ok && (strings.EqualFold(scheme, "Bearer") || strings.EqualFold(scheme, "Token")) {
+		return strings.TrimSpace(t)
+	}
+	return r.URL.Query().Get("access_token")
+}
+
+func sameToken(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+
+func (m *ReverseMux) refuse(w http.ResponseWriter, r *http.Request, status int, why string) {
+	m.log.Warn("onebot: refused a reverse WebSocket connection", "from", r.RemoteAddr, "why", why)
+	http.Error(w, "onebot: "+why, status)
+}
+
+// ServeHTTP implements http.Handler.
+func (m *ReverseMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if o := r.Header.Get("Origin"); o != "" {
+		m.refuse(w, r, http.StatusForbidden, fmt.Sprintf("a browser page (Origin %s) may not connect; only a OneBot implementation may", o))
+		return
+	}
+	tok := token(r)
+	var a *Adapter
+	if name, ok := strings.CutPrefix(r.URL.Path, ReversePath+"/"); ok {
+		a = m.named[name]
+		if a == nil {
+			m.refuse(w, r, http.StatusNotFound, fmt.Sprintf("no reverse-mode bridge is named %q", name))
+			return
+		}
+		if !sameToken(tok, a.o.AccessToken) {
+			a = nil
+		}
+	} else {
+		for _, c := range m.all {
+			if sameToken(tok, c.o.AccessToken) {
+				a = c
+				break
+			}
+		}
+	}
+	if a == nil {
+		why := "wrong access token: set the same access_token in the implementation's reverse WebSocket settings and in bridges.onebot[].access_token"
+		status := http.StatusForbidden
+		if tok == "" {
+			why, status = "missing access token: the implementation must send Authorization: Bearer <access_token> (set its token to bridges.onebot[].access_token)", http.StatusUnauthorized
+		}
+		m.refuse(w, r, status, why)
+		for _, c := range m.all {
+			c.sinkProblem(fmt.Errorf("refused a connection from %s: %s", r.RemoteAddr, why))
+		}
+		return
+	}
+	self := strings.TrimSpace(r.Header.Get("X-Self-ID"))
+	if a.o.SelfID != "" && self != a.o.SelfID {
+		m.refuse(w, r, http.StatusForbidden, fmt.Sprintf("X-Self-ID %q is not the configured self_id %s", self, a.o.SelfID))
+		return
+	}
+	role := r.Header.Get("X-Client-Role")
+	switch {
+	case role == "" || strings.EqualFold(role, RoleUniversal):
+		role = RoleUniversal
+	case strings.EqualFold(role, RoleEvent):
+		role = RoleEvent
+	case strings.EqualFold(role, RoleAPI):
+		role = RoleAPI
+	default:
+		m.refuse(w, r, http.StatusBadRequest, fmt.Sprintf("X-Client-Role %q is not Universal, Event or API", role))
+		return
+	}
+	select {
+	case <-a.started:
+	case <-time.After(5 * time.Second):
+	case <-r.Context().Done():
+	}
+	a.mu.Lock()
+	ctx := a.ctx
+	if ctx != nil {
+		a.conns.Add(1)
+	}
+	a.mu.Unlock()
+	if ctx == nil {
+		m.refuse(w, r, http.StatusServiceUnavailable, "the bridge is not running")
+		return
+	}
+	// The server's read and write deadlines bound a request, not a
+	// connection that lives for days: clear them before the upgrade (they
+	// stay on the connection after it is hijacked).
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
+	ws, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		a.conns.Done()
+		m.log.Warn("onebot: WebSocket upgrade failed", "from", r.RemoteAddr, "err", err)
+		return
+	}
+	a.log.Info("onebot: the implementation connected", "from", r.RemoteAddr, "self_id", self, "role", role)
+	a.serve(ctx, newConn(ws, role, self))
+}
+
+func (a *Adapter) sinkProblem(err error) {
+	a.mu.Lock()
+	s := a.sink
+	a.mu.Unlock()
+	if s != nil {
+		s.Problem(err)
+	}
+}

@@ -1,0 +1,285 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/cyan-agent/cyan/bridge"
+)
+
+// DefaultAPIURL is Telegram's Bot API server.
+const DefaultAPIURL = "https://api.telegram.org"
+
+// Options configure New.
+type Options struct {
+	Name   string
+	Token  string
+	APIURL string // "" : DefaultAPIURL
+	// PollTimeout is getUpdates' long-polling timeout. 0: 50 s.
+	PollTimeout time.Duration
+	// WebhookURL, when set, makes Telegram post updates to it (it must reach
+	// WebhookPath) instead of long polling; WebhookSecret is checked.
+	WebhookURL    string
+	WebhookSecret string
+	Clock         bridge.Clock
+	HTTPClient    *http.Client // downloads; nil: a default
+	Logger        *slog.Logger
+}
+
+// WebhookPath is where a bridge's webhook is served.
+func WebhookPath(name string) string { return "/telegram/" + name + "/webhook" }
+
+// ErrToken is a token the Bot API refused.
+var ErrToken = errors.New("telegram: the Bot API refused the token")
+
+// Adapter is one Telegram bot; it implements bridge.Adapter.
+type Adapter struct {
+	o   Options
+	log *slog.Logger
+
+	mu   sync.Mutex
+	bot  *tgbot.Bot
+	self bridge.User
+	hook http.Handler
+}
+
+var _ bridge.Adapter = (*Adapter)(nil)
+
+// New checks the options.
+func New(o Options) (*Adapter, error) {
+	if id, secret, ok := strings.Cut(o.Token, ":"); !ok || id == "" || secret == "" {
+		return nil, fmt.Errorf("telegram %s: the token is not a bot token (123456:ABC…); ask @BotFather for one", o.Name)
+	}
+	if o.APIURL == "" {
+		o.APIURL = DefaultAPIURL
+	}
+	o.APIURL = strings.TrimRight(o.APIURL, "/")
+	if o.PollTimeout <= 0 {
+		o.PollTimeout = 50 * time.Second
+	}
+	if o.Clock == nil {
+		o.Clock = realClock{}
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{Timeout: 60 * time.Second}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Adapter{o: o, log: o.Logger}, nil
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                         { return time.Now() }
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Platform implements bridge.Adapter.
+func (a *Adapter) Platform() string { return "telegram" }
+
+// Webhook serves the webhook (nil until Run has set it up, or in polling
+// mode): the daemon routes WebhookPath to it.
+func (a *Adapter) Webhook() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		h := a.hook
+		a.mu.Unlock()
+		if h == nil {
+			http.Error(w, "telegram: the bot is not receiving by webhook", http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// Run implements bridge.Adapter: getMe (a refused token is fatal: it will
+// not get better by itself), then deleteWebhook and long polling, or
+// setWebhook; a Bot API it cannot reach is tried again with backoff.
+func (a *Adapter) Run(ctx context.Context, sink bridge.Sink) error {
+	wait := time.Second
+	for {
+		err := a.session(ctx, sink)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if errors.Is(err, ErrToken) {
+			sink.Problem(err)
+			return err
+		}
+		sink.Problem(err)
+		a.log.Warn("telegram: cannot reach the Bot API; trying again", "err", err, "in", wait)
+		select {
+		case <-a.o.Clock.After(wait):
+		case <-ctx.Done():
+			return nil
+		}
+		wait = min(wait*2, time.Minute)
+	}
+}
+
+// session runs one connection to the Bot API until ctx ends.
+func (a *Adapter) session(ctx context.Context, sink bridge.Sink) error {
+	var b *tgbot.Bot
+	handler := func(hctx context.Context, _ *tgbot.Bot, u *models.Update) {
+		if m := toMessage(u, a.selfUser(), a.fetch); m != nil {
+			sink.Inbound(hctx, m)
+		}
+	}
+	b, err := tgbot.New(a.o.Token,
+		tgbot.WithServerURL(a.o.APIURL), tgbot.WithSkipGetMe(), tgbot.WithNotAsyncHandlers(),
+		tgbot.WithDefaultHandler(handler),
+		tgbot.WithHTTPClient(a.o.PollTimeout, &http.Client{Timeout: a.o.PollTimeout + 10*time.Second}),
+		tgbot.WithErrorsHandler(func(err error) {
+			if ctx.Err() == nil {
+				a.log.Warn("telegram: Bot API error", "err", err)
+				sink.Problem(err)
+			}
+		}),
+		tgbot.WithWebhookSecretToken(a.o.WebhookSecret),
+	)
+	if err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	me, err := b.GetMe(cctx)
+	cancel()
+	if err != nil {
+		if errors.Is(err, tgbot.ErrorUnauthorized) || errors.Is(err, tgbot.ErrorNotFound) {
+			return fmt.Errorf("%w (%v): check bridges.telegram[].token against what @BotFather gave", ErrToken, err)
+		}
+		return fmt.Errorf("getMe: %w", err)
+	}
+	self := bridge.User{ID: strconv.FormatInt(me.ID, 10), Name: strings.TrimSpace(me.FirstName + " " + me.LastName), Username: me.Username, IsBot: true}
+	a.mu.Lock()
+	a.bot, a.self = b, self
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.bot, a.hook = nil, nil
+		a.mu.Unlock()
+		sink.Disconnected(nil)
+	}()
+	if a.o.WebhookURL != "" {
+		if _, err := b.SetWebhook(ctx, &tgbot.SetWebhookParams{URL: a.o.WebhookURL, SecretToken: a.o.WebhookSecret}); err != nil {
+			return fmt.Errorf("setWebhook: %w", err)
+		}
+		a.mu.Lock()
+		a.hook = b.WebhookHandler()
+		a.mu.Unlock()
+		sink.Connected(self)
+		a.log.Info("telegram: receiving by webhook", "bot", "@"+self.Username)
+		b.StartWebhook(ctx)
+		return nil
+	}
+	if _, err := b.DeleteWebhook(ctx, &tgbot.DeleteWebhookParams{}); err != nil {
+		return fmt.Errorf("deleteWebhook: %w", err)
+	}
+	sink.Connected(self)
+	a.log.Info("telegram: long polling", "bot", "@"+self.Username)
+	b.Start(ctx)
+	return nil
+}
+
+func (a *Adapter) selfUser() bridge.User {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.self
+}
+
+func (a *Adapter) current() *tgbot.Bot {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.bot
+}
+
+// fetch downloads a file through getFile.
+func (a *Adapter) fetch(ctx context.Context, fileID string, max int64) ([]byte, error) {
+	b := a.current()
+	if b == nil {
+		return nil, bridge.ErrOffline
+	}
+	f, err := b.GetFile(ctx, &tgbot.GetFileParams{FileID: fileID})
+	if err != nil {
+		return nil, err
+	}
+	if max > 0 && f.FileSize > max {
+		return nil, fmt.Errorf("%d bytes, over %d", f.FileSize, max)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.FileDownloadLink(f), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := a.o.HTTPClient.Do(req)
+	if err != nil {
+		return nil, errors.New("download failed") // the URL holds the token: never in an error
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("download: HTTP %d", resp.StatusCode)
+	}
+	if max <= 0 {
+		max = 20 << 20
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("over %d bytes", max)
+	}
+	return data, nil
+}
+
+// Send implements bridge.Adapter with sendMessage.
+func (a *Adapter) Send(ctx context.Context, chat bridge.Chat, m bridge.Outgoing) (string, error) {
+	b := a.current()
+	if b == nil {
+		return "", bridge.ErrOffline
+	}
+	text, ents, reply := render(m)
+	if strings.TrimSpace(text) == "" {
+		return "", &bridge.SendError{Msg: "nothing to send"}
+	}
+	p := &tgbot.SendMessageParams{ChatID: chat.ID, Text: text, Entities: ents}
+	if reply > 0 {
+		p.ReplyParameters = &models.ReplyParameters{MessageID: reply, AllowSendingWithoutReply: true}
+	}
+	msg, err := b.SendMessage(ctx, p)
+	if err != nil {
+		return "", sendError(err)
+	}
+	return strconv.Itoa(msg.ID), nil
+}
+
+// sendError says whether a failed send may work later.
+func sendError(err error) error {
+	var tm *tgbot.TooManyRequestsError
+	switch {
+	case errors.As(err, &tm):
+		return &bridge.SendError{Temporary: true, RetryAfter: time.Duration(tm.RetryAfter) * time.Second, Msg: "rate limited by Telegram"}
+	case errors.Is(err, tgbot.ErrorForbidden), errors.Is(err, tgbot.ErrorBadRequest), errors.Is(err, tgbot.ErrorUnauthorized):
+		return &bridge.SendError{Msg: err.Error()}
+	}
+	return &bridge.SendError{Temporary: true, Msg: err.Error()}
+}
+
+// Typing implements bridge.Adapter with sendChatAction "typing".
+func (a *Adapter) Typing(ctx context.Context, chat bridge.Chat) error {
+	b := a.current()
+	if b == nil {
+		return bridge.ErrOffline
+	}
+	_, err := b.SendChatAction(ctx, &tgbot.SendChatActionParams{ChatID: chat.ID, Action: models.ChatActionTyping})
+	return err
+}

@@ -1,0 +1,11 @@
+// Package telegram is the bridge adapter for Telegram bots, through the
+// Bot API with github.com/go-telegram/bot: long polling by default (after
+// deleteWebhook), a webhook when configured; private chats, groups and
+// supergroups; mentions through message entities (@username, text_mention),
+// replies to the bot's messages and /commands for it; sendChatAction
+// "typing" while a turn runs; mentions and replies sent as text_mention
+// entities and reply_parameters. The Bot API's base URL is configurable, so
+// tests point it at a fake.
+//
+// It may import bridge.
+package telegram

@@ -1,0 +1,198 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Kind is the kind of a chat.
+type Kind string
+
+// The chat kinds.
+const (
+	Group   Kind = "group"
+	Private Kind = "private"
+)
+
+// Chat is one conversation on a platform: a group or a private chat.
+type Chat struct {
+	Kind Kind
+	ID   string // the platform's group or user id
+}
+
+// Channel is the chat's channel name under a bridge: "qq:group:123".
+func (c Chat) Channel(bridge string) string { return bridge + ":" + string(c.Kind) + ":" + c.ID }
+
+// ParseChannel reads a channel name of the bridge back into a chat.
+func ParseChannel(bridge, channel string) (Chat, bool) {
+	rest, ok := strings.CutPrefix(channel, bridge+":")
+	if !ok {
+		return Chat{}, false
+	}
+	kind, id, ok := strings.Cut(rest, ":")
+	if !ok || id == "" || (kind != string(Group) && kind != string(Private)) {
+		return Chat{}, false
+	}
+	return Chat{Kind: Kind(kind), ID: id}, true
+}
+
+// User is a person (or bot) on a platform.
+type User struct {
+	ID   string
+	Name string // display name: a group card, a nickname, a first name
+	// Username is the platform handle (Telegram's @username), when any.
+	Username string
+	IsBot    bool
+}
+
+// PartKind is the kind of a message part.
+type PartKind string
+
+// The part kinds every adapter maps its segments to.
+const (
+	PartText    PartKind = "text"
+	PartMention PartKind = "mention" // UserID (Text: the name shown, if any); "all" for everyone
+	PartReply   PartKind = "reply"   // MessageID of the message replied to
+	PartImage   PartKind = "image"
+	PartSticker PartKind = "sticker" // Text: its emoji or name
+	PartVoice   PartKind = "voice"
+	PartFace    PartKind = "face" // a platform emoticon: Text is its id or name
+	PartOther   PartKind = "other"
+)
+
+// Part is one piece of an incoming message.
+type Part struct {
+	Kind      PartKind
+	Text      string
+	UserID    string // mention
+	MessageID string // reply
+	// ToSelf marks a reply to one of the bot's own messages, when the
+	// platform says so (Telegram); otherwise the bridge checks the ids it
+	// sent.
+	ToSelf bool
+	// ReplyFrom and ReplyText describe the message replied to, when the
+	// platform includes it.
+	ReplyFrom string
+	ReplyText string
+	// Media of an image, sticker or voice part.
+	Media *Media
+}
+
+// Media is a file attached to a message.
+type Media struct {
+	Name     string // the platform's file name or id
+	URL      string
+	Size     int64 // bytes, 0 when unknown
+	MIME     string
+	Duration time.Duration // voice
+	// Fetch downloads the file, at most max bytes (nil: not downloadable).
+	Fetch func(ctx context.Context, max int64) ([]byte, error)
+}
+
+// Message is an incoming message, in the form every adapter produces.
+type Message struct {
+	Chat  Chat
+	From  User
+	ID    string // the platform's message id
+	Time  time.Time
+	Parts []Part
+	// Command is a "/command" addressed to this bot (Telegram), without the
+	// slash and the bot suffix.
+	Command string
+}
+
+// Text is the plain text of the message's text parts.
+func (m *Message) Text() string {
+	var b strings.Builder
+	for _, p := range m.Parts {
+		if p.Kind == PartText {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// OutPart is one piece of an outgoing message.
+type OutPart struct {
+	Kind      PartKind // PartText, PartMention or PartReply
+	Text      string   // text; the name shown for a mention
+	UserID    string   // mention
+	MessageID string   // reply
+}
+
+// Outgoing is one message to send.
+type Outgoing struct {
+	Parts []OutPart
+}
+
+// Text is the outgoing message as plain text (mentions as "@name").
+func (o Outgoing) Text() string {
+	var b strings.Builder
+	for _, p := range o.Parts {
+		switch p.Kind {
+		case PartText:
+			b.WriteString(p.Text)
+		case PartMention:
+			b.WriteString("@" + p.Text)
+		}
+	}
+	return b.String()
+}
+
+// Sink receives what an adapter hears. Its methods must not block for long:
+// an adapter calls them from its read loop.
+type Sink interface {
+	// Inbound handles one incoming message.
+	Inbound(ctx context.Context, m *Message)
+	// Connected reports a (re)connection and who the bot is on the platform.
+	Connected(self User)
+	// Disconnected reports a lost connection (err says why; nil on stop).
+	Disconnected(err error)
+	// Problem reports an error that did not end the connection (a malformed
+	// event, a refused connection attempt), for the bridge's state.
+	Problem(err error)
+}
+
+// Adapter speaks one platform's protocol.
+type Adapter interface {
+	// Platform names the protocol ("onebot", "telegram").
+	Platform() string
+	// Run keeps the connection until ctx ends, reconnecting with backoff,
+	// and hands what it hears to sink. It returns nil when ctx ends, or an
+	// error the bridge cannot recover from (a wrong token).
+	Run(ctx context.Context, sink Sink) error
+	// Send sends one message and returns its platform id. ErrOffline means
+	// no connection now (try again after the next Connected); a *SendError
+	// says whether trying again may help.
+	Send(ctx context.Context, chat Chat, m Outgoing) (string, error)
+	// Typing shows that the bot is typing in the chat, where the platform
+	// has a way (ErrUnsupported where not).
+	Typing(ctx context.Context, chat Chat) error
+}
+
+// Errors of adapters.
+var (
+	ErrOffline     = errors.New("bridge: not connected")
+	ErrUnsupported = errors.New("bridge: not supported by this platform")
+	// ErrDuplicate is an incoming message the chat already holds.
+	ErrDuplicate = errors.New("bridge: duplicate message")
+)
+
+// SendError is a platform's refusal to send.
+type SendError struct {
+	// Temporary: trying again later may work (rate limited, a timeout).
+	Temporary bool
+	// RetryAfter is the platform's advice, when it gave one.
+	RetryAfter time.Duration
+	Msg        string
+}
+
+func (e *SendError) Error() string {
+	if e.RetryAfter > 0 {
+		return fmt.Sprintf("%s (retry after %s)", e.Msg, e.RetryAfter)
+	}
+	return e.Msg
+}

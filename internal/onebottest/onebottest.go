@@ -1,0 +1,471 @@
+package onebottest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// Seg is a message segment.
+type Seg struct {
+	Type string            `json:"type"`
+	Data map[string]string `json:"data"`
+}
+
+// Text, At, Reply, Face, Image and Record build segments.
+func Text(s string) Seg          { return Seg{"text", map[string]string{"text": s}} }
+func At(qq string) Seg           { return Seg{"at", map[string]string{"qq": qq}} }
+func Reply(id string) Seg        { return Seg{"reply", map[string]string{"id": id}} }
+func Face(id string) Seg         { return Seg{"face", map[string]string{"id": id}} }
+func Image(file, url string) Seg { return Seg{"image", map[string]string{"file": file, "url": url}} }
+func Record(file string) Seg     { return Seg{"record", map[string]string{"file": file}} }
+
+// Call is an API call the implementation received.
+type Call struct {
+	Action string
+	Params map[string]json.RawMessage
+	Echo   json.RawMessage
+	At     time.Time
+}
+
+// Message is the message of a send_* call, as segments (whichever format
+// it was sent in).
+func (c Call) Message() []Seg {
+	raw := c.Params["message"]
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return parseCQ(s)
+	}
+	var segs []Seg
+	if json.Unmarshal(raw, &segs) == nil {
+		return segs
+	}
+	var one Seg
+	if json.Unmarshal(raw, &one) == nil {
+		return []Seg{one}
+	}
+	return nil
+}
+
+// Text is the plain text of a send_* call's message, with at segments as
+// "@<qq>" and a reply as "<reply id>".
+func (c Call) Text() string {
+	var b strings.Builder
+	for _, s := range c.Message() {
+		switch s.Type {
+		case "text":
+			b.WriteString(s.Data["text"])
+		case "at":
+			b.WriteString("@<" + s.Data["qq"] + ">")
+		case "reply":
+			b.WriteString("<reply " + s.Data["id"] + ">")
+		}
+	}
+	return b.String()
+}
+
+// Failure makes the next call of an action fail.
+type Failure struct {
+	Retcode int
+	Wording string
+}
+
+// Impl is a fake OneBot implementation. Set the fields before use.
+type Impl struct {
+	SelfID   int64
+	Nickname string
+	Token    string
+	// Format of the events pushed: "array" (default) or "string".
+	Format string
+	// NoTyping makes set_input_status unknown (retcode 1404), as in
+	// implementations other than NapCat.
+	NoTyping bool
+
+	mu      sync.Mutex
+	ws      *websocket.Conn
+	calls   []Call
+	fail    map[string][]Failure
+	nextID  int64
+	changed chan struct{}
+	gone    chan struct{} // closed when the current connection ends
+}
+
+func (f *Impl) init() {
+	if f.changed == nil {
+		f.changed = make(chan struct{})
+		f.fail = map[string][]Failure{}
+		f.nextID = 1000
+	}
+}
+
+func (f *Impl) notify() {
+	close(f.changed)
+	f.changed = make(chan struct{})
+}
+
+// Connect dials a reverse WebSocket URL as the implementation does, with
+// the given headers (X-Self-ID, X-Client-Role: Universal and the token are
+// added), and serves the connection in the background. It returns the
+// HTTP status of a refused handshake in the error.
+func (f *Impl) Connect(ctx context.Context, url string) error {
+	hdr := http.Header{}
+	hdr.Set("X-Self-ID", fmt.Sprint(f.SelfID))
+	hdr.Set("X-Client-Role", "Universal")
+	if f.Token != "" {
+		hdr.Set("Authorization", "Bearer "+f.Token)
+	}
+	ws, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: hdr})
+	if err != nil {
+		if resp != nil {
+			return &RefusedError{Status: resp.StatusCode, Err: err}
+		}
+		return err
+	}
+	f.attach(ws)
+	return nil
+}
+
+// RefusedError is a handshake the server refused.
+type RefusedError struct {
+	Status int
+	Err    error
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("refused with HTTP %d: %v", e.Status, e.Err)
+}
+
+// ServeHTTP serves the forward WebSocket (any path), checking the token.
+func (f *Impl) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if f.Token != "" {
+		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if tok == "" {
+			tok = r.URL.Query().Get("access_token")
+		}
+		switch {
+		case tok == "":
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		case tok != f.Token:
+			http.Error(w, "forbidden", http.StatusForbidden)
+			return
+		}
+	}
+	ws, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return
+	}
+	gone := f.attach(ws)
+	select {
+	case <-gone:
+	case <-r.Context().Done():
+	}
+}
+
+// attach makes ws the current connection and serves it.
+func (f *Impl) attach(ws *websocket.Conn) chan struct{} {
+	ws.SetReadLimit(8 << 20)
+	gone := make(chan struct{})
+	f.mu.Lock()
+	f.init()
+	if f.ws != nil {
+		f.ws.Close(websocket.StatusNormalClosure, "replaced")
+	}
+	f.ws, f.gone = ws, gone
+	f.notify()
+	f.mu.Unlock()
+	go func() {
+		defer func() {
+			f.mu.Lock()
+			if f.ws == ws {
+				f.ws = nil
+				f.notify()
+			}
+			f.mu.Unlock()
+			close(gone)
+		}()
+		_ = f.event(map[string]any{"post_type": "meta_event", "meta_event_type": "lifecycle", "sub_type": "connect"})
+		for {
+			_, b, err := ws.Read(context.Background())
+			if err != nil {
+				return
+			}
+			f.answer(ws, b)
+		}
+	}()
+	return gone
+}
+
+// Connected reports whether a connection is up.
+func (f *Impl) Connected() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ws != nil
+}
+
+// Disconnect closes the current connection, as an implementation that
+// restarts or loses the network does.
+func (f *Impl) Disconnect() {
+	f.mu.Lock()
+	ws, gone := f.ws, f.gone
+	f.mu.Unlock()
+	if ws == nil {
+		return
+	}
+	ws.Close(websocket.StatusGoingAway, "implementation restarting")
+	<-gone
+}
+
+// answer handles one API call.
+func (f *Impl) answer(ws *websocket.Conn, b []byte) {
+	var req struct {
+		Action string                     `json:"action"`
+		Params map[string]json.RawMessage `json:"params"`
+		Echo   json.RawMessage            `json:"echo"`
+	}
+	if err := json.Unmarshal(b, &req); err != nil {
+		return
+	}
+	f.mu.Lock()
+	f.init()
+	f.calls = append(f.calls, Call{Action: req.Action, Params: req.Params, Echo: req.Echo, At: time.Now()})
+	var fail *Failure
+	if q := f.fail[req.Action]; len(q) > 0 {
+		fail = &q[0]
+		f.fail[req.Action] = q[1:]
+	}
+	var data any
+	status, ret := "ok", 0
+	switch {
+	case fail != nil:
+		status, ret = "failed", fail.Retcode
+	case req.Action == "send_group_msg" || req.Action == "send_private_msg" || req.Action == "send_msg":
+		f.nextID++
+		data = map[string]any{"message_id": f.nextID}
+	case req.Action == "get_login_info":
+		data = map[string]any{"user_id": f.SelfID, "nickname": f.Nickname}
+	case req.Action == "set_input_status" && !f.NoTyping:
+		data = map[string]any{"result": 0, "errMsg": ""}
+	default:
+		status, ret = "failed", 1404
+	}
+	f.notify()
+	f.mu.Unlock()
+	resp := map[string]any{"status": status, "retcode": ret, "data": data}
+	if len(req.Echo) > 0 {
+		resp["echo"] = req.Echo
+	}
+	if fail != nil {
+		resp["message"], resp["wording"] = fail.Wording, fail.Wording
+	}
+	out, _ := json.Marshal(resp)
+	_ = ws.Write(context.Background(), websocket.MessageText, out)
+}
+
+// FailNext makes the next call of action fail with retcode and wording.
+func (f *Impl) FailNext(action string, fl Failure) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.init()
+	f.fail[action] = append(f.fail[action], fl)
+}
+
+// Calls returns the API calls so far (of the given actions, or all).
+func (f *Impl) Calls(actions ...string) []Call {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []Call
+	for _, c := range f.calls {
+		if len(actions) == 0 || contains(actions, c.Action) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// WaitCalls waits until n calls of the actions have arrived.
+func (f *Impl) WaitCalls(ctx context.Context, n int, actions ...string) ([]Call, error) {
+	for {
+		f.mu.Lock()
+		f.init()
+		ch := f.changed
+		f.mu.Unlock()
+		if got := f.Calls(actions...); len(got) >= n {
+			return got, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return f.Calls(actions...), fmt.Errorf("waiting for %d %v calls: %w", n, actions, ctx.Err())
+		}
+	}
+}
+
+// WaitConnected waits until a connection is up.
+func (f *Impl) WaitConnected(ctx context.Context) error {
+	for {
+		f.mu.Lock()
+		f.init()
+		ch, up := f.changed, f.ws != nil
+		f.mu.Unlock()
+		if up {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// ErrNotConnected is an event pushed with no connection up.
+var ErrNotConnected = errors.New("onebottest: not connected")
+
+// event pushes one event object (time and self_id are added).
+func (f *Impl) event(ev map[string]any) error {
+	ev["time"] = time.Now().Unix()
+	ev["self_id"] = f.SelfID
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	return f.Raw(b)
+}
+
+// Raw pushes a frame as it is (malformed ones included).
+func (f *Impl) Raw(b []byte) error {
+	f.mu.Lock()
+	ws := f.ws
+	f.mu.Unlock()
+	if ws == nil {
+		return ErrNotConnected
+	}
+	return ws.Write(context.Background(), websocket.MessageText, b)
+}
+
+// Heartbeat pushes a heartbeat meta event.
+func (f *Impl) Heartbeat(interval time.Duration) error {
+	return f.event(map[string]any{"post_type": "meta_event", "meta_event_type": "heartbeat",
+		"status": map[string]any{"online": true, "good": true}, "interval": interval.Milliseconds()})
+}
+
+// Sender is who says a message.
+type Sender struct {
+	UserID   int64
+	Nickname string
+	Card     string
+}
+
+// Group pushes a group message event and returns its message_id.
+func (f *Impl) Group(groupID int64, s Sender, segs ...Seg) (int64, error) {
+	return f.message("group", groupID, s, segs, 0)
+}
+
+// GroupWithID pushes a group message event with a given message_id (to
+// send the same one twice).
+func (f *Impl) GroupWithID(id, groupID int64, s Sender, segs ...Seg) error {
+	_, err := f.message("group", groupID, s, segs, id)
+	return err
+}
+
+// Private pushes a private message event and returns its message_id.
+func (f *Impl) Private(s Sender, segs ...Seg) (int64, error) {
+	return f.message("private", 0, s, segs, 0)
+}
+
+func (f *Impl) message(kind string, groupID int64, s Sender, segs []Seg, id int64) (int64, error) {
+	f.mu.Lock()
+	f.init()
+	if id == 0 {
+		f.nextID++
+		id = f.nextID
+	}
+	format := f.Format
+	f.mu.Unlock()
+	raw := renderCQ(segs)
+	ev := map[string]any{"post_type": "message", "message_type": kind, "message_id": id, "user_id": s.UserID,
+		"raw_message": raw, "font": 0}
+	if format == "string" {
+		ev["message"] = raw
+	} else {
+		ev["message"] = segs
+	}
+	if kind == "group" {
+		ev["sub_type"], ev["group_id"] = "normal", groupID
+		ev["sender"] = map[string]any{"user_id": s.UserID, "nickname": s.Nickname, "card": s.Card, "role": "member"}
+	} else {
+		ev["sub_type"] = "friend"
+		ev["sender"] = map[string]any{"user_id": s.UserID, "nickname": s.Nickname}
+	}
+	return id, f.event(ev)
+}
+
+// renderCQ writes segments as a CQ-code string (the spec's escaping).
+func renderCQ(segs []Seg) string {
+	text := strings.NewReplacer("&", "&amp;", "[", "&#91;", "]", "&#93;")
+	val := strings.NewReplacer("&", "&amp;", "[", "&#91;", "]", "&#93;", ",", "&#44;")
+	var b strings.Builder
+	for _, s := range segs {
+		if s.Type == "text" {
+			b.WriteString(text.Replace(s.Data["text"]))
+			continue
+		}
+		b.WriteString("[CQ:" + s.Type)
+		for _, k := range []string{"qq", "id", "file", "url"} {
+			if v, ok := s.Data[k]; ok {
+				b.WriteString("," + k + "=" + val.Replace(v))
+			}
+		}
+		b.WriteString("]")
+	}
+	return b.String()
+}
+
+// parseCQ reads a CQ-code string (for recording what was sent as a string).
+func parseCQ(s string) []Seg {
+	un := strings.NewReplacer("&#44;", ",", "&#91;", "[", "&#93;", "]", "&amp;", "&")
+	var out []Seg
+	for len(s) > 0 {
+		i := strings.Index(s, "[CQ:")
+		if i < 0 {
+			out = append(out, Text(un.Replace(s)))
+			break
+		}
+		if i > 0 {
+			out = append(out, Text(un.Replace(s[:i])))
+		}
+		end := strings.IndexByte(s[i:], ']')
+		if end < 0 {
+			out = append(out, Text(un.Replace(s[i:])))
+			break
+		}
+		code := s[i+4 : i+end]
+		s = s[i+end+1:]
+		name, params, _ := strings.Cut(code, ",")
+		seg := Seg{Type: name, Data: map[string]string{}}
+		for _, kv := range strings.Split(params, ",") {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				seg.Data[k] = un.Replace(v)
+			}
+		}
+		out = append(out, seg)
+	}
+	return out
+}

@@ -1,0 +1,400 @@
+package tgtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Server is a fake Bot API. Set Token and Bot before serving.
+type Server struct {
+	Token string
+	Bot   User // getMe's answer
+
+	mu       sync.Mutex
+	updates  []json.RawMessage // update i has update_id i+1
+	calls    []Call
+	files    map[string][]byte
+	nextMsg  int
+	changed  chan struct{}
+	webhook  string
+	failSend []Failure
+}
+
+// User is a Telegram user.
+type User struct {
+	ID        int64  `json:"id"`
+	IsBot     bool   `json:"is_bot"`
+	FirstName string `json:"first_name"`
+	Username  string `json:"username,omitempty"`
+}
+
+// Chat is a Telegram chat.
+type Chat struct {
+	ID    int64  `json:"id"`
+	Type  string `json:"type"` // private, group, supergroup
+	Title string `json:"title,omitempty"`
+}
+
+// Entity is a message entity.
+type Entity struct {
+	Type   string `json:"type"`
+	Offset int    `json:"offset"`
+	Length int    `json:"length"`
+	User   *User  `json:"user,omitempty"`
+}
+
+// Message is a Telegram message.
+type Message struct {
+	MessageID int             `json:"message_id"`
+	From      *User           `json:"from,omitempty"`
+	Chat      Chat            `json:"chat"`
+	Date      int64           `json:"date"`
+	Text      string          `json:"text,omitempty"`
+	Entities  []Entity        `json:"entities,omitempty"`
+	ReplyTo   *Message        `json:"reply_to_message,omitempty"`
+	Photo     []PhotoSize     `json:"photo,omitempty"`
+	Caption   string          `json:"caption,omitempty"`
+	Sticker   json.RawMessage `json:"sticker,omitempty"`
+	Voice     json.RawMessage `json:"voice,omitempty"`
+}
+
+// PhotoSize is one size of a photo.
+type PhotoSize struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	Width        int    `json:"width"`
+	Height       int    `json:"height"`
+	FileSize     int    `json:"file_size,omitempty"`
+}
+
+// Call is a method call the server received.
+type Call struct {
+	Method string
+	Params map[string]string // JSON-valued fields (entities, reply_parameters) as their JSON text
+	At     time.Time
+}
+
+// Failure makes the next sendMessage fail.
+type Failure struct {
+	Code        int
+	Description string
+	RetryAfter  int
+}
+
+func (s *Server) init() {
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+		s.files = map[string][]byte{}
+		s.nextMsg = 500
+	}
+}
+
+func (s *Server) notify() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+func reply(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func ok(w http.ResponseWriter, result any) {
+	reply(w, http.StatusOK, map[string]any{"ok": true, "result": result})
+}
+
+func fail(w http.ResponseWriter, code int, desc string, params map[string]any) {
+	body := map[string]any{"ok": false, "error_code": code, "description": desc}
+	if params != nil {
+		body["parameters"] = params
+	}
+	reply(w, code, body)
+}
+
+// params reads a request's parameters in any of the three encodings.
+func params(r *http.Request) (map[string]string, error) {
+	out := map[string]string{}
+	for k, v := range r.URL.Query() {
+		out[k] = v[0]
+	}
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch ct {
+	case "multipart/form-data":
+		if err := r.ParseMultipartForm(8 << 20); err != nil {
+			if strings.Contains(err.Error(), "EOF") {
+				return out, nil // an empty form (a method without parameters), which the Bot API accepts
+			}
+			return nil, err
+		}
+		for k, v := range r.MultipartForm.Value {
+			out[k] = v[0]
+		}
+	case "application/x-www-form-urlencoded":
+		if err := r.ParseForm(); err != nil {
+			return nil, err
+		}
+		for k, v := range r.PostForm {
+			out[k] = v[0]
+		}
+	case "application/json":
+		var m map[string]json.RawMessage
+		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
+			return nil, err
+		}
+		for k, v := range m {
+			var s string
+			if json.Unmarshal(v, &s) == nil {
+				out[k] = s
+			} else {
+				out[k] = string(v)
+			}
+		}
+	}
+	return out, nil
+}
+
+// ServeHTTP serves /bot<token>/<method> and /file/bot<token>/<path>.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if rest, isFile := strings.CutPrefix(r.URL.Path, "/file/bot"); isFile {
+		tok, path, _ := strings.Cut(rest, "/")
+		s.mu.Lock()
+		data, found := s.files[path]
+		s.mu.Unlock()
+		if tok != s.Token || !found {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(data)
+		return
+	}
+	rest, _ := strings.CutPrefix(r.URL.Path, "/bot")
+	tok, method, found := strings.Cut(rest, "/")
+	if !found {
+		fail(w, http.StatusNotFound, "Not Found", nil)
+		return
+	}
+	if tok != s.Token {
+		fail(w, http.StatusUnauthorized, "Unauthorized", nil)
+		return
+	}
+	p, err := params(r)
+	if err != nil {
+		fail(w, http.StatusBadRequest, "Bad Request: "+err.Error(), nil)
+		return
+	}
+	s.mu.Lock()
+	s.init()
+	s.calls = append(s.calls, Call{Method: method, Params: p, At: time.Now()})
+	s.notify()
+	s.mu.Unlock()
+	switch method {
+	case "getMe":
+		ok(w, s.Bot)
+	case "deleteWebhook":
+		s.mu.Lock()
+		s.webhook = ""
+		s.mu.Unlock()
+		ok(w, true)
+	case "setWebhook":
+		s.mu.Lock()
+		s.webhook = p["url"]
+		s.mu.Unlock()
+		ok(w, true)
+	case "getUpdates":
+		s.getUpdates(w, r, p)
+	case "sendMessage":
+		s.sendMessage(w, p)
+	case "sendChatAction":
+		if p["action"] == "" || p["chat_id"] == "" {
+			fail(w, http.StatusBadRequest, "Bad Request: chat_id and action are required", nil)
+			return
+		}
+		ok(w, true)
+	case "getFile":
+		id := p["file_id"]
+		s.mu.Lock()
+		data, found := s.files[id]
+		s.mu.Unlock()
+		if !found {
+			fail(w, http.StatusBadRequest, "Bad Request: invalid file_id", nil)
+			return
+		}
+		ok(w, map[string]any{"file_id": id, "file_unique_id": "u" + id, "file_size": len(data), "file_path": id})
+	default:
+		fail(w, http.StatusNotFound, "Not Found: method not found", nil)
+	}
+}
+
+func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p map[string]string) {
+	s.mu.Lock()
+	if s.webhook != "" {
+		s.mu.Unlock()
+		fail(w, http.StatusConflict, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first", nil)
+		return
+	}
+	s.mu.Unlock()
+	offset, _ := strconv.Atoi(p["offset"])
+	timeout, _ := strconv.Atoi(p["timeout"])
+	if timeout > 5 {
+		timeout = 5 // tests need no minute-long polls
+	}
+	deadline := time.After(time.Duration(timeout) * time.Second)
+	for {
+		s.mu.Lock()
+		s.init()
+		var out []json.RawMessage
+		for i := max(offset-1, 0); i < len(s.updates); i++ {
+			out = append(out, s.updates[i])
+		}
+		ch := s.changed
+		s.mu.Unlock()
+		if len(out) > 0 || timeout == 0 {
+			if out == nil {
+				out = []json.RawMessage{}
+			}
+			ok(w, out)
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			ok(w, []json.RawMessage{})
+			return
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+func (s *Server) sendMessage(w http.ResponseWriter, p map[string]string) {
+	chat, err := strconv.ParseInt(p["chat_id"], 10, 64)
+	if err != nil || p["text"] == "" {
+		fail(w, http.StatusBadRequest, "Bad Request: chat_id and text are required", nil)
+		return
+	}
+	var ents []Entity
+	if e := p["entities"]; e != "" {
+		if err := json.Unmarshal([]byte(e), &ents); err != nil {
+			fail(w, http.StatusBadRequest, "Bad Request: can't parse entities", nil)
+			return
+		}
+	}
+	s.mu.Lock()
+	if len(s.failSend) > 0 {
+		f := s.failSend[0]
+		s.failSend = s.failSend[1:]
+		s.mu.Unlock()
+		var extra map[string]any
+		if f.RetryAfter > 0 {
+			extra = map[string]any{"retry_after": f.RetryAfter}
+		}
+		fail(w, f.Code, f.Description, extra)
+		return
+	}
+	s.nextMsg++
+	id := s.nextMsg
+	s.mu.Unlock()
+	ok(w, Message{MessageID: id, From: &s.Bot, Chat: Chat{ID: chat}, Date: time.Now().Unix(), Text: p["text"], Entities: ents})
+}
+
+// FailSend makes the next sendMessage fail.
+func (s *Server) FailSend(f Failure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failSend = append(s.failSend, f)
+}
+
+// Push queues an update (its update_id is set) and returns the id.
+func (s *Server) Push(m Message) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	if m.MessageID == 0 {
+		s.nextMsg++
+		m.MessageID = s.nextMsg
+	}
+	if m.Date == 0 {
+		m.Date = time.Now().Unix()
+	}
+	id := len(s.updates) + 1
+	b, _ := json.Marshal(map[string]any{"update_id": id, "message": m})
+	s.updates = append(s.updates, b)
+	s.notify()
+	return m.MessageID
+}
+
+// PushRaw queues an update as it is (malformed ones included).
+func (s *Server) PushRaw(b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	s.updates = append(s.updates, b)
+	s.notify()
+}
+
+// AddFile makes a file downloadable through getFile.
+func (s *Server) AddFile(id string, data []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	s.files[id] = data
+}
+
+// Calls returns the calls so far (of the given methods, or all).
+func (s *Server) Calls(methods ...string) []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Call
+	for _, c := range s.calls {
+		if len(methods) == 0 || contains(methods, c.Method) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// WaitCalls waits for n calls of the methods.
+func (s *Server) WaitCalls(ctx context.Context, n int, methods ...string) ([]Call, error) {
+	for {
+		s.mu.Lock()
+		s.init()
+		ch := s.changed
+		s.mu.Unlock()
+		if got := s.Calls(methods...); len(got) >= n {
+			return got, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return s.Calls(methods...), fmt.Errorf("waiting for %d %v: %w", n, methods, ctx.Err())
+		}
+	}
+}
+
+// Form encodes params as the Bot API's form body (for tests that call the
+// server directly).
+func Form(p map[string]string) url.Values {
+	v := url.Values{}
+	for k, x := range p {
+		v.Set(k, x)
+	}
+	return v
+}
