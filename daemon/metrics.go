@@ -3,6 +3,7 @@ package daemon
 import (
 	"time"
 
+	"github.com/cyan-agent/cyan/bridge"
 	"github.com/cyan-agent/cyan/metrics"
 	"github.com/cyan-agent/cyan/supervise"
 )
@@ -10,7 +11,8 @@ import (
 // watchParts adds the metrics of what the spine holds: the journal's
 // newest id, each router component's outbox (pending, delivered, failed,
 // attached: the bridges and the voice among them), the event log's
-// rollups still due, and each supervised part's state and restarts.
+// rollups still due, each bridge's connection, queue and counts, and each
+// supervised part's state and restarts.
 func (d *Daemon) watchParts(m *metrics.Metrics, now func() time.Time) {
 	m.Counters("cyan_journal_events_total", "Events posted on the journal (its newest id).", nil, func() []metrics.Sample {
 		return []metrics.Sample{{Value: float64(d.store.Journal().Last())}}
@@ -47,6 +49,42 @@ func (d *Daemon) watchParts(m *metrics.Metrics, now func() time.Time) {
 			return nil
 		}
 		return []metrics.Sample{{Value: float64(len(due))}}
+	})
+	bridges := func() []bridge.Status {
+		if d.bridges == nil {
+			return nil
+		}
+		return d.bridges.Status()
+	}
+	m.Gauges("cyan_bridge_connected", "1 while a chat-app bridge is connected to its platform.", []string{"bridge", "platform"}, func() []metrics.Sample {
+		var out []metrics.Sample
+		for _, b := range bridges() {
+			v := 0.0
+			if b.Connected {
+				v = 1
+			}
+			out = append(out, metrics.Sample{Labels: []string{b.Name, b.Platform}, Value: v})
+		}
+		return out
+	})
+	m.Gauges("cyan_bridge_queue", "Outgoing messages a bridge has waiting.", []string{"bridge"}, func() []metrics.Sample {
+		var out []metrics.Sample
+		for _, b := range bridges() {
+			out = append(out, metrics.Sample{Labels: []string{b.Name}, Value: float64(b.Queue)})
+		}
+		return out
+	})
+	m.Counters("cyan_bridge_messages_total", "A bridge's messages: received, stored, skipped (duplicates, the bot's own, denied, malformed), turns, sent, failed.", []string{"bridge", "what"}, func() []metrics.Sample {
+		var out []metrics.Sample
+		for _, b := range bridges() {
+			for _, x := range []struct {
+				what string
+				n    uint64
+			}{{"received", b.Received}, {"stored", b.Stored}, {"skipped", b.Skipped}, {"turns", b.Turns}, {"sent", b.Sent}, {"failed", b.Failed}} {
+				out = append(out, metrics.Sample{Labels: []string{b.Name, x.what}, Value: float64(x.n)})
+			}
+		}
+		return out
 	})
 	parts := func() []supervise.State { return partStates{d}.Status() }
 	m.Gauges("cyan_part_state", "1 for the state each supervised part is in (running, restarting, stopped, failed).", []string{"part", "state"}, func() []metrics.Sample {

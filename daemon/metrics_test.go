@@ -15,6 +15,7 @@ import (
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/internal/llmtest"
+	"github.com/cyan-agent/cyan/internal/tgtest"
 	"github.com/cyan-agent/cyan/llm"
 )
 
@@ -147,5 +148,37 @@ func TestMetricsScrape(t *testing.T) {
 	}
 	if _, ok := fams["cyan_model_errors_total"]; ok {
 		t.Errorf("model errors counted with none made")
+	}
+}
+
+// TestMetricsOfTheBridges: a connected bridge shows in /metrics.
+func TestMetricsOfTheBridges(t *testing.T) {
+	tg := &tgtest.Server{Token: "123:right", Bot: tgtest.User{ID: 77, IsBot: true, FirstName: "cyan", Username: "cyan_bot"}}
+	srv := httptest.NewServer(tg)
+	defer srv.Close()
+	r := newRig(t, map[string]string{"cyan.yaml": "bridges:\n  telegram:\n    - {name: tg, token: \"123:right\", api_url: " + srv.URL + "}\n"})
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) { // polling the bridge's connection
+		resp, err := http.Get(r.base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := expfmt.NewTextParser(model.UTF8Validation)
+		fams, err := p.TextToMetricFamilies(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if value(t, fams, "cyan_bridge_connected", map[string]string{"bridge": "tg", "platform": "telegram"}) == 1 {
+			if value(t, fams, "cyan_part_state", map[string]string{"part": "bridge:tg", "state": "running"}) != 1 {
+				t.Fatal("bridge:tg is not a running part in /metrics")
+			}
+			if _, ok := fams["cyan_bridge_messages_total"]; !ok {
+				t.Fatal("no cyan_bridge_messages_total")
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the bridge never showed as connected in /metrics")
+		}
 	}
 }

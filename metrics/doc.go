@@ -25,6 +25,9 @@
 //	cyan_outbox_deliveries_total{component, outcome}  delivered and failed for good
 //	cyan_component_attached{component}              1 while a component takes deliveries
 //	cyan_events_rollups_due                         the event log's summaries still due
+//	cyan_bridge_connected{bridge, platform}         1 while a chat-app bridge is connected
+//	cyan_bridge_queue{bridge}                       a bridge's outgoing messages waiting
+//	cyan_bridge_messages_total{bridge, what}        received, stored, skipped, turns, sent, failed
 //	cyan_part_state{part, state}                    1 for each supervised part's state
 //	cyan_part_restarts_total{part}                  restarts of each supervised part
 //
