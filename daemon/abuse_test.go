@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,9 +16,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/cyan-agent/cyan/config"
-	"github.com/cyan-agent/cyan/internal/llmtest"
 )
 
 // apiRoutes reads the routes the API registers from its source, so a route
@@ -89,16 +85,7 @@ func (l *logBuffer) String() string {
 // every refusal is a JSON error with a message, and the daemon still
 // answers afterwards.
 func TestEveryRouteSurvivesBadInput(t *testing.T) {
-	fake := new(llmtest.Server)
-	llmSrv := httptest.NewServer(fake)
-	defer llmSrv.Close()
-	dir := t.TempDir()
-	cfg, err := config.Load(func(k string) string {
-		return map[string]string{"CYAN_DATA_DIR": dir, "CYAN_ADDR": "127.0.0.1:0", "CYAN_LLM_BASE_URL": llmSrv.URL + "/v1", "CYAN_LLM_MODEL": "fake-model"}[k]
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cfg := fakeLLMConfig(t)
 	cfg.Limits.MessagesPerMinute = 0
 	logs := new(logBuffer)
 	addrc := make(chan net.Addr, 1)

@@ -54,16 +54,7 @@ func TestLoadToken(t *testing.T) {
 // TestDaemonServesAndStops runs the whole daemon in-process: it answers,
 // stops cleanly on cancel, and releases its data dir.
 func TestDaemonServesAndStops(t *testing.T) {
-	fake := new(llmtest.Server)
-	llmSrv := httptest.NewServer(fake)
-	defer llmSrv.Close()
-	dir := t.TempDir()
-	cfg, err := config.Load(func(k string) string {
-		return map[string]string{"CYAN_DATA_DIR": dir, "CYAN_ADDR": "127.0.0.1:0", "CYAN_LLM_BASE_URL": llmSrv.URL + "/v1", "CYAN_LLM_MODEL": "fake-model"}[k]
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cfg := fakeLLMConfig(t)
 	addrc := make(chan net.Addr, 1)
 	d, err := New(Options{Config: cfg, Ready: func(a net.Addr) { addrc <- a }})
 	if err != nil {
@@ -90,7 +81,7 @@ func TestDaemonServesAndStops(t *testing.T) {
 	case <-time.After(ShutdownTimeout + time.Second):
 		t.Fatal("Run did not return within the shutdown timeout")
 	}
-	if _, held, _ := store.Holder(dir); held {
+	if _, held, _ := store.Holder(cfg.DataDir); held {
 		t.Fatal("the data dir is still locked after Run")
 	}
 }
@@ -164,4 +155,21 @@ func TestNoLeakedGoroutines(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// fakeLLMConfig starts the fake LLM and loads the configuration of a
+// daemon on a fresh data dir that uses it, on a free loopback port.
+func fakeLLMConfig(t *testing.T) (*llmtest.Server, *config.Config) {
+	t.Helper()
+	fake := new(llmtest.Server)
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	cfg, err := config.Load(func(k string) string {
+		return map[string]string{"CYAN_DATA_DIR": dir, "CYAN_ADDR": "127.0.0.1:0", "CYAN_LLM_BASE_URL": srv.URL + "/v1", "CYAN_LLM_MODEL": "fake-model"}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fake, cfg
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/internal/tgtest"
 	"github.com/cyan-agent/cyan/llm"
@@ -57,16 +56,7 @@ func value(t *testing.T, fams map[string]*dto.MetricFamily, name string, want ma
 // and a recall, scrapes GET /metrics and reads it with the Prometheus text
 // parser.
 func TestMetricsScrape(t *testing.T) {
-	fake := new(llmtest.Server)
-	llmSrv := httptest.NewServer(fake)
-	defer llmSrv.Close()
-	dir := t.TempDir()
-	cfg, err := config.Load(func(k string) string {
-		return map[string]string{"CYAN_DATA_DIR": dir, "CYAN_ADDR": "127.0.0.1:0", "CYAN_LLM_BASE_URL": llmSrv.URL + "/v1", "CYAN_LLM_MODEL": "fake-model"}[k]
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, cfg := fakeLLMConfig(t)
 	addrc := make(chan net.Addr, 1)
 	d, err := New(Options{Config: cfg, Ready: func(a net.Addr) { addrc <- a }})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -283,20 +284,11 @@ func (f *Impl) Calls(actions ...string) []Call {
 	defer f.mu.Unlock()
 	var out []Call
 	for _, c := range f.calls {
-		if len(actions) == 0 || contains(actions, c.Action) {
+		if len(actions) == 0 || slices.Contains(actions, c.Action) {
 			out = append(out, c)
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // WaitCalls waits until n calls of the actions have arrived.

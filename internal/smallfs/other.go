@@ -18,8 +18,8 @@ func Mount(t testing.TB, size int64) string {
 	return ""
 }
 
-// Free is not implemented here.
+// Free reports errors.ErrUnsupported: tmpfs and its accounting are Linux's.
 func Free(string) (int64, error) { return 0, errors.ErrUnsupported }
 
-// Fill is not implemented here.
+// Fill reports errors.ErrUnsupported, as Free does.
 func Fill(string, int64) (int64, error) { return 0, errors.ErrUnsupported }

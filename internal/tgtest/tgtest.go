@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -355,20 +356,11 @@ func (s *Server) Calls(methods ...string) []Call {
 	defer s.mu.Unlock()
 	var out []Call
 	for _, c := range s.calls {
-		if len(methods) == 0 || contains(methods, c.Method) {
+		if len(methods) == 0 || slices.Contains(methods, c.Method) {
 			out = append(out, c)
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // WaitCalls waits for n calls of the methods.
