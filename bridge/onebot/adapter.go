@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -186,10 +187,10 @@ func (a *Adapter) serve(ctx context.Context, c *conn) {
 		if self := c.selfID(); self != "" {
 			a.connected(bridge.User{ID: self})
 		}
-		go a.login(ctx, c)
+		go a.safely("login", func() { a.login(ctx, c) })
 	}
 	beats := make(chan time.Duration, 1)
-	go a.watchHeartbeat(ctx, c, beats)
+	go a.safely("heartbeat watch", func() { a.watchHeartbeat(ctx, c, beats) })
 	err := a.readLoop(ctx, c, beats)
 	c.close(websocket.StatusNormalClosure, "", err)
 	a.mu.Lock()
@@ -206,6 +207,18 @@ func (a *Adapter) serve(ctx context.Context, c *conn) {
 		}
 		a.sink.Disconnected(err)
 	}
+}
+
+// safely runs f, turning a panic (an event the handling did not foresee)
+// into a log line with its stack instead of the daemon's end; the event is
+// skipped, the connection goes on.
+func (a *Adapter) safely(what string, f func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			a.log.Error("onebot: panic handling "+what+"; skipped", "panic", v, "stack", string(debug.Stack()))
+		}
+	}()
+	f()
 }
 
 // login asks who the bot is (get_login_info) and reports the connection.
@@ -247,7 +260,7 @@ func (a *Adapter) readLoop(ctx context.Context, c *conn, beats chan<- time.Durat
 	go func() {
 		defer close(handled)
 		for ev := range events {
-			a.event(ctx, c, ev, beats)
+			a.safely("event", func() { a.event(ctx, c, ev, beats) })
 		}
 	}()
 	defer func() {
