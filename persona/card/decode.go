@@ -196,7 +196,7 @@ func specVersion(top map[string]json.RawMessage) (string, error) {
 	case float64:
 		return strconv.FormatFloat(x, 'f', 1, 64), nil
 	}
-	return "", fmt.Errorf("spec_version: want text such as \"3.0\", got %s", kind(raw))
+	return "", fmt.Errorf("spec_version: want text such as \"3.0\", got %s", lorebook.JSONKind(raw))
 }
 
 // decodeV1 reads a V1 card: the six fields at the top, and what
@@ -301,7 +301,7 @@ func (f *fields) text(name string, limit int) string {
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		f.fail("%s%s: want text, got %s", f.prefix, name, kind(raw))
+		f.fail("%s%s: want text, got %s", f.prefix, name, lorebook.JSONKind(raw))
 		return ""
 	}
 	if len(s) > limit {
@@ -328,7 +328,7 @@ func (f *fields) texts(name string, limit int) []string {
 			}
 			return out
 		}
-		f.fail("%s%s: want a list of texts, got %s", f.prefix, name, kind(raw))
+		f.fail("%s%s: want a list of texts, got %s", f.prefix, name, lorebook.JSONKind(raw))
 		return nil
 	}
 	if len(list) > limit {
@@ -356,7 +356,7 @@ func (f *fields) object(name string) map[string]json.RawMessage {
 		return out
 	}
 	if err := json.Unmarshal(raw, &out); err != nil {
-		f.fail("%s%s: want an object {…}, got %s", f.prefix, name, kind(raw))
+		f.fail("%s%s: want an object {…}, got %s", f.prefix, name, lorebook.JSONKind(raw))
 	}
 	return out
 }
@@ -384,7 +384,7 @@ func optString(m map[string]json.RawMessage, name string) (string, error) {
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", fmt.Errorf("%s: want text, got %s", name, kind(raw))
+		return "", fmt.Errorf("%s: want text, got %s", name, lorebook.JSONKind(raw))
 	}
 	return s, nil
 }
@@ -393,7 +393,7 @@ func optString(m map[string]json.RawMessage, name string) (string, error) {
 func unmarshal(data []byte, v any) error {
 	d := bytes.TrimSpace(data)
 	if len(d) > 0 && d[0] != '{' && !bytes.Equal(d, []byte("null")) {
-		return fmt.Errorf("want a JSON object {…}, got %s", kind(d))
+		return fmt.Errorf("want a JSON object {…}, got %s", lorebook.JSONKind(d))
 	}
 	err := json.Unmarshal(data, v)
 	if err != nil && strings.Contains(err.Error(), "unexpected end of JSON input") {
@@ -420,26 +420,6 @@ func position(data []byte, off int64) (line, col int) {
 }
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
-
-func kind(raw []byte) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '"':
-		return "text"
-	case '{':
-		return "an object"
-	case '[':
-		return "a list"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
-}
 
 // sortedKeys lists a map's keys in order.
 func sortedKeys[V any](m map[string]V) []string {

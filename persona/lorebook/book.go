@@ -522,7 +522,7 @@ func optText(raw json.RawMessage) (string, error) {
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", fmt.Errorf("want text, got %s", kind(raw))
+		return "", fmt.Errorf("want text, got %s", JSONKind(raw))
 	}
 	return s, nil
 }
@@ -551,7 +551,7 @@ func optBool(raw json.RawMessage, def bool) (bool, error) {
 			return false, nil
 		}
 	}
-	return def, fmt.Errorf("want true or false, got %s", kind(raw))
+	return def, fmt.Errorf("want true or false, got %s", JSONKind(raw))
 }
 
 // optNumber reads an optional number, also written as text.
@@ -574,7 +574,7 @@ func optNumber(raw json.RawMessage) (float64, bool, error) {
 			return f, true, nil
 		}
 	}
-	return 0, false, fmt.Errorf("want a number, got %s", kind(raw))
+	return 0, false, fmt.Errorf("want a number, got %s", JSONKind(raw))
 }
 
 // optTexts reads a list of strings; a single string is split at commas
@@ -589,7 +589,7 @@ func optTexts(raw json.RawMessage) ([]string, error) {
 		if json.Unmarshal(raw, &s) == nil {
 			return strings.Split(s, ","), nil
 		}
-		return nil, fmt.Errorf("want a list of texts, got %s", kind(raw))
+		return nil, fmt.Errorf("want a list of texts, got %s", JSONKind(raw))
 	}
 	out := make([]string, 0, len(list))
 	for _, v := range list {
@@ -616,8 +616,9 @@ func clampDepth(d float64) int {
 	return int(d)
 }
 
-// kind names a JSON value's type for an error.
-func kind(raw json.RawMessage) string {
+// JSONKind names a JSON value's type for an error message ("text", "a
+// list", "an object"…); the card decoder says the same.
+func JSONKind(raw []byte) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return "nothing"
