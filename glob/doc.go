@@ -6,10 +6,10 @@
 //
 // The syntax:
 //
-//	*    any run of characters; in a path (Path) it stops at "/"
-//	**   any run of characters, "/" included (paths)
-//	?    exactly one character; in a path not "/"
-//	else the character itself (no escapes, no classes)
+//   - any run of characters; in a path (Path) it stops at "/"
+//     **   any run of characters, "/" included (paths)
+//     ?    exactly one character; in a path not "/"
+//     else the character itself (no escapes, no classes)
 //
 // Channels (Channel) and free text (Text) have no separator: "*" and "?"
 // match ":" and "/" too, so "qq:group:*" matches every QQ group and

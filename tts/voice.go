@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
 )
 
 // Speech is one voiced segment, ready to play: what the stream carries as a
