@@ -4,12 +4,10 @@
 // validation all match here, so one pattern means the same thing
 // everywhere.
 //
-// The syntax:
-//
-//   - any run of characters; in a path (Path) it stops at "/"
-//     **   any run of characters, "/" included (paths)
-//     ?    exactly one character; in a path not "/"
-//     else the character itself (no escapes, no classes)
+// The syntax: "*" is any run of characters (in a path, Path, it stops at
+// "/"); "**" is any run of characters, "/" included (paths); "?" is
+// exactly one character (in a path, not "/"); every other character
+// matches itself (no escapes, no classes).
 //
 // Channels (Channel) and free text (Text) have no separator: "*" and "?"
 // match ":" and "/" too, so "qq:group:*" matches every QQ group and
