@@ -20,6 +20,7 @@ const module = "github.com/cyan-agent/cyan/"
 // packets, with store and persona beside them as leaves.
 var allowed = map[string][]string{
 	"glob":                 {},
+	"clock":                {},
 	"packets":              {"glob"},
 	"journal":              {"glob"},
 	"backoff":              {},
@@ -37,7 +38,7 @@ var allowed = map[string][]string{
 	"events":               {"store", "config", "packets", "llm", "notation", "journal", "backoff"},
 	"tools":                {"store", "llm", "config", "packets", "persona", "notation", "journal", "backoff"},
 	"limitproc":            {"config", "packets", "glob"},
-	"observer":             {"memory", "events", "tools", "llm", "config", "packets", "store", "journal"},
+	"observer":             {"memory", "events", "tools", "llm", "config", "packets", "store", "journal", "clock"},
 	"mainvirtual":          {"store", "persona", "llm", "config", "notation", "journal", "packets", "turn"},
 	"notation":             {},
 	"recall":               {"store", "importer", "packets", "llm", "journal", "backoff"},
