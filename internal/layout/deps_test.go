@@ -23,7 +23,7 @@ import (
 // and the API, peers that never import each other, at 4; the daemon that
 // builds and wires them at 6; the command line above it.
 var layer = map[string]int{
-	"glob": -1, "clock": 0, "packets": 0, "journal": 0, "backoff": 0, "notation": 0, "persona": 0, "internal/clocktest": 0, "internal/browsertest": 0, "internal/embedtest": 0,
+	"glob": -1, "clock": -1, "packets": 0, "journal": 0, "backoff": 0, "notation": 0, "persona": 0, "internal/clocktest": 0, "internal/browsertest": 0, "internal/embedtest": 0,
 	"llm": 1, "store": 1, "config": 1,
 	"generate": 2, "importer": 2, "turn": 2, "supervise": 2, "router": 2, "internal/llmtest": 2, "tts": 2, "web": 0,
 	"internal/ttstest": 3, "persona/lorebook": 1, "persona/card": 2,
