@@ -16,7 +16,8 @@ import (
 // layer is each package's place in SPEC §1's one-way order, lowest
 // first: a package may depend, directly or through others, only on
 // packages of lower layers. Below everything, at -1, the one pattern
-// matcher (glob). The leaves (value types, the event log, the
+// matcher (glob) and the one clock and cron dialect (clock). The leaves
+// (value types, the event log, the
 // retry delay) are at 0; the store, the LLM client and the config at 1;
 // what is built on the store at 2 (the turn's value types among them); the
 // parts (memory, events, tools, recall…) at 3; main-virtual, the observers
