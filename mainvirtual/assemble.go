@@ -103,6 +103,9 @@ func (a *assembler) assemble(ctx context.Context, q Query) (*Packet, error) {
 // said (or its choice to stay silent). Tool results reach later turns
 // through the tool-call section instead.
 func inContext(m *store.Message) bool {
+	if m.IsRecalled() {
+		return false // withdrawn by its sender: it leaves every prompt
+	}
 	switch m.Role {
 	case store.RoleUser, store.RoleSystem:
 		return true
