@@ -239,6 +239,7 @@ func (a *Adapter) Attempts() int64 { return a.attempts.Load() }
 // connection ended.
 func (a *Adapter) serve(ctx context.Context, c *conn) error {
 	defer a.conns.Done()
+	outer := ctx // cyan stopping, not this connection ending
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c.heard(a.o.Clock.Now())
@@ -266,22 +267,22 @@ func (a *Adapter) serve(ctx context.Context, c *conn) error {
 		defer side.Done()
 		a.safely("heartbeat watch", func() { a.watchHeartbeat(ctx, c) })
 	}()
-	err := a.readLoop(ctx, c)
+	err := a.readLoop(ctx, c, &side)
 	c.close(websocket.StatusNormalClosure, "", err)
 	cancel()
-	side.Wait()
+	defer side.Wait() // after the report: a handler still busy does not hold it up
 	a.mu.Lock()
 	current := a.api == c
 	if current {
 		a.api = nil
 	}
 	a.mu.Unlock()
-	if r := c.reason(); r != nil && ctx.Err() == nil {
+	if r := c.reason(); r != nil && outer.Err() == nil {
 		err = r
 	}
 	if current {
 		report := err
-		if ctx.Err() != nil && !bridge.IsAuth(err) {
+		if outer.Err() != nil && !bridge.IsAuth(err) {
 			report = nil
 		}
 		a.sink.Disconnected(report)
@@ -338,12 +339,13 @@ func (a *Adapter) connected(u bridge.User) {
 // order by one goroutine, which never waits on media (the bridge fetches
 // it off that path). The queue grows as needed, so a slow store never
 // stops the reading, and the heartbeat watch sees only the connection's
-// own silence.
-func (a *Adapter) readLoop(ctx context.Context, c *conn) error {
+// own silence. The event goroutine is joined through side.
+func (a *Adapter) readLoop(ctx context.Context, c *conn, side *sync.WaitGroup) error {
 	q := newEventQueue()
-	handled := make(chan struct{})
+	defer q.close()
+	side.Add(1)
 	go func() {
-		defer close(handled)
+		defer side.Done()
 		for {
 			ev, ok := q.pop(ctx)
 			if !ok {
@@ -351,10 +353,6 @@ func (a *Adapter) readLoop(ctx context.Context, c *conn) error {
 			}
 			a.safely("event", func() { a.event(ctx, c, ev) })
 		}
-	}()
-	defer func() {
-		q.close()
-		<-handled
 	}()
 	for {
 		b, err := c.read(ctx)
