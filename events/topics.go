@@ -61,6 +61,9 @@ func (s *segment) add(m *store.Message) {
 // said (or its choice of silence). Tool results and bare tool-call records
 // are not.
 func conversational(m *store.Message) bool {
+	if m.IsRecalled() {
+		return false // withdrawn by its sender
+	}
 	switch m.Role {
 	case store.RoleUser, store.RoleSystem:
 		return true
