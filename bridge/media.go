@@ -117,14 +117,18 @@ func cutInbound(text string) string {
 // and its text, from the store.
 func (b *Bridge) quoteReplies(m *Message, channel string) {
 	q, ok := b.agent.(Quoter)
-	if !ok {
-		return
-	}
 	for i, p := range m.Parts {
 		if p.Kind != PartReply || p.MessageID == "" || p.ReplyText != "" || p.ToSelf {
 			continue
 		}
-		if got, ok := q.Quote(channel, p.MessageID); ok {
+		if b.sent.has(string(m.Chat.Kind) + ":" + m.Chat.ID + ":" + p.MessageID) {
+			m.Parts[i].ToSelf = true // one of the bot's own: "[reply to ^<its name>]"
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if got, found := q.Quote(channel, p.MessageID); found {
 			m.Parts[i].ReplyFrom, m.Parts[i].ReplyText, m.Parts[i].ReplyTime = got.User, got.Text, got.Time
 		}
 	}

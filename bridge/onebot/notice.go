@@ -38,7 +38,7 @@ func (a *Adapter) notice(ctx context.Context, ev *Event, self string) {
 		if ev.Time <= 0 {
 			at = a.o.Clock.Now()
 		}
-		if from == self {
+		if from == "" || from == self {
 			return
 		}
 		if ev.GroupID == "" {

@@ -68,12 +68,12 @@ func (m *ReverseMux) nameOf(path string) (string, bool) {
 				return "", false
 			}
 			if n, ok := strings.CutSuffix(rest, "/"+suffix); ok {
-				rest = n
+				rest = strings.Trim(n, "/")
 				break
 			}
 		}
 	}
-	return rest, true
+	return rest, rest != ""
 }
 
 func sameToken(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
