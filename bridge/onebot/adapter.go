@@ -377,7 +377,7 @@ func (a *Adapter) readLoop(ctx context.Context, c *conn, side *sync.WaitGroup) e
 			if c.deliver(r) {
 				continue
 			}
-			if r.Retcode == 1403 {
+			if r.Retcode == 1403 && (len(r.Echo) == 0 || string(r.Echo) == "null") {
 				// NapCat's and LLOneBot's WebSocket server, on a wrong
 				// token: {"status":"failed","retcode":1403,"message":
 				// "token验证失败"}, then close.
