@@ -27,7 +27,10 @@
 //     "Bearer "; a wrong one gets the upgrade, then
 //     {"status":"failed","retcode":1403,"message":"token验证失败",…} and a
 //     close (Impl.HTTPRefusal: an HTTP 401/403 before the upgrade instead,
-//     as go-cqhttp does). LLOneBot answers a wrong token the same way;
+//     as go-cqhttp does). LLOneBot answers a wrong token the same way
+//     (github.com/LLOneBot/LLOneBot at commit
+//     c9bd964df7b9c550b2b94031f65b3207b5c241dd, src/onebot11/connect/ws.ts,
+//     authorize: the same 1403 frame, then socket.close());
 //   - the CQ encoder (helper/cqcode.ts, encodeCQCode): text escapes &, [
 //     and ]; values also ",";
 //   - the recall and poke notices (event/notice/OB11GroupRecallNoticeEvent.ts,
