@@ -296,6 +296,7 @@ func TestConversational(t *testing.T) {
 		{"the agent's silence", Message{Role: RoleAssistant, Empty: true}, true},
 		{"a bare tool-call record", Message{Role: RoleAssistant}, false},
 		{"a tool result", Message{Role: RoleTool, Text: "42"}, false},
+		{"a recalled line", Message{Role: RoleUser, Text: "oops", Recalled: time.Unix(1, 0)}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
