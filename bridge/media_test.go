@@ -2,8 +2,8 @@ package bridge
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -228,11 +228,9 @@ func TestRecallsAndPokes(t *testing.T) {
 		for _, tr := range turns {
 			chans = append(chans, tr.Channel)
 		}
+		slices.Sort(chans) // two chats: their turns run in either order
 		if fmt.Sprint(chans) != "[t:group:42 t:private:5]" {
 			t.Errorf("turns for pokes in %v, want the group not ignoring them and the private chat", chans)
-		}
-		if errors.Is(nil, ErrNotStored) {
-			t.Fatal("unreachable")
 		}
 	})
 }
