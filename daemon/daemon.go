@@ -211,6 +211,11 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 			}
 			return d.tools != nil && d.tools.reg.IsOwner(tools.Caller{Speaker: speaker, SpeakerID: userID, Kind: kind})
 		},
+		HistoryRanges: historyRanges(st),
+		// The recall index is built next, over this log's records.
+		FindTheories: func(ctx context.Context, q events.TheoryQuery) ([]events.TheoryMatch, error) {
+			return findTheories(ctx, d.recall, q)
+		},
 		Now: now, Logger: log.With("component", "events"),
 	})
 	if err != nil {
@@ -246,6 +251,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	}
 	sources := memorySources(d.mem, d.tools.reg)
 	sources[mainvirtual.SlotEvents] = eventsSource(d.events, d.tools.reg)
+	sources[mainvirtual.SlotPulled] = mainvirtual.Stack(topicTheories(d.events, d.tools.reg), sources[mainvirtual.SlotPulled])
 	if err := addLoreSources(sources, d.persona.Load, st, log.With("component", "lorebook")); err != nil {
 		return err
 	}

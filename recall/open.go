@@ -85,3 +85,77 @@ func OpenHistory(st *store.Store) func(ctx context.Context, r packets.Reader, re
 // ErrNoRef means a reference names nothing the caller may open (whether
 // it exists is not told).
 var ErrNoRef = errors.New("nothing you may open has that name; copy the reference exactly as your prompt shows it")
+
+// Run is a stretch of a channel's chat log given by its first and last
+// message ids (inclusive), as the event log keeps a record's messages.
+type Run struct{ First, Last string }
+
+// Range is part of a run as a history reference shows it: Ref
+// ("history/<channel>/<date>", the date of its first message) and Location
+// ("message n ~ message m", numbered as OpenHistory numbers them).
+type Range struct {
+	Ref      string `json:"ref"`
+	Location string `json:"location"`
+	// Messages is how many messages it holds.
+	Messages int `json:"messages"`
+	from     int // the first message's number
+}
+
+// String is the range as the prompt and the open tool write it.
+func (r Range) String() string { return "%[" + r.Ref + "] " + r.Location }
+
+// HistoryRanges numbers runs of a channel's messages as history references
+// that open: for each run, its messages that OpenHistory counts, cut into
+// ranges of at most the messages one opening shows. A run whose messages
+// are all gone (or none of them counted) has no range. It reads the channel
+// from its first message up to the last message of the latest run, as
+// OpenHistory does to number a range.
+func HistoryRanges(ctx context.Context, st *store.Store, channel string, runs []Run) ([][]Range, error) {
+	out := make([][]Range, len(runs))
+	last := ""
+	for _, r := range runs {
+		last = max(last, r.Last)
+	}
+	if last == "" {
+		return out, nil
+	}
+	pos := 0
+	err := st.Scan(channel, "", func(m *store.Message) (bool, error) {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		if m.ID > last {
+			return false, nil
+		}
+		if !indexable(m) {
+			return true, nil
+		}
+		pos++
+		for i, r := range runs {
+			if m.ID < r.First || m.ID > r.Last {
+				continue
+			}
+			rs := out[i]
+			if n := len(rs); n > 0 && rs[n-1].Messages < maxOpen {
+				rs[n-1].Messages++
+				continue
+			}
+			out[i] = append(rs, Range{Ref: HistoryPrefix + channel + "/" + m.Time.Format("2006-01-02"), Messages: 1, from: pos})
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, rs := range out {
+		for j := range rs {
+			from := rs[j].from
+			if rs[j].Messages == 1 {
+				rs[j].Location = fmt.Sprintf("message %d", from)
+			} else {
+				rs[j].Location = fmt.Sprintf("message %d ~ message %d", from, from+rs[j].Messages-1)
+			}
+		}
+	}
+	return out, nil
+}
