@@ -69,6 +69,10 @@ func TestAgentOnlyFollowUpExtendsThePreviousTopic(t *testing.T) {
 	if len(evs) != 1 || evs[0].Source.LastMessageID != last.ID || evs[0].Messages != 2 || evs[0].ClosedBy != "tool" || evs[0].Title != "amy said goodbye" {
 		t.Fatalf("records %+v", evs)
 	}
+	// Its run grew with it.
+	if r := evs[0].Runs; len(r) != 1 || r[0].First != evs[0].Source.FirstMessageID || r[0].Last != last.ID {
+		t.Fatalf("runs %+v, want the one from its first message to %s", r, last.ID)
+	}
 	// Nothing open now.
 	out, err = tool.Run(context.Background(), Call{Channel: "c", Reader: ownerReader("c"), Now: t0.Add(2 * time.Hour)}, json.RawMessage(`{"op":"close"}`))
 	if err != nil || !strings.Contains(out, "no open topic") {
