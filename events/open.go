@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/cyan-agent/cyan/packets"
+	"github.com/cyan-agent/cyan/store"
 )
 
 // Reference prefixes the event log opens (the open tool): "event
@@ -48,13 +50,13 @@ func (l *Log) Open(ctx context.Context, r packets.Reader, ref, _ string) (string
 }
 
 func (l *Log) openEvent(ctx context.Context, r packets.Reader, label string) (string, error) {
-	all, err := l.Events(Filter{Level: levelOfLabel(label), Limit: 1 << 30}, l.now())
+	all, err := l.labelled(label)
 	if err != nil {
 		return "", err
 	}
 	var found []*Event
 	for _, e := range all {
-		if e.Label == label && r.MayRead(packets.InfoEvents, packets.Scope{Channel: e.Source.Channel}) {
+		if r.MayRead(packets.InfoEvents, packets.Scope{Channel: e.Source.Channel}) {
 			found = append(found, e)
 		}
 	}
@@ -207,6 +209,43 @@ func (l *Log) labelsOf(ids []string) ([]string, error) {
 	return out, err
 }
 
+// labelled returns the records of every channel whose label is label,
+// reading only those whose key has the level and start the label names.
+func (l *Log) labelled(label string) ([]*Event, error) {
+	level, from, to, ok := l.cal.parseLabel(label)
+	if !ok {
+		return nil, nil
+	}
+	now := l.now()
+	var out []*Event
+	err := l.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(store.PrefixEvent)})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			k := it.Item().Key()
+			// … \0 level(1) start(8) id(16)
+			if len(k) < 26 || k[len(k)-26] != 0 || k[len(k)-25] != level.code() {
+				continue
+			}
+			if start := timeOfBytes(k[len(k)-24 : len(k)-16]); start.Before(from) || !start.Before(to) {
+				continue
+			}
+			e := new(Event)
+			if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, e) }); err != nil {
+				return fmt.Errorf("decode record %x: %w", k, err)
+			}
+			if e = l.present(e, now); e.Label == label {
+				out = append(out, e)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("events: records labelled %s: %w", label, err)
+	}
+	return out, nil
+}
+
 // levelNoun says what a record of level is.
 func levelNoun(level Level) string {
 	if level == LevelEvent {
@@ -215,9 +254,9 @@ func levelNoun(level Level) string {
 	return "a " + string(level)
 }
 
-// levelOfLabel is the level a label names: "2025年", "2026年1月",
+// levelOfLabel is the level a label's shape names: "2025年", "2026年1月",
 // "20260208-20260214", "20260208", "20260216 3:16" ("" when it is none
-// of them: every level is searched).
+// of them).
 func levelOfLabel(label string) Level {
 	switch {
 	case strings.Contains(label, " "):

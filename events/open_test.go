@@ -187,3 +187,36 @@ func TestLevelOfLabel(t *testing.T) {
 		})
 	}
 }
+
+func TestParseLabelReadsWhatLabelWrites(t *testing.T) {
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Skip("no zone data:", err)
+	}
+	for _, loc := range []*time.Location{time.UTC, shanghai} {
+		cal := calendar{loc: loc, weekStart: time.Monday}
+		for _, at := range []time.Time{time.Date(2026, 2, 16, 3, 16, 42, 0, loc), time.Date(1999, 12, 31, 23, 59, 0, 0, loc), time.Date(2026, 1, 1, 0, 0, 0, 0, loc)} {
+			for _, level := range Levels {
+				start := cal.periodOf(level, at).start
+				label := cal.label(level, start)
+				got, from, to, ok := cal.parseLabel(label)
+				if !ok || got != level || start.Before(from) || !start.Before(to) {
+					t.Errorf("%s %s: parseLabel(%q) = %s [%s, %s) %v, want %s around %s", loc, level, label, got, from, to, ok, level, start)
+				}
+			}
+		}
+	}
+}
+
+func FuzzParseLabel(f *testing.F) {
+	for _, s := range []string{"20260216 3:16", "20260216", "20260208-20260214", "2026年1月", "2025年", "-", "年月", "2026年13月", "99999999 99:99", ""} {
+		f.Add(s)
+	}
+	cal := calendar{loc: time.UTC, weekStart: time.Sunday}
+	f.Fuzz(func(t *testing.T, s string) {
+		level, from, to, ok := cal.parseLabel(s)
+		if ok && (level == "" || !from.Before(to)) {
+			t.Fatalf("parseLabel(%q) = %q [%s, %s)", s, level, from, to)
+		}
+	})
+}

@@ -84,6 +84,9 @@ func (l *Log) TopicTheories(ctx context.Context, q SectionQuery, budget int, cou
 			continue // not this reader's to see: not even named in the trace
 		}
 		line := "%[" + l.theoryRef(t) + "] - " + l.escape(theoryLeadOf(t.Article))
+		if !strings.HasSuffix(l.theoryRef(t), t.Title) {
+			line = "%[" + l.theoryRef(t) + "] " + l.escape(strings.Join(strings.Fields(t.Title), " ")) + " - " + l.escape(theoryLeadOf(t.Article))
+		}
 		why := fmt.Sprintf("the topic's talk touches it (recall score %.0f; shared: %s)", m.Score, strings.Join(m.Shared, ", "))
 		item := Item{ID: "theory:" + t.ID, Tokens: count(line) + 1, Reason: why}
 		if used+item.Tokens > budget {
@@ -101,7 +104,8 @@ func (l *Log) TopicTheories(ctx context.Context, q SectionQuery, budget int, cou
 }
 
 // theoryRef is the reference that opens t: its title, or its id when the
-// title would not survive inside %[...].
+// title would not survive inside %[...] (the line then shows the title
+// after it).
 func (l *Log) theoryRef(t *Theory) string {
 	if strings.ContainsAny(t.Title, "[]\n") || l.escape(t.Title) != t.Title {
 		return RefTheory + t.ID

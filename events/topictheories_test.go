@@ -135,3 +135,26 @@ func TestTheoryLeadOf(t *testing.T) {
 		})
 	}
 }
+
+func TestTheoryWithAnAwkwardTitleIsReferencedByID(t *testing.T) {
+	ctx := context.Background()
+	t0 := day(2026, 6, 3, 20, 0)
+	f := newFixture(t, t0, testConfig())
+	x := f.withTheories(t)
+	th, err := f.log.CreateTheory("zebras [north]", "zebras walk north in june, following the rain", nil, packets.Scope{Channel: "home", Owner: true}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.SyncRecords(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.say(t, "home", "hareru", "the zebras walk north again", t0)
+	sec, err := f.log.TopicTheories(ctx, SectionQuery{Channel: "home", Reader: ownerReader("home"), Now: t0}, 400, words)
+	want := "%[theory " + th.ID + "] zebras [north] - zebras walk north in june, following the rain"
+	if err != nil || sec.Body != want {
+		t.Fatalf("got %q %v, want %q", sec.Body, err, want)
+	}
+	if out, err := f.log.Open(ctx, ownerReader("home"), RefTheory+th.ID, ""); err != nil || !strings.Contains(out, "zebras walk north") {
+		t.Fatalf("its reference opens to %q %v", out, err)
+	}
+}
