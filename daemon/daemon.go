@@ -211,8 +211,11 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 			}
 			return d.tools != nil && d.tools.reg.IsOwner(tools.Caller{Speaker: speaker, SpeakerID: userID, Kind: kind})
 		},
-		HistoryRanges: historyRanges(st),
-		// The recall index is built next, over this log's records.
+		// The recall index is built next, over this log's records; it numbers
+		// the history and finds the theories a topic touches.
+		HistoryRanges: func(ctx context.Context, channel string, runs []events.Run) ([][]string, error) {
+			return historyRanges(ctx, d.recall, channel, runs)
+		},
 		FindTheories: func(ctx context.Context, q events.TheoryQuery) ([]events.TheoryMatch, error) {
 			return findTheories(ctx, d.recall, q)
 		},
@@ -236,7 +239,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	if err := registerEventTools(d.tools.reg, d.events, now); err != nil {
 		return err
 	}
-	if err := registerOpenTool(d.tools.reg, st, d.events); err != nil {
+	if err := registerOpenTool(d.tools.reg, d.recall, d.events); err != nil {
 		return err
 	}
 	if err := d.registerComponentTools(); err != nil {

@@ -8,7 +8,6 @@ import (
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/recall"
-	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/tools"
 )
 
@@ -49,24 +48,22 @@ func findTheories(ctx context.Context, idx *recall.Index, q events.TheoryQuery) 
 }
 
 // historyRanges numbers the event log's runs as recall numbers history.
-func historyRanges(st *store.Store) events.HistoryRanges {
-	return func(ctx context.Context, channel string, runs []events.Run) ([][]string, error) {
-		in := make([]recall.Run, len(runs))
-		for i, r := range runs {
-			in[i] = recall.Run{First: r.First, Last: r.Last}
-		}
-		rs, err := recall.HistoryRanges(ctx, st, channel, in)
-		if err != nil {
-			return nil, err
-		}
-		out := make([][]string, len(rs))
-		for i, r := range rs {
-			for _, x := range r {
-				out[i] = append(out[i], x.String())
-			}
-		}
-		return out, nil
+func historyRanges(ctx context.Context, idx *recall.Index, channel string, runs []events.Run) ([][]string, error) {
+	in := make([]recall.Run, len(runs))
+	for i, r := range runs {
+		in[i] = recall.Run{First: r.First, Last: r.Last}
 	}
+	rs, err := idx.HistoryRanges(ctx, channel, in)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]string, len(rs))
+	for i, r := range rs {
+		for _, x := range r {
+			out[i] = append(out[i], x.String())
+		}
+	}
+	return out, nil
 }
 
 // eventsAccount is the budget account of the event log's background work

@@ -26,7 +26,7 @@ func (r logRecords) Records(context.Context) ([]recall.Record, error) {
 
 // withTheories matches topics against the log's theories through a real
 // recall index.
-func (f *fixture) withTheories(t *testing.T) *recall.Index {
+func (f *fixture) withTheories(t testing.TB) *recall.Index {
 	t.Helper()
 	x, err := recall.New(recall.Options{Store: f.st, Records: logRecords{f.log}, RecordsDelay: -1})
 	if err != nil {

@@ -29,57 +29,73 @@ const maxOpen = 200
 // "history:channel:<name>") opens; any other is missing.
 func OpenHistory(st *store.Store) func(ctx context.Context, r packets.Reader, ref, location string) (string, error) {
 	return func(ctx context.Context, r packets.Reader, ref, location string) (string, error) {
-		rest, ok := strings.CutPrefix(ref, HistoryPrefix)
-		i := strings.LastIndexByte(rest, '/')
-		if !ok || i <= 0 {
-			return "", fmt.Errorf("a history reference is %%[history/<channel>/<date>] message n ~ message m, not %%[%s]", ref)
-		}
-		channel := rest[:i]
-		if !r.MayRead(packets.InfoHistory, packets.Scope{Channel: channel}) {
-			return "", fmt.Errorf("%%[%s]: %w", ref, ErrNoRef)
-		}
-		m := messageRange.FindStringSubmatch(strings.ToLower(strings.TrimSpace(location)))
-		if m == nil {
-			return "", fmt.Errorf("say which messages: %%[%s] message n ~ message m", ref)
-		}
-		from, _ := strconv.Atoi(m[1])
-		to := from
-		if m[2] != "" {
-			to, _ = strconv.Atoi(m[2])
-		}
-		if from < 1 || to < from {
-			return "", fmt.Errorf("message %d ~ message %d is empty; messages count from 1", from, to)
-		}
-		if to-from >= maxOpen {
-			return "", fmt.Errorf("open at most %d messages at once", maxOpen)
-		}
-		var b strings.Builder
-		pos := 0
-		err := st.Scan(channel, "", func(msg *store.Message) (bool, error) {
-			if ctx.Err() != nil {
-				return false, ctx.Err()
-			}
-			if !indexable(msg) {
-				return true, nil
-			}
-			pos++
-			if pos >= from {
-				speaker := msg.User
-				if speaker == "" {
-					speaker = string(msg.Role)
-				}
-				fmt.Fprintf(&b, "message%d:%s [%s]: %s\n", pos, speaker, msg.Time.Format("2006-01-02 15:04"), msg.Text)
-			}
-			return pos < to, nil
-		})
+		channel, from, to, err := parseHistoryRef(r, ref, location)
 		if err != nil {
 			return "", err
 		}
-		if b.Len() == 0 {
-			return "", fmt.Errorf("%%[%s] has %d messages; message %d is past the end", ref, pos, from)
-		}
-		return strings.TrimRight(b.String(), "\n"), nil
+		return openHistory(ctx, st, ref, channel, "", 0, from, to)
 	}
+}
+
+// parseHistoryRef reads a history reference and its location for r: the
+// channel, and the first and last message wanted.
+func parseHistoryRef(r packets.Reader, ref, location string) (channel string, from, to int, err error) {
+	rest, ok := strings.CutPrefix(ref, HistoryPrefix)
+	i := strings.LastIndexByte(rest, '/')
+	if !ok || i <= 0 {
+		return "", 0, 0, fmt.Errorf("a history reference is %%[history/<channel>/<date>] message n ~ message m, not %%[%s]", ref)
+	}
+	channel = rest[:i]
+	if !r.MayRead(packets.InfoHistory, packets.Scope{Channel: channel}) {
+		return "", 0, 0, fmt.Errorf("%%[%s]: %w", ref, ErrNoRef)
+	}
+	m := messageRange.FindStringSubmatch(strings.ToLower(strings.TrimSpace(location)))
+	if m == nil {
+		return "", 0, 0, fmt.Errorf("say which messages: %%[%s] message n ~ message m", ref)
+	}
+	from, _ = strconv.Atoi(m[1])
+	to = from
+	if m[2] != "" {
+		to, _ = strconv.Atoi(m[2])
+	}
+	if from < 1 || to < from {
+		return "", 0, 0, fmt.Errorf("message %d ~ message %d is empty; messages count from 1", from, to)
+	}
+	if to-from >= maxOpen {
+		return "", 0, 0, fmt.Errorf("open at most %d messages at once", maxOpen)
+	}
+	return channel, from, to, nil
+}
+
+// openHistory shows messages from…to of channel, reading it after the
+// message id after ("" from its start), whose recalled messages before it
+// number pos.
+func openHistory(ctx context.Context, st *store.Store, ref, channel, after string, pos, from, to int) (string, error) {
+	var b strings.Builder
+	err := st.Scan(channel, after, func(msg *store.Message) (bool, error) {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		if !indexable(msg) {
+			return true, nil
+		}
+		pos++
+		if pos >= from {
+			speaker := msg.User
+			if speaker == "" {
+				speaker = string(msg.Role)
+			}
+			fmt.Fprintf(&b, "message%d:%s [%s]: %s\n", pos, speaker, msg.Time.Format("2006-01-02 15:04"), msg.Text)
+		}
+		return pos < to, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if b.Len() == 0 {
+		return "", fmt.Errorf("%%[%s] has %d messages; message %d is past the end", ref, pos, from)
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
 }
 
 // ErrNoRef means a reference names nothing the caller may open (whether
@@ -149,12 +165,7 @@ func HistoryRanges(ctx context.Context, st *store.Store, channel string, runs []
 	}
 	for _, rs := range out {
 		for j := range rs {
-			from := rs[j].from
-			if rs[j].Messages == 1 {
-				rs[j].Location = fmt.Sprintf("message %d", from)
-			} else {
-				rs[j].Location = fmt.Sprintf("message %d ~ message %d", from, from+rs[j].Messages-1)
-			}
+			rs[j].Location = rs[j].location()
 		}
 	}
 	return out, nil

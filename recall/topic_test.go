@@ -133,3 +133,62 @@ func TestHistoryRangesOpen(t *testing.T) {
 		t.Fatalf("message 301 ~ 303 opened to:\n%s", out)
 	}
 }
+
+// The index numbers history as reading the channel does, once it holds
+// every message; before that it reads the channel.
+func TestIndexNumbersHistoryAsAScanDoes(t *testing.T) {
+	x, st := newTestIndex(t, Options{})
+	at := time.Date(2026, 2, 16, 8, 0, 0, 0, time.UTC)
+	var ids []string
+	for i := range 520 {
+		role := store.RoleUser
+		switch i % 7 {
+		case 3:
+			role = store.RoleTool
+		case 5:
+			role = store.RoleAssistant
+		}
+		m := &store.Message{Channel: "home", Role: role, User: "kemo", Text: fmt.Sprintf("line %d", i), Time: at}
+		if i%50 == 9 {
+			m.Empty, m.Text = true, ""
+		}
+		if err := st.Append(at, m, &store.Message{Channel: "other", Role: store.RoleUser, Text: "noise", Time: at}); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+		at = at.Add(7 * time.Hour)
+	}
+	runs := []Run{{First: ids[0], Last: ids[519]}, {First: ids[3], Last: ids[3]}, {First: ids[100], Last: ids[140]}, {First: "nonsense", Last: ids[2]}}
+	ctx := context.Background()
+	owner := packets.Reader{Channel: "home", Owner: true, Private: true, Perm: &packets.Permission{Infos: []string{"**"}}}
+	compare := func(stage string) {
+		t.Helper()
+		want, err := HistoryRanges(ctx, st, "home", runs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := x.HistoryRanges(ctx, "home", runs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%s: the index numbers\n%v\nreading the channel numbers\n%v", stage, got, want)
+		}
+		for _, loc := range []string{"message 1", "message 2 ~ message 9", "message 150 ~ message 260", "message 399", "message 400 ~ message 420", "message 9999"} {
+			w, werr := OpenHistory(st)(ctx, owner, "history/home/2026-02-16", loc)
+			g, gerr := x.OpenHistory()(ctx, owner, "history/home/2026-02-16", loc)
+			if g != w || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+				t.Fatalf("%s: %s opens through the index to\n%q %v\nby reading to\n%q %v", stage, loc, g, gerr, w, werr)
+			}
+		}
+	}
+	compare("before indexing")
+	syncIndex(t, x)
+	if !x.caughtUp() {
+		t.Fatal("the index is not caught up after a sync")
+	}
+	compare("indexed")
+	if got, _ := x.HistoryRanges(ctx, "home", runs[:1]); len(got[0]) < 2 {
+		t.Fatalf("a run of over %d messages is one range: %v", maxOpen, got)
+	}
+}
