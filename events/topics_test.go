@@ -60,7 +60,7 @@ func TestAgentOnlyFollowUpExtendsThePreviousTopic(t *testing.T) {
 	f.say(t, "c", "amy", "bye", t0)
 	tool := f.log.Tools()[0]
 	out, err := tool.Run(context.Background(), Call{Channel: "c", Reader: ownerReader("c"), Now: t0.Add(time.Minute)}, json.RawMessage(`{"op":"close","title":"amy said goodbye"}`))
-	if err != nil || !strings.Contains(out, `recorded as "amy said goodbye"`) {
+	if err != nil || !strings.Contains(out, `recorded as "amy said goodbye"`) || !strings.Contains(out, "as the event %[event 20260301 9:00]") {
 		t.Fatalf("event close: %q %v", out, err)
 	}
 	last := f.say(t, "c", "青蓝", "closed it, see you", t0.Add(2*time.Minute))
