@@ -35,5 +35,6 @@
 // It keeps its data in the store's database under the prefixes registered
 // in store/keys.go.
 //
-// It may import store, config, packets, llm, notation, journal and backoff.
+// It may import store, config, packets, llm, notation, journal, backoff
+// and clock.
 package events

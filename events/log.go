@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/clock"
 	"log/slog"
 	"sync"
 	"time"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/store"
-	"github.com/robfig/cron/v3"
 )
 
 // Options configure New.
@@ -51,7 +51,7 @@ type Log struct {
 	db       postingDB
 	cfg      config.Events
 	cal      calendar
-	sched    cron.Schedule
+	sched    clock.Schedule
 	w        Writer
 	agent    func() string
 	escape   func(string) string
@@ -79,7 +79,7 @@ func New(o Options) (*Log, error) {
 	case o.Escape == nil:
 		return nil, errors.New("events: no escape function for the prompt")
 	}
-	sched, err := cron.ParseStandard(o.Config.RollupSchedule)
+	sched, err := clock.ParseCron(o.Config.RollupSchedule)
 	if err != nil {
 		return nil, fmt.Errorf("events: rollup schedule %q: %w", o.Config.RollupSchedule, err)
 	}

@@ -56,20 +56,6 @@ func (s *segment) add(m *store.Message) {
 	}
 }
 
-// conversational reports whether a message is part of the conversation a
-// topic is made of: what people and the platform said and what the agent
-// said (or its choice of silence). Tool results and bare tool-call records
-// are not.
-func conversational(m *store.Message) bool {
-	switch m.Role {
-	case store.RoleUser, store.RoleSystem:
-		return true
-	case store.RoleAssistant:
-		return m.Text != "" || m.Empty
-	}
-	return false
-}
-
 // gapOver reports whether two message times are further apart than the
 // silence (either way: history stored out of order splits as well).
 func (l *Log) gapOver(a, b time.Time) bool {
@@ -92,7 +78,7 @@ func (l *Log) closeTopics(channel string, now time.Time, title string, closeOpen
 	var done []*segment
 	err := l.st.Scan(channel, cur.Scanned, func(m *store.Message) (bool, error) {
 		cur.Scanned = m.ID
-		if !conversational(m) {
+		if !m.Conversational() {
 			return true, nil
 		}
 		if cur.Open != nil && l.gapOver(m.Time, cur.Open.LastTime) {
