@@ -144,7 +144,7 @@ func theoryLeadOf(article string) string {
 // newest message is older than the silence has no current topic.
 func (l *Log) topicTalk(channel string, now time.Time) (string, int, error) {
 	msgs, err := l.st.Recent(channel, store.Window{Limit: topicMessages, MaxScan: 4 * topicMessages, Keep: func(m *store.Message) bool {
-		return conversational(m) && m.Role != store.RoleSystem && m.Text != ""
+		return m.Conversational() && m.Role != store.RoleSystem && m.Text != ""
 	}})
 	if err != nil || len(msgs) == 0 {
 		return "", 0, err
