@@ -81,11 +81,7 @@ func openHistory(ctx context.Context, st *store.Store, ref, channel, after strin
 		}
 		pos++
 		if pos >= from {
-			speaker := msg.User
-			if speaker == "" {
-				speaker = string(msg.Role)
-			}
-			fmt.Fprintf(&b, "message%d:%s [%s]: %s\n", pos, speaker, msg.Time.Format("2006-01-02 15:04"), msg.Text)
+			writeHistoryLine(&b, pos, msg)
 		}
 		return pos < to, nil
 	})
@@ -96,6 +92,15 @@ func openHistory(ctx context.Context, st *store.Store, ref, channel, after strin
 		return "", fmt.Errorf("%%[%s] has %d messages; message %d is past the end", ref, pos, from)
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// writeHistoryLine writes message n as an opened range shows it.
+func writeHistoryLine(b *strings.Builder, n int, m *store.Message) {
+	speaker := m.User
+	if speaker == "" {
+		speaker = string(m.Role)
+	}
+	fmt.Fprintf(b, "message%d:%s [%s]: %s\n", n, speaker, m.Time.Format("2006-01-02 15:04"), m.Text)
 }
 
 // ErrNoRef means a reference names nothing the caller may open (whether

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
@@ -17,8 +18,11 @@ import (
 // about a second at 100,000 messages. The index holds every channel's
 // recalled messages in id order — the same messages, in the same order —
 // so once it has read every stored message it numbers them by position
-// at once; until then (at start, right after an import) these fall back
-// to reading the channel.
+// at once, as its search results' locations do; until then (at start,
+// right after an import) these fall back to reading the channel. The two
+// differ only after a sender withdraws a message: the index keeps its
+// place (its number stays taken, nothing of it is shown) until the next
+// start, so the numbers given out meanwhile still open what they named.
 
 // caughtUp reports whether the index holds every message stored so far.
 func (x *Index) caughtUp() bool {
@@ -75,24 +79,56 @@ func (x *Index) HistoryRanges(ctx context.Context, channel string, runs []Run) (
 	return out, ctx.Err()
 }
 
-// OpenHistory is the package's OpenHistory, which starts reading at the
-// range's first message when the index is caught up.
+// OpenHistory is the package's OpenHistory, numbered by the index when it
+// is caught up: message n is the n-th message of the channel in the
+// index's order, as search results' locations and HistoryRanges number
+// them. A message its sender withdrew after it was indexed keeps its number
+// until the index is rebuilt (the next start) but is never shown.
 func (x *Index) OpenHistory() func(ctx context.Context, r packets.Reader, ref, location string) (string, error) {
 	return func(ctx context.Context, r packets.Reader, ref, location string) (string, error) {
 		channel, from, to, err := parseHistoryRef(r, ref, location)
 		if err != nil {
 			return "", err
 		}
-		after, pos := "", 0
-		if from > 1 && x.caughtUp() {
-			c := x.c
-			c.mu.RLock()
-			if ch, ok := c.chIdx[channel]; ok && from-2 < len(c.order[ch]) {
-				after, pos = c.docs[c.order[ch][from-2]].id.String(), from-1
-			}
-			c.mu.RUnlock()
+		if !x.caughtUp() {
+			return openHistory(ctx, x.st, ref, channel, "", 0, from, to)
 		}
-		return openHistory(ctx, x.st, ref, channel, after, pos, from, to)
+		var ids []uuid.UUID
+		total := 0
+		c := x.c
+		c.mu.RLock()
+		if ch, ok := c.chIdx[channel]; ok {
+			order := c.order[ch]
+			total = len(order)
+			for p := from; p <= min(to, total); p++ {
+				ids = append(ids, c.docs[order[p-1]].id)
+			}
+		}
+		c.mu.RUnlock()
+		if len(ids) == 0 {
+			return "", fmt.Errorf("%%[%s] has %d messages; message %d is past the end", ref, total, from)
+		}
+		var b strings.Builder
+		for i, id := range ids {
+			if err := ctx.Err(); err != nil {
+				return "", err
+			}
+			m, err := x.st.Get(id.String())
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return "", err
+			}
+			if !indexable(m) {
+				continue // withdrawn by its sender since it was indexed
+			}
+			writeHistoryLine(&b, from+i, m)
+		}
+		if b.Len() == 0 {
+			return "", fmt.Errorf("%%[%s] %s: withdrawn by their senders", ref, location)
+		}
+		return strings.TrimRight(b.String(), "\n"), nil
 	}
 }
 

@@ -192,3 +192,47 @@ func TestIndexNumbersHistoryAsAScanDoes(t *testing.T) {
 		t.Fatalf("a run of over %d messages is one range: %v", maxOpen, got)
 	}
 }
+
+// A message withdrawn after it was indexed keeps its number in the index
+// until the next start, so the numbers given out before still open what
+// they named; its words never show.
+func TestWithdrawnMessageKeepsItsNumberUntilRestart(t *testing.T) {
+	x, st := newTestIndex(t, Options{})
+	at := time.Date(2026, 2, 16, 8, 0, 0, 0, time.UTC)
+	var ids []string
+	for i := range 6 {
+		m := &store.Message{Channel: "home", Role: store.RoleUser, User: "kemo", Text: fmt.Sprintf("line %d", i+1), Time: at, ExternalID: fmt.Sprint("q", i+1)}
+		if err := st.Append(at, m); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+		at = at.Add(time.Minute)
+	}
+	syncIndex(t, x)
+	ctx := context.Background()
+	before, err := x.HistoryRanges(ctx, "home", []Run{{First: ids[3], Last: ids[5]}})
+	if err != nil || fmt.Sprint(before) != fmt.Sprint([][]Range{{{Ref: "history/home/2026-02-16", Location: "message 4 ~ message 6", Messages: 3, from: 4}}}) {
+		t.Fatalf("ranges %v %v", before, err)
+	}
+	if _, err := st.MarkRecalled("home", "q2", at); err != nil {
+		t.Fatal(err)
+	}
+	owner := packets.Reader{Channel: "home", Owner: true, Private: true, Perm: &packets.Permission{Infos: []string{"**"}}}
+	out, err := x.OpenHistory()(ctx, owner, "history/home/2026-02-16", "message 1 ~ message 6")
+	if err != nil || strings.Contains(out, "line 2") || !strings.Contains(out, "message4:kemo") || !strings.Contains(out, "line 4") || !strings.Contains(out, "message6:kemo [2026-02-16 08:05]: line 6") {
+		t.Fatalf("after the withdrawal, message 1 ~ 6 opens to\n%s\n%v", out, err)
+	}
+	if _, err := x.OpenHistory()(ctx, owner, "history/home/2026-02-16", "message 2"); err == nil || !strings.Contains(err.Error(), "withdrawn") {
+		t.Fatalf("the withdrawn message alone: %v", err)
+	}
+	after, _ := x.HistoryRanges(ctx, "home", []Run{{First: ids[3], Last: ids[5]}})
+	if fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("ranges moved from %v to %v", before, after)
+	}
+	// A new start reads the channel without it: everything after moves up one.
+	y, _ := newTestIndex(t, Options{Store: st})
+	syncIndex(t, y)
+	if got, _ := y.HistoryRanges(ctx, "home", []Run{{First: ids[3], Last: ids[5]}}); got[0][0].Location != "message 3 ~ message 5" {
+		t.Fatalf("after a restart: %v", got)
+	}
+}
