@@ -372,6 +372,9 @@ func (c *Config) validateEvents(bad func(key, format string, args ...any)) {
 	if e.ObjectsBudget < 0 {
 		bad("events.objects_budget", "a token budget must not be negative")
 	}
+	if e.TheoriesBudget < 0 {
+		bad("events.theories_budget", "a token budget must not be negative; 0 brings no theories to a topic")
+	}
 }
 
 // Location is the time zone of the event log's days and labels.

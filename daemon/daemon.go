@@ -212,6 +212,14 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 			}
 			return d.tools != nil && d.tools.reg.IsOwner(tools.Caller{Speaker: speaker, SpeakerID: userID, Kind: kind})
 		},
+		// The recall index is built next, over this log's records; it numbers
+		// the history and finds the theories a topic touches.
+		HistoryRanges: func(ctx context.Context, channel string, runs []events.Run) ([][]string, error) {
+			return historyRanges(ctx, d.recall, channel, runs)
+		},
+		FindTheories: func(ctx context.Context, q events.TheoryQuery) ([]events.TheoryMatch, error) {
+			return findTheories(ctx, d.recall, q)
+		},
 		Now: now, Logger: log.With("component", "events"),
 	})
 	if err != nil {
@@ -232,7 +240,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	if err := registerEventTools(d.tools.reg, d.events, now); err != nil {
 		return err
 	}
-	if err := registerOpenTool(d.tools.reg, st, d.events); err != nil {
+	if err := registerOpenTool(d.tools.reg, d.recall, d.events); err != nil {
 		return err
 	}
 	if err := d.registerComponentTools(); err != nil {
@@ -247,6 +255,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	}
 	sources := memorySources(d.mem, d.tools.reg)
 	sources[mainvirtual.SlotEvents] = eventsSource(d.events, d.tools.reg)
+	sources[mainvirtual.SlotPulled] = mainvirtual.Stack(topicTheories(d.events, d.tools.reg), sources[mainvirtual.SlotPulled])
 	if err := addLoreSources(sources, d.persona.Load, st, log.With("component", "lorebook")); err != nil {
 		return err
 	}

@@ -32,9 +32,16 @@ type Options struct {
 	// private or not), so the facts a topic of the owner's private chats
 	// shows are the owner's knowledge (scope.go); nil: nobody's are.
 	IsOwner func(speaker, userID string, private bool) bool
-	Decay   DecayLaw         // zero: DefaultDecay
-	Now     func() time.Time // nil: time.Now
-	Logger  *slog.Logger     // nil: discard
+	// HistoryRanges numbers a record's runs as the history references that
+	// open them (open.go); the daemon passes recall's numbering. nil: an
+	// opened record shows its runs' message ids.
+	HistoryRanges HistoryRanges
+	// FindTheories finds the theories a topic's talk touches (topictheories.go);
+	// the daemon passes the recall index's. nil: none come to a topic.
+	FindTheories TheoryFinder
+	Decay        DecayLaw         // zero: DefaultDecay
+	Now          func() time.Time // nil: time.Now
+	Logger       *slog.Logger     // nil: discard
 }
 
 // Log is the event log of one data dir, with its objects, relations and
@@ -50,6 +57,8 @@ type Log struct {
 	escape   func(string) string
 	isOwner  func(speaker, userID string, private bool) bool
 	decay    DecayLaw
+	ranges   HistoryRanges
+	theories TheoryFinder
 	silence  time.Duration
 	now      func() time.Time
 	log      *slog.Logger
@@ -101,6 +110,7 @@ func New(o Options) (*Log, error) {
 	l := &Log{
 		st: o.Store, db: postingDB{DB: o.Store.DB(), j: o.Store.Journal()}, cfg: o.Config, cal: calendar{loc: loc, weekStart: ws}, sched: sched,
 		w: o.Writer, agent: o.AgentName, escape: o.Escape, isOwner: o.IsOwner, decay: o.Decay, silence: silence,
+		ranges: o.HistoryRanges, theories: o.FindTheories,
 		now: o.Now, log: o.Logger, kick: make(chan struct{}, 1),
 		interval: min(max(silence/10, 5*time.Second), time.Minute),
 	}

@@ -145,6 +145,9 @@ func (l *Log) writeTopic(txn *badger.Txn, channel string, s *segment, now time.T
 		p := prev[0]
 		if s.LastTime.After(p.End) {
 			p.End, p.Source.LastMessageID = s.LastTime, s.LastID
+			if n := len(p.Runs); n > 0 {
+				p.Runs[n-1].Last = max(p.Runs[n-1].Last, s.LastID)
+			}
 		}
 		p.Messages += s.Count
 		return nil, putEvent(txn, p)
@@ -153,6 +156,7 @@ func (l *Log) writeTopic(txn *badger.Txn, channel string, s *segment, now time.T
 		ID: topicID(channel, s.FirstID), Level: LevelEvent, Title: title,
 		Start: s.FirstTime, End: s.LastTime,
 		Source:   Source{Channel: channel, FirstMessageID: s.FirstID, LastMessageID: s.LastID},
+		Runs:     []Run{{First: s.FirstID, Last: s.LastID}},
 		Children: []string{}, Messages: s.Count, Speakers: s.Speakers, ClosedBy: by,
 		Pending: &Pending{Title: true, Extract: true}, Written: now,
 	}
