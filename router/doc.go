@@ -60,5 +60,5 @@
 // and moves only after the packets are in the outboxes, so a reply is
 // never lost between "stored" and "delivered".
 //
-// It may import journal, backoff and store.
+// It may import journal, backoff, store and tts (the speech segment).
 package router

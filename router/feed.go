@@ -12,6 +12,7 @@ import (
 
 	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/tts"
 )
 
 // Messages is the store as the feed reads it (*store.Store).
@@ -38,7 +39,7 @@ func PacketOf(m *store.Message) (Packet, bool) {
 		p.Kind = KindReply
 	case m.Role == store.RoleTool && m.ToolName == ToolSpeak:
 		var out struct {
-			Speech []Segment `json:"speech"`
+			Speech []tts.Segment `json:"speech"`
 		}
 		if json.Unmarshal([]byte(m.Text), &out) != nil || len(out.Speech) == 0 {
 			return Packet{}, false

@@ -8,7 +8,9 @@ import (
 )
 
 // Segment is one piece of speech: what to say, in which language, with
-// which emotion. It is the shape the speak prompt script answers with.
+// which emotion (SPEC §5's {emotion, language, text}). It is the one
+// segment type: the speak tool answers with it, the router's speech
+// packets carry it, the voice speaks it.
 type Segment struct {
 	Emotion  string `json:"emotion"`
 	Language string `json:"language"`
@@ -45,6 +47,15 @@ type Splitter struct {
 	buf     []rune
 	emitted int    // segments returned so far
 	lastCJK string // the language of the last Chinese or Japanese run
+}
+
+// LanguageOf is the language of a text's first speakable run, as the
+// splitter names it (en when it holds no letters).
+func LanguageOf(text string) string {
+	for _, seg := range Split(text) {
+		return seg.Language
+	}
+	return "en"
 }
 
 // Split cuts a whole text into segments.
