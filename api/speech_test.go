@@ -2,6 +2,7 @@ package api
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"github.com/cyan-agent/cyan/journal"
 	"io"
@@ -36,7 +37,19 @@ func voiceRig(t *testing.T) (*rig, *ttstest.OpenAISpeech) {
 	t.Cleanup(v.Close)
 	r := newRig(t, func(o *Options) { o.Voice = v })
 	hub.j.Store(r.st.Journal())
+	followVoice(t, v, r)
 	return r, speech
+}
+
+// followVoice runs the voice on the rig's journal, as the daemon does.
+func followVoice(t testing.TB, v *tts.Voice, r *rig) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = v.Follow(ctx, r.st.Journal(), "speak")
+	}()
+	t.Cleanup(func() { cancel(); <-done })
 }
 
 func TestSpeechAnswersWithAudio(t *testing.T) {

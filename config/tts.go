@@ -43,6 +43,14 @@ type TTS struct {
 	Timeout Duration `yaml:"timeout"`
 	// CacheMB bounds the audio cache (by provider, voice and text).
 	CacheMB int `yaml:"cache_mb"`
+	// Actions is what the voice does with a reply's *actions*: skip
+	// (default), speak (read in the reply's voice) or narrate (read by the
+	// Narrator voice).
+	Actions string `yaml:"actions"`
+	// Narrator is the second voice that narrates actions: an espeak-ng or
+	// OpenAI voice name; gpt-sovits narrates with refs.narration (or its
+	// neutral reference when there is none). Empty: the reply's voice.
+	Narrator string `yaml:"narrator"`
 }
 
 // TTSRef is a GPT-SoVITS reference: an audio file on the server's machine,
@@ -60,7 +68,7 @@ const (
 )
 
 func defaultTTS() TTS {
-	return TTS{Provider: "espeak-ng", Channels: []string{DefaultTTSChannel}, Format: "wav",
+	return TTS{Provider: "espeak-ng", Channels: []string{DefaultTTSChannel}, Format: "wav", Actions: "skip",
 		Timeout: Duration(60 * time.Second), CacheMB: 64}
 }
 
@@ -111,6 +119,16 @@ func (c *Config) validateTTS(bad func(key, format string, args ...any)) {
 		if !voiceName.MatchString(v) {
 			bad("tts.voices."+lang, "%q is not a voice name (letters, digits and _+./-)", v)
 		}
+	}
+	switch t.Actions {
+	case "":
+		c.TTS.Actions = "skip"
+	case "skip", "speak", "narrate":
+	default:
+		bad("tts.actions", "%q is not a choice; use skip (actions unsaid), speak (read with the reply) or narrate (read by tts.narrator)", t.Actions)
+	}
+	if t.Narrator != "" && !voiceName.MatchString(t.Narrator) {
+		bad("tts.narrator", "%q is not a voice name (letters, digits and _+./-)", t.Narrator)
 	}
 	if t.Voice != "" && !voiceName.MatchString(t.Voice) {
 		bad("tts.voice", "%q is not a voice name (letters, digits and _+./-)", t.Voice)

@@ -3,7 +3,6 @@ package router
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -38,15 +37,13 @@ func PacketOf(m *store.Message) (Packet, bool) {
 	case m.Role == store.RoleAssistant:
 		p.Kind = KindReply
 	case m.Role == store.RoleTool && m.ToolName == ToolSpeak:
-		var out struct {
-			Speech []tts.Segment `json:"speech"`
-		}
-		if json.Unmarshal([]byte(m.Text), &out) != nil || len(out.Speech) == 0 {
+		speech, ok := tts.ParseSpeech(m.Text)
+		if !ok {
 			return Packet{}, false
 		}
-		p.Kind, p.Key, p.Speech = KindSpeech, m.ID+"/speech", out.Speech
+		p.Kind, p.Key, p.Speech = KindSpeech, tts.SpeechKey(m.ID), speech
 		var words []string
-		for _, s := range out.Speech {
+		for _, s := range speech {
 			words = append(words, s.Text)
 		}
 		p.Text = strings.Join(words, " ")
