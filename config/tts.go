@@ -61,6 +61,46 @@ type TTSRef struct {
 	Lang  string `yaml:"lang"`
 }
 
+// gptSoVITSLanguages are the languages GPT-SoVITS's api_v2 accepts as
+// text_lang and prompt_lang: tts_config.languages of a v2 model
+// (GPT_SoVITS/TTS_infer_pack/TTS.py, v2_languages, at commit
+// 48b1a0169a28582a8984402f82cf438d3bfa6aca; api_v2.py checks
+// text_lang.lower() and prompt_lang.lower() against it). A v1 model
+// accepts auto, en, zh, ja, all_zh and all_ja of them.
+const gptSoVITSLanguages = "auto auto_yue en zh ja yue ko all_zh all_ja all_yue all_ko"
+
+// GPTSoVITSLanguages lists the language codes api_v2 accepts.
+func GPTSoVITSLanguages() []string { return strings.Fields(gptSoVITSLanguages) }
+
+// GPTSoVITSLanguage is the api_v2 code for a language: one of its own
+// codes passes as it is (all_zh, auto_yue, …, any case); a tag folds to its
+// base (zh-CN → zh, ja_JP → ja, zh-HK → yue; cn → zh, jp → ja, kr → ko).
+// ok is false when it names no language api_v2 knows.
+func GPTSoVITSLanguage(l string) (code string, ok bool) {
+	l = strings.ToLower(strings.TrimSpace(l))
+	if slices.Contains(GPTSoVITSLanguages(), l) {
+		return l, true
+	}
+	switch l {
+	case "cn":
+		return "zh", true
+	case "jp":
+		return "ja", true
+	case "kr":
+		return "ko", true
+	}
+	if i := strings.IndexAny(l, "-_"); i > 0 {
+		base := l[:i]
+		if base == "zh" && (strings.Contains(l, "yue") || strings.Contains(l, "hk")) {
+			base = "yue"
+		}
+		if slices.Contains(GPTSoVITSLanguages(), base) {
+			return base, true
+		}
+	}
+	return "", false
+}
+
 // Default voice settings.
 const (
 	DefaultGPTSoVITSURL = "http://127.0.0.1:9880"
@@ -88,6 +128,8 @@ func (c *Config) validateTTS(bad func(key, format string, args ...any)) {
 		for emo, r := range t.Refs {
 			if strings.TrimSpace(r.Audio) == "" || strings.TrimSpace(r.Lang) == "" {
 				bad("tts.refs."+emo, "needs audio (a path on the GPT-SoVITS machine) and lang (zh, ja, en, …)")
+			} else if _, ok := GPTSoVITSLanguage(r.Lang); !ok {
+				bad("tts.refs."+emo+".lang", "%q is not a language GPT-SoVITS api_v2 knows; use one of %s", r.Lang, strings.Join(GPTSoVITSLanguages(), ", "))
 			}
 		}
 	case "openai":

@@ -47,7 +47,11 @@ type GPTSoVITS struct {
 	Rate int
 }
 
-// v2Languages are tts_config.languages of a v2 model.
+// v2Languages are tts_config.languages of a v2 model: v2_languages in
+// GPT_SoVITS/TTS_infer_pack/TTS.py of github.com/RVC-Boss/GPT-SoVITS at
+// commit 48b1a0169a28582a8984402f82cf438d3bfa6aca (api_v2.py checks
+// text_lang.lower() and prompt_lang.lower() against it, and answers 400
+// "text_lang: X is not supported in version v2").
 var v2Languages = map[string]bool{"auto": true, "auto_yue": true, "en": true, "zh": true, "ja": true, "yue": true, "ko": true,
 	"all_zh": true, "all_ja": true, "all_yue": true, "all_ko": true}
 
