@@ -257,3 +257,32 @@ func TestGPTSoVITSLanguageCodesPassThrough(t *testing.T) {
 		})
 	}
 }
+
+// gpt-4o-mini-tts is told each segment's emotion as instructions; tts-1 is
+// not (it takes none), and neutral says nothing.
+func TestOpenAIInstructionsCarryTheEmotion(t *testing.T) {
+	fake := &ttstest.OpenAISpeech{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	tests := []struct{ model, emotion, want string }{
+		{"gpt-4o-mini-tts", "happy", "Speak in a happy, cheerful tone."},
+		{"gpt-4o-mini-tts", "sad", "Speak in a sad, quiet tone."},
+		{"gpt-4o-mini-tts", tts.Narration, "Narrate calmly, like a storyteller describing what someone does."},
+		{"gpt-4o-mini-tts", "neutral", ""},
+		{"tts-1", "happy", ""},
+	}
+	for _, tt := range tests {
+		p, _ := tts.NewOpenAI(tts.OpenAIOptions{BaseURL: srv.URL + "/v1", Model: tt.model})
+		if _, err := p.Synthesize(context.Background(), tts.Request{Text: "hi", Emotion: tt.emotion}); err != nil {
+			t.Fatal(err)
+		}
+		reqs := fake.Requests()
+		if got := reqs[len(reqs)-1].Instructions; got != tt.want {
+			t.Errorf("%s %s: instructions %q, want %q", tt.model, tt.emotion, got, tt.want)
+		}
+	}
+	p, _ := tts.NewOpenAI(tts.OpenAIOptions{BaseURL: srv.URL + "/v1", Model: "gpt-4o-mini-tts"})
+	if p.VoiceOf(tts.Request{Emotion: "happy"}) == p.VoiceOf(tts.Request{Emotion: "sad"}) {
+		t.Error("two emotions share a cache key though they sound different")
+	}
+}
