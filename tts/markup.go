@@ -213,7 +213,7 @@ loop:
 				break
 			}
 			if i+1 < len(b) && !unicode.IsSpace(b[i+1]) && (unicode.IsLetter(b[i+1]) || unicode.IsDigit(b[i+1]) || unicode.IsPunct(b[i+1]) && b[i+1] != '*') {
-				j := actionEnd(b, i+1)
+				j := actionEnd(b, i+1, final)
 				if j >= 0 {
 					emit(string(b[i+1:j]), true)
 					i = j + 1
@@ -276,7 +276,7 @@ func link(b []rune, i int) (string, int, int) {
 // actionEnd finds the star that closes an action opened before b[from]:
 // a single star after a non-space, on the same line. -2: not yet in b; -1:
 // none.
-func actionEnd(b []rune, from int) int {
+func actionEnd(b []rune, from int, final bool) int {
 	for j := from; j < len(b); j++ {
 		switch {
 		case b[j] == '\n' || j-from > holdInline:
@@ -284,6 +284,9 @@ func actionEnd(b []rune, from int) int {
 		case b[j] == '*' && !unicode.IsSpace(b[j-1]):
 			if j+1 < len(b) && b[j+1] == '*' {
 				return -1
+			}
+			if j+1 == len(b) && !final {
+				return -2 // a second star may follow
 			}
 			return j
 		}
