@@ -92,8 +92,8 @@ type Options struct {
 	// Parts and Components are shown by /healthz (nil: left out).
 	Parts      Parts
 	Components Components
-	// Voice speaks the voiced channels and serves /api/v1/speech (nil:
-	// those routes answer 503).
+	// Voice serves /api/v1/speech (nil: those routes answer 503); it
+	// speaks the voiced channels by following the journal itself.
 	Voice *tts.Voice
 	// Page serves the companion page (nil: no page) at PagePaths: "/" (its
 	// index) and its files. Each of those paths, and nothing else, is a
