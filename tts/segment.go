@@ -94,8 +94,8 @@ func (s *Splitter) feed(pieces []piece, final bool) []Segment {
 				out = append(out, s.cut(true)...)
 				for _, r := range s.runs(Speakable(p.text)) {
 					out = append(out, Segment{Emotion: Narration, Language: r.lang, Text: r.text})
+					s.emitted++
 				}
-				s.emitted += len(out)
 				continue
 			default:
 				s.buf = append(s.buf, ' ')
