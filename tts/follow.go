@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime/debug"
 
 	"github.com/cyan-agent/cyan/journal"
 )
@@ -55,7 +56,13 @@ func (v *Voice) Follow(ctx context.Context, j *journal.Journal, speakTool string
 	}
 }
 
+// event voices one journal event; a panic is logged and the event skipped.
 func (v *Voice) event(e journal.Event, speakTool string) {
+	defer func() {
+		if p := recover(); p != nil {
+			v.log.Error("voice panicked on an event; it is skipped", "event", e.ID, "kind", e.Kind, "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
 	switch e.Kind {
 	case journal.ReplyDelta:
 		var d journal.Delta
