@@ -203,7 +203,7 @@ func (s *Splitter) sentenceEnd(final bool) int {
 // go on past the buffer's end.
 func span(b []rune, i int, final bool) (n int, whole bool) {
 	switch {
-	case has(b, i, "http://") || has(b, i, "https://") || has(b, i, "www."):
+	case (has(b, i, "http://") || has(b, i, "https://") || has(b, i, "www.")) && (i == 0 || !isWordRune(b[i-1])):
 		j := i
 		for j < len(b) && b[j] < 0x80 && !unicode.IsSpace(b[j]) && !isCloser(b[j]) && b[j] != '<' {
 			j++

@@ -73,3 +73,10 @@ func TestSplitKeepsWhole(t *testing.T) {
 		})
 	}
 }
+
+func TestSplitWwwInsideAWord(t *testing.T) {
+	got := Split("Awww. So cute")
+	if len(got) != 2 || got[0].Text != "Awww." {
+		t.Errorf("Split = %q", got)
+	}
+}
