@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"runtime/debug"
+	"slices"
 
 	"github.com/cyan-agent/cyan/journal"
 )
@@ -88,4 +89,111 @@ func (v *Voice) event(e journal.Event, speakTool string) {
 			v.TurnDone(e.Channel, t.MessageID)
 		}
 	}
+}
+
+// Speak voices the segments a turn's speak call chose, in order, with
+// their emotion and language. From then on the turn's text is not voiced:
+// what a live utterance of the turn still holds, and its segments not yet
+// handed to Emit, are dropped, and later text is ignored. key (the speak
+// result's id) is voiced once.
+func (v *Voice) Speak(channel, turn, key string, segs []Segment) {
+	if !v.Voiced(channel) {
+		return
+	}
+	v.mu.Lock()
+	st := v.state(channel)
+	if key != "" && slices.Contains(st.keys, key) {
+		v.mu.Unlock()
+		return
+	}
+	if key != "" {
+		st.keys = remember(st.keys, key)
+	}
+	if turn != "" && !slices.Contains(st.speakers, turn) {
+		st.speakers = remember(st.speakers, turn)
+	}
+	u := st.live[turn]
+	v.mu.Unlock()
+	u.silence()
+	v.enqueue(channel, turn, cleanSegments(segs), false)
+}
+
+// Delta voices live text of the reply to turn as the model writes it (a
+// "@br" when brk): the first starts the turn's utterance; a turn that
+// called speak, or has ended, is not voiced. Turns of a channel run one at
+// a time, so a new turn's text ends the utterance of the one before.
+func (v *Voice) Delta(channel, turn, text string, brk bool) {
+	if !v.Voiced(channel) || turn == "" {
+		return
+	}
+	v.mu.Lock()
+	if v.closed {
+		v.mu.Unlock()
+		return
+	}
+	st := v.state(channel)
+	if slices.Contains(st.speakers, turn) || slices.Contains(st.spoken, turn) {
+		v.mu.Unlock()
+		return
+	}
+	var older []*Utterance
+	for t, u := range st.live {
+		if t != turn {
+			older = append(older, u)
+		}
+	}
+	u := st.live[turn]
+	if u == nil {
+		u = v.newUtterance(channel, turn)
+		st.live[turn] = u
+	}
+	v.mu.Unlock()
+	for _, o := range older {
+		o.End()
+	}
+	if brk {
+		u.Break()
+	} else {
+		u.Text(text)
+	}
+}
+
+// TurnDone ends the live utterance of turn: what it holds is voiced.
+func (v *Voice) TurnDone(channel, turn string) {
+	v.mu.Lock()
+	var u *Utterance
+	if st := v.chans[channel]; st != nil {
+		u = st.live[turn]
+	}
+	v.mu.Unlock()
+	u.End()
+}
+
+// silenced reports whether turn's text is not voiced (it called speak).
+func (v *Voice) silenced(channel, turn string) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	st := v.chans[channel]
+	return st != nil && slices.Contains(st.speakers, turn)
+}
+
+// cleanSegments makes segments from elsewhere (the speak tool, a script)
+// speakable: markup and references out, empty ones dropped, an emotion and
+// a language for each.
+func cleanSegments(segs []Segment) []Segment {
+	var clean []Segment
+	for _, s := range segs {
+		s.Text = Speakable(Unmark(s.Text, ActionsSpeak))
+		if s.Text == "" || !hasLetters(s.Text) {
+			continue
+		}
+		if s.Emotion == "" {
+			s.Emotion = DefaultEmotion
+		}
+		if s.Language == "" {
+			s.Language = LanguageOf(s.Text)
+		}
+		clean = append(clean, s)
+	}
+	return clean
 }
