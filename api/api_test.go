@@ -40,13 +40,18 @@ func newRig(t testing.TB, mutate func(*Options)) *rig {
 	}
 	t.Cleanup(func() { st.Close() })
 	p, _ := persona.Default()
-	mv, err := mainvirtual.New(mainvirtual.Options{Store: st, LLM: client, Persona: func() *persona.Persona { return p }, Agent: config.Defaults().Agent})
+	o := Options{Store: st, CheckHost: true, MaxBodyBytes: 64 << 10}
+	if mutate != nil {
+		mutate(&o)
+	}
+	// With a voice, every turn posts its live text, as in the daemon.
+	mv, err := mainvirtual.New(mainvirtual.Options{Store: st, LLM: client, Persona: func() *persona.Persona { return p }, Agent: config.Defaults().Agent,
+		LiveText: o.Voice != nil})
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Agent: mv, Store: st, CheckHost: true, MaxBodyBytes: 64 << 10}
-	if mutate != nil {
-		mutate(&o)
+	if o.Agent == nil {
+		o.Agent = mv
 	}
 	s, err := New(o)
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/store"
-	"github.com/cyan-agent/cyan/tts"
 	"github.com/cyan-agent/cyan/turn"
 )
 
@@ -98,8 +97,6 @@ func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, in turn.I
 		writeError(w, http.StatusInternalServerError, "internal", "streaming is not supported by this connection")
 		return
 	}
-	var voice *tts.Utterance // speaks the reply as it streams, in a voiced channel
-	defer func() { voice.End() }()
 	// The turn outlives the client: a page reloaded mid-reply finds the
 	// answer in the history and on /api/v1/stream. Only the daemon's
 	// shutdown stops it.
@@ -113,19 +110,16 @@ func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, in turn.I
 		}
 	}
 	res, err := s.o.Agent.TurnOnce(ctx, in, key, turn.Listener{
+		// The voice follows the turn's live text on the journal, as it
+		// does for every turn, streamed to its caller or not.
 		Stored: func(m *store.Message) {
-			if s.o.Voice != nil {
-				voice = s.o.Voice.Begin(m.Channel, m.ID)
-			}
 			send("message", map[string]string{"message_id": m.ID})
 		},
 		Stream: func(e turn.StreamEvent) error {
 			if e.Break {
-				voice.Break()
 				send("break", struct{}{})
 				return nil
 			}
-			voice.Text(e.Text)
 			send("delta", map[string]string{"text": e.Text})
 			return nil
 		},

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/generate"
+	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/store"
@@ -91,8 +92,8 @@ type Options struct {
 	// Parts and Components are shown by /healthz (nil: left out).
 	Parts      Parts
 	Components Components
-	// Voice speaks the voiced channels and serves /api/v1/speech (nil:
-	// those routes answer 503).
+	// Voice serves /api/v1/speech (nil: those routes answer 503); it
+	// speaks the voiced channels by following the journal itself.
 	Voice *tts.Voice
 	// Page serves the companion page (nil: no page) at PagePaths: "/" (its
 	// index) and its files. Each of those paths, and nothing else, is a
@@ -102,6 +103,9 @@ type Options struct {
 	PagePaths []string
 	// Persona tells the page the persona's name, colour and avatars.
 	Persona func() PersonaInfo
+	// LLM and LLMModel serve POST /api/v1/llm/check (nil: 404).
+	LLM      llm.Client
+	LLMModel string
 }
 
 // Server routes the HTTP API.
@@ -190,6 +194,7 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/v1/speech", s.speech)
 	s.mux.HandleFunc("GET /api/v1/speech/{key}", s.speechAudio)
 	s.mux.HandleFunc("GET /api/v1/persona", s.personaInfo)
+	s.mux.HandleFunc("POST /api/v1/llm/check", s.llmCheck)
 	s.mux.HandleFunc("GET /api/v1/persona/avatar/{file}", s.personaAvatar)
 	if o.Page != nil {
 		if err := s.routePage(); err != nil {

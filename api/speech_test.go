@@ -2,6 +2,7 @@ package api
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"github.com/cyan-agent/cyan/journal"
 	"io"
@@ -36,7 +37,19 @@ func voiceRig(t *testing.T) (*rig, *ttstest.OpenAISpeech) {
 	t.Cleanup(v.Close)
 	r := newRig(t, func(o *Options) { o.Voice = v })
 	hub.j.Store(r.st.Journal())
+	followVoice(t, v, r)
 	return r, speech
+}
+
+// followVoice runs the voice on the rig's journal, as the daemon does.
+func followVoice(t testing.TB, v *tts.Voice, r *rig) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = v.Follow(ctx, r.st.Journal(), "speak")
+	}()
+	t.Cleanup(func() { cancel(); <-done })
 }
 
 func TestSpeechAnswersWithAudio(t *testing.T) {
@@ -166,4 +179,60 @@ type speechToJournal struct {
 
 func (s *speechToJournal) emit(sp tts.Speech) {
 	s.j.Load().Post(journal.New(journal.VoiceSpeech, sp.Channel, sp))
+}
+
+// A reply its caller does not stream is voiced as the model writes it: its
+// first sentence is spoken while the POST still waits for the rest.
+func TestAnUnstreamedReplyIsVoicedAsItIsWritten(t *testing.T) {
+	r, _ := voiceRig(t)
+	resp, err := http.Get(r.srv.URL + "/api/v1/stream?channel=desktop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	speech := make(chan tts.Speech, 16)
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		name := ""
+		for sc.Scan() {
+			if v, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+				name = v
+				if name == "ready" {
+					close(ready)
+				}
+			} else if v, ok := strings.CutPrefix(sc.Text(), "data: "); ok && name == "speech" {
+				var sp tts.Speech
+				json.Unmarshal([]byte(v), &sp)
+				speech <- sp
+			}
+		}
+	}()
+	<-ready
+	// 5 runes a chunk, 100 ms apart: the whole takes 2 s, the first
+	// sentence is written after the first chunk.
+	r.fake.Enqueue(llmtest.Reply{Text: "第一句话。" + strings.Repeat("然后慢慢地说下去", 12) + "。", ChunkSize: 5, ChunkDelay: 100 * time.Millisecond})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		post, err := http.Post(r.srv.URL+"/api/v1/messages", "application/json", strings.NewReader(`{"channel": "desktop", "text": "说吧"}`))
+		if err == nil {
+			io.Copy(io.Discard, post.Body)
+			post.Body.Close()
+		}
+	}()
+	select {
+	case sp := <-speech:
+		if sp.Text != "第一句话。" {
+			t.Errorf("first speech %+v", sp)
+		}
+		select {
+		case <-done:
+			t.Error("the first sentence was voiced only after the whole reply")
+		default:
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no speech")
+	}
+	<-done
 }

@@ -186,8 +186,15 @@ func checkPersona(cfg *config.Config) check {
 	return c
 }
 
-// checkLLM lists the endpoint's models and asks for a one-word answer.
+// checkLLM checks the model: through the running daemon when one
+// answers (its own client and settings, POST /api/v1/llm/check), else with
+// this shell's settings. It lists the endpoint's models and asks for a
+// one-word answer.
 func checkLLM(cfg *config.Config, timeout time.Duration) []check {
+	var res llm.CheckResult
+	if err := newClient(cfg).do("POST", "/api/v1/llm/check", nil, &res); err == nil {
+		return llmChecks(res, cfg, "through the running daemon: ")
+	}
 	client, err := llm.New(llm.Options{
 		Provider: cfg.LLM.Provider, BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, APIKey: cfg.LLM.APIKey,
 		Timeout: timeout, MaxRetries: -1,
@@ -197,45 +204,45 @@ func checkLLM(cfg *config.Config, timeout time.Duration) []check {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	endpoint := check{name: "llm", msg: "endpoint " + client.Describe()}
-	models, err := client.Models(ctx)
+	return llmChecks(llm.Check(ctx, client, cfg.LLM.Model), cfg, "")
+}
+
+// llmChecks are the lines of an llm.CheckResult; where says whose client
+// it was.
+func llmChecks(r llm.CheckResult, cfg *config.Config, where string) []check {
+	endpoint := check{name: "llm", msg: where + "endpoint " + r.Endpoint}
 	switch {
-	case err != nil && llm.KindOf(err) == llm.Unreachable:
-		endpoint.msg = err.Error()
+	case r.Unreachable:
+		endpoint.msg = where + r.ModelsError
 		return []check{endpoint}
-	case err != nil:
+	case r.ModelsError != "":
 		endpoint.ok, endpoint.warn = true, true
-		endpoint.msg += " answers, but does not list its models: " + err.Error()
+		endpoint.msg += " answers, but does not list its models: " + r.ModelsError
 	default:
 		endpoint.ok = true
-		endpoint.msg += fmt.Sprintf(" answers and lists %d model(s)", len(models))
-		if !hasModel(models, cfg.LLM.Model) && len(models) > 0 {
+		endpoint.msg += fmt.Sprintf(" answers and lists %d model(s)", len(r.Models))
+		if !r.Listed && len(r.Models) > 0 {
 			endpoint.warn = true
-			endpoint.msg += fmt.Sprintf("; %q is not among them (%s)", cfg.LLM.Model, strings.Join(first(models, 8), ", "))
-			endpoint.fix = fmt.Sprintf("set CYAN_LLM_MODEL to one of the listed models, or pull it (ollama pull %s)", cfg.LLM.Model)
+			endpoint.msg += fmt.Sprintf("; %q is not among them (%s)", r.Model, strings.Join(first(r.Models, 8), ", "))
+			endpoint.fix = fmt.Sprintf("set CYAN_LLM_MODEL to one of the listed models, or pull it (ollama pull %s)", r.Model)
+			if where != "" {
+				endpoint.fix = "the daemon's model: " + endpoint.fix + ", then restart the daemon"
+			}
 		}
 	}
 	chat := check{name: "model"}
-	resp, err := client.Chat(ctx, llm.Request{
-		Messages:  []llm.Message{{Role: llm.RoleUser, Content: "Reply with the single word: ok"}},
-		MaxTokens: 16,
-	})
-	if err != nil {
-		chat.msg = err.Error()
+	if !r.Answered {
+		chat.msg = where + r.ChatError
 		return []check{endpoint, chat}
 	}
 	chat.ok = true
-	chat.msg = fmt.Sprintf("%s answers (%d tokens in, %d out)", cfg.LLM.Model, resp.Usage.InputTokens, resp.Usage.OutputTokens)
-	return []check{endpoint, chat}
-}
-
-func hasModel(models []string, want string) bool {
-	for _, m := range models {
-		if m == want || strings.TrimSuffix(m, ":latest") == strings.TrimSuffix(want, ":latest") {
-			return true
-		}
+	chat.msg = fmt.Sprintf("%s%s answers (%d tokens in, %d out)", where, r.Model, r.InputTokens, r.OutputTokens)
+	if where != "" && r.Model != cfg.LLM.Model {
+		chat.warn = true
+		chat.msg += fmt.Sprintf("; this shell's settings name %q", cfg.LLM.Model)
+		chat.fix = "the daemon keeps the model it started with; restart it to use this shell's settings"
 	}
-	return false
+	return []check{endpoint, chat}
 }
 
 func first(s []string, n int) []string {

@@ -3,6 +3,8 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cyan-agent/cyan/config"
@@ -44,7 +46,7 @@ func checkVoice(cfg *config.Config, timeout time.Duration) check {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	began := time.Now()
-	a, _, err := say(ctx, t, "你好。Hello.", "")
+	clips, err := speakEach(ctx, t, "你好。Hello.")
 	if err != nil {
 		c.msg = fmt.Sprintf("%s does not speak: %v", where, err)
 		switch {
@@ -55,7 +57,35 @@ func checkVoice(cfg *config.Config, timeout time.Duration) check {
 		}
 		return c
 	}
+	size, formats := 0, []string{}
+	for i, clip := range clips {
+		f := tts.Sniff(clip.Data)
+		if f == "" {
+			c.msg = fmt.Sprintf("%s answered segment %d with %d bytes of %s that are no audio a page plays (wav, ogg, mp3, aac, flac)", where, i+1, len(clip.Data), clip.Type)
+			c.fix = "set tts.format to wav or ogg, or check what the server sends"
+			return c
+		}
+		size += len(clip.Data)
+		if !slices.Contains(formats, f) {
+			formats = append(formats, f)
+		}
+	}
 	c.ok = true
-	c.msg = fmt.Sprintf("%s speaks (%d bytes of %s in %d ms); voiced channels: %v", where, len(a.Data), a.Type, time.Since(began).Milliseconds(), t.Channels)
+	c.msg = fmt.Sprintf("%s speaks (%d segments, %d bytes of %s in %d ms); voiced channels: %v", where, len(clips), size, strings.Join(formats, ", "), time.Since(began).Milliseconds(), t.Channels)
 	return c
+}
+
+// speakEach voices text's segments one by one, as the page gets them (the
+// page plays each clip; nothing is joined).
+func speakEach(ctx context.Context, c config.TTS, text string) ([]tts.Clip, error) {
+	p, err := tts.New(c)
+	if err != nil {
+		return nil, err
+	}
+	v, err := tts.NewVoice(tts.Options{Provider: p, Cache: tts.NewCache(0), Timeout: c.TimeoutDuration()})
+	if err != nil {
+		return nil, err
+	}
+	defer v.Close()
+	return v.Say(ctx, tts.Split(text), "")
 }

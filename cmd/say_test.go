@@ -52,7 +52,7 @@ func TestSayWritesAWAV(t *testing.T) {
 	if err != nil || w.Duration() < time.Second {
 		t.Fatalf("the file is %+v (%v)", w, err)
 	}
-	if !strings.Contains(stderr, "[ja neutral] こんにちは！") || len(fake.Requests()) != 3 {
+	if !strings.Contains(stderr, "[ja excited] こんにちは！") || len(fake.Requests()) != 3 {
 		t.Errorf("segments: %s, %d requests", stderr, len(fake.Requests()))
 	}
 	if rc, _, stderr := runCmd(env, "say", " "); rc != 2 || !strings.Contains(stderr, "the text is empty") {

@@ -44,6 +44,14 @@ type TTS struct {
 	Timeout Duration `yaml:"timeout"`
 	// CacheMB bounds the audio cache (by provider, voice and text).
 	CacheMB int `yaml:"cache_mb"`
+	// Actions is what the voice does with a reply's *actions*: skip
+	// (default), speak (read in the reply's voice) or narrate (read by the
+	// Narrator voice).
+	Actions string `yaml:"actions"`
+	// Narrator is the second voice that narrates actions: an espeak-ng or
+	// OpenAI voice name; gpt-sovits narrates with refs.narration (or its
+	// neutral reference when there is none). Empty: the reply's voice.
+	Narrator string `yaml:"narrator"`
 }
 
 // TTSRef is a GPT-SoVITS reference: an audio file on the server's machine,
@@ -54,6 +62,46 @@ type TTSRef struct {
 	Lang  string `yaml:"lang"`
 }
 
+// gptSoVITSLanguages are the languages GPT-SoVITS's api_v2 accepts as
+// text_lang and prompt_lang: tts_config.languages of a v2 model
+// (GPT_SoVITS/TTS_infer_pack/TTS.py, v2_languages, at commit
+// 48b1a0169a28582a8984402f82cf438d3bfa6aca; api_v2.py checks
+// text_lang.lower() and prompt_lang.lower() against it). A v1 model
+// accepts auto, en, zh, ja, all_zh and all_ja of them.
+const gptSoVITSLanguages = "auto auto_yue en zh ja yue ko all_zh all_ja all_yue all_ko"
+
+// GPTSoVITSLanguages lists the language codes api_v2 accepts.
+func GPTSoVITSLanguages() []string { return strings.Fields(gptSoVITSLanguages) }
+
+// GPTSoVITSLanguage is the api_v2 code for a language: one of its own
+// codes passes as it is (all_zh, auto_yue, …, any case); a tag folds to its
+// base (zh-CN → zh, ja_JP → ja, zh-HK → yue; cn → zh, jp → ja, kr → ko).
+// ok is false when it names no language api_v2 knows.
+func GPTSoVITSLanguage(l string) (code string, ok bool) {
+	l = strings.ToLower(strings.TrimSpace(l))
+	if slices.Contains(GPTSoVITSLanguages(), l) {
+		return l, true
+	}
+	switch l {
+	case "cn":
+		return "zh", true
+	case "jp":
+		return "ja", true
+	case "kr":
+		return "ko", true
+	}
+	if i := strings.IndexAny(l, "-_"); i > 0 {
+		base := l[:i]
+		if base == "zh" && (strings.Contains(l, "yue") || strings.Contains(l, "hk")) {
+			base = "yue"
+		}
+		if slices.Contains(GPTSoVITSLanguages(), base) {
+			return base, true
+		}
+	}
+	return "", false
+}
+
 // Default voice settings.
 const (
 	DefaultGPTSoVITSURL = "http://127.0.0.1:9880"
@@ -61,7 +109,7 @@ const (
 )
 
 func defaultTTS() TTS {
-	return TTS{Provider: "espeak-ng", Channels: []string{DefaultTTSChannel}, Format: "wav",
+	return TTS{Provider: "espeak-ng", Channels: []string{DefaultTTSChannel}, Format: "wav", Actions: "skip",
 		Timeout: Duration(60 * time.Second), CacheMB: 64}
 }
 
@@ -81,6 +129,8 @@ func (c *Config) validateTTS(bad func(key, format string, args ...any)) {
 		for emo, r := range t.Refs {
 			if strings.TrimSpace(r.Audio) == "" || strings.TrimSpace(r.Lang) == "" {
 				bad("tts.refs."+emo, "needs audio (a path on the GPT-SoVITS machine) and lang (zh, ja, en, …)")
+			} else if _, ok := GPTSoVITSLanguage(r.Lang); !ok {
+				bad("tts.refs."+emo+".lang", "%q is not a language GPT-SoVITS api_v2 knows; use one of %s", r.Lang, strings.Join(GPTSoVITSLanguages(), ", "))
 			}
 		}
 	case "openai":
@@ -112,6 +162,16 @@ func (c *Config) validateTTS(bad func(key, format string, args ...any)) {
 		if !voiceName.MatchString(v) {
 			bad("tts.voices."+lang, "%q is not a voice name (letters, digits and _+./-)", v)
 		}
+	}
+	switch t.Actions {
+	case "":
+		c.TTS.Actions = "skip"
+	case "skip", "speak", "narrate":
+	default:
+		bad("tts.actions", "%q is not a choice; use skip (actions unsaid), speak (read with the reply) or narrate (read by tts.narrator)", t.Actions)
+	}
+	if t.Narrator != "" && !voiceName.MatchString(t.Narrator) {
+		bad("tts.narrator", "%q is not a voice name (letters, digits and _+./-)", t.Narrator)
 	}
 	if t.Voice != "" && !voiceName.MatchString(t.Voice) {
 		bad("tts.voice", "%q is not a voice name (letters, digits and _+./-)", t.Voice)

@@ -297,7 +297,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Observers: manager, Traces: d.gen.Traces(),
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
 		Recall: d.recall, Imported: d.imports.imported, Bridges: d.bridges, Mount: d.bridges.mount(), Doors: d.bridges.doors(),
-		Voice: d.voice, Page: web.Handler(), PagePaths: web.Paths(), Persona: d.personaInfo,
+		Voice: d.voice, Page: web.Handler(), PagePaths: web.Paths(), Persona: d.personaInfo, LLM: d.llm, LLMModel: cfg.LLM.Model,
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
 		AllowedOrigins: cfg.API.AllowedOrigins,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/observer"
+	"github.com/cyan-agent/cyan/router"
 	"github.com/cyan-agent/cyan/supervise"
 )
 
@@ -37,7 +38,7 @@ func (d *Daemon) parts(ln net.Listener) *supervise.Supervisor {
 	if d.voice != nil {
 		add("voice", d.runVoice)
 		if len(d.cfg.TTS.Channels) > 0 {
-			add("voice-out", func(ctx context.Context) error { return d.router.Attach(ctx, voiceSubscriber, d.voiceComponent()) })
+			add("voice-follow", func(ctx context.Context) error { return d.voice.Follow(ctx, d.store.Journal(), router.ToolSpeak) })
 		}
 	}
 	for _, p := range d.bridges.parts() {

@@ -3,11 +3,11 @@ package daemon
 import (
 	"context"
 	"log/slog"
+	"strings"
 
 	"github.com/cyan-agent/cyan/api"
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/journal"
-	"github.com/cyan-agent/cyan/router"
 	"github.com/cyan-agent/cyan/tools"
 	"github.com/cyan-agent/cyan/tts"
 )
@@ -16,6 +16,37 @@ import (
 // cut for the voice: "speak" runs the speak prompt script on each message
 // (a model call, emotions by meaning); anything else, the rule splitter.
 const VoiceSegmentsVar = "voice_segments"
+
+// EmotionWordsVar is the persona variable with its emotion words for the
+// voice's rule splitter: {emotion: [word, …]} (or a comma-separated string
+// per emotion).
+const EmotionWordsVar = "emotion_words"
+
+// emotionWords reads the persona's emotion_words variable.
+func emotionWords(v any) map[string][]string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	out := map[string][]string{}
+	for emo, ws := range m {
+		switch ws := ws.(type) {
+		case string:
+			for _, w := range strings.Split(ws, ",") {
+				if w = strings.TrimSpace(w); w != "" {
+					out[emo] = append(out[emo], w)
+				}
+			}
+		case []any:
+			for _, w := range ws {
+				if w, ok := w.(string); ok && strings.TrimSpace(w) != "" {
+					out[emo] = append(out[emo], strings.TrimSpace(w))
+				}
+			}
+		}
+	}
+	return out
+}
 
 // buildVoice makes the voice of the voiced channels: its speech goes to
 // the stream as "speech" events. A voice that cannot speak (espeak-ng
@@ -28,7 +59,8 @@ func (d *Daemon) buildVoice(c config.TTS, log *slog.Logger) error {
 	d.voice, err = tts.NewVoice(tts.Options{
 		Provider: p, Cache: tts.NewCache(c.CacheMB << 20), Channels: c.Channels,
 		Emit:    func(sp tts.Speech) { d.store.Journal().Post(journal.New(journal.VoiceSpeech, sp.Channel, sp)) },
-		Timeout: c.TimeoutDuration(), Logger: log,
+		Timeout: c.TimeoutDuration(), Logger: log, Actions: c.Actions, Narrator: c.Narrator,
+		Words:    func() map[string][]string { return emotionWords(d.persona.Load().Vars[EmotionWordsVar]) },
 		Scripted: func() bool { return d.persona.Load().Vars[VoiceSegmentsVar] == "speak" },
 		Script: func(ctx context.Context, channel, text string) ([]tts.Segment, error) {
 			var out struct {
@@ -41,11 +73,7 @@ func (d *Daemon) buildVoice(c config.TTS, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if len(c.Channels) > 0 {
-		if err := d.router.Subscribe(voiceSubscriber, c.Channels); err != nil {
-			return err
-		}
-	} else if err := d.router.Unsubscribe(voiceSubscriber); err != nil {
+	if err := d.router.Unsubscribe(voiceSubscriber); err != nil {
 		return err
 	}
 	if e, ok := p.(*tts.Espeak); ok && c.Provider != "off" {
@@ -56,20 +84,8 @@ func (d *Daemon) buildVoice(c config.TTS, log *slog.Logger) error {
 	return nil
 }
 
-// voiceComponent is the voice as the router's component: each outgoing
-// message of a voiced channel is spoken (a reply that streamed is left to
-// the utterance that already speaks it). Speech packets (the speak tool's
-// segments) are not spoken again here: the voice spoke the reply.
-func (d *Daemon) voiceComponent() router.Component {
-	return router.ComponentFunc(func(_ context.Context, p router.Delivery) error {
-		if p.Kind != router.KindSpeech {
-			d.voice.Outgoing(p.Channel, p.ReplyTo, p.Text)
-		}
-		return nil
-	})
-}
-
-// voiceSubscriber is the voice's name at the router.
+// voiceSubscriber was the voice's name at the router; the voice follows
+// the journal instead (tts.Voice.Follow), and its old outbox is dropped.
 const voiceSubscriber = "voice"
 
 // personaInfo is what the page shows of the persona now.

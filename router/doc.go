@@ -1,13 +1,14 @@
 // Package router is the seed's router (SPEC §1, §9): it takes every
 // outgoing packet of the agent — a reply, a proactive message, speech
 // segments — and hands it to every component subscribed to its channel:
-// the bridges (QQ, Telegram) and the voice. (The page is not a component:
-// it follows the journal through the API's stream.) Delivery goes through
-// a durable outbox per component, kept in the store: in order, retried
-// with backoff while the component is down or failing, resumed after a
-// daemon restart, and never handed over twice once acknowledged.
+// the bridges (QQ, Telegram). (The page and the voice are no components:
+// they follow the journal, the page through the API's stream.) Delivery
+// goes through a durable outbox per component, kept in the store: in
+// order, retried with backoff while the component is down or failing,
+// resumed after a daemon restart, and never handed over twice once
+// acknowledged.
 //
-// # For a component (a bridge, a voice)
+// # For a component (a bridge)
 //
 // Subscribe once, with a name that stays the same across restarts and
 // the channel patterns the component serves (package glob's syntax: "*"
@@ -48,11 +49,13 @@
 // published already does nothing.
 //
 // Live text: the outbox carries finished messages. A component that must
-// start before the reply is finished (a voice speaking as the model
-// writes) also follows the journal's ReplyDelta events of its channels —
-// journal.Subscription with Filter{Kinds: {journal.ReplyDelta}, Channel:
-// pattern} — and uses the outbox packet, whose ReplyTo is the deltas'
-// MessageID, as the authoritative end of that reply.
+// start before the reply is finished follows the journal's ReplyDelta
+// events of its channels instead (journal.Subscription with
+// Filter{Kinds: {journal.ReplyDelta}, Channel: pattern}). The voice does
+// so for everything it says (tts.Voice.Follow), so that a speak result is
+// seen before the text the model writes after it; it has no outbox here.
+// A bridge that sends voice replies takes a KindSpeech packet's Speech —
+// the same tts.Segment values the voice speaks.
 //
 // # For the daemon
 //
@@ -61,5 +64,5 @@
 // and moves only after the packets are in the outboxes, so a reply is
 // never lost between "stored" and "delivered".
 //
-// It may import journal, backoff, store and glob.
+// It may import journal, backoff, store, glob and tts (the speech segment).
 package router

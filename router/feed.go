@@ -3,7 +3,6 @@ package router
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/tts"
 )
 
 // Messages is the store as the feed reads it (*store.Store).
@@ -37,15 +37,13 @@ func PacketOf(m *store.Message) (Packet, bool) {
 	case m.Role == store.RoleAssistant:
 		p.Kind = KindReply
 	case m.Role == store.RoleTool && m.ToolName == ToolSpeak:
-		var out struct {
-			Speech []Segment `json:"speech"`
-		}
-		if json.Unmarshal([]byte(m.Text), &out) != nil || len(out.Speech) == 0 {
+		speech, ok := tts.ParseSpeech(m.Text)
+		if !ok {
 			return Packet{}, false
 		}
-		p.Kind, p.Key, p.Speech = KindSpeech, m.ID+"/speech", out.Speech
+		p.Kind, p.Key, p.Speech = KindSpeech, tts.SpeechKey(m.ID), speech
 		var words []string
-		for _, s := range out.Speech {
+		for _, s := range speech {
 			words = append(words, s.Text)
 		}
 		p.Text = strings.Join(words, " ")

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cyan-agent/cyan/backoff"
 	"github.com/cyan-agent/cyan/journal"
+	"github.com/cyan-agent/cyan/tts"
 )
 
 // Packet kinds.
@@ -27,25 +28,18 @@ const (
 	KindSpeech    = "speech"    // speech segments for a voice
 )
 
-// Segment is one piece of speech: {emotion, language, text} (SPEC §5).
-type Segment struct {
-	Emotion  string `json:"emotion"`
-	Language string `json:"language"`
-	Text     string `json:"text"`
-}
-
 // Packet is an outgoing nl_packet as the router carries it.
 type Packet struct {
 	// Key is the idempotency key (the stored message's id).
-	Key       string    `json:"key"`
-	Channel   string    `json:"channel"`
-	Kind      string    `json:"kind"`
-	Text      string    `json:"text"`
-	Part      int       `json:"part,omitempty"`
-	ReplyTo   string    `json:"reply_to,omitempty"`
-	Proactive bool      `json:"proactive,omitempty"`
-	Speech    []Segment `json:"speech,omitempty"`
-	Time      time.Time `json:"time"`
+	Key       string        `json:"key"`
+	Channel   string        `json:"channel"`
+	Kind      string        `json:"kind"`
+	Text      string        `json:"text"`
+	Part      int           `json:"part,omitempty"`
+	ReplyTo   string        `json:"reply_to,omitempty"`
+	Proactive bool          `json:"proactive,omitempty"`
+	Speech    []tts.Segment `json:"speech,omitempty"`
+	Time      time.Time     `json:"time"`
 }
 
 // Delivery is a packet handed to one component.

@@ -21,6 +21,6 @@
 // its name, description, JSON-schema parameters, kind, effects and run
 // function, and the effects decide what non-owners may call.
 //
-// It may import store, llm, config, packets, persona, notation, journal and
-// backoff.
+// It may import store, llm, config, packets, persona, notation, journal,
+// backoff and tts (the speech segment).
 package tools

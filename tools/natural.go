@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/cyan-agent/cyan/packets"
+	"github.com/cyan-agent/cyan/tts"
 )
 
 // Scripts runs the prompt scripts natural tools think with: Call runs
@@ -32,13 +32,6 @@ const (
 	ScriptSystemOperation = "system_operation"
 )
 
-// Segment is one piece of speech for a TTS voice.
-type Segment struct {
-	Emotion  string `json:"emotion"`
-	Language string `json:"language"`
-	Text     string `json:"text"`
-}
-
 // MaxSpeakRunes bounds speak's input: it is for a line or two, not essays.
 const MaxSpeakRunes = 500
 
@@ -58,7 +51,7 @@ func speak(g Scripts) Tool {
 		if n := len([]rune(text)); n > MaxSpeakRunes {
 			return packets.Result{}, fmt.Errorf("speak: the text has %d characters; say at most %d at a time", n, MaxSpeakRunes)
 		}
-		segs := []Segment{}
+		segs := []tts.Segment{}
 		var raw json.RawMessage
 		err := g.Call(ctx, ScriptSpeak, c.Caller.Channel, map[string]any{"text": text}, &raw)
 		if err == nil {
@@ -69,31 +62,31 @@ func speak(g Scripts) Tool {
 				return packets.Result{}, ctx.Err()
 			}
 			// The voice must still speak: one plain segment.
-			segs = []Segment{{Emotion: "neutral", Language: guessLanguage(text), Text: text}}
+			segs = []tts.Segment{{Emotion: tts.DefaultEmotion, Language: tts.LanguageOf(text), Text: text}}
 		}
 		b, _ := json.Marshal(map[string]any{"speech": segs})
 		return packets.Result{OutputText: string(b)}, nil
 	}}
 }
 
-func parseSpeech(raw json.RawMessage) ([]Segment, error) {
+func parseSpeech(raw json.RawMessage) ([]tts.Segment, error) {
 	var out struct {
-		Speech []Segment `json:"speech"`
+		Speech []tts.Segment `json:"speech"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return nil, err
 	}
-	var segs []Segment
+	var segs []tts.Segment
 	for _, s := range out.Speech {
 		s.Text = strings.TrimSpace(s.Text)
 		if s.Text == "" {
 			continue
 		}
 		if s.Emotion == "" {
-			s.Emotion = "neutral"
+			s.Emotion = tts.DefaultEmotion
 		}
 		if s.Language == "" {
-			s.Language = guessLanguage(s.Text)
+			s.Language = tts.LanguageOf(s.Text)
 		}
 		segs = append(segs, s)
 	}
@@ -101,28 +94,6 @@ func parseSpeech(raw json.RawMessage) ([]Segment, error) {
 		return nil, errors.New("no speech segments")
 	}
 	return segs, nil
-}
-
-// guessLanguage names the script a text is mostly written in.
-func guessLanguage(s string) string {
-	var han, kana, latin int
-	for _, r := range s {
-		switch {
-		case unicode.In(r, unicode.Hiragana, unicode.Katakana):
-			kana++
-		case unicode.Is(unicode.Han, r):
-			han++
-		case unicode.Is(unicode.Latin, r):
-			latin++
-		}
-	}
-	switch {
-	case kana > 0:
-		return "ja"
-	case han >= latin && han > 0:
-		return "zh"
-	}
-	return "en"
 }
 
 // Step is one concrete step of a system operation.

@@ -1,13 +1,20 @@
 // Package tts is cyan's voice: providers that turn text into audio — the
 // espeak-ng program (offline, the default), a GPT-SoVITS api_v2 server (a
-// reference audio per emotion) and any OpenAI-compatible /v1/audio/speech
-// server — a rule-based splitter that cuts a streaming reply into
-// segments (emotion, language, text) as it is written, an audio cache by
-// (provider, voice, text), and Voice, the component that speaks the voiced
-// channels: it synthesizes segments in parallel and emits them in order,
-// the first while the rest of the reply still streams.
+// reference audio per emotion, api_v2's language codes as they are) and
+// any OpenAI-compatible /v1/audio/speech server (gpt-4o-mini-tts is told
+// the emotion as instructions) — Segment, the one speech segment type
+// ({emotion, language, text}), a rule-based splitter that removes markup
+// and cuts a streaming reply into segments as it is written (emotions from
+// emoji, kaomoji, the persona's words and punctuation; see EmotionOf), an
+// audio cache by (provider, voice, text), and Voice, the component that
+// speaks the voiced channels: it follows the journal (Follow), voices a
+// turn's speak segments instead of its text when the turn calls speak, and
+// otherwise its text as the model writes it; it synthesizes segments in
+// parallel and emits them in order, the first while the rest of the reply
+// still streams.
 //
-// It uses config for the tts: section and packets for channel globs.
+// It uses config for the tts: section, glob for the voiced channels'
+// patterns and journal for the events it follows.
 //
-// It may import config, packets and glob.
+// It may import config, glob and journal.
 package tts

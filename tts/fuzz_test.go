@@ -7,11 +7,14 @@ import (
 )
 
 func FuzzSplit(f *testing.F) {
-	for _, s := range []string{"你好，今天天气很好。こんにちは、元気ですか？I am fine.", "Pi is 3.14. Yes!", "「好！」", "%[a] Line 1 ~ Line 2 @last_n_x", "```go\nx\n```", "안녕.", "\x00\xff"} {
+	for _, s := range []string{"你好，今天天气很好。こんにちは、元気ですか？I am fine.", "Pi is 3.14. Yes!", "「好！」", "%[a] Line 1 ~ Line 2 @last_n_x", "```go\nx\n```", "안녕.", "\x00\xff",
+		"At 18:52, see https://x.test/a?b=1. Ok", "*waves* hi [a](b) ![c](d) <!-- e --> `f` **g**", "1. one\n2. two", "%[history/d/2026-01-01] message 1 ~ message 2。", "(^_^) T_T 😊"} {
 		f.Add(s, 3)
 	}
 	f.Fuzz(func(t *testing.T, text string, chunk int) {
-		whole := Split(text)
+		actions := []string{ActionsSkip, ActionsSpeak, ActionsNarrate}[(chunk>>8&0xff)%3]
+		ws := &Splitter{Actions: actions}
+		whole := append(ws.Feed(text), ws.Flush()...)
 		for _, s := range whole {
 			if strings.TrimSpace(s.Text) == "" || s.Language == "" || s.Emotion == "" {
 				t.Fatalf("empty field in %q", s)
@@ -24,7 +27,7 @@ func FuzzSplit(f *testing.F) {
 			return
 		}
 		chunk = 1 + (chunk&0xff)%16
-		sp := &Splitter{}
+		sp := &Splitter{Actions: actions}
 		var got []Segment
 		r := []rune(text)
 		for len(r) > 0 {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/cyan-agent/cyan/config"
 )
 
 // Reference is a GPT-SoVITS reference: an audio file on the server's
@@ -40,9 +42,25 @@ type GPTSoVITS struct {
 	url string
 }
 
-// gptSoVITSLangs are the text languages api_v2 accepts (v2 models).
-var gptSoVITSLangs = map[string]bool{"auto": true, "auto_yue": true, "en": true, "zh": true, "ja": true, "yue": true, "ko": true,
-	"all_zh": true, "all_ja": true, "all_yue": true, "all_ko": true}
+// promptLang is a reference's language as api_v2 takes it; one it does
+// not know is sent as written, so the server's answer names it (config
+// check refuses it before).
+func promptLang(l string) string {
+	if code, ok := config.GPTSoVITSLanguage(l); ok {
+		return code
+	}
+	return l
+}
+
+// sovitsLang is the api_v2 language code for a segment's or a reference's
+// language (config.GPTSoVITSLanguage: api_v2's own codes pass as they are),
+// auto for one api_v2 does not know.
+func sovitsLang(l string) string {
+	if code, ok := config.GPTSoVITSLanguage(l); ok {
+		return code
+	}
+	return "auto"
+}
 
 // NewGPTSoVITS checks the options and makes the provider.
 func NewGPTSoVITS(o GPTSoVITSOptions) (*GPTSoVITS, error) {
@@ -111,12 +129,9 @@ func (g *GPTSoVITS) Synthesize(ctx context.Context, r Request) (Audio, error) {
 		return Audio{}, &Error{Provider: g.Name(), Msg: "nothing to say: the text is empty"}
 	}
 	ref := g.ref(r.Emotion)
-	lang := language(r.Language)
-	if !gptSoVITSLangs[lang] {
-		lang = "auto"
-	}
+	lang := sovitsLang(r.Language)
 	body := gptSoVITSRequest{Text: r.Text, TextLang: lang, RefAudioPath: ref.Audio, PromptText: ref.Text,
-		PromptLang: language(ref.Lang), TextSplitMethod: "cut5", MediaType: g.o.MediaType, SpeedFactor: g.o.SpeedFactor}
+		PromptLang: promptLang(ref.Lang), TextSplitMethod: "cut5", MediaType: g.o.MediaType, SpeedFactor: g.o.SpeedFactor}
 	return post(ctx, g.o.Client, g.Name(), g.url, nil, body, g.o.MediaType, func(b []byte) string {
 		var e struct {
 			Message   string `json:"message"`

@@ -6,7 +6,9 @@ import (
 )
 
 // Join makes one audio of several, in order: WAVs of one format become one
-// WAV; MP3 frames are concatenated; any other mix is an error.
+// WAV; MP3 and AAC (ADTS) frames are concatenated, Ogg streams chained (a
+// chained Ogg file is valid, players play it through); any other mix is
+// an error.
 func Join(clips []Audio) (Audio, error) {
 	switch len(clips) {
 	case 0:
@@ -21,7 +23,7 @@ func Join(clips []Audio) (Audio, error) {
 		}
 	}
 	switch typ {
-	case "audio/mpeg":
+	case "audio/mpeg", "audio/aac", "audio/ogg":
 		var out []byte
 		for _, c := range clips {
 			out = append(out, c.Data...)
@@ -50,4 +52,24 @@ func Join(clips []Audio) (Audio, error) {
 		pcm = append(pcm, c.Data[w.DataOffset:w.DataOffset+w.DataSize]...)
 	}
 	return Audio{Data: PCMWAV(pcm, first.SampleRate, first.Channels), Type: "audio/wav"}, nil
+}
+
+// Sniff names the format of audio by its first bytes: wav, ogg, mp3, aac,
+// flac, or "" when it is none of them (raw PCM, text, an error page).
+func Sniff(data []byte) string {
+	switch {
+	case len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WAVE":
+		return "wav"
+	case len(data) >= 4 && string(data[:4]) == "OggS":
+		return "ogg"
+	case len(data) >= 4 && string(data[:4]) == "fLaC":
+		return "flac"
+	case len(data) >= 3 && string(data[:3]) == "ID3":
+		return "mp3"
+	case len(data) >= 2 && data[0] == 0xFF && data[1]&0xF6 == 0xF0:
+		return "aac" // ADTS: sync word, layer 00
+	case len(data) >= 2 && data[0] == 0xFF && data[1]&0xE0 == 0xE0:
+		return "mp3" // an MPEG audio frame
+	}
+	return ""
 }

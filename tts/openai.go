@@ -26,7 +26,9 @@ type OpenAIOptions struct {
 
 // OpenAI speaks through an OpenAI-compatible POST /v1/audio/speech
 // ({model, input, voice, response_format}): OpenAI itself and the local
-// servers that copy its API (Kokoro-FastAPI, openedai-speech, …).
+// servers that copy its API (Kokoro-FastAPI, openedai-speech, …). A
+// gpt-4o speech model (gpt-4o-mini-tts) is also told the segment's
+// emotion as instructions ("Speak in a happy, cheerful tone.").
 type OpenAI struct {
 	o   OpenAIOptions
 	url string
@@ -75,7 +77,7 @@ func (p *OpenAI) voice(r Request) string {
 
 // VoiceOf implements Provider.
 func (p *OpenAI) VoiceOf(r Request) string {
-	return fmt.Sprintf("%s|%s|%s|%s", p.o.BaseURL, p.o.Model, p.voice(r), p.o.Format)
+	return fmt.Sprintf("%s|%s|%s|%s|%s", p.o.BaseURL, p.o.Model, p.voice(r), p.o.Format, p.instructions(r))
 }
 
 type openAISpeechRequest struct {
@@ -83,6 +85,30 @@ type openAISpeechRequest struct {
 	Input          string `json:"input"`
 	Voice          string `json:"voice"`
 	ResponseFormat string `json:"response_format"`
+	Instructions   string `json:"instructions,omitempty"`
+}
+
+// emotionInstructions say a segment's emotion to a model that takes
+// instructions (gpt-4o-mini-tts and its snapshots; tts-1 and tts-1-hd do
+// not). neutral says nothing.
+var emotionInstructions = map[string]string{
+	"happy":     "Speak in a happy, cheerful tone.",
+	"excited":   "Speak excitedly, with energy.",
+	"gentle":    "Speak gently and warmly, softly.",
+	"sad":       "Speak in a sad, quiet tone.",
+	"ask":       "Speak as someone asking a question, curious.",
+	"surprised": "Speak with surprise.",
+	"angry":     "Speak in an annoyed, angry tone.",
+	Narration:   "Narrate calmly, like a storyteller describing what someone does.",
+}
+
+// instructions is what the model is told of r's emotion ("" for a model
+// without instructions or an emotion without a line).
+func (p *OpenAI) instructions(r Request) string {
+	if !strings.Contains(strings.ToLower(p.o.Model), "gpt-4o") {
+		return ""
+	}
+	return emotionInstructions[strings.ToLower(r.Emotion)]
 }
 
 // Synthesize implements Provider.
@@ -97,7 +123,7 @@ func (p *OpenAI) Synthesize(ctx context.Context, r Request) (Audio, error) {
 	if p.o.APIKey != "" {
 		h.Set("Authorization", "Bearer "+p.o.APIKey)
 	}
-	body := openAISpeechRequest{Model: p.o.Model, Input: r.Text, Voice: p.voice(r), ResponseFormat: p.o.Format}
+	body := openAISpeechRequest{Model: p.o.Model, Input: r.Text, Voice: p.voice(r), ResponseFormat: p.o.Format, Instructions: p.instructions(r)}
 	return post(ctx, p.o.Client, p.Name(), p.url, h, body, p.o.Format, func(b []byte) string {
 		var e struct {
 			Error struct {

@@ -5,9 +5,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/internal/ttstest"
 	"github.com/cyan-agent/cyan/tts"
 )
@@ -204,5 +206,83 @@ func BenchmarkEspeak(b *testing.B) {
 		if _, err := e.Synthesize(context.Background(), tts.Request{Text: "嗯，今天天气很好，", Language: "zh"}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Every language code api_v2 defines passes through as it is, as the text
+// language and as a reference's; tags fold to a code it knows. The list is
+// v2_languages of GPT_SoVITS/TTS_infer_pack/TTS.py in
+// github.com/RVC-Boss/GPT-SoVITS at commit
+// 48b1a0169a28582a8984402f82cf438d3bfa6aca.
+func TestGPTSoVITSLanguageCodesPassThrough(t *testing.T) {
+	apiV2 := []string{"auto", "auto_yue", "en", "zh", "ja", "yue", "ko", "all_zh", "all_ja", "all_yue", "all_ko"}
+	if got := config.GPTSoVITSLanguages(); !slices.Equal(got, apiV2) {
+		t.Fatalf("config's list %v is not api_v2's %v", got, apiV2)
+	}
+	fake := &ttstest.GPTSoVITS{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	tests := []struct{ lang, want string }{
+		{"zh-CN", "zh"}, {"ja_JP", "ja"}, {"zh-HK", "yue"}, {"ALL_ZH", "all_zh"}, {"cn", "zh"}, {"jp", "ja"}, {"fr", "auto"}, {"", "auto"},
+	}
+	for _, code := range apiV2 {
+		tests = append(tests, struct{ lang, want string }{code, code})
+	}
+	for _, tt := range tests {
+		t.Run(tt.lang, func(t *testing.T) {
+			ref := tt.lang
+			if tt.want == "auto" && tt.lang != "auto" {
+				ref = "zh"
+			}
+			p, err := tts.NewGPTSoVITS(tts.GPTSoVITSOptions{BaseURL: srv.URL, Refs: map[string]tts.Reference{"neutral": {Audio: "/r.wav", Text: "你好", Lang: ref}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Synthesize(context.Background(), tts.Request{Text: "你好 " + tt.lang, Language: tt.lang}); err != nil {
+				t.Fatalf("the fake api_v2 refused %q: %v", tt.lang, err)
+			}
+			reqs := fake.Requests()
+			last := reqs[len(reqs)-1]
+			if *last.TextLang != tt.want {
+				t.Errorf("text_lang %q, want %q", *last.TextLang, tt.want)
+			}
+			if ref == tt.lang && *last.PromptLang != tt.want {
+				t.Errorf("prompt_lang %q, want %q", *last.PromptLang, tt.want)
+			}
+			// config check agrees: what is sent as itself is accepted.
+			_, ok := config.GPTSoVITSLanguage(tt.lang)
+			if ok != (tt.want != "auto" || tt.lang == "auto") {
+				t.Errorf("config.GPTSoVITSLanguage(%q) ok = %v", tt.lang, ok)
+			}
+		})
+	}
+}
+
+// gpt-4o-mini-tts is told each segment's emotion as instructions; tts-1 is
+// not (it takes none), and neutral says nothing.
+func TestOpenAIInstructionsCarryTheEmotion(t *testing.T) {
+	fake := &ttstest.OpenAISpeech{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	tests := []struct{ model, emotion, want string }{
+		{"gpt-4o-mini-tts", "happy", "Speak in a happy, cheerful tone."},
+		{"gpt-4o-mini-tts", "sad", "Speak in a sad, quiet tone."},
+		{"gpt-4o-mini-tts", tts.Narration, "Narrate calmly, like a storyteller describing what someone does."},
+		{"gpt-4o-mini-tts", "neutral", ""},
+		{"tts-1", "happy", ""},
+	}
+	for _, tt := range tests {
+		p, _ := tts.NewOpenAI(tts.OpenAIOptions{BaseURL: srv.URL + "/v1", Model: tt.model})
+		if _, err := p.Synthesize(context.Background(), tts.Request{Text: "hi", Emotion: tt.emotion}); err != nil {
+			t.Fatal(err)
+		}
+		reqs := fake.Requests()
+		if got := reqs[len(reqs)-1].Instructions; got != tt.want {
+			t.Errorf("%s %s: instructions %q, want %q", tt.model, tt.emotion, got, tt.want)
+		}
+	}
+	p, _ := tts.NewOpenAI(tts.OpenAIOptions{BaseURL: srv.URL + "/v1", Model: "gpt-4o-mini-tts"})
+	if p.VoiceOf(tts.Request{Emotion: "happy"}) == p.VoiceOf(tts.Request{Emotion: "sad"}) {
+		t.Error("two emotions share a cache key though they sound different")
 	}
 }

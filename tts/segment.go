@@ -2,13 +2,16 @@ package tts
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
 // Segment is one piece of speech: what to say, in which language, with
-// which emotion. It is the shape the speak prompt script answers with.
+// which emotion (SPEC §5's {emotion, language, text}). It is the one
+// segment type: the speak tool answers with it, the router's speech
+// packets carry it, the voice speaks it.
 type Segment struct {
 	Emotion  string `json:"emotion"`
 	Language string `json:"language"`
@@ -19,13 +22,20 @@ type Segment struct {
 const DefaultEmotion = "neutral"
 
 // Splitter cuts a reply into segments as it streams in, by rules alone, so
-// voicing costs no extra model call: a segment ends at a sentence end
-// (。！？!?… a newline, a Latin full stop before a space), and a sentence
-// whose scripts change (Chinese or Japanese beside a long enough Latin run)
-// is cut where they change. A run with kana is Japanese, Han without kana
-// Chinese (a short kana-less run after Japanese stays Japanese), Hangul
-// Korean, Latin English. A question gets the emotion "ask", everything else
-// Emotion (DefaultEmotion when empty).
+// voicing costs no extra model call. Markup is removed first (see
+// unmarker: code, comments, images, link targets, emphasis marks; *actions*
+// follow Actions). A segment then ends at a sentence end (。！？!?… a
+// newline, a Latin full stop before a space), and a sentence whose scripts
+// change (Chinese or Japanese beside a long enough Latin run) is cut where
+// they change. A run with kana is Japanese, Han without kana Chinese (a
+// short kana-less run after Japanese stays Japanese), Hangul Korean, Latin
+// English. The emotion of a sentence is decided by EmotionOf (emoji and
+// kaomoji, Words, punctuation; Emotion when nothing marks it).
+//
+// Never cut: times and numbers ("18:52", "19:33]", "3.14", "1,000"), a
+// list's ordinal ("1. "), common abbreviations ("Mr.", "e.g."), URLs and
+// "%[...]" references (with their "Line n ~ Line m" or "message n ~
+// message m" range); those are held whole until they are complete.
 //
 // The first segment of a reply may also end at a clause break (，、,;：)
 // once it holds FirstClause runes, so the voice can start sooner.
@@ -35,6 +45,11 @@ const DefaultEmotion = "neutral"
 // safe for concurrent use.
 type Splitter struct {
 	Emotion string
+	// Words are the persona's emotion words, {emotion: [word, …]}.
+	Words map[string][]string
+	// Actions is what *actions* become: ActionsSkip (""), ActionsSpeak or
+	// ActionsNarrate.
+	Actions string
 	// FirstClause is the length in runes from which the first segment may
 	// end at a clause break; 0 means never.
 	FirstClause int
@@ -42,9 +57,19 @@ type Splitter struct {
 	// space (0: 160).
 	MaxRunes int
 
+	unmark  unmarker
 	buf     []rune
 	emitted int    // segments returned so far
 	lastCJK string // the language of the last Chinese or Japanese run
+}
+
+// LanguageOf is the language of a text's first speakable run, as the
+// splitter names it (en when it holds no letters).
+func LanguageOf(text string) string {
+	for _, seg := range Split(text) {
+		return seg.Language
+	}
+	return "en"
 }
 
 // Split cuts a whole text into segments.
@@ -56,14 +81,50 @@ func Split(text string) []Segment {
 
 // Feed adds streamed text and returns the segments it completed.
 func (s *Splitter) Feed(text string) []Segment {
-	s.buf = append(s.buf, []rune(text)...)
+	return s.feed(s.unmark.feed(text, false), false)
+}
+
+func (s *Splitter) feed(pieces []piece, final bool) []Segment {
+	var out []Segment
+	for _, p := range pieces {
+		if p.action {
+			switch s.Actions {
+			case ActionsSpeak:
+			case ActionsNarrate:
+				out = append(out, s.cut(true)...)
+				for _, r := range s.runs(Speakable(p.text)) {
+					out = append(out, Segment{Emotion: Narration, Language: r.lang, Text: r.text})
+					s.emitted++
+				}
+				continue
+			default:
+				s.buf = append(s.buf, ' ')
+				continue
+			}
+		}
+		s.buf = append(s.buf, []rune(p.text)...)
+		out = append(out, s.cut(false)...)
+	}
+	if final {
+		out = append(out, s.cut(true)...)
+		s.buf = s.buf[:0]
+	}
+	return out
+}
+
+// cut takes the complete sentences out of the buffer (all of it when
+// final).
+func (s *Splitter) cut(final bool) []Segment {
 	var out []Segment
 	for {
-		end := s.sentenceEnd(false)
-		if end < 0 {
+		end := s.sentenceEnd(final)
+		if end <= 0 {
 			break
 		}
 		out = append(out, s.take(end)...)
+	}
+	if final {
+		s.buf = s.buf[:0]
 	}
 	return out
 }
@@ -74,14 +135,7 @@ func (s *Splitter) Break() []Segment { return s.Flush() }
 
 // Flush ends the text: what is held becomes the last segments.
 func (s *Splitter) Flush() []Segment {
-	end := s.sentenceEnd(true)
-	var out []Segment
-	for end > 0 {
-		out = append(out, s.take(end)...)
-		end = s.sentenceEnd(true)
-	}
-	s.buf = s.buf[:0]
-	return out
+	return s.feed(s.unmark.feed("", true), true)
 }
 
 func (s *Splitter) maxRunes() int {
@@ -97,13 +151,28 @@ func (s *Splitter) maxRunes() int {
 func (s *Splitter) sentenceEnd(final bool) int {
 	b := s.buf
 	clause := -1
-	for i, r := range b {
+	for i := 0; i < len(b); i++ {
+		r := b[i]
+		if n, whole := span(b, i, final); n > 0 {
+			if !whole {
+				return -1 // the next fragment completes it
+			}
+			i += n - 1
+			continue
+		}
 		switch {
+		case (isStop(r) || r == '.' || r == ':' || r == ',' || r == '：') && i+1 == len(b) && !final && i > 0 && isDigit(b[i-1]):
+			return -1 // "18:" or "3." may go on
+		case (r == '.' || r == ':' || r == ',') && i > 0 && i+1 < len(b) && isDigit(b[i-1]) && isDigit(b[i+1]):
+			continue // 18:52, 3.14, 1,000
 		case isStop(r) || r == '\n':
 			return s.closeAt(i+1, final)
 		case r == '.':
+			if ordinal(b, i) || abbreviation(b, i) {
+				continue
+			}
 			// A Latin full stop ends a sentence before white space or the
-			// end of the text; "3.14" and "e.g" do not.
+			// end of the text; "e.g" does not.
 			if i+1 < len(b) {
 				if unicode.IsSpace(b[i+1]) || isCloser(b[i+1]) {
 					return s.closeAt(i+1, final)
@@ -129,6 +198,84 @@ func (s *Splitter) sentenceEnd(final bool) int {
 	return -1
 }
 
+// span is the length of a URL or a "%[...]" reference (with its range)
+// starting at b[i], 0 when none starts there; whole is false when it may
+// go on past the buffer's end.
+func span(b []rune, i int, final bool) (n int, whole bool) {
+	switch {
+	case (has(b, i, "http://") || has(b, i, "https://") || has(b, i, "www.")) && (i == 0 || !isWordRune(b[i-1])):
+		j := i
+		for j < len(b) && b[j] < 0x80 && !unicode.IsSpace(b[j]) && !isCloser(b[j]) && b[j] != '<' {
+			j++
+		}
+		if j == len(b) && !final {
+			return j - i, false
+		}
+		// A full stop, comma or question mark that ends the URL is the
+		// sentence's.
+		for j > i && strings.ContainsRune(".,;:!?", b[j-1]) {
+			j--
+		}
+		return j - i, true
+	case has(b, i, "%["):
+		j := i + 2
+		for j < len(b) && b[j] != ']' && b[j] != '\n' && j-i < holdInline {
+			j++
+		}
+		if j == len(b) {
+			return j - i, final
+		}
+		if b[j] != ']' {
+			return 0, true
+		}
+		j++
+		if m := refRangeRE.FindStringIndex(string(b[j:])); m != nil {
+			j += len([]rune(string(b[j:])[:m[1]]))
+		} else if !final && len(b)-j < 24 && refRangeStartRE.MatchString(string(b[j:])) {
+			return j - i, false
+		}
+		return j - i, true
+	case (b[i] == '%' || b[i] == 'h' || b[i] == 'w') && i+8 > len(b) && !final && (isPrefix(b[i:], "https://") || isPrefix(b[i:], "http://") || isPrefix(b[i:], "www.") || isPrefix(b[i:], "%[")):
+		if i > 0 && isWordRune(b[i-1]) {
+			return 0, true
+		}
+		return len(b) - i, false // perhaps the start of one
+	}
+	return 0, true
+}
+
+var (
+	refRangeRE      = regexp.MustCompile(`^\s*(Line|message) \d+\s*~\s*(Line|message) \d+`)
+	refRangeStartRE = regexp.MustCompile(`^\s*([Lm][a-z]*)?[\s\d]*~?\s*([Lm][a-z]*)?[\s\d]*$`)
+)
+
+func isDigit(r rune) bool { return r >= '0' && r <= '9' }
+
+// ordinal: the full stop at b[i] follows a list's number at a line's start
+// ("1. ").
+func ordinal(b []rune, i int) bool {
+	j := i
+	for j > 0 && isDigit(b[j-1]) {
+		j--
+	}
+	return j < i && i-j <= 3 && (j == 0 || b[j-1] == '\n') && i+1 < len(b) && b[i+1] == ' '
+}
+
+// abbreviations a full stop does not end a sentence after.
+var abbreviations = []string{"mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "e.g", "i.e", "no"}
+
+func abbreviation(b []rune, i int) bool {
+	j := i
+	for j > 0 && (unicode.IsLetter(b[j-1]) && b[j-1] < 0x80 || b[j-1] == '.') {
+		j--
+	}
+	word := strings.ToLower(string(b[j:i]))
+	if word == "no" { // "No. 5", not "I said no."
+		return i+2 < len(b) && b[i+1] == ' ' && isDigit(b[i+2])
+	}
+	return slices.Contains(abbreviations, word)
+}
+
 // closeAt extends a sentence end over the closing quotes, brackets and
 // repeated stops that follow it ("好！」", "what?!"), waiting for more text
 // when the buffer ends there.
@@ -147,13 +294,7 @@ func (s *Splitter) closeAt(end int, final bool) int {
 func (s *Splitter) take(n int) []Segment {
 	sentence := string(s.buf[:n])
 	s.buf = append(s.buf[:0], s.buf[n:]...)
-	emotion := s.Emotion
-	if emotion == "" {
-		emotion = DefaultEmotion
-	}
-	if q := strings.TrimRightFunc(sentence, func(r rune) bool { return unicode.IsSpace(r) || isCloser(r) }); strings.HasSuffix(q, "?") || strings.HasSuffix(q, "？") {
-		emotion = "ask"
-	}
+	emotion, sentence := EmotionOf(sentence, s.Words, s.Emotion)
 	var out []Segment
 	for _, run := range s.runs(Speakable(sentence)) {
 		out = append(out, Segment{Emotion: emotion, Language: run.lang, Text: run.text})
@@ -309,11 +450,12 @@ func isCloser(r rune) bool {
 var (
 	// What a voice should not read: file references, URLs, code, the
 	// notation's markers, markdown emphasis, emoji.
-	codeBlockRE = regexp.MustCompile("(?s)```.*?(```|$)")
-	fileRefRE   = regexp.MustCompile(`%\[[^\]\n]*\](\s*Line \d+\s*~\s*Line \d+)?`)
-	urlRE       = regexp.MustCompile(`https?://\S+`)
-	lastRefRE   = regexp.MustCompile(`@last(_n)?_\S+`)
-	markRE      = regexp.MustCompile("[*_`#>~|]+")
+	codeBlockRE  = regexp.MustCompile("(?s)```.*?(```|$)")
+	fileRefRE    = regexp.MustCompile(`%\[[^\]\n]*\](\s*(Line|message) \d+\s*~\s*(Line|message) \d+)?`)
+	urlRE        = regexp.MustCompile(`(https?://|www\.)[\x21-\x7e]*[A-Za-z0-9/#=&%_~+-]`)
+	punctSpaceRE = regexp.MustCompile(` +([.,!?;:。，！？；：、…])`)
+	lastRefRE    = regexp.MustCompile(`@last(_n)?_\S+`)
+	markRE       = regexp.MustCompile("[*_`#>~|]+")
 )
 
 // Speakable is text as a voice should read it: file references, URLs,
@@ -332,5 +474,5 @@ func Speakable(text string) string {
 		}
 		return r
 	}, text)
-	return strings.Join(strings.Fields(text), " ")
+	return punctSpaceRE.ReplaceAllString(strings.Join(strings.Fields(text), " "), "$1")
 }

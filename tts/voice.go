@@ -54,6 +54,15 @@ type Options struct {
 	// segments (the speak prompt script); on its failure the rules do.
 	Script   func(ctx context.Context, channel, text string) ([]Segment, error)
 	Scripted func() bool
+	// Actions is what a reply's *actions* become (ActionsSkip when "").
+	Actions string
+	// Narrator is the voice of narrated actions (emotion Narration): a
+	// voice name of the provider; "" keeps the provider's own (GPT-SoVITS
+	// picks refs.narration by the emotion).
+	Narrator string
+	// Words, when set, gives the persona's emotion words for the rule
+	// splitter ({emotion: [word, …]}).
+	Words func() map[string][]string
 	// Timeout bounds one synthesis (default 60 s).
 	Timeout time.Duration
 	// Parallel is how many segments are synthesized at once (default 2).
@@ -88,9 +97,23 @@ type channelState struct {
 	tail chan struct{} // closed once everything handed out so far was emitted
 	live map[string]*Utterance
 	// spoken are the newest turns a live utterance voiced: their stored
-	// messages, which reach Outgoing a moment later (through the router),
-	// are not voiced again.
+	// messages, which reach Outgoing a moment later, are not voiced again.
 	spoken []string
+	// speakers are the newest turns that called speak: their text is not
+	// voiced (the speak segments are what the voice says).
+	speakers []string
+	// keys are the newest messages voiced whole (by Outgoing or Speak),
+	// so the same one is not voiced twice.
+	keys []string
+}
+
+// remember appends s to a bounded list.
+func remember(list []string, s string) []string {
+	list = append(list, s)
+	if len(list) > spokenKept {
+		list = list[len(list)-spokenKept:]
+	}
+	return list
 }
 
 // spokenKept bounds channelState.spoken.
@@ -208,18 +231,23 @@ func (v *Voice) Begin(channel, turn string) *Utterance {
 }
 
 // Outgoing voices a stored outgoing message (a reply that was not
-// streamed, a proactive message) unless a live utterance of its turn
-// already does.
-func (v *Voice) Outgoing(channel, turn, text string) {
+// streamed, a greeting, a proactive message) unless a live utterance of its
+// turn already does, its turn called speak, or key (the message's id) was
+// voiced before.
+func (v *Voice) Outgoing(channel, turn, key, text string) {
 	if !v.Voiced(channel) || strings.TrimSpace(text) == "" {
 		return
 	}
 	v.mu.Lock()
 	st := v.state(channel)
 	_, live := st.live[turn]
-	done := slices.Contains(st.spoken, turn)
+	skip := live || turn != "" && (slices.Contains(st.spoken, turn) || slices.Contains(st.speakers, turn)) ||
+		key != "" && slices.Contains(st.keys, key)
+	if !skip && key != "" {
+		st.keys = remember(st.keys, key)
+	}
 	v.mu.Unlock()
-	if live || done {
+	if skip {
 		return
 	}
 	u := v.newUtterance(channel, turn)
@@ -240,22 +268,27 @@ func (v *Voice) state(channel string) *channelState {
 
 func (v *Voice) newUtterance(channel, turn string) *Utterance {
 	scripted := v.o.Script != nil && v.o.Scripted != nil && v.o.Scripted()
+	var words map[string][]string
+	if v.o.Words != nil {
+		words = v.o.Words()
+	}
 	return &Utterance{v: v, channel: channel, turn: turn, scripted: scripted,
-		split: Splitter{FirstClause: 8}}
+		split: Splitter{FirstClause: 8, Actions: v.o.Actions, Words: words}}
 }
 
 // enqueue synthesizes segs and emits them after everything handed out
-// before in the channel.
-func (v *Voice) enqueue(channel, turn string, segs []Segment) {
+// before in the channel. text: they are the turn's text (dropped when the
+// turn calls speak before they are emitted).
+func (v *Voice) enqueue(channel, turn string, segs []Segment, text bool) {
 	if len(segs) == 0 {
 		return
 	}
-	v.later(channel, turn, func() []Segment { return segs })
+	v.later(channel, turn, text, func() []Segment { return segs })
 }
 
 // later takes the channel's next place in order at once, and fills it with
 // the segments segs makes (which may take a model call) in a goroutine.
-func (v *Voice) later(channel, turn string, segs func() []Segment) {
+func (v *Voice) later(channel, turn string, text bool, segs func() []Segment) {
 	v.mu.Lock()
 	if v.closed {
 		v.mu.Unlock()
@@ -269,7 +302,7 @@ func (v *Voice) later(channel, turn string, segs func() []Segment) {
 	go func() {
 		defer v.wg.Done()
 		defer close(done)
-		v.play(channel, turn, v.guard(segs), prev)
+		v.play(channel, turn, text, v.guard(segs), prev)
 	}()
 }
 
@@ -285,8 +318,8 @@ func (v *Voice) guard(segs func() []Segment) (out []Segment) {
 }
 
 // play synthesizes segs in parallel and, once prev is closed, emits them
-// in order.
-func (v *Voice) play(channel, turn string, segs []Segment, prev chan struct{}) {
+// in order (text: unless the turn has called speak meanwhile).
+func (v *Voice) play(channel, turn string, text bool, segs []Segment, prev chan struct{}) {
 	results := make([]chan Speech, len(segs))
 	for i, s := range segs {
 		ch := make(chan Speech, 1)
@@ -305,6 +338,9 @@ func (v *Voice) play(channel, turn string, segs []Segment, prev chan struct{}) {
 	for _, ch := range results {
 		select {
 		case sp := <-ch:
+			if text && v.silenced(channel, turn) {
+				continue
+			}
 			v.mu.Lock()
 			st := v.state(channel)
 			sp.Seq = st.seq
@@ -329,7 +365,11 @@ func (v *Voice) speech(channel, turn string, s Segment) (sp Speech) {
 			sp.Error = "the voice failed (see the daemon's log)"
 		}
 	}()
-	clip, err := v.Synthesize(v.ctx, s, "")
+	voice := ""
+	if s.Emotion == Narration {
+		voice = v.o.Narrator
+	}
+	clip, err := v.Synthesize(v.ctx, s, voice)
 	if err != nil {
 		sp.Error = err.Error()
 		v.failed(err)
@@ -381,6 +421,19 @@ type Utterance struct {
 	ended bool
 }
 
+// silence drops what the utterance holds and ignores its later text (the
+// turn called speak).
+func (u *Utterance) silence() {
+	if u == nil {
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.ended = true
+	u.split = Splitter{}
+	u.text.Reset()
+}
+
 // Text feeds streamed text.
 func (u *Utterance) Text(delta string) {
 	if u == nil {
@@ -395,7 +448,7 @@ func (u *Utterance) Text(delta string) {
 		u.text.WriteString(delta)
 		return
 	}
-	u.v.enqueue(u.channel, u.turn, u.split.Feed(delta))
+	u.v.enqueue(u.channel, u.turn, u.split.Feed(delta), true)
 }
 
 // Break ends one outgoing message of the reply ("@br").
@@ -430,10 +483,7 @@ func (u *Utterance) end(live bool) {
 		u.v.mu.Lock()
 		if st := u.v.chans[u.channel]; st != nil && st.live[u.turn] == u {
 			delete(st.live, u.turn)
-			st.spoken = append(st.spoken, u.turn)
-			if len(st.spoken) > spokenKept {
-				st.spoken = st.spoken[len(st.spoken)-spokenKept:]
-			}
+			st.spoken = remember(st.spoken, u.turn)
 		}
 		u.v.mu.Unlock()
 	}
@@ -442,15 +492,15 @@ func (u *Utterance) end(live bool) {
 // flush voices what is held; the caller holds u.mu.
 func (u *Utterance) flush() {
 	if !u.scripted {
-		u.v.enqueue(u.channel, u.turn, u.split.Flush())
+		u.v.enqueue(u.channel, u.turn, u.split.Flush(), true)
 		return
 	}
 	text := u.text.String()
 	u.text.Reset()
-	if strings.TrimSpace(Speakable(text)) == "" {
+	if strings.TrimSpace(Speakable(Unmark(text, u.v.o.Actions))) == "" {
 		return
 	}
-	u.v.later(u.channel, u.turn, func() []Segment { return u.v.script(u.channel, text) })
+	u.v.later(u.channel, u.turn, true, func() []Segment { return u.v.script(u.channel, text) })
 }
 
 // script cuts text with the speak script, or by the rules when it fails.
@@ -460,23 +510,8 @@ func (v *Voice) script(channel, text string) []Segment {
 	cancel()
 	if err != nil || len(segs) == 0 {
 		v.log.Warn("the speak script failed; the rules cut the text instead", "channel", channel, "err", err)
-		return Split(text)
+		sp := Splitter{Actions: v.o.Actions}
+		return append(sp.Feed(text), sp.Flush()...)
 	}
-	var clean []Segment
-	for _, s := range segs {
-		s.Text = Speakable(s.Text)
-		if s.Text == "" {
-			continue
-		}
-		if s.Emotion == "" {
-			s.Emotion = DefaultEmotion
-		}
-		if s.Language == "" {
-			if r := Split(s.Text); len(r) > 0 {
-				s.Language = r[0].Language
-			}
-		}
-		clean = append(clean, s)
-	}
-	return clean
+	return cleanSegments(segs)
 }

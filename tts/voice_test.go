@@ -136,10 +136,10 @@ func TestVoiceSpeaksTheFirstSegmentWhileTheReplyStreams(t *testing.T) {
 	// Its turn's stored replies are left to the utterance, also when they
 	// come after End (the router delivers them a moment later); another
 	// turn's stored message (a proactive one) is voiced itself.
-	v.Outgoing("desktop", "m1", "should not be voiced twice")
-	v.Outgoing("terminal", "m9", "not a voiced channel.")
+	v.Outgoing("desktop", "m1", "m1-out", "should not be voiced twice")
+	v.Outgoing("terminal", "m9", "m9-out", "not a voiced channel.")
 	g.open("出来了。")
-	v.Outgoing("qq:private:42", "m2", "出来了。")
+	v.Outgoing("qq:private:42", "m2", "m2-out", "出来了。")
 	sp := out.next(t)
 	if sp.Channel != "qq:private:42" || sp.Seq != 0 || sp.Text != "出来了。" {
 		t.Errorf("proactive speech %+v", sp)
@@ -161,7 +161,7 @@ func TestVoiceLeavesALiveTurnToItsUtterance(t *testing.T) {
 	defer v.Close()
 	u := v.Begin("desktop", "m1")
 	u.Text("好的。")
-	v.Outgoing("desktop", "m1", "好的。") // the stored reply of the streamed text
+	v.Outgoing("desktop", "m1", "m1-out", "好的。") // the stored reply of the streamed text
 	u.End()
 	g.open("好的。")
 	out.next(t)
@@ -178,7 +178,7 @@ func TestVoiceFailureKeepsTheText(t *testing.T) {
 	out := newSink()
 	v, _ := tts.NewVoice(tts.Options{Provider: g, Channels: []string{"*"}, Emit: out.emit})
 	defer v.Close()
-	v.Outgoing("desktop", "m1", "坏了。好了。")
+	v.Outgoing("desktop", "m1", "m1-out", "坏了。好了。")
 	g.open("坏了。")
 	g.open("好了。")
 	bad, good := out.next(t), out.next(t)
@@ -240,7 +240,7 @@ func TestVoiceScriptCutsWholeMessages(t *testing.T) {
 	}
 	// A failing script falls back to the rules.
 	g.open("broken")
-	v.Outgoing("desktop", "m2", "broken")
+	v.Outgoing("desktop", "m2", "m2-out", "broken")
 	if sp := out.next(t); sp.Text != "broken" || sp.Error != "" {
 		t.Errorf("fallback %+v", sp)
 	}

@@ -1,9 +1,11 @@
 package ttstest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,7 +38,10 @@ type SoVITSRequest struct {
 // parameters; a missing text, text_lang, ref_audio_path or prompt_lang, a
 // language or media_type it does not know, or an unknown text_split_method
 // is 400 {"message": ...}; success is the audio with
-// "Content-Type: audio/<media_type>". Only wav and raw are made here.
+// "Content-Type: audio/<media_type>". wav, raw and ogg are made here (ogg
+// as api_v2.py's pack_ogg makes it — soundfile's OGG/Vorbis, one channel —
+// with the sox program: api_v2.py at commit
+// 48b1a0169a28582a8984402f82cf438d3bfa6aca); aac is refused.
 type GPTSoVITS struct {
 	mu   sync.Mutex
 	reqs []SoVITSRequest
@@ -47,7 +52,11 @@ type GPTSoVITS struct {
 	Rate int
 }
 
-// v2Languages are tts_config.languages of a v2 model.
+// v2Languages are tts_config.languages of a v2 model: v2_languages in
+// GPT_SoVITS/TTS_infer_pack/TTS.py of github.com/RVC-Boss/GPT-SoVITS at
+// commit 48b1a0169a28582a8984402f82cf438d3bfa6aca (api_v2.py checks
+// text_lang.lower() and prompt_lang.lower() against it, and answers 400
+// "text_lang: X is not supported in version v2").
 var v2Languages = map[string]bool{"auto": true, "auto_yue": true, "en": true, "zh": true, "ja": true, "yue": true, "ko": true,
 	"all_zh": true, "all_ja": true, "all_yue": true, "all_ko": true}
 
@@ -132,8 +141,8 @@ func (g *GPTSoVITS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		bad("the value of streaming_mode must be 0, 1, 2, 3(int) or true/false(bool)")
 	case fail != "":
 		writeJSON(w, http.StatusBadRequest, map[string]any{"message": "tts failed", "Exception": fail})
-	case media != "wav" && media != "raw":
-		bad("the fake makes only wav and raw")
+	case media == "aac":
+		bad("the fake makes only wav, raw and ogg")
 	default:
 		rate := g.Rate
 		if rate == 0 {
@@ -141,8 +150,16 @@ func (g *GPTSoVITS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		pcm := Tone(text, rate)
 		body := pcm
-		if media == "wav" {
+		switch media {
+		case "wav":
 			body = ToneWAV(text, rate)
+		case "ogg":
+			ogg, err := OggVorbis(ToneWAV(text, rate))
+			if err != nil {
+				writeJSON(w, http.StatusBadRequest, map[string]any{"message": "tts failed", "Exception": err.Error()})
+				return
+			}
+			body = ogg
 		}
 		w.Header().Set("Content-Type", "audio/"+media)
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
@@ -166,4 +183,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// OggVorbis encodes a WAV as Ogg Vorbis with the sox program.
+func OggVorbis(wav []byte) ([]byte, error) {
+	cmd := exec.Command("sox", "-t", "wav", "-", "-t", "ogg", "-")
+	cmd.Stdin = bytes.NewReader(wav)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("sox: %v %s", err, stderr.String())
+	}
+	return out, nil
 }

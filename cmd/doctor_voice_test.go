@@ -1,0 +1,84 @@
+package cmd
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cyan-agent/cyan/internal/llmtest"
+	"github.com/cyan-agent/cyan/internal/ttstest"
+	"github.com/cyan-agent/cyan/llm"
+)
+
+// A GPT-SoVITS voice asked for ogg speaks: doctor plays no joined file, it
+// checks each segment is audio a page plays.
+func TestDoctorAcceptsOgg(t *testing.T) {
+	if _, err := exec.LookPath("sox"); err != nil {
+		t.Skip("sox makes the fake's ogg; it is not installed")
+	}
+	fake := &ttstest.GPTSoVITS{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	for _, format := range []string{"ogg", "wav"} {
+		yaml := "tts:\n  provider: gpt-sovits\n  format: " + format + "\n  base_url: " + srv.URL + "\n  refs: {neutral: {audio: /r/calm.wav, text: 你好呀, lang: all_zh}}\n"
+		cfg, err := loadConfig(IO{Env: func(k string) string { return sayEnv(t, yaml)[k] }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := checkVoice(cfg, 20*time.Second)
+		if !c.ok || !strings.Contains(c.msg, "2 segments") || !strings.Contains(c.msg, format) {
+			t.Errorf("%s: %+v", format, c)
+		}
+	}
+	reqs := fake.Requests()
+	if *reqs[0].MediaType != "ogg" || *reqs[0].PromptLang != "all_zh" {
+		t.Errorf("the request: media %s, prompt_lang %s", *reqs[0].MediaType, *reqs[0].PromptLang)
+	}
+}
+
+// With a daemon running, the model is checked through it (its own
+// settings), not with the shell's.
+func TestDoctorChecksTheModelThroughTheDaemon(t *testing.T) {
+	fake := new(llmtest.Server)
+	fake.Models = []string{"daemon-model"}
+	llmSrv := httptest.NewServer(fake)
+	defer llmSrv.Close()
+	client, err := llm.New(llm.Options{BaseURL: llmSrv.URL + "/v1", Model: "daemon-model", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var checked int
+	daemon := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != "POST" || r.URL.Path != "/api/v1/llm/check" {
+			http.NotFound(w, r)
+			return
+		}
+		checked++
+		_ = json.NewEncoder(w).Encode(llm.Check(r.Context(), client, "daemon-model"))
+	}))
+	defer daemon.Close()
+	env := sayEnv(t, "")
+	env["CYAN_ADDR"] = strings.TrimPrefix(daemon.URL, "http://")
+	env["CYAN_LLM_BASE_URL"] = "http://127.0.0.1:1/v1" // the shell's settings reach nothing
+	env["CYAN_LLM_MODEL"] = "shell-model"
+	cfg, err := loadConfig(IO{Env: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := checkLLM(cfg, 5*time.Second)
+	if checked != 1 || len(cs) != 2 || !cs[0].ok || !cs[1].ok || !strings.Contains(cs[1].msg, "through the running daemon: daemon-model answers") {
+		t.Fatalf("checks %+v", cs)
+	}
+	if !cs[1].warn || !strings.Contains(cs[1].msg, `this shell's settings name "shell-model"`) {
+		t.Errorf("the differing model is not told: %+v", cs[1])
+	}
+	daemon.Close() // no daemon: the shell's settings, which fail here
+	cs = checkLLM(cfg, 2*time.Second)
+	if cs[0].ok || strings.Contains(cs[0].msg, "daemon") {
+		t.Errorf("without a daemon: %+v", cs)
+	}
+}
