@@ -8,12 +8,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/tts"
 )
 
 type speechRequest struct {
-	Text     string        `json:"text"`
-	Segments []tts.Segment `json:"segments"`
+	Text     string            `json:"text"`
+	Segments []packets.Segment `json:"segments"`
 	// Voice overrides the provider's voice ("" keeps it).
 	Voice string `json:"voice"`
 }

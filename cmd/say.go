@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/tts"
 )
 
@@ -56,7 +57,7 @@ func sayCmd(f *flags) run {
 }
 
 // say cuts text by the rules and voices it with the configured provider.
-func say(ctx context.Context, c config.TTS, text, voice string) (tts.Audio, []tts.Segment, error) {
+func say(ctx context.Context, c config.TTS, text, voice string) (tts.Audio, []packets.Segment, error) {
 	p, err := tts.New(c)
 	if err != nil {
 		return tts.Audio{}, nil, err

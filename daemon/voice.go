@@ -8,6 +8,7 @@ import (
 	"github.com/cyan-agent/cyan/api"
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/journal"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/tools"
 	"github.com/cyan-agent/cyan/tts"
 )
@@ -62,9 +63,9 @@ func (d *Daemon) buildVoice(c config.TTS, log *slog.Logger) error {
 		Timeout: c.TimeoutDuration(), Logger: log, Actions: c.Actions, Narrator: c.Narrator,
 		Words:    func() map[string][]string { return emotionWords(d.persona.Load().Vars[EmotionWordsVar]) },
 		Scripted: func() bool { return d.persona.Load().Vars[VoiceSegmentsVar] == "speak" },
-		Script: func(ctx context.Context, channel, text string) ([]tts.Segment, error) {
+		Script: func(ctx context.Context, channel, text string) ([]packets.Segment, error) {
 			var out struct {
-				Speech []tts.Segment `json:"speech"`
+				Speech []packets.Segment `json:"speech"`
 			}
 			err := d.scripts.Call(ctx, tools.ScriptSpeak, channel, map[string]any{"text": text}, &out)
 			return out.Speech, err

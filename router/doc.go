@@ -55,7 +55,7 @@
 // so for everything it says (tts.Voice.Follow), so that a speak result is
 // seen before the text the model writes after it; it has no outbox here.
 // A bridge that sends voice replies takes a KindSpeech packet's Speech —
-// the same tts.Segment values the voice speaks.
+// the same packets.Segment values the voice speaks.
 //
 // # For the daemon
 //
@@ -64,5 +64,6 @@
 // and moves only after the packets are in the outboxes, so a reply is
 // never lost between "stored" and "delivered".
 //
-// It may import journal, backoff, store, glob and tts (the speech segment).
+// Speech packets carry packets.Segment. It may import journal, backoff,
+// store, glob and packets.
 package router

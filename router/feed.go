@@ -10,8 +10,8 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/cyan-agent/cyan/journal"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
-	"github.com/cyan-agent/cyan/tts"
 )
 
 // Messages is the store as the feed reads it (*store.Store).
@@ -37,11 +37,11 @@ func PacketOf(m *store.Message) (Packet, bool) {
 	case m.Role == store.RoleAssistant:
 		p.Kind = KindReply
 	case m.Role == store.RoleTool && m.ToolName == ToolSpeak:
-		speech, ok := tts.ParseSpeech(m.Text)
+		speech, ok := packets.ParseSpeech(m.Text)
 		if !ok {
 			return Packet{}, false
 		}
-		p.Kind, p.Key, p.Speech = KindSpeech, tts.SpeechKey(m.ID), speech
+		p.Kind, p.Key, p.Speech = KindSpeech, packets.SpeechKey(m.ID), speech
 		var words []string
 		for _, s := range speech {
 			words = append(words, s.Text)

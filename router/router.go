@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cyan-agent/cyan/glob"
 	"log/slog"
 	"runtime/debug"
 	"slices"
@@ -14,11 +13,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cyan-agent/cyan/glob"
+	"github.com/cyan-agent/cyan/packets"
+
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/cyan-agent/cyan/backoff"
 	"github.com/cyan-agent/cyan/journal"
-	"github.com/cyan-agent/cyan/tts"
 )
 
 // Packet kinds.
@@ -31,15 +32,15 @@ const (
 // Packet is an outgoing nl_packet as the router carries it.
 type Packet struct {
 	// Key is the idempotency key (the stored message's id).
-	Key       string        `json:"key"`
-	Channel   string        `json:"channel"`
-	Kind      string        `json:"kind"`
-	Text      string        `json:"text"`
-	Part      int           `json:"part,omitempty"`
-	ReplyTo   string        `json:"reply_to,omitempty"`
-	Proactive bool          `json:"proactive,omitempty"`
-	Speech    []tts.Segment `json:"speech,omitempty"`
-	Time      time.Time     `json:"time"`
+	Key       string            `json:"key"`
+	Channel   string            `json:"channel"`
+	Kind      string            `json:"kind"`
+	Text      string            `json:"text"`
+	Part      int               `json:"part,omitempty"`
+	ReplyTo   string            `json:"reply_to,omitempty"`
+	Proactive bool              `json:"proactive,omitempty"`
+	Speech    []packets.Segment `json:"speech,omitempty"`
+	Time      time.Time         `json:"time"`
 }
 
 // Delivery is a packet handed to one component.

@@ -21,6 +21,6 @@
 // its name, description, JSON-schema parameters, kind, effects and run
 // function, and the effects decide what non-owners may call.
 //
-// It may import store, llm, config, packets, persona, notation, journal,
-// backoff and tts (the speech segment).
+// A speak text's language is guessed with tts.LanguageOf. It may import
+// store, llm, config, packets, persona, notation, journal, backoff and tts.
 package tools

@@ -51,7 +51,7 @@ func speak(g Scripts) Tool {
 		if n := len([]rune(text)); n > MaxSpeakRunes {
 			return packets.Result{}, fmt.Errorf("speak: the text has %d characters; say at most %d at a time", n, MaxSpeakRunes)
 		}
-		segs := []tts.Segment{}
+		segs := []packets.Segment{}
 		var raw json.RawMessage
 		err := g.Call(ctx, ScriptSpeak, c.Caller.Channel, map[string]any{"text": text}, &raw)
 		if err == nil {
@@ -62,21 +62,21 @@ func speak(g Scripts) Tool {
 				return packets.Result{}, ctx.Err()
 			}
 			// The voice must still speak: one plain segment.
-			segs = []tts.Segment{{Emotion: tts.DefaultEmotion, Language: tts.LanguageOf(text), Text: text}}
+			segs = []packets.Segment{{Emotion: tts.DefaultEmotion, Language: tts.LanguageOf(text), Text: text}}
 		}
 		b, _ := json.Marshal(map[string]any{"speech": segs})
 		return packets.Result{OutputText: string(b)}, nil
 	}}
 }
 
-func parseSpeech(raw json.RawMessage) ([]tts.Segment, error) {
+func parseSpeech(raw json.RawMessage) ([]packets.Segment, error) {
 	var out struct {
-		Speech []tts.Segment `json:"speech"`
+		Speech []packets.Segment `json:"speech"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return nil, err
 	}
-	var segs []tts.Segment
+	var segs []packets.Segment
 	for _, s := range out.Speech {
 		s.Text = strings.TrimSpace(s.Text)
 		if s.Text == "" {

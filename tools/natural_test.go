@@ -1,8 +1,6 @@
 package tools
 
 import (
-	"github.com/cyan-agent/cyan/tts"
-
 	"context"
 	"encoding/json"
 	"os"
@@ -36,7 +34,7 @@ func TestSpeak(t *testing.T) {
 	if o.Decision != packets.Allow || o.Error != "" {
 		t.Fatalf("%+v", o)
 	}
-	var out struct{ Speech []tts.Segment }
+	var out struct{ Speech []packets.Segment }
 	if err := json.Unmarshal([]byte(o.Text()), &out); err != nil || len(out.Speech) != 3 || out.Speech[1].Language != "ja" || out.Speech[2].Language != "zh" {
 		t.Fatalf("%s %v", o.Text(), err)
 	}

@@ -2,8 +2,8 @@
 // espeak-ng program (offline, the default), a GPT-SoVITS api_v2 server (a
 // reference audio per emotion, api_v2's language codes as they are) and
 // any OpenAI-compatible /v1/audio/speech server (gpt-4o-mini-tts is told
-// the emotion as instructions) — Segment, the one speech segment type
-// ({emotion, language, text}), a rule-based splitter that removes markup
+// the emotion as instructions) — voicing packets.Segment, the one segment
+// type ({emotion, language, text}), a rule-based splitter that removes markup
 // and cuts a streaming reply into segments as it is written (emotions from
 // emoji, kaomoji, the persona's words and punctuation; see EmotionOf), an
 // audio cache by (provider, voice, text), and Voice, the component that
@@ -13,8 +13,9 @@
 // parallel and emits them in order, the first while the rest of the reply
 // still streams.
 //
-// It uses config for the tts: section, glob for the voiced channels'
+// It uses config for the tts: section, packets for the speech segment
+// (packets.Segment, the one segment type), glob for the voiced channels'
 // patterns and journal for the events it follows.
 //
-// It may import config, glob and journal.
+// It may import config, packets, glob and journal.
 package tts

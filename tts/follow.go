@@ -2,29 +2,13 @@ package tts
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"runtime/debug"
 	"slices"
 
 	"github.com/cyan-agent/cyan/journal"
+	"github.com/cyan-agent/cyan/packets"
 )
-
-// ParseSpeech reads a speak result ({"speech": [segment, …]}), and whether
-// it holds at least one segment.
-func ParseSpeech(text string) ([]Segment, bool) {
-	var out struct {
-		Speech []Segment `json:"speech"`
-	}
-	if json.Unmarshal([]byte(text), &out) != nil || len(out.Speech) == 0 {
-		return nil, false
-	}
-	return out.Speech, true
-}
-
-// SpeechKey is the key of a speak result's speech (the message's id plus
-// "/speech"): the router's speech packet and the voice use it.
-func SpeechKey(messageID string) string { return messageID + "/speech" }
 
 // Follow voices the voiced channels from the journal until ctx ends (then
 // it returns nil), in the order things happened there:
@@ -80,8 +64,8 @@ func (v *Voice) event(e journal.Event, speakTool string) {
 		if e.Decode(&m) != nil || m.ToolName != speakTool {
 			return
 		}
-		if segs, ok := ParseSpeech(m.Text); ok {
-			v.Speak(e.Channel, m.ReplyTo, SpeechKey(m.ID), segs)
+		if segs, ok := packets.ParseSpeech(m.Text); ok {
+			v.Speak(e.Channel, m.ReplyTo, packets.SpeechKey(m.ID), segs)
 		}
 	case journal.TurnDone:
 		var t journal.Turn
@@ -96,7 +80,7 @@ func (v *Voice) event(e journal.Event, speakTool string) {
 // what a live utterance of the turn still holds, and its segments not yet
 // handed to Emit, are dropped, and later text is ignored. key (the speak
 // result's id) is voiced once.
-func (v *Voice) Speak(channel, turn, key string, segs []Segment) {
+func (v *Voice) Speak(channel, turn, key string, segs []packets.Segment) {
 	if !v.Voiced(channel) {
 		return
 	}
@@ -180,8 +164,8 @@ func (v *Voice) silenced(channel, turn string) bool {
 // cleanSegments makes segments from elsewhere (the speak tool, a script)
 // speakable: markup and references out, empty ones dropped, an emotion and
 // a language for each.
-func cleanSegments(segs []Segment) []Segment {
-	var clean []Segment
+func cleanSegments(segs []packets.Segment) []packets.Segment {
+	var clean []packets.Segment
 	for _, s := range segs {
 		s.Text = Speakable(Unmark(s.Text, ActionsSpeak))
 		if s.Text == "" || !hasLetters(s.Text) {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/cyan-agent/cyan/packets"
 )
 
 func FuzzSplit(f *testing.F) {
@@ -28,7 +30,7 @@ func FuzzSplit(f *testing.F) {
 		}
 		chunk = 1 + (chunk&0xff)%16
 		sp := &Splitter{Actions: actions}
-		var got []Segment
+		var got []packets.Segment
 		r := []rune(text)
 		for len(r) > 0 {
 			n := min(chunk, len(r))

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // Markup is gone before the text is cut: nothing of it is read, and a full
@@ -14,38 +16,38 @@ func TestSplitRemovesMarkup(t *testing.T) {
 		name    string
 		text    string
 		actions string
-		want    []Segment
+		want    []packets.Segment
 	}{
 		{"a code block", "Run this:\n```go\nfmt.Println(\"a. b? c!\")\n```\nThat is all.", "",
-			[]Segment{{"neutral", "en", "Run this:"}, {"neutral", "en", "That is all."}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "en", Text: "Run this:"}, {Emotion: "neutral", Language: "en", Text: "That is all."}}},
 		{"an unclosed code block", "看：\n```sh\nrm -rf x. y", "",
-			[]Segment{{"neutral", "zh", "看："}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "zh", Text: "看："}}},
 		{"inline code", "Call `os.Exit(1)` now. Ok", "",
-			[]Segment{{"neutral", "en", "Call now."}, {"neutral", "en", "Ok"}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "en", Text: "Call now."}, {Emotion: "neutral", Language: "en", Text: "Ok"}}},
 		{"an html comment", "好的<!-- 心情: 好. 记得! -->，明天见。", "",
-			[]Segment{{"neutral", "zh", "好的，明天见。"}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "zh", Text: "好的，明天见。"}}},
 		{"an html tag", "line one<br>line two.", "",
-			[]Segment{{"neutral", "en", "line one line two."}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "en", Text: "line one line two."}}},
 		{"an image", "看！![IMG](https://x.test/a.png)好看吗？", "",
-			[]Segment{{"excited", "zh", "看！"}, {"ask", "zh", "好看吗？"}}},
+			[]packets.Segment{{Emotion: "excited", Language: "zh", Text: "看！"}, {Emotion: "ask", Language: "zh", Text: "好看吗？"}}},
 		{"a link keeps its words", "Read [the guide](https://x.test/g?a=1. b) today.", "",
-			[]Segment{{"neutral", "en", "Read the guide today."}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "en", Text: "Read the guide today."}}},
 		{"emphasis marks", "This is **very** __bold__ and ~~gone~~ text.", "",
-			[]Segment{{"neutral", "en", "This is very bold and gone text."}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "en", Text: "This is very bold and gone text."}}},
 		{"headings quotes and lists", "# Title\n> quoted line\n- item one\n* item two", "",
-			[]Segment{{"neutral", "en", "Title"}, {"neutral", "en", "quoted line"}, {"neutral", "en", "item one"}, {"neutral", "en", "item two"}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "en", Text: "Title"}, {Emotion: "neutral", Language: "en", Text: "quoted line"}, {Emotion: "neutral", Language: "en", Text: "item one"}, {Emotion: "neutral", Language: "en", Text: "item two"}}},
 		{"actions skipped", "*waves happily* Hello there. *smiles*", ActionsSkip,
-			[]Segment{{"neutral", "en", "Hello there."}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "en", Text: "Hello there."}}},
 		{"actions spoken", "*waves* Hello there.", ActionsSpeak,
-			[]Segment{{"neutral", "en", "waves Hello there."}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "en", Text: "waves Hello there."}}},
 		{"actions narrated", "Hi! *waves happily* How are you?", ActionsNarrate,
-			[]Segment{{"excited", "en", "Hi!"}, {Narration, "en", "waves happily"}, {"ask", "en", "How are you?"}}},
+			[]packets.Segment{{Emotion: "excited", Language: "en", Text: "Hi!"}, {Emotion: Narration, Language: "en", Text: "waves happily"}, {Emotion: "ask", Language: "en", Text: "How are you?"}}},
 		{"a narrated action mid-sentence", "我*歪头*不知道。", ActionsNarrate,
-			[]Segment{{"neutral", "zh", "我"}, {Narration, "zh", "歪头"}, {"neutral", "zh", "不知道。"}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "zh", Text: "我"}, {Emotion: Narration, Language: "zh", Text: "歪头"}, {Emotion: "neutral", Language: "zh", Text: "不知道。"}}},
 		{"a star that is no action", "2 * 3 = 6 and 5*", ActionsNarrate,
-			[]Segment{{"neutral", "en", "2 3 = 6 and 5"}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "en", Text: "2 3 = 6 and 5"}}},
 		{"snake case and faces stay", "use snake_case ^_^", "",
-			[]Segment{{"happy", "en", "use snakecase"}}},
+			[]packets.Segment{{Emotion: "happy", Language: "en", Text: "use snakecase"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,7 +59,7 @@ func TestSplitRemovesMarkup(t *testing.T) {
 			rng := rand.New(rand.NewPCG(5, uint64(len(tt.text))))
 			for range 40 {
 				s := &Splitter{Actions: tt.actions}
-				var got []Segment
+				var got []packets.Segment
 				r := []rune(tt.text)
 				for len(r) > 0 {
 					n := min(1+rng.IntN(5), len(r))

@@ -6,17 +6,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-)
 
-// Segment is one piece of speech: what to say, in which language, with
-// which emotion (SPEC §5's {emotion, language, text}). It is the one
-// segment type: the speak tool answers with it, the router's speech
-// packets carry it, the voice speaks it.
-type Segment struct {
-	Emotion  string `json:"emotion"`
-	Language string `json:"language"`
-	Text     string `json:"text"`
-}
+	"github.com/cyan-agent/cyan/packets"
+)
 
 // DefaultEmotion is the emotion of a segment nothing marks otherwise.
 const DefaultEmotion = "neutral"
@@ -73,19 +65,19 @@ func LanguageOf(text string) string {
 }
 
 // Split cuts a whole text into segments.
-func Split(text string) []Segment {
+func Split(text string) []packets.Segment {
 	s := &Splitter{}
 	out := s.Feed(text)
 	return append(out, s.Flush()...)
 }
 
 // Feed adds streamed text and returns the segments it completed.
-func (s *Splitter) Feed(text string) []Segment {
+func (s *Splitter) Feed(text string) []packets.Segment {
 	return s.feed(s.unmark.feed(text, false), false)
 }
 
-func (s *Splitter) feed(pieces []piece, final bool) []Segment {
-	var out []Segment
+func (s *Splitter) feed(pieces []piece, final bool) []packets.Segment {
+	var out []packets.Segment
 	for _, p := range pieces {
 		if p.action {
 			switch s.Actions {
@@ -93,7 +85,7 @@ func (s *Splitter) feed(pieces []piece, final bool) []Segment {
 			case ActionsNarrate:
 				out = append(out, s.cut(true)...)
 				for _, r := range s.runs(Speakable(p.text)) {
-					out = append(out, Segment{Emotion: Narration, Language: r.lang, Text: r.text})
+					out = append(out, packets.Segment{Emotion: Narration, Language: r.lang, Text: r.text})
 					s.emitted++
 				}
 				continue
@@ -114,8 +106,8 @@ func (s *Splitter) feed(pieces []piece, final bool) []Segment {
 
 // cut takes the complete sentences out of the buffer (all of it when
 // final).
-func (s *Splitter) cut(final bool) []Segment {
-	var out []Segment
+func (s *Splitter) cut(final bool) []packets.Segment {
+	var out []packets.Segment
 	for {
 		end := s.sentenceEnd(final)
 		if end <= 0 {
@@ -131,10 +123,10 @@ func (s *Splitter) cut(final bool) []Segment {
 
 // Break marks the end of one outgoing message ("@br"): what is held is a
 // whole sentence.
-func (s *Splitter) Break() []Segment { return s.Flush() }
+func (s *Splitter) Break() []packets.Segment { return s.Flush() }
 
 // Flush ends the text: what is held becomes the last segments.
-func (s *Splitter) Flush() []Segment {
+func (s *Splitter) Flush() []packets.Segment {
 	return s.feed(s.unmark.feed("", true), true)
 }
 
@@ -291,13 +283,13 @@ func (s *Splitter) closeAt(end int, final bool) int {
 
 // take removes the first n runes and returns them as segments (none when
 // they hold nothing to say).
-func (s *Splitter) take(n int) []Segment {
+func (s *Splitter) take(n int) []packets.Segment {
 	sentence := string(s.buf[:n])
 	s.buf = append(s.buf[:0], s.buf[n:]...)
 	emotion, sentence := EmotionOf(sentence, s.Words, s.Emotion)
-	var out []Segment
+	var out []packets.Segment
 	for _, run := range s.runs(Speakable(sentence)) {
-		out = append(out, Segment{Emotion: emotion, Language: run.lang, Text: run.text})
+		out = append(out, packets.Segment{Emotion: emotion, Language: run.lang, Text: run.text})
 	}
 	s.emitted += len(out)
 	return out

@@ -5,35 +5,37 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cyan-agent/cyan/packets"
 )
 
 func TestSplit(t *testing.T) {
 	tests := []struct {
 		name string
 		text string
-		want []Segment
+		want []packets.Segment
 	}{
 		{"chinese japanese english", "你好，今天天气很好。こんにちは、元気ですか？I am fine, thank you very much.",
-			[]Segment{{"neutral", "zh", "你好，今天天气很好。"}, {"ask", "ja", "こんにちは、元気ですか？"}, {"neutral", "en", "I am fine, thank you very much."}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "zh", Text: "你好，今天天气很好。"}, {Emotion: "ask", Language: "ja", Text: "こんにちは、元気ですか？"}, {Emotion: "neutral", Language: "en", Text: "I am fine, thank you very much."}}},
 		{"a short latin word stays in chinese", "我喜欢 Go 语言！",
-			[]Segment{{"excited", "zh", "我喜欢 Go 语言！"}}},
+			[]packets.Segment{{Emotion: "excited", Language: "zh", Text: "我喜欢 Go 语言！"}}},
 		{"a long latin run is cut out", "他说 this is really good 然后走了。",
-			[]Segment{{"neutral", "zh", "他说"}, {"neutral", "en", "this is really good"}, {"neutral", "zh", "然后走了。"}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "zh", Text: "他说"}, {Emotion: "neutral", Language: "en", Text: "this is really good"}, {Emotion: "neutral", Language: "zh", Text: "然后走了。"}}},
 		{"kanji with kana is japanese", "東京に行きたい。",
-			[]Segment{{"neutral", "ja", "東京に行きたい。"}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "ja", Text: "東京に行きたい。"}}},
 		{"a short kanji sentence after japanese stays japanese", "ありがとう。本当。",
-			[]Segment{{"neutral", "ja", "ありがとう。"}, {"neutral", "ja", "本当。"}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "ja", Text: "ありがとう。"}, {Emotion: "neutral", Language: "ja", Text: "本当。"}}},
 		{"decimal points do not end a sentence", "Pi is 3.14 roughly. Yes!",
-			[]Segment{{"neutral", "en", "Pi is 3.14 roughly."}, {"excited", "en", "Yes!"}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "en", Text: "Pi is 3.14 roughly."}, {Emotion: "excited", Language: "en", Text: "Yes!"}}},
 		{"closing quotes stay with their sentence", "她说：「好！」然后笑了。",
-			[]Segment{{"excited", "zh", "她说：「好！」"}, {"neutral", "zh", "然后笑了。"}}},
+			[]packets.Segment{{Emotion: "excited", Language: "zh", Text: "她说：「好！」"}, {Emotion: "neutral", Language: "zh", Text: "然后笑了。"}}},
 		{"notation and markdown are not read", "看 %[notes/a.md] 和 https://example.com/x **重点**。",
-			[]Segment{{"neutral", "zh", "看 和 重点。"}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "zh", Text: "看 和 重点。"}}},
 		{"korean", "안녕하세요. Hello there friend.",
-			[]Segment{{"neutral", "ko", "안녕하세요."}, {"neutral", "en", "Hello there friend."}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "ko", Text: "안녕하세요."}, {Emotion: "neutral", Language: "en", Text: "Hello there friend."}}},
 		{"nothing to say", "…… ！", nil},
 		{"newlines end sentences", "第一行\n第二行",
-			[]Segment{{"neutral", "zh", "第一行"}, {"neutral", "zh", "第二行"}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "zh", Text: "第一行"}, {Emotion: "neutral", Language: "zh", Text: "第二行"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,7 +59,7 @@ func TestSplitterStreamsLikeWhole(t *testing.T) {
 		want := Split(text)
 		for range 50 {
 			s := &Splitter{}
-			var got []Segment
+			var got []packets.Segment
 			r := []rune(text)
 			for len(r) > 0 {
 				n := 1 + rng.IntN(6)

@@ -3,6 +3,7 @@ package tts_test
 import (
 	"testing"
 
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/tts"
 )
 
@@ -16,15 +17,15 @@ func TestVoiceSpeaksTheSpeakSegmentsInsteadOfTheText(t *testing.T) {
 	defer v.Close()
 
 	v.Delta("desktop", "m1", "先说一句。然后还在写", false) // "先说一句。" is synthesizing
-	v.Speak("desktop", "m1", "t1", []tts.Segment{
+	v.Speak("desktop", "m1", "t1", []packets.Segment{
 		{Emotion: "happy", Language: "ja", Text: "やった！"},
 		{Emotion: "sad", Language: "zh", Text: "可是我要走了。"},
 	})
 	v.Delta("desktop", "m1", "，这段文字不念。", false)
 	v.Delta("desktop", "m1", "", true)
 	v.TurnDone("desktop", "m1")
-	v.Outgoing("desktop", "m1", "r1", "先说一句。然后还在写，这段文字不念。")        // its stored reply
-	v.Speak("desktop", "m1", "t1", []tts.Segment{{Text: "twice"}}) // the same result again
+	v.Outgoing("desktop", "m1", "r1", "先说一句。然后还在写，这段文字不念。")            // its stored reply
+	v.Speak("desktop", "m1", "t1", []packets.Segment{{Text: "twice"}}) // the same result again
 	g.open("先说一句。")
 	g.open("やった！")
 	g.open("可是我要走了。")
@@ -46,7 +47,7 @@ func TestVoiceSpeaksASpeakOnlyTurn(t *testing.T) {
 	out := newSink()
 	v, _ := tts.NewVoice(tts.Options{Provider: g, Channels: []string{"desktop"}, Emit: out.emit})
 	defer v.Close()
-	v.Speak("desktop", "m1", "t1", []tts.Segment{{Text: "**你好**`code`"}, {Text: "```x```"}})
+	v.Speak("desktop", "m1", "t1", []packets.Segment{{Text: "**你好**`code`"}, {Text: "```x```"}})
 	v.TurnDone("desktop", "m1")
 	g.open("你好")
 	sp := out.next(t)

@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cyan-agent/cyan/glob"
 	"log/slog"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cyan-agent/cyan/glob"
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // Speech is one voiced segment, ready to play: what the stream carries as a
@@ -22,7 +24,7 @@ type Speech struct {
 	Turn string `json:"turn"`
 	// Seq orders the speech of a channel (since the daemon started).
 	Seq int `json:"seq"`
-	Segment
+	packets.Segment
 	Audio string `json:"audio,omitempty"`
 	Type  string `json:"type,omitempty"`
 	// Millis is how long the audio plays, when known (WAV).
@@ -32,7 +34,7 @@ type Speech struct {
 
 // Clip is one synthesized segment.
 type Clip struct {
-	Segment
+	packets.Segment
 	Key string
 	Audio
 }
@@ -52,7 +54,7 @@ type Options struct {
 	AudioPath func(key string) string
 	// Script, when set and Scripted reports true, cuts a whole message into
 	// segments (the speak prompt script); on its failure the rules do.
-	Script   func(ctx context.Context, channel, text string) ([]Segment, error)
+	Script   func(ctx context.Context, channel, text string) ([]packets.Segment, error)
 	Scripted func() bool
 	// Actions is what a reply's *actions* become (ActionsSkip when "").
 	Actions string
@@ -175,7 +177,7 @@ func (v *Voice) Audio(key string) (Audio, bool) { return v.cache.Get(key) }
 
 // Synthesize voices one segment through the cache. voice overrides the
 // provider's voice ("" keeps it).
-func (v *Voice) Synthesize(ctx context.Context, s Segment, voice string) (Clip, error) {
+func (v *Voice) Synthesize(ctx context.Context, s packets.Segment, voice string) (Clip, error) {
 	r := Request{Text: s.Text, Language: s.Language, Emotion: s.Emotion, Voice: voice}
 	key := Key(v.o.Provider.Name(), v.o.Provider.VoiceOf(r), r.Text)
 	a, err := v.cache.Do(ctx, key, func() (Audio, error) {
@@ -196,7 +198,7 @@ func (v *Voice) Synthesize(ctx context.Context, s Segment, voice string) (Clip, 
 }
 
 // Say voices segments in order (for POST /api/v1/speech and cyan say).
-func (v *Voice) Say(ctx context.Context, segs []Segment, voice string) ([]Clip, error) {
+func (v *Voice) Say(ctx context.Context, segs []packets.Segment, voice string) ([]Clip, error) {
 	clips := make([]Clip, len(segs))
 	errs := make([]error, len(segs))
 	var wg sync.WaitGroup
@@ -279,16 +281,16 @@ func (v *Voice) newUtterance(channel, turn string) *Utterance {
 // enqueue synthesizes segs and emits them after everything handed out
 // before in the channel. text: they are the turn's text (dropped when the
 // turn calls speak before they are emitted).
-func (v *Voice) enqueue(channel, turn string, segs []Segment, text bool) {
+func (v *Voice) enqueue(channel, turn string, segs []packets.Segment, text bool) {
 	if len(segs) == 0 {
 		return
 	}
-	v.later(channel, turn, text, func() []Segment { return segs })
+	v.later(channel, turn, text, func() []packets.Segment { return segs })
 }
 
 // later takes the channel's next place in order at once, and fills it with
 // the segments segs makes (which may take a model call) in a goroutine.
-func (v *Voice) later(channel, turn string, text bool, segs func() []Segment) {
+func (v *Voice) later(channel, turn string, text bool, segs func() []packets.Segment) {
 	v.mu.Lock()
 	if v.closed {
 		v.mu.Unlock()
@@ -307,7 +309,7 @@ func (v *Voice) later(channel, turn string, text bool, segs func() []Segment) {
 }
 
 // guard runs segs, turning a panic into no segments.
-func (v *Voice) guard(segs func() []Segment) (out []Segment) {
+func (v *Voice) guard(segs func() []packets.Segment) (out []packets.Segment) {
 	defer func() {
 		if p := recover(); p != nil {
 			v.log.Error("voice panicked", "panic", p, "stack", string(debug.Stack()))
@@ -319,7 +321,7 @@ func (v *Voice) guard(segs func() []Segment) (out []Segment) {
 
 // play synthesizes segs in parallel and, once prev is closed, emits them
 // in order (text: unless the turn has called speak meanwhile).
-func (v *Voice) play(channel, turn string, text bool, segs []Segment, prev chan struct{}) {
+func (v *Voice) play(channel, turn string, text bool, segs []packets.Segment, prev chan struct{}) {
 	results := make([]chan Speech, len(segs))
 	for i, s := range segs {
 		ch := make(chan Speech, 1)
@@ -357,7 +359,7 @@ func (v *Voice) play(channel, turn string, text bool, segs []Segment, prev chan 
 }
 
 // speech synthesizes one segment into a Speech (with its error, if any).
-func (v *Voice) speech(channel, turn string, s Segment) (sp Speech) {
+func (v *Voice) speech(channel, turn string, s packets.Segment) (sp Speech) {
 	sp = Speech{Channel: channel, Turn: turn, Segment: s}
 	defer func() {
 		if p := recover(); p != nil {
@@ -500,11 +502,11 @@ func (u *Utterance) flush() {
 	if strings.TrimSpace(Speakable(Unmark(text, u.v.o.Actions))) == "" {
 		return
 	}
-	u.v.later(u.channel, u.turn, true, func() []Segment { return u.v.script(u.channel, text) })
+	u.v.later(u.channel, u.turn, true, func() []packets.Segment { return u.v.script(u.channel, text) })
 }
 
 // script cuts text with the speak script, or by the rules when it fails.
-func (v *Voice) script(channel, text string) []Segment {
+func (v *Voice) script(channel, text string) []packets.Segment {
 	ctx, cancel := context.WithTimeout(v.ctx, v.o.Timeout)
 	segs, err := v.o.Script(ctx, channel, text)
 	cancel()

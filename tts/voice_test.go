@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/internal/ttstest"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/tts"
 )
 
@@ -196,11 +197,11 @@ func TestVoiceCachesByProviderVoiceAndText(t *testing.T) {
 	v, _ := tts.NewVoice(tts.Options{Provider: g})
 	defer v.Close()
 	for range 3 {
-		if _, err := v.Synthesize(context.Background(), tts.Segment{Text: "一样。", Language: "zh"}, ""); err != nil {
+		if _, err := v.Synthesize(context.Background(), packets.Segment{Text: "一样。", Language: "zh"}, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := v.Synthesize(context.Background(), tts.Segment{Text: "一样。", Language: "ja"}, ""); err != nil {
+	if _, err := v.Synthesize(context.Background(), packets.Segment{Text: "一样。", Language: "ja"}, ""); err != nil {
 		t.Fatal(err)
 	}
 	g.mu.Lock()
@@ -219,12 +220,12 @@ func TestVoiceScriptCutsWholeMessages(t *testing.T) {
 	var got []string
 	v, _ := tts.NewVoice(tts.Options{Provider: g, Channels: []string{"desktop"}, Emit: out.emit,
 		Scripted: func() bool { return true },
-		Script: func(_ context.Context, channel, text string) ([]tts.Segment, error) {
+		Script: func(_ context.Context, channel, text string) ([]packets.Segment, error) {
 			got = append(got, text)
 			if text == "broken" {
 				return nil, errors.New("the model is away")
 			}
-			return []tts.Segment{{Emotion: "happy", Language: "zh", Text: "嘿嘿"}, {Emotion: "", Text: "**Hello!**"}}, nil
+			return []packets.Segment{{Emotion: "happy", Language: "zh", Text: "嘿嘿"}, {Emotion: "", Text: "**Hello!**"}}, nil
 		}})
 	defer v.Close()
 	u := v.Begin("desktop", "m1")

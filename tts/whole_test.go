@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // The splitter never cuts a time, a number, an ordinal, a URL or a
@@ -34,7 +36,7 @@ func TestSplitKeepsWhole(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			check := func(how string, got []Segment) {
+			check := func(how string, got []packets.Segment) {
 				var texts []string
 				for _, s := range got {
 					texts = append(texts, s.Text)
@@ -47,7 +49,7 @@ func TestSplitKeepsWhole(t *testing.T) {
 			rng := rand.New(rand.NewPCG(3, uint64(len(tt.text))))
 			for range 30 {
 				s := &Splitter{FirstClause: 4}
-				var got []Segment
+				var got []packets.Segment
 				r := []rune(tt.text)
 				for len(r) > 0 {
 					n := 1 + rng.IntN(4)
