@@ -183,7 +183,7 @@ func (l *Log) peopleBlock(txn *badger.Txn, q SectionQuery, budget int, count fun
 	if self, err := getObject(txn, SelfID); err == nil {
 		add(self)
 	}
-	if o, err := lookup(txn, q.Speaker, q.SpeakerID); err != nil {
+	if o, err := l.person(txn, q.Speaker, q.SpeakerID); err != nil {
 		return "", nil, err
 	} else {
 		add(o)
