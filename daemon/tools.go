@@ -242,7 +242,7 @@ func (d *Daemon) registerComponentTools() error {
 	}
 	custom := d.tools.extras.Dir(tools.SourceCustom)
 	comps := []tools.Component{
-		{Name: "tools/extra/custom", Dir: func() string { return custom }, Base: tools.ComponentBase("custom"), Edit: "custom_tool"},
+		{Name: "tools/extra/custom", Dir: func() string { return custom }, Base: tools.ComponentBase("custom"), Edit: "custom_tool", OwnerOnly: true},
 		{Name: "persona/scripts", Dir: personaPart("scripts"), Base: tools.ComponentBase("scripts"),
 			Check: func(file string, data []byte) error {
 				if !strings.HasSuffix(file, script.Ext) {
