@@ -251,7 +251,7 @@ func (d *Daemon) registerComponentTools() error {
 	custom := d.tools.extras.Dir(tools.SourceCustom)
 	comps := []tools.Component{
 		{Name: "tools/extra/custom", Dir: func() string { return custom }, Base: tools.ComponentBase("custom"), Edit: "custom_tool", OwnerOnly: true, Secrets: d.tools.secrets},
-		{Name: "persona/scripts", Dir: personaPart("scripts"), Base: tools.ComponentBase("scripts"), Secrets: d.tools.secrets,
+		{Name: "persona/scripts", Dir: personaPart("scripts"), Within: personaPart(""), Base: tools.ComponentBase("scripts"), Secrets: d.tools.secrets,
 			Check: func(file string, data []byte) error {
 				if !strings.HasSuffix(file, script.Ext) {
 					return fmt.Errorf("a prompt script's file ends in %s", script.Ext)
@@ -259,7 +259,7 @@ func (d *Daemon) registerComponentTools() error {
 				_, err := script.Parse(file, data)
 				return err
 			}},
-		{Name: "persona/observers", Dir: personaPart("observers"), Base: tools.ComponentBase("observers"), Secrets: d.tools.secrets,
+		{Name: "persona/observers", Dir: personaPart("observers"), Within: personaPart(""), Base: tools.ComponentBase("observers"), Secrets: d.tools.secrets,
 			Check: func(file string, data []byte) error {
 				if !strings.HasSuffix(file, ".yaml") {
 					return errors.New("an observer's file ends in .yaml")

@@ -26,6 +26,9 @@ type Component struct {
 	// Dir is the folder it lives in now ("" when there is none, such as the
 	// scripts of the built-in persona).
 	Dir func() string
+	// Within is the folder Dir must resolve inside (the persona's, for its
+	// scripts); nil: Dir must not be a symlink (Folder).
+	Within func() string
 	// Base is main.md when the folder has none.
 	Base string
 	// Check validates a file before it is written (nil: any text file).
@@ -178,7 +181,13 @@ func (c Component) dir() string {
 	return c.Dir()
 }
 
-func (c Component) folder() Folder { return Folder{Dir: c.dir(), Secrets: c.Secrets} }
+func (c Component) folder() Folder {
+	f := Folder{Dir: c.dir(), Secrets: c.Secrets}
+	if c.Within != nil {
+		f.Within = c.Within()
+	}
+	return f
+}
 
 // base is the component's main.md: its folder's, else the built-in.
 func (c Component) base() string {

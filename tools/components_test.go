@@ -159,6 +159,18 @@ func TestComponentReadsAreConfined(t *testing.T) {
 			}
 		}
 	}
+	// A component folder that is itself a link out of the persona (or, with
+	// no persona to be inside, any link) leads nowhere.
+	linked := filepath.Join(root, "persona", "observers")
+	must(t, os.Symlink(outside, linked))
+	for _, c := range []Component{
+		{Name: "persona/observers", Dir: func() string { return linked }, Within: func() string { return filepath.Join(root, "persona") }},
+		{Name: "persona/observers", Dir: func() string { return linked }},
+	} {
+		if b, err := c.readFile("notes.txt"); err == nil || strings.Contains(string(b), "OUTSIDE") || len(c.files()) != 0 {
+			t.Fatalf("read through a linked component folder: %q %v %v", b, err, c.files())
+		}
+	}
 	// component_edit does not write through a symlink out of the folder.
 	r := New(Options{Owners: owners})
 	for _, tl := range r.ComponentTools(comps) {

@@ -15,8 +15,14 @@ import (
 // opened is checked again by its real path, read from the descriptor; and
 // credential names and private keys (Secrets) are refused inside it too.
 // It is the only way the tools of this package read a file besides Paths.
+//
+// The folder itself must be where it says: inside Within (a persona's
+// scripts folder inside the persona), or, without Within, not a symlink —
+// so a shared persona cannot ship its observers folder as a link to the
+// home folder.
 type Folder struct {
 	Dir     string
+	Within  string   // the folder Dir must resolve inside ("": Dir is no symlink)
 	Secrets *Secrets // nil: DefaultSecrets
 }
 
@@ -32,6 +38,19 @@ func (f Folder) open() (*os.Root, string, error) {
 	real, err := filepath.EvalSymlinks(f.Dir)
 	if err != nil {
 		return nil, "", err
+	}
+	if f.Within != "" {
+		base, err := filepath.EvalSymlinks(f.Within)
+		if err != nil {
+			return nil, "", err
+		}
+		if _, ok := within(base, real); !ok {
+			return nil, "", denied("%s leads outside %s", f.Dir, f.Within)
+		}
+	} else if fi, err := os.Lstat(f.Dir); err != nil {
+		return nil, "", err
+	} else if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, "", denied("%s is a symlink; a component's folder must be a folder", f.Dir)
 	}
 	r, err := os.OpenRoot(real)
 	return r, real, err
