@@ -111,8 +111,8 @@ func (s *Secrets) Match(p string) (string, bool) {
 }
 
 // Mentions reports a credential name (one without wildcards) a command
-// spells out, for the terminal's first, lexical refusal (the sandbox covers the files
-// themselves, however they are spelled).
+// spells out, for the terminal's first, lexical refusal (the sandbox
+// covers the files themselves, however they are spelled).
 func (s *Secrets) Mentions(cmd string) (string, bool) {
 	if s == nil {
 		return "", false
