@@ -156,10 +156,12 @@ func NewJail(o JailOptions) *Jail {
 		}
 		j.prlimit = p
 	}
-	argv, err := j.Wrap([]string{"/bin/true"}, "/", nil, false)
+	argv, err := j.Wrap([]string{"/bin/true"}, "/", nil, false) // the first look at the roots: not part of the probe's time
 	if err == nil {
 		var out []byte
-		out, err = exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
+		probe, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		out, err = exec.CommandContext(probe, argv[0], argv[1:]...).CombinedOutput()
 		if err != nil {
 			err = fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))
 		}
@@ -280,7 +282,7 @@ func (j *Jail) masks(visible []string) ([]string, error) {
 			if seen++; seen > maxWalk {
 				return fmt.Errorf("%w: tools.roots hold more than %d files, too many to check for secrets before each command; name smaller folders in tools.roots", ErrNoSandbox, maxWalk)
 			}
-			if _, secret := j.secrets.Match(p); !secret && !(d.Type().IsRegular() && j.isKey(p, d)) {
+			if !j.secrets.MatchTail(p) && !(d.Type().IsRegular() && j.isKey(p, d)) {
 				return nil
 			}
 			real, err := filepath.EvalSymlinks(p)
@@ -328,8 +330,8 @@ func (j *Jail) masks(visible []string) ([]string, error) {
 }
 
 // maxKeyFile is the largest file looked at for a private key: key files
-// are a few KiB.
-const maxKeyFile = 1 << 20
+// are a few KiB (an RSA 16384 key in PEM is under 13 KiB).
+const maxKeyFile = 16 << 10
 
 // isKey reports whether a regular file in a root holds a private key
 // (IsPrivateKey), remembering the answer until the file changes.
