@@ -198,6 +198,9 @@ func (l *Log) peopleBlock(txn *badger.Txn, q SectionQuery, budget int, count fun
 			if err != nil {
 				return "", nil, err
 			}
+			if o != nil && len(o.UserIDs) > 0 {
+				continue // known by id: a display name in the topic does not stand for them
+			}
 			add(o)
 		}
 	}
