@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -310,8 +311,11 @@ func (c *Config) validateTools(bad func(key, format string, args ...any)) {
 		}
 	}
 	for i, s := range c.Tools.Secrets {
-		if p := strings.Trim(strings.TrimPrefix(strings.TrimSpace(s), "!"), "/"); p == "" || strings.Contains(p, "..") {
+		p := strings.Trim(strings.TrimPrefix(strings.TrimSpace(s), "!"), "/")
+		if p == "" || strings.Contains(p, "..") {
 			bad("tools.secrets", "entry %d (%q) is not a file or folder name; write .netrc, .aws or .docker/config.json", i, s)
+		} else if _, err := path.Match(p, ""); err != nil {
+			bad("tools.secrets", "entry %d (%q) is not a glob: %v", i, s, err)
 		}
 	}
 	seen := map[string]bool{}
