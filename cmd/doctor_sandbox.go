@@ -26,7 +26,14 @@ func checkSandbox(cfg *config.Config) check {
 		roots = append(roots, real)
 	}
 	home, _ := os.UserHomeDir()
-	j := tools.NewJail(tools.JailOptions{Mode: cfg.Tools.Terminal.Sandbox, Roots: roots, DataDir: cfg.DataDir, Home: home})
+	term := cfg.Tools.Terminal
+	secrets, err := tools.NewSecrets(cfg.Tools.Secrets)
+	if err != nil {
+		c.msg, c.fix = err.Error(), "fix the entry in tools.secrets"
+		return c
+	}
+	j := tools.NewJail(tools.JailOptions{Mode: term.Sandbox, Roots: roots, DataDir: cfg.DataDir, Home: home, Secrets: secrets,
+		Limits: tools.Limits{MemoryMB: term.MaxMemoryMB, Processes: term.MaxProcesses, CPUSeconds: term.MaxCPUSeconds}})
 	switch {
 	case j.Err() != nil:
 		c.ok, c.warn = true, true

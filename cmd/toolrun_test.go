@@ -147,11 +147,11 @@ func TestToolRunWithoutATerminalOnlyParks(t *testing.T) {
 func TestToolRunExitStatus(t *testing.T) {
 	env, _, reg := toolDaemon(t)
 	for _, tl := range []tools.Tool{
-		{Spec: tools.Spec{Name: "echo", Description: "say it back", Kind: tools.Process},
+		{Spec: tools.Spec{Name: "echo", Description: "say it back", Kind: tools.Process, Effects: []string{}},
 			Run: func(_ context.Context, c *tools.Call) (packets.Result, error) {
 				return packets.Result{OutputText: "echo: " + string(c.Args)}, nil
 			}},
-		{Spec: tools.Spec{Name: "boom", Description: "always fails", Kind: tools.Process},
+		{Spec: tools.Spec{Name: "boom", Description: "always fails", Kind: tools.Process, Effects: []string{}},
 			Run: func(context.Context, *tools.Call) (packets.Result, error) {
 				return packets.Result{}, fmt.Errorf("the disk is on fire")
 			}},

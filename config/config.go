@@ -240,9 +240,18 @@ type Permissions struct {
 type Tools struct {
 	// Roots are the folders file and terminal tools may use; the first is
 	// the terminal's working folder. Empty: file and terminal tools are
-	// refused. The data dir, ~/.ssh and .env files are denied whatever the
-	// roots say.
-	Roots    []string `yaml:"roots"`
+	// refused. The data dir and every credential file (Secrets) are denied
+	// whatever the roots say.
+	Roots []string `yaml:"roots"`
+	// Secrets add credential files and folders to the built-in list
+	// (tools.DefaultSecrets: .ssh, .gnupg, .env*, .envrc, .aws, .azure,
+	// .config/gcloud, .netrc, .git-credentials, .npmrc, .pypirc,
+	// .docker/config.json, .kube/config, shell histories, …) that the file
+	// tools refuse and the sandbox covers; "!name" drops a built-in one.
+	// An entry is a name (".netrc", any depth) or trailing path
+	// (".docker/config.json"), each part a glob. Files holding a private
+	// key ("-----BEGIN … PRIVATE KEY-----") are refused by their content.
+	Secrets  []string `yaml:"secrets"`
 	Terminal Terminal `yaml:"terminal"`
 }
 
@@ -258,6 +267,13 @@ type Terminal struct {
 	// Linux; the terminal refuses to run where it cannot), bwrap, or off
 	// (unconfined: only the lexical checks; cyan doctor warns).
 	Sandbox string `yaml:"sandbox"`
+	// MaxMemoryMB, MaxProcesses and MaxCPUSeconds bound each sandboxed
+	// program: its memory (heap and private mappings), its processes at
+	// once, its CPU time. 0 is the default (1024 MiB, 256, 120 s); -1
+	// turns that limit off. A program stopped by one is told so.
+	MaxMemoryMB   int `yaml:"max_memory_mb"`
+	MaxProcesses  int `yaml:"max_processes"`
+	MaxCPUSeconds int `yaml:"max_cpu_seconds"`
 }
 
 // MCP lists the MCP servers cyan starts.

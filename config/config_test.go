@@ -190,7 +190,8 @@ func TestToolSections(t *testing.T) {
 	if len(c.Permissions.Owners) != 2 || c.Permissions.Owner == nil || len(c.Permissions.Owner.Tools) != 3 || !c.Permissions.Owner.Tools[2].Object {
 		t.Fatalf("permissions: %+v", c.Permissions)
 	}
-	if c.MCP.Servers[0].Env["FILES_TOKEN"] != "supersecretvalue" || c.Tools.Terminal.MaxOutput != 4096 || c.Limits.TokenBudgets["main-virtual"] != 100000 {
+	if c.MCP.Servers[0].Env["FILES_TOKEN"] != "supersecretvalue" || c.Tools.Terminal.MaxOutput != 4096 || c.Limits.TokenBudgets["main-virtual"] != 100000 ||
+		len(c.Tools.Secrets) != 2 || c.Tools.Terminal.MaxMemoryMB != 512 || c.Tools.Terminal.MaxProcesses != -1 {
 		t.Fatalf("values: %+v %+v %+v", c.MCP, c.Tools, c.Limits)
 	}
 	out, _ := c.YAML()
@@ -198,7 +199,8 @@ func TestToolSections(t *testing.T) {
 		t.Fatalf("mcp env not masked:\n%s", out)
 	}
 	_, err = Load(envOf(map[string]string{EnvDataDir: t.TempDir(), EnvConfig: "testdata/tools.bad.yml"}))
-	for _, want := range []string{"tools.bad.yml:3: permissions.owner: tools[1]", "cannot negate", "tools.bad.yml:5: permissions.guest", "maybe", "bad__name", "limits.forbidden"} {
+	for _, want := range []string{"tools.bad.yml:3: permissions.owner: tools[1]", "cannot negate", "tools.bad.yml:5: permissions.guest", "maybe", "bad__name", "limits.forbidden",
+		"tools.secrets", `entry 1 ("../x")`, `entry 2 ("[x") is not a glob`, "tools.terminal.max_memory_mb", "tools.terminal.max_cpu_seconds"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not say %q", err, want)
 		}

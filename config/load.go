@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -300,6 +301,22 @@ func (c *Config) validateTools(bad func(key, format string, args ...any)) {
 	}
 	if !filepath.IsAbs(t.Shell) {
 		bad("tools.terminal.shell", "%q is not a full path (e.g. /bin/sh)", t.Shell)
+	}
+	for _, l := range []struct {
+		key    string
+		v, min int
+	}{{"max_memory_mb", t.MaxMemoryMB, 16}, {"max_processes", t.MaxProcesses, 4}, {"max_cpu_seconds", t.MaxCPUSeconds, 1}} {
+		if l.v < -1 || (l.v > 0 && l.v < l.min) {
+			bad("tools.terminal."+l.key, "%d: give 0 for the default, -1 for no limit, or at least %d", l.v, l.min)
+		}
+	}
+	for i, s := range c.Tools.Secrets {
+		p := strings.Trim(strings.TrimPrefix(strings.TrimSpace(s), "!"), "/")
+		if p == "" || strings.Contains(p, "..") {
+			bad("tools.secrets", "entry %d (%q) is not a file or folder name; write .netrc, .aws or .docker/config.json", i, s)
+		} else if _, err := path.Match(p, ""); err != nil {
+			bad("tools.secrets", "entry %d (%q) is not a glob: %v", i, s, err)
+		}
 	}
 	seen := map[string]bool{}
 	for i, s := range c.MCP.Servers {

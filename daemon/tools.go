@@ -26,12 +26,13 @@ import (
 
 // toolParts is the tools side of the System.
 type toolParts struct {
-	reg    *tools.Registry
-	paths  *tools.Paths
-	jail   *tools.Jail
-	extras *tools.Extras
-	mcp    *tools.MCPManager
-	limits *limitproc.Chain
+	reg     *tools.Registry
+	paths   *tools.Paths
+	secrets *tools.Secrets
+	jail    *tools.Jail
+	extras  *tools.Extras
+	mcp     *tools.MCPManager
+	limits  *limitproc.Chain
 }
 
 // buildTools makes the registry with its built-ins, extra folders, MCP
@@ -45,12 +46,19 @@ func (d *Daemon) buildTools(cfg *config.Config, scripts *script.Library, version
 	tp.reg = tools.New(tools.Options{Owners: owners, Owner: cfg.Permissions.Owner, Guest: cfg.Permissions.Guest,
 		Logger: d.root.With("component", "tools")})
 	home, _ := os.UserHomeDir()
+	secrets, err := tools.NewSecrets(cfg.Tools.Secrets)
+	if err != nil {
+		return nil, fmt.Errorf("daemon: %w", err)
+	}
+	tp.secrets = secrets
 	tp.paths, err = tools.NewPaths(cfg.Tools.Roots, cfg.DataDir, home)
 	if err != nil {
 		return nil, err
 	}
+	tp.paths.WithSecrets(secrets)
 	term := cfg.Tools.Terminal
-	tp.jail = tools.NewJail(tools.JailOptions{Mode: term.Sandbox, Roots: tp.paths.Roots(), DataDir: cfg.DataDir, Home: home})
+	tp.jail = tools.NewJail(tools.JailOptions{Mode: term.Sandbox, Roots: tp.paths.Roots(), DataDir: cfg.DataDir, Home: home, Secrets: secrets,
+		Limits: tools.Limits{MemoryMB: term.MaxMemoryMB, Processes: term.MaxProcesses, CPUSeconds: term.MaxCPUSeconds}})
 	if err := tp.jail.Err(); err != nil {
 		d.log.Warn("the terminal and extra tools will not run", "err", err)
 	} else {
@@ -241,8 +249,8 @@ func (d *Daemon) registerComponentTools() error {
 	}
 	custom := d.tools.extras.Dir(tools.SourceCustom)
 	comps := []tools.Component{
-		{Name: "tools/extra/custom", Dir: func() string { return custom }, Base: tools.ComponentBase("custom"), Edit: "custom_tool"},
-		{Name: "persona/scripts", Dir: personaPart("scripts"), Base: tools.ComponentBase("scripts"),
+		{Name: "tools/extra/custom", Dir: func() string { return custom }, Base: tools.ComponentBase("custom"), Edit: "custom_tool", OwnerOnly: true, Secrets: d.tools.secrets},
+		{Name: "persona/scripts", Dir: personaPart("scripts"), Within: personaPart(""), Base: tools.ComponentBase("scripts"), Secrets: d.tools.secrets,
 			Check: func(file string, data []byte) error {
 				if !strings.HasSuffix(file, script.Ext) {
 					return fmt.Errorf("a prompt script's file ends in %s", script.Ext)
@@ -250,7 +258,7 @@ func (d *Daemon) registerComponentTools() error {
 				_, err := script.Parse(file, data)
 				return err
 			}},
-		{Name: "persona/observers", Dir: personaPart("observers"), Base: tools.ComponentBase("observers"),
+		{Name: "persona/observers", Dir: personaPart("observers"), Within: personaPart(""), Base: tools.ComponentBase("observers"), Secrets: d.tools.secrets,
 			Check: func(file string, data []byte) error {
 				if !strings.HasSuffix(file, ".yaml") {
 					return errors.New("an observer's file ends in .yaml")

@@ -116,35 +116,49 @@ func getObject(txn *badger.Txn, id string) (*Object, error) {
 	return o, nil
 }
 
-// lookup finds an object by platform id, then by name.
+// lookup finds an object: by platform id when one is given (only by it: a
+// display name anyone can copy never stands for a known id), else by name.
 func lookup(txn *badger.Txn, name, userID string) (*Object, error) {
-	keys := [][]byte{}
-	if userID != "" {
-		keys = append(keys, userKey(userID))
+	k := nameKey(name)
+	switch {
+	case userID != "":
+		k = userKey(userID)
+	case name == "":
+		return nil, nil
 	}
-	if name != "" {
-		keys = append(keys, nameKey(name))
+	it, err := txn.Get(k)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, nil
 	}
-	for _, k := range keys {
-		it, err := txn.Get(k)
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		id, err := it.ValueCopy(nil)
-		if err != nil {
-			return nil, err
-		}
-		return getObject(txn, string(id))
+	if err != nil {
+		return nil, err
 	}
-	return nil, nil
+	id, err := it.ValueCopy(nil)
+	if err != nil {
+		return nil, err
+	}
+	return getObject(txn, string(id))
+}
+
+// person finds a speaker's object: by their id, or by name when the id is
+// the owner's confirmed one (confirmedID) or there is no id.
+func (l *Log) person(txn *badger.Txn, name, userID string) (*Object, error) {
+	o, err := lookup(txn, name, userID)
+	if o == nil && err == nil && l.confirmedID(name, userID) {
+		return lookup(txn, name, "")
+	}
+	return o, err
 }
 
 // ensureObject finds or makes the object a name (and platform id) stands
 // for. A person seen under a new name keeps the old one as an alias.
-func (l *Log) ensureObject(txn *badger.Txn, name, kind, userID string, now time.Time) (*Object, error) {
+//
+// A platform id is attached to a person only by the id itself or the
+// owner's confirmation, never by a matching display name: a speaker with
+// an id the log has not seen gets an object of their own (the name's
+// object keeps its name), unless confirmed is set — the owner named the id
+// in permissions.owners, so the owner's object found by name is theirs.
+func (l *Log) ensureObject(txn *badger.Txn, name, kind, userID string, confirmed bool, now time.Time) (*Object, error) {
 	name = cleanText(name, maxNameRunes)
 	if name == "" {
 		return nil, fmt.Errorf("%w: an object needs a name", ErrInvalid)
@@ -153,6 +167,9 @@ func (l *Log) ensureObject(txn *badger.Txn, name, kind, userID string, now time.
 		return l.ensureSelf(txn, now)
 	}
 	o, err := lookup(txn, name, userID)
+	if o == nil && err == nil && userID != "" && confirmed {
+		o, err = lookup(txn, name, "")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -177,8 +194,14 @@ func (l *Log) ensureObject(txn *badger.Txn, name, kind, userID string, now time.
 	if err := setJSON(txn, objectKey(o.ID), o); err != nil {
 		return nil, err
 	}
-	if err := txn.Set(nameKey(name), []byte(o.ID)); err != nil {
+	if held, err := lookup(txn, name, ""); err != nil {
 		return nil, err
+	} else if held == nil || held.ID == o.ID {
+		// The name leads to its first holder; a second person of the same
+		// name is found by their id.
+		if err := txn.Set(nameKey(name), []byte(o.ID)); err != nil {
+			return nil, err
+		}
 	}
 	if userID != "" {
 		return o, txn.Set(userKey(userID), []byte(o.ID))

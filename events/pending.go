@@ -245,7 +245,7 @@ func (l *Log) extractEvent(ctx context.Context, e *Event, now time.Time) error {
 			add(self)
 		}
 		for name, uid := range speakers {
-			if o, err := lookup(txn, name, uid); err == nil && o != nil && !ids[o.ID] {
+			if o, err := l.person(txn, name, uid); err == nil && o != nil && !ids[o.ID] {
 				add(o)
 			}
 		}
@@ -280,6 +280,13 @@ func (l *Log) extractEvent(ctx context.Context, e *Event, now time.Time) error {
 	return err
 }
 
+// confirmedID reports whether the owner confirmed a speaker's platform id
+// as theirs (permissions.owners names it), so it may join the object of
+// the speaker's name.
+func (l *Log) confirmedID(name, userID string) bool {
+	return userID != "" && l.isOwner != nil && l.isOwner(name, userID, true)
+}
+
 // applyExtraction adds what a topic showed: the speakers' objects, new
 // blocks, new or reinforced lines, and contradicted lines marked — all of
 // the topic's scope; it reinforces or contradicts only lines its
@@ -292,12 +299,12 @@ func (l *Log) applyExtraction(txn *badger.Txn, e *Event, speakers map[string]str
 		return err
 	}
 	for name, uid := range speakers {
-		if _, err := l.ensureObject(txn, name, KindPerson, uid, at); err != nil {
+		if _, err := l.ensureObject(txn, name, KindPerson, uid, l.confirmedID(name, uid), at); err != nil {
 			return err
 		}
 	}
 	for _, f := range ex.Facts {
-		o, err := l.ensureObject(txn, f.Object, kindOf(f.Kind), speakers[f.Object], at)
+		o, err := l.ensureObject(txn, f.Object, kindOf(f.Kind), speakers[f.Object], l.confirmedID(f.Object, speakers[f.Object]), at)
 		if err != nil {
 			return err
 		}
@@ -306,11 +313,11 @@ func (l *Log) applyExtraction(txn *badger.Txn, e *Event, speakers map[string]str
 		}
 	}
 	for _, nl := range ex.Lines {
-		a, err := l.ensureObject(txn, nl.A, KindPerson, speakers[nl.A], at)
+		a, err := l.ensureObject(txn, nl.A, KindPerson, speakers[nl.A], l.confirmedID(nl.A, speakers[nl.A]), at)
 		if err != nil {
 			return err
 		}
-		b, err := l.ensureObject(txn, nl.B, KindPerson, speakers[nl.B], at)
+		b, err := l.ensureObject(txn, nl.B, KindPerson, speakers[nl.B], l.confirmedID(nl.B, speakers[nl.B]), at)
 		if err != nil || a.ID == b.ID {
 			return err
 		}

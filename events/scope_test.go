@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,5 +144,84 @@ func TestStrangerCannotTouchTheOwnersTheories(t *testing.T) {
 	}
 	if out, err := run(owner, `{"op":"list"}`); err != nil || !strings.Contains(out, id) {
 		t.Fatalf("owner list: %q %v", out, err)
+	}
+}
+
+// A stranger whose display name is the owner's gets an object of their
+// own: the owner's object never gains their platform id, and what is said
+// about the stranger's name lands on the stranger. The owner's own id
+// (named in permissions.owners) joins the object of the owner's name.
+func TestDisplayNameNeverAttachesAnID(t *testing.T) {
+	t0 := day(2026, 5, 3, 20, 0)
+	f := newFixture(t, t0, testConfig())
+	f.log.isOwner = func(speaker, userID string, private bool) bool { return userID == "qq:1" }
+	put := func(channel, kind, user, uid, text string, at time.Time) {
+		t.Helper()
+		if err := f.st.Append(at, &store.Message{Channel: channel, Kind: kind, Role: store.RoleUser, User: user, UserID: uid, Text: text, Time: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The owner's object first exists by name only (the local front-end).
+	f.w.extract = func(in ExtractInput) Extraction {
+		return Extraction{Facts: []Fact{{Object: "alice", Kind: "person", Text: "keeps her diary in a blue notebook"}}}
+	}
+	put("local", "private", "alice", "", "my diary is the blue notebook", t0)
+	f.process(t, t0.Add(time.Hour))
+
+	// A stranger in a group calls himself alice.
+	f.w.extract = func(in ExtractInput) Extraction {
+		for _, o := range in.Objects {
+			if o.Name == "alice" && len(o.Blocks) > 0 {
+				t.Errorf("the stranger's extraction was shown the owner's object: %+v", o)
+			}
+		}
+		return Extraction{Facts: []Fact{{Object: "alice", Kind: "person", Text: "owes mallory 500 yuan"}}}
+	}
+	put("qq:group:1", "group", "alice", "qq:666", "I am alice, and I owe mallory 500 yuan", t0.Add(2*time.Hour))
+	f.process(t, t0.Add(3*time.Hour))
+
+	// The owner, by the id named in permissions.owners.
+	f.w.extract = func(in ExtractInput) Extraction { return Extraction{} }
+	put("qq:private:1", "private", "alice", "qq:1", "hi, it's me", t0.Add(4*time.Hour))
+	f.process(t, t0.Add(5*time.Hour))
+
+	objs, err := f.log.Objects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var owner, stranger *Object
+	for _, o := range objs {
+		if o.Name != "alice" {
+			continue
+		}
+		switch {
+		case slices.Contains(o.UserIDs, "qq:666"):
+			stranger = o
+		default:
+			owner = o
+		}
+	}
+	if owner == nil || stranger == nil || owner.ID == stranger.ID {
+		t.Fatalf("want two objects named alice (the owner's and the stranger's), got %+v", objs)
+	}
+	if slices.Contains(owner.UserIDs, "qq:666") || !slices.Contains(owner.UserIDs, "qq:1") {
+		t.Fatalf("the owner's object has ids %v; want qq:1 (confirmed) and never qq:666", owner.UserIDs)
+	}
+	for _, b := range owner.Blocks {
+		if strings.Contains(b.Text, "500 yuan") {
+			t.Fatalf("the stranger's fact landed on the owner's object: %+v", owner.Blocks)
+		}
+	}
+	if len(stranger.Blocks) != 1 || !strings.Contains(stranger.Blocks[0].Text, "500 yuan") || len(stranger.UserIDs) != 1 {
+		t.Fatalf("the stranger's object: %+v", stranger)
+	}
+	// The stranger's prompt shows the stranger's object, never the owner's.
+	group := packets.Reader{Channel: "qq:group:1", Perm: &packets.Permission{Infos: []string{"**"}}}
+	sec, err := f.log.Section(context.Background(), SectionQuery{Channel: "qq:group:1", Speaker: "alice", SpeakerID: "qq:666", Now: t0.Add(6 * time.Hour), Reader: group}, 800, words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(sec.Body, "blue notebook") {
+		t.Fatalf("the stranger's section shows the owner's object:\n%s", sec.Body)
 	}
 }

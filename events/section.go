@@ -184,7 +184,7 @@ func (l *Log) peopleBlock(txn *badger.Txn, q SectionQuery, budget int, count fun
 	if self, err := getObject(txn, SelfID); err == nil {
 		add(self)
 	}
-	if o, err := lookup(txn, q.Speaker, q.SpeakerID); err != nil {
+	if o, err := l.person(txn, q.Speaker, q.SpeakerID); err != nil {
 		return "", nil, err
 	} else {
 		add(o)
@@ -198,6 +198,9 @@ func (l *Log) peopleBlock(txn *badger.Txn, q SectionQuery, budget int, count fun
 			o, err := lookup(txn, name, "")
 			if err != nil {
 				return "", nil, err
+			}
+			if o != nil && len(o.UserIDs) > 0 {
+				continue // known by id: a display name in the topic does not stand for them
 			}
 			add(o)
 		}

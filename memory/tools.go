@@ -92,7 +92,7 @@ func (m *Memory) toolList(withUsage bool) []Tool {
 			Run: m.runPlan},
 	}
 	if withUsage {
-		tools = append(tools, Tool{ToolSpec: packets.ToolSpec{Name: "workspace_usage", Kind: packets.ToolProcess, Report: true,
+		tools = append(tools, Tool{ToolSpec: packets.ToolSpec{Name: "workspace_usage", Kind: packets.ToolProcess, Report: true, Effects: []string{}, // none: it only reports
 			Description: "Report which workspace items your answer used, and which you may use next, in the same response as your answer (no reply is needed after it). Report with every answer while the workspace is not empty: items in use stay fresh, the rest fade. Instead of calling it you may end your answer with <workspace_usage used=\"w1,w3\" maybe=\"w2\"/>, which is removed before anyone sees it.",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{"used":{"type":"array","items":{"type":"string"},"description":"ids of items this answer used"},"maybe":{"type":"array","items":{"type":"string"},"description":"ids of items you may use next"}},"required":["used","maybe"]}`)},
 			Run: m.runUsage})

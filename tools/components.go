@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -27,12 +26,22 @@ type Component struct {
 	// Dir is the folder it lives in now ("" when there is none, such as the
 	// scripts of the built-in persona).
 	Dir func() string
+	// Within is the folder Dir must resolve inside (the persona's, for its
+	// scripts); nil: Dir must not be a symlink (Folder).
+	Within func() string
 	// Base is main.md when the folder has none.
 	Base string
 	// Check validates a file before it is written (nil: any text file).
 	Check func(file string, data []byte) error
 	// Edit is the tool that edits it, when not component_edit.
 	Edit string
+	// OwnerOnly marks a component whose files only the owner may read
+	// (the custom tools: their manifests may hold keys), whatever the
+	// permission object allows.
+	OwnerOnly bool
+	// Secrets is the credential list its files are checked against (nil:
+	// DefaultSecrets).
+	Secrets *Secrets
 }
 
 //go:embed components/*.md
@@ -55,13 +64,19 @@ const maxComponentFile = 64 << 10
 // checked by its Check and by the caller's self_edit). A component folder
 // that exists without a main.md gets its Base written there once, so the
 // person reading the folder sees it too.
+//
+// Reading or listing a component is reading the owner's files: the
+// component tool declares EffectRead (so guests are denied it by default),
+// reads only through Folder (no symlink leads out of the component's
+// folder; credential files and private keys are refused), and shows an
+// OwnerOnly component (custom tool manifests) to the owner alone.
 func (r *Registry) ComponentTools(comps []Component) []Tool {
 	byName := map[string]Component{}
 	for _, c := range comps {
 		byName[c.Name] = c
 		if dir := c.dir(); dir != "" && c.Edit != "" { // cyan's own folders only; never write into a user's persona
-			if _, err := os.Stat(filepath.Join(dir, "main.md")); errors.Is(err, os.ErrNotExist) {
-				_ = os.WriteFile(filepath.Join(dir, "main.md"), []byte(c.Base), 0o644)
+			if f := c.folder(); !f.Exists("main.md") {
+				_ = f.WriteFile("main.md", []byte(c.Base))
 			}
 		}
 	}
@@ -76,7 +91,7 @@ func (r *Registry) ComponentTools(comps []Component) []Tool {
 		Description: "The parts of yourself you may change: op list names them; op read {name} returns the component's main.md " +
 			"(what it is for and how it is meant to change) and its files; op read {name, file} one file. Read main.md before you edit a component.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"op":{"type":"string","enum":["list","read"]},"name":{"type":"string","enum":` + quoteList(names) + `},"file":{"type":"string"}},"required":["op"],"additionalProperties":false}`),
-		Kind:       Process, Source: SourceBuiltin,
+		Kind:       Process, Effects: []string{EffectRead}, Source: SourceBuiltin,
 	}, Run: func(_ context.Context, c *Call) (packets.Result, error) {
 		var a struct{ Op, Name, File string }
 		if err := c.Decode(&a); err != nil {
@@ -100,6 +115,9 @@ func (r *Registry) ComponentTools(comps []Component) []Tool {
 		comp, ok := byName[a.Name]
 		if !ok {
 			return packets.Result{}, fmt.Errorf("no component %q; op list names them", a.Name)
+		}
+		if comp.OwnerOnly && !r.IsOwner(c.Caller) {
+			return packets.Result{}, fmt.Errorf("%w: only the owner may read %s", ErrDenied, a.Name)
 		}
 		if a.File != "" {
 			data, err := comp.readFile(a.File)
@@ -148,11 +166,7 @@ func (r *Registry) ComponentTools(comps []Component) []Tool {
 				return packets.Result{}, fmt.Errorf("not written: %v", err)
 			}
 		}
-		dir := comp.dir()
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return packets.Result{}, err
-		}
-		if err := os.WriteFile(filepath.Join(dir, a.File), []byte(a.Content), 0o644); err != nil {
+		if err := comp.folder().WriteFile(a.File, []byte(a.Content)); err != nil {
 			return packets.Result{}, err
 		}
 		return packets.Result{OutputText: "wrote " + part + "; it takes effect in a moment"}, nil
@@ -167,10 +181,18 @@ func (c Component) dir() string {
 	return c.Dir()
 }
 
+func (c Component) folder() Folder {
+	f := Folder{Dir: c.dir(), Secrets: c.Secrets}
+	if c.Within != nil {
+		f.Within = c.Within()
+	}
+	return f
+}
+
 // base is the component's main.md: its folder's, else the built-in.
 func (c Component) base() string {
-	if dir := c.dir(); dir != "" {
-		if b, err := os.ReadFile(filepath.Join(dir, "main.md")); err == nil {
+	if c.dir() != "" {
+		if b, err := c.folder().ReadFile("main.md", maxComponentFile); err == nil {
 			return string(b)
 		}
 	}
@@ -178,15 +200,13 @@ func (c Component) base() string {
 }
 
 func (c Component) files() []string {
-	dir := c.dir()
-	if dir == "" {
+	if c.dir() == "" {
 		return nil
 	}
-	entries, _ := os.ReadDir(dir)
 	var out []string
-	for _, e := range entries {
-		if !e.IsDir() && e.Name() != "main.md" {
-			out = append(out, e.Name())
+	for _, n := range c.folder().Files() {
+		if n != "main.md" {
+			out = append(out, n)
 		}
 	}
 	return out
@@ -199,16 +219,12 @@ func (c Component) readFile(name string) ([]byte, error) {
 	if name == "main.md" {
 		return []byte(c.base()), nil
 	}
-	dir := c.dir()
-	if dir == "" {
+	if c.dir() == "" {
 		return nil, fmt.Errorf("the component has no folder")
 	}
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if errors.Is(err, os.ErrNotExist) {
+	b, err := c.folder().ReadFile(name, maxComponentFile)
+	if err != nil && !errors.Is(err, ErrDenied) && !c.folder().Exists(name) {
 		return nil, fmt.Errorf("no file %q in the component; read it without file for the list", name)
-	}
-	if len(b) > maxComponentFile {
-		b = b[:maxComponentFile]
 	}
 	return b, err
 }

@@ -5,17 +5,23 @@
 // speak and system_operation, extra tools from manifest folders
 // (tools/extra/default, provided, custom) watched while the daemon runs,
 // tools of MCP servers, and the permission checks every call passes:
-// permission objects (package packets) chosen by who is speaking, paths
-// confined to the configured roots through os.Root, commands run in their
-// own process group with a timeout, an output cap and a scrubbed
+// permission objects (package packets) chosen by who is speaking, drawn
+// from the effects every tool must declare; paths confined to the
+// configured roots through os.Root (Paths), and a component's folder the
+// same way (Folder, confined.go) — the only ways a tool reads a file, which
+// a source scan test holds; credential files by kind and private keys by
+// content refused everywhere (Secrets, tools.secrets); commands run in
+// their own process group with a timeout, an output cap and a scrubbed
 // environment, inside a bubblewrap jail that shows them only the roots
-// (Jail, sandbox.go, which says why bubblewrap and not Landlock), and
-// calls parked for the owner's approval. A component may carry a
+// (Jail, sandbox.go, which says why bubblewrap and not Landlock), under
+// memory, process and CPU-time limits (Limits); and calls parked for the
+// owner's approval. A component may carry a
 // permission object of its own (SetComponent: an observer, bounded by its
 // starter's), and Reader says what of the agent's knowledge a caller may
 // see and change (packets.Scope). The open tool opens any %[...]
 // reference through openers the daemon registers; the component tools
-// read a component's main.md and edit it under self_edit.
+// read a component's main.md (a read: guests are denied it, and custom
+// tool manifests are the owner's alone) and edit it under self_edit.
 //
 // Other packages add their built-ins with Registry.Register; a Tool says
 // its name, description, JSON-schema parameters, kind, effects and run

@@ -245,7 +245,7 @@ func (e *Extras) parse(file, dir, stem string, b []byte) (Tool, *ManifestError) 
 		if err := e.checkScript(dir, m.Run.Script); err != nil {
 			return bad("run", "script %s: %v", m.Run.Script, err)
 		}
-		run = e.scriptRun(dir, m.Run.Script)
+		run, effects = e.scriptRun(dir, m.Run.Script), []string{} // its own calls are checked one by one
 		spec.AI = true
 	}
 	if kinds != 1 {
@@ -566,7 +566,7 @@ func (e *Extras) CustomTool() Tool {
 		if _, merr := e.parse(part, dir, a.Name, []byte(a.Manifest)); merr != nil {
 			return packets.Result{}, fmt.Errorf("the manifest has a mistake: %v", merr)
 		}
-		if err := os.WriteFile(filepath.Join(dir, a.Name+".yaml"), []byte(a.Manifest), 0o644); err != nil {
+		if err := (Folder{Dir: dir}).WriteFile(a.Name+".yaml", []byte(a.Manifest)); err != nil {
 			return packets.Result{}, err
 		}
 		return packets.Result{OutputText: "saved " + part + "; it is callable in a moment"}, nil

@@ -42,7 +42,7 @@ func speak(g Scripts) Tool {
 		Description: `Turn a short text into speech for the voice: returns {"speech": [{"emotion", "language", "text"}]}. ` +
 			`Keep the text short (a line or two).`,
 		Parameters: Schema("text", "string", "what to say, short"),
-		Kind:       Natural, AI: true, AimParam: "text",
+		Kind:       Natural, AI: true, AimParam: "text", Effects: []string{}, // none: it only makes speech of text
 	}, Run: func(ctx context.Context, c *Call) (packets.Result, error) {
 		text := strings.TrimSpace(c.Natural.Aim)
 		if text == "" {

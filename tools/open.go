@@ -35,7 +35,9 @@ func (r *Registry) OpenTool(openers map[string]Opener) Tool {
 			"an event record (%[event <label>]: its summary and the history ranges of its messages), a theory (%[theory <title>]), a person or thing (%[object <name>]) or a file (%[path], %[path] Line n ~ Line m). " +
 			"The result is shown until the next user message; keep a file with context_operation \"keep %[path] - what it is\".",
 		Parameters: Schema("ref", "string", "the reference exactly as shown, e.g. \"%[history/home/2026-11-23] message 4 ~ message 9\""),
-		Kind:       Process, Source: SourceBuiltin, Transient: true,
+		// No effect of its own: each reference is read by its opener, which
+		// checks the caller's rights (a file through read_file's EffectRead).
+		Kind: Process, Effects: []string{}, Source: SourceBuiltin, Transient: true,
 	}, Run: func(ctx context.Context, c *Call) (packets.Result, error) {
 		var a struct {
 			Ref string `json:"ref"`

@@ -64,13 +64,16 @@ func ParseRef(s string) (Ref, error) {
 // Paths confines file tools to the configured roots. A path is resolved
 // through os.Root, so "..", absolute paths, symlinks and /proc tricks
 // cannot leave a root; and whatever the roots say, the data dir (the
-// store, the token file, the lock), ~/.ssh and ~/.gnupg, .env files,
-// /proc, /sys and /dev are denied — checked on the path given and again on
-// the file actually opened (its real path, read from the open descriptor),
-// so a symlink swapped in after the check gains nothing.
+// store, the token file, the lock), ~/.ssh and ~/.gnupg, every credential
+// file or folder of the secrets list (Secrets: .env, .aws, .netrc, shell
+// histories, …), any file that holds a private key, /proc, /sys and /dev
+// are denied — checked on the path given and again on the file actually
+// opened (its real path, read from the open descriptor, and its first
+// bytes), so a symlink swapped in after the check gains nothing.
 type Paths struct {
-	roots  []rootDir
-	denied []string // real, absolute prefixes
+	roots   []rootDir
+	denied  []string // real, absolute prefixes
+	secrets *Secrets
 }
 
 type rootDir struct {
@@ -80,8 +83,10 @@ type rootDir struct {
 
 // NewPaths opens the roots. dataDir and home name the always-denied
 // places; a root that does not exist is an error that says so.
+// The secrets list is DefaultSecrets until WithSecrets sets another.
 func NewPaths(roots []string, dataDir, home string) (*Paths, error) {
-	p := &Paths{}
+	def, _ := NewSecrets(nil)
+	p := &Paths{secrets: def}
 	for _, d := range []string{"/proc", "/sys", "/dev"} {
 		p.denied = append(p.denied, d)
 	}
@@ -111,6 +116,15 @@ func NewPaths(roots []string, dataDir, home string) (*Paths, error) {
 		p.roots = append(p.roots, rootDir{given: filepath.Clean(abs), real: real, root: root})
 	}
 	return p, nil
+}
+
+// WithSecrets sets the secrets list (tools.secrets); call it before the
+// paths are used.
+func (p *Paths) WithSecrets(s *Secrets) *Paths {
+	if s != nil {
+		p.secrets = s
+	}
+	return p
 }
 
 // Close releases the roots.
@@ -187,15 +201,11 @@ func within(base, target string) (string, bool) {
 	return "", false
 }
 
-// lexical denies the always-denied names wherever they appear in a path.
+// lexical denies the credential names (Secrets) wherever they appear in a
+// path.
 func (p *Paths) lexical(name string) error {
-	for _, part := range strings.Split(filepath.ToSlash(name), "/") {
-		switch {
-		case part == ".ssh" || part == ".gnupg":
-			return denied("%s is a private key folder", part)
-		case part == ".env" || strings.HasPrefix(part, ".env."):
-			return denied(".env files hold secrets")
-		}
+	if what, ok := p.secrets.Match(name); ok {
+		return denied("%s is a credential file or folder (%s, in tools.secrets' list); file tools never read or write it", name, what)
 	}
 	if filepath.IsAbs(name) {
 		return p.checkReal(name)
@@ -210,9 +220,15 @@ func (p *Paths) checkReal(real string) error {
 			return denied("%s is in a place file tools may never touch", real)
 		}
 	}
-	base := filepath.Base(real)
-	if base == ".env" || strings.HasPrefix(base, ".env.") {
-		return denied(".env files hold secrets")
+	return nil
+}
+
+// noKey denies a regular file whose first bytes hold a private key.
+func noKey(f *os.File, raw string) error {
+	head := make([]byte, keyHeadBytes)
+	n, _ := f.ReadAt(head, 0)
+	if IsPrivateKey(head[:n]) {
+		return denied("%s holds a private key; file tools never read or write one", raw)
 	}
 	return nil
 }
@@ -261,6 +277,9 @@ func (p *Paths) OpenRead(raw string) (*os.File, string, error) {
 	if err == nil {
 		err = regular(f, raw)
 	}
+	if err == nil {
+		err = noKey(f, raw)
+	}
 	if err != nil {
 		f.Close()
 		return nil, "", err
@@ -301,13 +320,16 @@ func (p *Paths) OpenWrite(raw string, appendTo bool) (*os.File, string, error) {
 			return nil, "", denied("%s is not a regular file", raw)
 		}
 	}
-	f, err := r.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|nonblock, 0o644)
+	f, err := r.root.OpenFile(rel, os.O_RDWR|os.O_CREATE|nonblock, 0o644)
 	if err != nil {
 		return nil, "", openError(raw, err)
 	}
 	real, err := p.verify(r, f, rel)
 	if err == nil {
 		err = regular(f, raw)
+	}
+	if err == nil {
+		err = noKey(f, raw)
 	}
 	if err == nil && !appendTo {
 		err = f.Truncate(0)
@@ -353,8 +375,8 @@ func openError(raw string, err error) error {
 }
 
 // Mentions reports the first always-denied place a command names (the
-// data dir, a private key folder, a .env file, /proc/*/root), for the
-// terminal's lexical check.
+// data dir, a credential name of Secrets, the token file, /proc/*/root),
+// for the terminal's lexical check.
 func (p *Paths) Mentions(cmd string) (string, bool) {
 	for _, d := range p.denied {
 		if d == "/proc" || d == "/sys" || d == "/dev" {
@@ -364,7 +386,10 @@ func (p *Paths) Mentions(cmd string) (string, bool) {
 			return d, true
 		}
 	}
-	for _, w := range []string{".ssh", ".gnupg", ".env", "api-token", "environ"} {
+	if w, ok := p.secrets.Mentions(cmd); ok {
+		return w, true
+	}
+	for _, w := range []string{"api-token", "environ"} {
 		if strings.Contains(cmd, w) {
 			return w, true
 		}

@@ -30,7 +30,7 @@ func tableRegistry(t testing.TB, owner, guest *packets.Permission) *Registry {
 			t.Fatal(err)
 		}
 	}
-	add("speak", Spec{Kind: Natural})
+	add("speak", Spec{Kind: Natural, Effects: []string{}})
 	add("remember", Spec{Kind: Natural, Effects: []string{EffectMemory}})
 	add("read_file", Spec{Effects: []string{EffectRead}, PathParams: []string{"path"}})
 	add("write_file", Spec{Effects: []string{EffectWrite}, PathParams: []string{"path"}})

@@ -141,6 +141,8 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, dir string, stdin io.R
 	}()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
+	procLimit, stopWatch := s.watchProcesses(pgid)
+	defer stopWatch()
 
 	res := RunResult{PGID: pgid}
 	timer := time.NewTimer(s.timeout())
@@ -153,6 +155,8 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, dir string, stdin io.R
 		res.Note = fmt.Sprintf("killed after %s (the timeout), with every process it started", s.timeout())
 	case <-overflow:
 		res.Note = fmt.Sprintf("stopped: it wrote more than %d bytes", s.hardLimit())
+	case <-procLimit:
+		res.Note = fmt.Sprintf("stopped: process limit %d (tools.terminal.max_processes), with every process it started", s.Jail.limits.Processes)
 	case <-ctx.Done():
 		res.Note = "stopped: the call was cancelled"
 	}
@@ -171,6 +175,11 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, dir string, stdin io.R
 	res.Exit = cmd.ProcessState.ExitCode()
 	if res.Exit < 0 || res.Note != "" {
 		res.Exit = -1
+	}
+	if s.Jail != nil && s.Jail.prlimit != "" && res.Note == "" {
+		if why := s.Jail.limits.stoppedBy(res.Exit, res.Output); why != "" {
+			res.Note = fmt.Sprintf("exit %d; %s", res.Exit, why)
+		}
 	}
 	var ee *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &ee) && res.Note == "" {
@@ -230,4 +239,44 @@ func (c *capBuffer) String() string {
 		return strings.ToValidUTF8(string(c.head), "") + fmt.Sprintf("\n[… %d bytes cut …]\n", cut) + strings.ToValidUTF8(string(tail), "")
 	}
 	return strings.ToValidUTF8(string(c.head)+string(tail), "\uFFFD")
+}
+
+// processWatch is how often a sandbox's processes are counted.
+const processWatch = 20 * time.Millisecond
+
+// watchProcesses counts the processes of the sandbox that bwrap (pid) made
+// while it runs, and closes the returned channel once they pass the
+// process limit (RLIMIT_NPROC does not hold for root: Limits). stop ends
+// the watch and waits for it.
+func (s *Sandbox) watchProcesses(pid int) (over <-chan struct{}, stop func()) {
+	ch := make(chan struct{})
+	if s.Jail == nil || s.Jail.prlimit == "" || s.Jail.limits.Processes <= 0 {
+		return ch, func() {}
+	}
+	limit := s.Jail.limits.Processes
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { _ = recover() }() // a watch that fails leaves the other limits
+		t := time.NewTicker(processWatch)
+		defer t.Stop()
+		ns := ""
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+			if ns == "" {
+				ns = pidNamespace(pid)
+				continue
+			}
+			if countProcesses(ns) > limit { // bwrap's own init is one of them
+				close(ch)
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return ch, func() { once.Do(func() { close(quit); <-done }) }
 }

@@ -118,6 +118,14 @@ func checkTool(t Tool) error {
 		return fmt.Errorf("tools: %s needs a title or a description, so the model knows when to call it", t.Name)
 	case t.Kind != Process && t.Kind != Natural:
 		return fmt.Errorf("tools: %s: kind %q is neither process nor natural", t.Name, t.Kind)
+	case t.Effects == nil:
+		return fmt.Errorf("tools: %s declares no effects; list what it can do (%s), or an empty list when it does none of these, so the permission checks know who may call it",
+			t.Name, strings.Join(AllEffects, ", "))
+	}
+	for _, e := range t.Effects {
+		if !slices.Contains(AllEffects, e) {
+			return fmt.Errorf("tools: %s: %q is not an effect (%s)", t.Name, e, strings.Join(AllEffects, ", "))
+		}
 	}
 	if len(t.Parameters) > 0 {
 		var schema map[string]any

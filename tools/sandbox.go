@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -42,9 +43,12 @@ var ErrNoSandbox = errors.New("no sandbox")
 // minimal /dev — and the roots, writable. Nothing else of the machine
 // exists inside: not the home folder, not the data dir, not the daemon's
 // /proc. Where a root holds something never to be read — the data dir,
-// ~/.ssh, ~/.gnupg, any .ssh or .gnupg folder, any .env or .env.* file —
-// it is covered (an empty read-only folder, or /dev/null), found afresh
-// before every run. Since the file system itself is built this way, no
+// ~/.ssh, ~/.gnupg, any credential file or folder of the secrets list
+// (Secrets: .ssh, .env, .aws, .netrc, .kube/config, shell histories, …),
+// any file that holds a private key — it is covered (an empty read-only
+// folder, or /dev/null), found afresh before every run. Each program runs
+// under limits (Limits: memory, processes, CPU time) that stop a fork bomb
+// or a runaway allocation, and its result says which limit stopped it. Since the file system itself is built this way, no
 // spelling of a path (quotes, globs, "..", symlinks, variables,
 // subshells, here-docs, /proc/*/root) reaches past it; the terminal's
 // lexical check stays in front as a first, cheap refusal. Without a
@@ -71,6 +75,21 @@ type Jail struct {
 	err    error // why commands cannot be confined
 	desc   string
 	userns bool // bwrap knows --disable-userns
+
+	secrets *Secrets
+	limits  Limits
+	prlimit string // the prlimit program that sets the limits inside
+
+	keysMu sync.Mutex
+	keys   map[string]keyStamp // files looked at for a private key
+}
+
+// keyStamp is what was seen of a file: it is looked at again when it
+// changes.
+type keyStamp struct {
+	size  int64
+	mtime time.Time
+	key   bool
 }
 
 // JailOptions configure NewJail.
@@ -81,12 +100,20 @@ type JailOptions struct {
 	Home    string
 	// Bwrap is the bwrap program; "" finds it on PATH.
 	Bwrap string
+	// Secrets are the credential files covered inside (nil:
+	// DefaultSecrets).
+	Secrets *Secrets
+	// Limits bound each program (zero fields: the defaults).
+	Limits Limits
 }
 
 // NewJail finds bwrap and tries it once. A jail that cannot confine
 // still comes back: Err says why, and its commands fail with that.
 func NewJail(o JailOptions) *Jail {
-	j := &Jail{mode: o.Mode, home: o.Home, roots: o.Roots}
+	j := &Jail{mode: o.Mode, home: o.Home, roots: o.Roots, secrets: o.Secrets, limits: o.Limits.withDefaults(), keys: map[string]keyStamp{}}
+	if j.secrets == nil {
+		j.secrets, _ = NewSecrets(nil)
+	}
 	if j.mode == "" {
 		j.mode = ConfineAuto
 	}
@@ -121,10 +148,20 @@ func NewJail(o JailOptions) *Jail {
 	help, _ := exec.CommandContext(ctx, j.bwrap, "--help").CombinedOutput()
 	j.userns = bytes.Contains(help, []byte("--disable-userns"))
 	ver, _ := exec.CommandContext(ctx, j.bwrap, "--version").Output()
-	argv, err := j.Wrap([]string{"/bin/true"}, "/", nil, false)
+	if !j.limits.off() {
+		p, err := exec.LookPath("prlimit")
+		if err != nil || !(strings.HasPrefix(p, "/usr/") || strings.HasPrefix(p, "/bin/") || strings.HasPrefix(p, "/sbin/")) {
+			j.err = fmt.Errorf("%w: prlimit (util-linux) is not installed under /usr, so commands cannot be given their memory, process and CPU limits; install util-linux, or set tools.terminal.max_memory_mb, max_processes and max_cpu_seconds to -1", ErrNoSandbox)
+			return j
+		}
+		j.prlimit = p
+	}
+	argv, err := j.Wrap([]string{"/bin/true"}, "/", nil, false) // the first look at the roots: not part of the probe's time
 	if err == nil {
 		var out []byte
-		out, err = exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
+		probe, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		out, err = exec.CommandContext(probe, argv[0], argv[1:]...).CombinedOutput()
 		if err != nil {
 			err = fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))
 		}
@@ -133,7 +170,7 @@ func NewJail(o JailOptions) *Jail {
 		j.err = fmt.Errorf("%w: %s cannot make a sandbox here (%v); allow user namespaces (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile for bwrap) or set tools.terminal.sandbox: off to run commands unconfined", ErrNoSandbox, j.bwrap, err)
 		return j
 	}
-	j.desc = fmt.Sprintf("bwrap: %s (%s): commands see only tools.roots, no network", strings.TrimSpace(string(ver)), j.bwrap)
+	j.desc = fmt.Sprintf("bwrap: %s (%s): commands see only tools.roots, no network; %s", strings.TrimSpace(string(ver)), j.bwrap, j.limits)
 	return j
 }
 
@@ -214,6 +251,9 @@ func (j *Jail) Wrap(argv []string, dir string, readOnly []string, network bool) 
 		}
 	}
 	a = append(a, "--setenv", "HOME", home, "--setenv", "TMPDIR", "/tmp", "--chdir", dir, "--")
+	if j.prlimit != "" {
+		a = append(a, j.limits.prlimit(j.prlimit)...)
+	}
 	return append(a, argv...), nil
 }
 
@@ -242,10 +282,7 @@ func (j *Jail) masks(visible []string) ([]string, error) {
 			if seen++; seen > maxWalk {
 				return fmt.Errorf("%w: tools.roots hold more than %d files, too many to check for secrets before each command; name smaller folders in tools.roots", ErrNoSandbox, maxWalk)
 			}
-			name := d.Name()
-			secretDir := name == ".ssh" || name == ".gnupg"
-			secretFile := name == ".env" || strings.HasPrefix(name, ".env.")
-			if !secretDir && !secretFile {
+			if !j.secrets.MatchTail(p) && !(d.Type().IsRegular() && j.isKey(p, d)) {
 				return nil
 			}
 			real, err := filepath.EvalSymlinks(p)
@@ -290,4 +327,34 @@ func (j *Jail) masks(visible []string) ([]string, error) {
 		a = append(a, "--ro-bind", "/dev/null", f)
 	}
 	return a, nil
+}
+
+// maxKeyFile is the largest file looked at for a private key: key files
+// are a few KiB (an RSA 16384 key in PEM is under 13 KiB).
+const maxKeyFile = 16 << 10
+
+// isKey reports whether a regular file in a root holds a private key
+// (IsPrivateKey), remembering the answer until the file changes.
+func (j *Jail) isKey(p string, d fs.DirEntry) bool {
+	fi, err := d.Info()
+	if err != nil || fi.Size() == 0 || fi.Size() > maxKeyFile {
+		return false
+	}
+	j.keysMu.Lock()
+	st, ok := j.keys[p]
+	j.keysMu.Unlock()
+	if ok && st.size == fi.Size() && st.mtime.Equal(fi.ModTime()) {
+		return st.key
+	}
+	key := false
+	if f, err := os.OpenFile(p, os.O_RDONLY|nonblock, 0); err == nil {
+		head := make([]byte, keyHeadBytes)
+		n, _ := f.ReadAt(head, 0)
+		f.Close()
+		key = IsPrivateKey(head[:n])
+	}
+	j.keysMu.Lock()
+	j.keys[p] = keyStamp{size: fi.Size(), mtime: fi.ModTime(), key: key}
+	j.keysMu.Unlock()
+	return key
 }

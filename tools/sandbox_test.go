@@ -84,9 +84,20 @@ func newJailFixture(t *testing.T) *jailFixture {
 		".env in a root":   filepath.Join(f.root, ".env"),
 		".env.local deep":  filepath.Join(f.root, "app", "conf", ".env.local"),
 		"data dir (token)": filepath.Join(data, "api-token"),
+		// Credentials by kind (Secrets), and a private key by its content.
+		".aws credentials":   filepath.Join(f.root, ".aws", "credentials"),
+		".netrc":             filepath.Join(f.root, ".netrc"),
+		".git-credentials":   filepath.Join(f.root, "proj", ".git-credentials"),
+		".bash_history":      filepath.Join(f.root, ".bash_history"),
+		".envrc":             filepath.Join(f.root, "proj", ".envrc"),
+		".docker/config":     filepath.Join(f.root, ".docker", "config.json"),
+		".kube/config":       filepath.Join(f.root, ".kube", "config"),
+		".config/gcloud":     filepath.Join(root2, ".config", "gcloud", "credentials.db"),
+		"a key, by content":  filepath.Join(f.root, "deploy", "server.pem"),
+		".npmrc and .pypirc": filepath.Join(f.root, "proj", ".npmrc"),
 	}
 	for name, p := range f.targets {
-		write(t, p, f.canary+"-"+name+"\n")
+		write(t, p, f.content(name))
 	}
 	f.inside = filepath.Join(f.root, ".hidden", "keep", "ok.txt")
 	write(t, f.inside, "INSIDE-OK\n")
@@ -102,6 +113,15 @@ func newJailFixture(t *testing.T) *jailFixture {
 		return os.Getenv(k)
 	}}
 	return f
+}
+
+// content is what a place of the fixture holds: its canary, after a
+// private key's header for the key found by content.
+func (f *jailFixture) content(name string) string {
+	if name == "a key, by content" {
+		return "-----BEGIN OPENSSH PRIVATE KEY-----\n" + f.canary + "-" + name + "\n"
+	}
+	return f.canary + "-" + name + "\n"
 }
 
 func write(t *testing.T, p, s string) {
@@ -332,7 +352,7 @@ func TestSandboxShellTricks(t *testing.T) {
 		}
 	})
 	for name, p := range f.targets {
-		if b, err := os.ReadFile(p); err != nil || string(b) != f.canary+"-"+name+"\n" {
+		if b, err := os.ReadFile(p); err != nil || string(b) != f.content(name) {
 			t.Errorf("%s was changed or removed: %q %v", name, b, err)
 		}
 	}
@@ -385,7 +405,7 @@ func TestSandboxEscapes(t *testing.T) {
 		if name == ".env in a root" {
 			continue // replaced by the plant above, inside the root
 		}
-		if b, err := os.ReadFile(p); err != nil || string(b) != f.canary+"-"+name+"\n" {
+		if b, err := os.ReadFile(p); err != nil || string(b) != f.content(name) {
 			t.Errorf("%s was changed: %q %v", name, b, err)
 		}
 	}

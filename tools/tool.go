@@ -36,6 +36,9 @@ const (
 	EffectMemory   = packets.EffectMemory   // changes the agent's own memory
 )
 
+// AllEffects lists every effect a tool may declare.
+var AllEffects = []string{EffectRead, EffectWrite, EffectExecute, EffectNetwork, EffectOperate, EffectSelfEdit, EffectMemory}
+
 // SpecFrom is the registry's spec of a tool another part declared.
 func SpecFrom(s packets.ToolSpec, source string) Spec {
 	return Spec{Name: s.Name, Title: s.Title, Description: s.Description, Parameters: s.Parameters, Kind: s.Kind,
@@ -59,7 +62,10 @@ type Spec struct {
 	// Parameters is a JSON Schema object; nil means no parameters.
 	Parameters json.RawMessage `json:"parameters,omitempty"`
 	Kind       Kind            `json:"kind"`
-	Effects    []string        `json:"effects,omitempty"`
+	// Effects are what the tool can do (AllEffects); every tool declares
+	// them — an empty list, not nil, for one that does none (speak) — and
+	// the registry refuses a tool that does not.
+	Effects []string `json:"effects"`
 	// AI marks a tool that runs a model: AI tools run one at a time.
 	AI     bool   `json:"ai,omitempty"`
 	Source string `json:"source"`
