@@ -38,7 +38,10 @@ type Call struct {
 	MessageID string // the incoming message of the turn
 	// Perm is the caller's permission object: what of the memory it may see
 	// and change (nil: the visibility rule alone).
-	Perm      *packets.Permission
+	Perm *packets.Permission
+	// Component is the calling component with a permission object of its
+	// own (an observer), "" for main-virtual.
+	Component string
 	Arguments json.RawMessage
 }
 
@@ -47,7 +50,7 @@ func (c Call) origin() Origin {
 	if kind == "" {
 		kind = "private"
 	}
-	return Origin{Channel: c.Channel, Speaker: c.Speaker, SpeakerID: c.SpeakerID, Kind: kind, Owner: c.Owner, MessageID: c.MessageID}
+	return Origin{Channel: c.Channel, Speaker: c.Speaker, SpeakerID: c.SpeakerID, Kind: kind, Owner: c.Owner, MessageID: c.MessageID, Component: c.Component}
 }
 
 // Viewer is the workspace the call's turn sees.

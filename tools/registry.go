@@ -183,6 +183,15 @@ func (r *Registry) SetComponent(name string, p *packets.Permission) {
 	r.components[name] = p
 }
 
+// Component returns the permission object of a component registered
+// with SetComponent.
+func (r *Registry) Component(name string) (*packets.Permission, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	p, ok := r.components[name]
+	return p, ok
+}
+
 // Reader is the caller as the knowledge it may see and change
 // (packets.Scope).
 func (r *Registry) Reader(c Caller) packets.Reader {
