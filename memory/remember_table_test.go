@@ -145,24 +145,34 @@ func TestRememberTable(t *testing.T) {
 		counts[model] = &tally{}
 		rig := scripttest.New(t, scripttest.Options{})
 		rig.Fake.SetDefault(reply)
+		// One workspace for the whole table; each run is a conversation
+		// of its own, which sees only its own items.
+		m, err := Open(Options{Store: memStore(t), Config: testConfig(), Natural: rig.Lib, AgentName: func() string { return "青蓝" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := 0
 		for _, p := range rememberPairs {
 			for i, order := range [][2]string{{p.held, p.text}, {p.text, p.held}} {
 				same := p.same && !(p.oneWay && i == 1)
 				name := fmt.Sprintf("%s/%s/%q then %q", model, p.name, order[0], order[1])
-				m, err := Open(Options{Store: memStore(t), Config: testConfig(), Natural: rig.Lib, AgentName: func() string { return "青蓝" }})
-				if err != nil {
-					t.Fatal(err)
-				}
+				run++
+				channel := fmt.Sprintf("run-%d", run)
 				ctx := context.Background()
-				if _, err := rememberText(m, ctx, order[0]); err != nil {
+				if _, err := rememberIn(m, ctx, channel, order[0]); err != nil {
 					t.Fatalf("%s: first: %v", name, err)
 				}
 				asked := len(rig.Named(ScriptRemember))
-				out, err := rememberText(m, ctx, order[1])
+				out, err := rememberIn(m, ctx, channel, order[1])
 				if err != nil {
 					t.Fatalf("%s: second: %v", name, err)
 				}
-				items := m.Items(true)
+				var items []ItemView
+				for _, it := range m.Items(true) {
+					if it.Origin.Channel == channel {
+						items = append(items, it)
+					}
+				}
 				c := counts[model]
 				if same {
 					c.same++
@@ -231,8 +241,12 @@ func TestRememberCodenames(t *testing.T) {
 }
 
 func rememberText(m *Memory, ctx context.Context, text string) (string, error) {
+	return rememberIn(m, ctx, "home", text)
+}
+
+func rememberIn(m *Memory, ctx context.Context, channel, text string) (string, error) {
 	args, _ := json.Marshal(map[string]string{"text": text})
-	return call(m, ctx, "remember", "home", "", string(args))
+	return call(m, ctx, "remember", channel, "", string(args))
 }
 
 // Active GC's compression keeps every number of an item: a shorter form
