@@ -126,3 +126,49 @@ func TestNaturalToolsTakeThePacket(t *testing.T) {
 		t.Fatalf("the trace's packet: %s (%v)", tr.Packet, err)
 	}
 }
+
+// TestStepsKeepTheStartersPermission: the steps of a natural tool run for
+// the same caller, so a component's system_operation never reaches a tool
+// its own permission denies, though the owner's would allow it.
+func TestStepsKeepTheStartersPermission(t *testing.T) {
+	r := New(Options{})
+	ran := map[string]int{}
+	for _, s := range []Spec{
+		{Name: "read_file", Description: "read", Kind: Process, Effects: []string{EffectRead}},
+		{Name: "terminal", Description: "run", Kind: Process, Effects: []string{EffectExecute}},
+	} {
+		name := s.Name
+		if err := r.Register(Tool{Spec: s, Run: func(context.Context, *Call) (packets.Result, error) {
+			ran[name]++
+			return packets.Result{OutputText: "done"}, nil
+		}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Register(systemOperation(nil)); err != nil {
+		t.Fatal(err)
+	}
+	r.SetComponent("observer:tidy", r.OwnerPermission().Cap(mustPermission(`{"tools": ["system_operation", "read_file", "terminal"], "infos": []}`)))
+	r.SetComponent("observer:reader", r.OwnerPermission().Cap(mustPermission(`{"tools": ["system_operation", "read_file"], "infos": []}`)))
+	plan := json.RawMessage(`{"command": "look, then clean", "plan": [{"tool": "read_file", "path": "/w/a.txt"}, {"tool": "terminal", "command": "rm /w/a.txt"}]}`)
+	for _, tc := range []struct {
+		caller Caller
+		want   string
+	}{
+		// The owner's default confirms programs (approvals are off here,
+		// so the call is refused as needing one); so does a component that
+		// lists terminal: its starter's confirm still holds.
+		{Caller{Owner: true, Channel: "home"}, "steps need the owner's approval"},
+		{Caller{Owner: true, Channel: "home", Process: "observer:tidy"}, "steps need the owner's approval"},
+		// A component without terminal: the whole operation is refused.
+		{Caller{Owner: true, Channel: "home", Process: "observer:reader"}, "nothing was done: step 2 (terminal `rm /w/a.txt`) is denied"},
+	} {
+		o := r.Call(context.Background(), tc.caller, "system_operation", plan)
+		if !strings.Contains(o.Text(), tc.want) {
+			t.Errorf("%+v: %q, want %q", tc.caller, o.Text(), tc.want)
+		}
+	}
+	if len(ran) != 0 {
+		t.Fatalf("steps ran: %v", ran)
+	}
+}
