@@ -172,3 +172,32 @@ func TestStepsKeepTheStartersPermission(t *testing.T) {
 		t.Fatalf("steps ran: %v", ran)
 	}
 }
+
+// FuzzNaturalOf: whatever arguments the model sends a natural tool, the
+// packet is built or refused without a panic; a built one has an aim, and
+// the tool's own arguments never hold the packet fields the registry added.
+func FuzzNaturalOf(f *testing.F) {
+	for _, s := range []string{`{"text": "hi"}`, `{"text": "hi", "scene": "s", "appendix": ["a"], "output_text_limit": 5, "output_file_limit": ["x"]}`,
+		`{"aim": "a", "scene": "s"}`, `{"text": 1}`, `{"scene": ["a"]}`, `{}`, `[]`, `null`, `{"text": "x", "output_text_limit": -2}`} {
+		f.Add(s)
+	}
+	tl := withPacketFields(Tool{Spec: Spec{Name: "t", Kind: Natural, AimParam: "text",
+		Parameters: json.RawMessage(`{"type": "object", "properties": {"text": {"type": "string"}}}`)}})
+	f.Fuzz(func(t *testing.T, args string) {
+		n, own, err := naturalOf(tl, json.RawMessage(args))
+		if err != nil {
+			return
+		}
+		if strings.TrimSpace(n.Aim) == "" {
+			t.Fatalf("empty aim from %q", args)
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(own, &m) == nil && m["aim"] == nil {
+			for _, p := range tl.packetParams {
+				if _, ok := m[p]; ok {
+					t.Fatalf("%s left in the tool's arguments: %s", p, own)
+				}
+			}
+		}
+	})
+}
