@@ -130,16 +130,17 @@ func dropped(rewrite, text string) []string {
 }
 
 // functionWords are the tokens a rewrite of a fact may leave out: English
-// pronouns, possessives and articles; Chinese and Japanese personal
-// pronouns (one character each, as factTokens splits them) and the
-// Japanese particles は, が, を and の. Negations, numbers and names are
-// never among them.
+// pronouns, possessives and articles of two letters or more (a one-letter
+// word may be a name: "plan a"); Chinese and Japanese personal pronouns
+// (one character each, as factTokens splits them), 的 and the Japanese
+// particles は, が, を and の. Negations, numbers and names are never among
+// them.
 var functionWords = map[string]bool{
-	"i": true, "me": true, "my": true, "mine": true, "you": true, "your": true, "yours": true,
+	"me": true, "my": true, "mine": true, "you": true, "your": true, "yours": true,
 	"he": true, "him": true, "his": true, "she": true, "her": true, "hers": true,
 	"it": true, "its": true, "we": true, "us": true, "our": true, "ours": true,
 	"they": true, "them": true, "their": true, "theirs": true,
-	"a": true, "an": true, "the": true, "s": true,
+	"an": true, "the": true,
 	"我": true, "你": true, "您": true, "他": true, "她": true, "它": true, "们": true, "的": true,
 	"私": true, "僕": true, "俺": true, "彼": true,
 	"は": true, "が": true, "を": true, "の": true,

@@ -311,3 +311,29 @@ func FuzzSaysTheSame(f *testing.F) {
 		}
 	})
 }
+
+// The remember step's wording is kept only when it leaves out nothing of
+// the text but pronouns, articles and particles.
+func TestRememberKeepsTheWordsTheStepDrops(t *testing.T) {
+	for _, tc := range []struct {
+		text, wording, want string
+	}{
+		{"he likes green tea", "bob likes green tea", "bob likes green tea"},
+		{"我喜欢喝茶", "alice喜欢喝茶", "alice喜欢喝茶"},
+		{"私はお茶が好き", "aliceはお茶が好き", "aliceはお茶が好き"},
+		{"go with plan a", "go with the plan", "go with plan a"},
+		{"dentist on friday at 4 pm", "dentist on friday", "dentist on friday at 4 pm"},
+		{"bob's code is 1234", "bob code 1234", "bob's code is 1234"},
+		{"我家有4只猫", "我家有猫", "我家有4只猫"},
+	} {
+		nat := &fakeNatural{answers: map[string]string{"remember": fmt.Sprintf(`{"action": "add", "kind": "note", "content": %q}`, tc.wording)}}
+		m := open(t, memStore(t), testConfig(), nat)
+		out, err := rememberText(m, context.Background(), tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := m.Get("w1"); v.Content != tc.want {
+			t.Errorf("%q worded %q: kept %q, want %q (%s)", tc.text, tc.wording, v.Content, tc.want, out)
+		}
+	}
+}
