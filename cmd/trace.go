@@ -140,6 +140,9 @@ func printGenTrace(w io.Writer, t *generate.Trace) {
 	if t.Channel != "" {
 		fmt.Fprintf(w, "Channel: %s\n", t.Channel)
 	}
+	if len(t.Packet) > 0 {
+		fmt.Fprintf(w, "Packet: %s\n", t.Packet)
+	}
 	if t.Identity.Role != "" || t.Identity.Description != "" {
 		fmt.Fprintf(w, "Identity: %s %s\n", t.Identity.Role, t.Identity.Description)
 	}

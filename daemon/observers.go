@@ -135,8 +135,15 @@ func (o *observers) planDue(ctx context.Context, p memory.Plan) error {
 	// The plan's turn acts for its maker: a stranger's plan never gains the
 	// owner's rights by firing (distribute_permission: at most the
 	// creator's).
+	// A plan a component made (an observer) fires under that component's
+	// permission; when the component is gone, it does not fire at all.
+	if c := p.Origin.Component; c != "" {
+		if _, ok := o.reg.Component(c); !ok {
+			return fmt.Errorf("plan %s was made by %s, which is no longer loaded; it does not fire with anyone else's permission", p.ID, c)
+		}
+	}
 	o.store.Journal().Post(journal.New(journal.PlanDue, p.Origin.Channel, journal.Plan{ID: p.ID, Text: p.Text, When: p.When()}))
-	maker := &mainvirtual.Principal{Speaker: p.Origin.Speaker, SpeakerID: p.Origin.SpeakerID, Owner: p.Origin.Owner}
+	maker := &mainvirtual.Principal{Speaker: p.Origin.Speaker, SpeakerID: p.Origin.SpeakerID, Owner: p.Origin.Owner, Component: p.Origin.Component}
 	_, err := o.mv.ProactiveAs(ctx, p.Origin.Channel, p.Origin.Kind, note, maker, mainvirtual.Listener{})
 	if p.At != nil {
 		if ferr := o.mem.PlanFired(p.ID); ferr != nil && err == nil {
@@ -164,9 +171,15 @@ func (o *observers) loadDeclared(personaDir string) {
 			}
 			name = d.Script
 		}
-		// Its permission: its own declared one, bounded by its starter's
-		// (the owner's: the persona folder is the owner's).
-		o.reg.SetComponent(observerComponent(d.Name), o.reg.OwnerPermission().Cap(d.Permission))
+		// Its permission: its own declared one (one of the starter's
+		// distribute_permission presets, when it lists any), bounded by
+		// its starter's — the owner's: the persona folder is the owner's.
+		perm, err := o.reg.OwnerPermission().Hand(d.Permission)
+		if err != nil {
+			o.log.Error("persona observer not loaded", "file", d.File, "err", err)
+			continue
+		}
+		o.reg.SetComponent(observerComponent(d.Name), perm)
 		decide, run := o.speaker(d.Name, name, d.Prompt, d.Channels)
 		spec := observer.Spec{
 			Name: d.Name, Source: "persona", Triggers: d.Triggers, Budget: d.Budget, Quiet: d.Quiet,

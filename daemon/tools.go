@@ -181,8 +181,12 @@ func registerMemoryTools(reg *tools.Registry, mem *memory.Memory) error {
 	for _, mt := range mem.AllTools() {
 		run := mt.Run
 		err := reg.Register(tools.Tool{Spec: tools.SpecFrom(mt.ToolSpec, tools.SourceBuiltin), Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
+			component := ""
+			if _, ok := reg.Component(c.Caller.Process); ok {
+				component = c.Caller.Process // a plan it makes keeps its permission
+			}
 			out, err := run(ctx, memory.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, SpeakerID: c.Caller.SpeakerID, Kind: c.Caller.Kind,
-				Owner: c.Caller.Owner || reg.IsOwner(c.Caller), MessageID: c.Caller.MessageID, Perm: reg.PermissionFor(c.Caller), Arguments: c.Args})
+				Owner: c.Caller.Owner || reg.IsOwner(c.Caller), MessageID: c.Caller.MessageID, Perm: reg.PermissionFor(c.Caller), Component: component, Arguments: c.Args})
 			return packets.Result{OutputText: out}, err
 		}})
 		if err != nil {

@@ -172,6 +172,9 @@ func (g *Generator) Generate(ctx context.Context, req Request) (*Result, error) 
 			Think: ThinkFalse, Strict: req.Strict, Debug: req.Debug},
 		Validation: Validation{Strict: req.Strict},
 	}
+	if p := llm.PacketOf(ctx); len(p) > 0 {
+		tr.Packet = json.RawMessage(p)
+	}
 	if g.traces != nil {
 		tr.ID = g.traces.newID(began)
 	}

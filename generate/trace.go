@@ -12,14 +12,17 @@ import (
 // hints and behaviour were requested, what shape, how many attempts, in
 // which validation mode, and what came back.
 type Trace struct {
-	ID      string    `json:"id"`
-	Kind    string    `json:"kind"` // always "generate"
-	Name    string    `json:"name,omitempty"`
-	Site    string    `json:"site,omitempty"` // a script's generation site ("SUMMARY")
-	File    string    `json:"file,omitempty"` // the script file, when a script made the call
-	Channel string    `json:"channel,omitempty"`
-	Time    time.Time `json:"time"`
-	Model   string    `json:"model,omitempty"`
+	ID      string `json:"id"`
+	Kind    string `json:"kind"` // always "generate"
+	Name    string `json:"name,omitempty"`
+	Site    string `json:"site,omitempty"` // a script's generation site ("SUMMARY")
+	File    string `json:"file,omitempty"` // the script file, when a script made the call
+	Channel string `json:"channel,omitempty"`
+	// Packet is the nl_packet of the natural tool whose step made the
+	// call (llm.WithPacket), as the tool was sent it.
+	Packet json.RawMessage `json:"packet,omitempty"`
+	Time   time.Time       `json:"time"`
+	Model  string          `json:"model,omitempty"`
 
 	Identity    Identity        `json:"identity"`
 	Instruction string          `json:"instruction"`

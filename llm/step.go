@@ -16,3 +16,18 @@ func StepOf(ctx context.Context) string {
 	s, _ := ctx.Value(stepKey{}).(string)
 	return s
 }
+
+type packetKey struct{}
+
+// WithPacket carries the request packet a model call serves — a natural
+// tool's nl_packet, as JSON — so that its trace shows the packet as the
+// tool was sent it.
+func WithPacket(ctx context.Context, packet []byte) context.Context {
+	return context.WithValue(ctx, packetKey{}, packet)
+}
+
+// PacketOf is the packet ctx carries (nil when none).
+func PacketOf(ctx context.Context) []byte {
+	p, _ := ctx.Value(packetKey{}).([]byte)
+	return p
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -144,8 +145,9 @@ func (m *Memory) ActiveGC(ctx context.Context, v Viewer) ([]GCEvent, error) {
 }
 
 // compress asks the compress_item script for a shorter form of an item,
-// of at most half its characters; an item already compressed, a file
-// reference, or a memory without scripts cannot be compressed. The item's
+// of at most half its characters, that keeps every number of it; an item
+// already compressed, a file reference, or a memory without scripts
+// cannot be compressed. The full text stays in the item (Original). The item's
 // origin channel names the call in the traces.
 func (m *Memory) compress(ctx context.Context, it *Item) (string, error) {
 	if m.natural == nil || it.Original != "" || it.Kind == KindFile {
@@ -159,7 +161,29 @@ func (m *Memory) compress(ctx context.Context, it *Item) (string, error) {
 	if err := m.natural.Call(ctx, ScriptCompress, it.Origin.Channel, in, &out); err != nil {
 		return "", err
 	}
-	return strings.TrimSpace(out.Summary), nil
+	short := strings.TrimSpace(out.Summary)
+	if lost := lostNumbers(short, it.Content); len(lost) > 0 {
+		return "", fmt.Errorf("the shorter form left out %s", strings.Join(lost, ", "))
+	}
+	return short, nil
+}
+
+// lostNumbers lists the numbers of text (its tokens that hold a digit)
+// that short leaves out. A compression that loses one is refused: the
+// item is evicted whole instead, and comes back whole when remembered or
+// recalled.
+func lostNumbers(short, text string) []string {
+	have := map[string]bool{}
+	for _, t := range factTokens(short) {
+		have[t] = true
+	}
+	var out []string
+	for _, t := range factTokens(text) {
+		if !have[t] && strings.ContainsFunc(t, unicode.IsDigit) && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // renderedTokens is the token count of the workspace section of items.

@@ -40,6 +40,10 @@ type Origin struct {
 	// ("" for items made before this was kept, or outside a turn): a recall
 	// that hits that message reviews the item (Memory.ReviewFrom).
 	MessageID string `json:"message_id,omitempty"`
+	// Component is the component whose turn made it ("observer:water"),
+	// "" for main-virtual's: a plan it made fires under its permission,
+	// never its starter's.
+	Component string `json:"component,omitempty"`
 }
 
 // Viewer is who a workspace is shown to: a conversation, and whether its

@@ -342,7 +342,7 @@ func TestRememberAndPlans(t *testing.T) {
 	m.AfterTurn(ctx, TurnDone{Channel: "home"})
 	m.AfterTurn(ctx, TurnDone{Channel: "home"})
 	m.AfterTurn(ctx, TurnDone{Channel: "home"})
-	if out, _ := call(m, ctx, "remember", "home", "", `{"text":"rate limit 60 rpm"}`); !strings.Contains(out, "strengthened") {
+	if out, _ := call(m, ctx, "remember", "home", "", `{"text":"The API allows 60 requests per minute."}`); !strings.Contains(out, "strengthened") {
 		t.Fatalf("duplicate remember = %q", out)
 	}
 	if out, _ := call(m, ctx, "plan", "home", "", `{"op":"create","text":"finish the parser"}`); out != "created plan p2" {

@@ -77,8 +77,9 @@ func TestStepsRunTheBuiltinScripts(t *testing.T) {
 
 // Nothing the companion is told to remember is lost: bob's and carol's
 // numbers are two items, whether the model says "add" for the second or
-// wrongly says it is the same as the first; a true repeat strengthens the
-// item it names, and the result quotes that item.
+// wrongly says it is the same as the first; a repeat in the same words
+// strengthens its item without asking the model, and the result quotes
+// that item.
 func TestRememberNeverDropsADistinctFact(t *testing.T) {
 	for _, tc := range []struct {
 		name, second string
@@ -114,11 +115,12 @@ func TestRememberNeverDropsADistinctFact(t *testing.T) {
 			if reqs := rig.Named(ScriptRemember); !strings.Contains(reqs[1].Messages[len(reqs[1].Messages)-1].Content+reqs[1].Messages[1].Content, "bob's number is 555-0000") {
 				t.Fatalf("the remember step did not see the candidate: %+v", reqs[1].Messages)
 			}
-			// A real repeat, which the model calls the same: strengthened, named.
+			// A near repeat that adds a word ("phone") is kept too, even
+			// when the model calls it the same: the result names the item.
 			rig.Fake.Enqueue(llmtest.Reply{Text: `{"action": "strengthen", "kind": "note", "content": "carol's number is 555-1234", "id": "w2"}`})
 			out, err = call(m, ctx, "remember", "home", "", `{"text":"carol's phone number is 555-1234"}`)
-			if err != nil || !strings.Contains(out, `already remembered as w2: "carol's number is 555-1234"`) {
-				t.Fatalf("repeat = %q, %v", out, err)
+			if err != nil || !strings.Contains(out, `remembered as w3`) || !strings.Contains(out, `kept apart from w2 ("carol's number is 555-1234")`) {
+				t.Fatalf("near repeat = %q, %v", out, err)
 			}
 			// The same words again need no model call at all.
 			before := len(rig.Named(ScriptRemember))
@@ -126,8 +128,8 @@ func TestRememberNeverDropsADistinctFact(t *testing.T) {
 			if err != nil || !strings.Contains(out, `already remembered as w1: "bob's number is 555-0000"`) || len(rig.Named(ScriptRemember)) != before {
 				t.Fatalf("same words = %q, %v", out, err)
 			}
-			if items := m.Items(true); len(items) != 2 {
-				t.Fatalf("%d items, want 2", len(items))
+			if items := m.Items(true); len(items) != 3 {
+				t.Fatalf("%d items, want 3", len(items))
 			}
 		})
 	}

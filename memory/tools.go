@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
@@ -39,7 +38,10 @@ type Call struct {
 	MessageID string // the incoming message of the turn
 	// Perm is the caller's permission object: what of the memory it may see
 	// and change (nil: the visibility rule alone).
-	Perm      *packets.Permission
+	Perm *packets.Permission
+	// Component is the calling component with a permission object of its
+	// own (an observer), "" for main-virtual.
+	Component string
 	Arguments json.RawMessage
 }
 
@@ -48,7 +50,7 @@ func (c Call) origin() Origin {
 	if kind == "" {
 		kind = "private"
 	}
-	return Origin{Channel: c.Channel, Speaker: c.Speaker, SpeakerID: c.SpeakerID, Kind: kind, Owner: c.Owner, MessageID: c.MessageID}
+	return Origin{Channel: c.Channel, Speaker: c.Speaker, SpeakerID: c.SpeakerID, Kind: kind, Owner: c.Owner, MessageID: c.MessageID, Component: c.Component}
 }
 
 // Viewer is the workspace the call's turn sees.
@@ -179,17 +181,19 @@ func (m *Memory) runPlan(_ context.Context, c Call) (string, error) {
 
 // runRemember is the remember tool. Nothing the agent is told to remember
 // may be lost, so an item is strengthened instead of a new one added only
-// when it says the same thing:
+// when the text adds nothing the item lacks (saysTheSame: the same words
+// in the same order as the item, or as one of its sentences; every word,
+// letter and digit counts):
 //
-//   - an item v may see (held or let go) whose words are the same as the
-//     text's (the same terms, numbers included) is strengthened and brought
-//     back with its history;
+//   - such an item v may see (held or let go) is strengthened and brought
+//     back with its history, without asking the model;
 //   - otherwise the remember step sees the items that share words with the
-//     text and the recent conversation, and decides: add an item (of the
-//     kind it chooses), or strengthen one it names. Its "same" is checked:
-//     when the text carries a number, or many words, that the named item
-//     lacks ("carol's number is 555-1234" against "bob's number is
-//     555-0000"), both are kept;
+//     text and the recent conversation, and chooses the new item's kind
+//     and wording. A new item is always added, whatever the step says: its
+//     "strengthen" only names the item the result shows beside the new
+//     one ("kept apart from …"), and its wording is kept only when it
+//     leaves out no word of the text but pronouns and articles (else the
+//     text itself is kept);
 //   - without a model, a note is added.
 //
 // When it strengthens instead of adding, the result quotes the item it
@@ -209,7 +213,7 @@ func (m *Memory) runRemember(ctx context.Context, c Call) (string, error) {
 	if !v.mayChange(c.origin()) {
 		return "", errNotYours("this conversation's memory")
 	}
-	if it, ok := m.sameWords(text, v); ok {
+	if it, ok := m.sayingItem(text, v); ok {
 		if _, err := m.Review([]string{it.ID}, DUsed); err != nil {
 			return "", err
 		}
@@ -218,6 +222,7 @@ func (m *Memory) runRemember(ctx context.Context, c Call) (string, error) {
 	kind, content := KindNote, text
 	var source []string
 	var apart *Item // an item the step took for the same, which is not
+	var kept []string
 	if m.natural != nil {
 		var d struct {
 			Action  string   `json:"action"`
@@ -232,25 +237,22 @@ func (m *Memory) runRemember(ctx context.Context, c Call) (string, error) {
 		switch {
 		case err != nil:
 			m.log.Warn("remember step failed; keeping a note", "err", err)
-		case d.Action == "strengthen" && d.ID != "":
-			it, ok := m.visibleCopy(d.ID, v)
-			switch {
-			case !ok:
-				m.log.Info("remember step named an item the conversation cannot see; adding a note", "id", d.ID)
-			case !says(it.Content+" "+it.Summary, text):
+		case d.Action == "strengthen":
+			// The step's "same" is never taken on trust: the item was not
+			// found saying the text above, so both are kept.
+			if it, ok := m.visibleCopy(d.ID, v); ok {
 				apart = it
-			default:
-				if _, err := m.Review([]string{it.ID}, DUsed); err != nil {
-					return "", err
-				}
-				return fmt.Sprintf("already remembered as %s: %q; strengthened it instead of adding a new item (if that is a different fact, call remember again saying how it differs)", it.ID, it.Content), nil
+			} else if d.ID != "" {
+				m.log.Info("remember step named an item the conversation cannot see; adding a note", "id", d.ID)
 			}
 		default:
-			if d.Content != "" {
-				content = d.Content
-			}
 			if k := Kind(d.Kind); k == KindFile || k == KindInfo {
 				kind = k
+			}
+			if w := strings.TrimSpace(d.Content); w != "" {
+				if kept = dropped(w, text); len(kept) == 0 {
+					content = w
+				}
 			}
 			source = d.Source
 		}
@@ -263,8 +265,14 @@ func (m *Memory) runRemember(ctx context.Context, c Call) (string, error) {
 		_ = m.change(it.ID, func(x *Item) { x.Info.Source = source })
 	}
 	out := fmt.Sprintf("remembered as %s (%s): %s", it.ID, kind, content)
+	if len(kept) > 0 {
+		if len(kept) > 5 {
+			kept = append(kept[:5], "…")
+		}
+		out += fmt.Sprintf(" (kept in your words: the step's rewording left out %s)", strings.Join(kept, ", "))
+	}
 	if apart != nil {
-		out += fmt.Sprintf("; kept apart from %s (%q), which says something else", apart.ID, apart.Content)
+		out += fmt.Sprintf("; kept apart from %s (%q), which does not say the same words", apart.ID, apart.Content)
 	}
 	return out, nil
 }
@@ -272,50 +280,18 @@ func (m *Memory) runRemember(ctx context.Context, c Call) (string, error) {
 // maxCandidates bounds the items the remember step compares the text with.
 const maxCandidates = 8
 
-// sameWords finds an item v may see whose terms are exactly the text's.
-func (m *Memory) sameWords(text string, v Viewer) (*Item, bool) {
-	want := terms(text)
-	if len(want) == 0 {
-		return nil, false
-	}
+// sayingItem finds an item v may see (held or let go) that already says
+// text, the oldest first.
+func (m *Memory) sayingItem(text string, v Viewer) (*Item, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, it := range m.order {
-		if v.sees(it.Origin) && sameTerms(want, terms(it.Content)) {
+		if v.sees(it.Origin) && itemSays(it, text) {
 			cp := *it
 			return &cp, true
 		}
 	}
 	return nil, false
-}
-
-func sameTerms(a, b map[string]bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for t := range a {
-		if !b[t] {
-			return false
-		}
-	}
-	return true
-}
-
-// says reports whether held can stand for text: every number of text is in
-// held, and at most half of text's other terms are missing from it.
-func says(held, text string) bool {
-	have, want := terms(held), terms(text)
-	missing := 0
-	for t := range want {
-		if have[t] {
-			continue
-		}
-		if strings.ContainsFunc(t, unicode.IsDigit) {
-			return false
-		}
-		missing++
-	}
-	return 2*missing <= len(want)
 }
 
 // candidate is an item the remember step compares the text with.

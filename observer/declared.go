@@ -54,7 +54,8 @@ type Declared struct {
 	// Permission is the observer's own permission object (its "vision
 	// scope": infos naming the channels it may read, "history:channel:home";
 	// the tools its speech may call); nil: its starter's. The daemon bounds
-	// it by its starter's (packets.Permission.Cap).
+	// it by its starter's and, when the starter lists distribute_permission
+	// presets, loads it only if it is one of them (packets.Permission.Hand).
 	Permission *packets.Permission
 }
 

@@ -1,5 +1,10 @@
 package packets
 
+import (
+	"errors"
+	"fmt"
+)
+
 // Knowledge scopes: where the permission object's infos (what a component
 // may see) and self_edit (what of itself it may change) reach the agent's
 // knowledge. The seed gives the permission object an infos list, "the
@@ -130,21 +135,33 @@ func (r Reader) WriteScope() Scope {
 }
 
 // Cap is the permission a component p starts another with (SPEC §5,
-// distribute_permission): one of p's presets is handed as it is — p's
-// author chose it; any other child (nil: p's own) is bounded by p, so
-// every check must pass both, and the started component never gets more
-// than its starter.
+// distribute_permission): nil inherits p's own; any other child — one of
+// p's presets included — is bounded by p, so every check (tools, infos,
+// self_edit) must pass both, and the started component never gets more
+// than its starter. A preset's own presets are bounded the same way when
+// it starts a component in turn: the bound follows the chain.
 func (p *Permission) Cap(child *Permission) *Permission {
 	if p == nil {
 		return nil
 	}
 	if child == nil {
-		child = p
-	}
-	if p.MayDistribute(*child) {
-		return child
+		return p
 	}
 	cp := *child
 	cp.ceiling = p
 	return &cp
+}
+
+// Hand is Cap with distribute_permission checked: when the starter p
+// lists presets, a component it starts with a permission of its own must
+// take one of them (else the error says so, and nothing is started);
+// without presets, any permission is taken, bounded by p. nil inherits.
+func (p *Permission) Hand(child *Permission) (*Permission, error) {
+	if p == nil {
+		return nil, errors.New("the starter has no permission object to hand on")
+	}
+	if child != nil && len(p.Distribute) > 0 && !p.MayDistribute(*child) {
+		return nil, fmt.Errorf("its permission is not one of its starter's %d distribute_permission presets; copy one of them, or leave permission out to inherit the starter's", len(p.Distribute))
+	}
+	return p.Cap(child), nil
 }

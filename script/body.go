@@ -23,7 +23,13 @@ func (d *decl) body(text string, line0 int) []error {
 	if n == nil {
 		return nil
 	}
-	var errs []error
+	errs := d.unsupportedTags(n, line0)
+	if err := d.lostAfterBlock(n, text, line0); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return errs
+	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -95,6 +101,9 @@ func (d *decl) message(k, v *yaml.Node, line0 int) []error {
 			return []error{d.at(v, line0).errorf("a %s message is text", role)}
 		}
 	}
+	if msg := unsupportedText(text); msg != "" {
+		return []error{d.at(v, line0).errorf("%s", msg)}
+	}
 	m := message{at: at, role: role}
 	pos := positionOf(v, d.lines, line0)
 	if role == "assistant" {
@@ -134,6 +143,9 @@ func (d *decl) systemMessage(v *yaml.Node, line0 int) []error {
 		s, ok := scalarString(n)
 		if !ok {
 			return nil, d.at(n, line0).errorf("expected text")
+		}
+		if msg := unsupportedText(s); msg != "" {
+			return nil, d.at(n, line0).errorf("%s", msg)
 		}
 		return parseTemplate(d.file, positionOf(n, d.lines, line0), s)
 	}

@@ -59,9 +59,21 @@
 // and within its token budget); the last site, unless it is a choice, gets
 // the output schema as its shape. The run's value is the last site's.
 // Text around a site is not sent to the model as a prefill; it only
-// frames the value in the dialogue. Other [[…]] forms of ISDK (script
-// calls, regular expressions, parameters, local random choice) and its
-// directives ($print, ->) are not supported and are reported as such.
+// frames the value in the dialogue.
+//
+// # What is not supported
+//
+// A script cannot run code, call other scripts or run directives. Each
+// ISDK construct for those is an error at check and at load, naming the
+// file, line and column — never text sent to the model (unsupported.go):
+// !fn function blocks and any other local YAML tag; a line YAML would
+// drop after a top-level text block; $ directives ($echo, $set, $on, …)
+// and -> chains, as keys or in a text; [[@script]] and [[$directive]]
+// calls and other [[…]] forms but a site (regular expressions,
+// parameters, local random choice); the string prefixes ?= (expression),
+// #: and #+ (message edits), ~ and ! before a template; ((text:bias));
+// group-chat roles; and ISDK's front-matter keys (import, export,
+// $initializeExec, prompt, type, templateFormat, shouldThink, …).
 //
 // # Inputs and output
 //

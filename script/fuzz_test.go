@@ -18,6 +18,8 @@ func FuzzParse(f *testing.F) {
 		"---\nextends: compress\n---\nuser: more\n",
 		"user: \"{{ x\"\n", "---\n---\n", "---\nname: [\n", "user: a\n---\nuser: b\n",
 		"system:\n  notes: !!binary aGk=\nuser: x\n", "user: &a x\nassistant: *a\n",
+		"!fn |-\n  [js]function hi() {}\nuser: hello\n", "- user: a\n- !fn |-\n    x\n", "|\n  t\n\nuser: x\n",
+		"user: \"?=1+1\"\n", "user: \"[[@x(1)]] ((a:2))\"\n", "---\nimport: js:path\n---\nuser: x\n",
 	} {
 		f.Add(s)
 	}

@@ -132,6 +132,7 @@ func parseDecl(file string, data []byte) (*decl, error) {
 		if err != nil {
 			return nil, err
 		}
+		errs = append(errs, d.unsupportedTags(n, frontLine0)...)
 		errs = append(errs, d.frontMatter(n, frontLine0)...)
 	}
 	errs = append(errs, d.body(body, bodyLine0)...)
@@ -242,6 +243,10 @@ func (d *decl) frontMatter(n *yaml.Node, line0 int) []error {
 		case "use":
 			errs = append(errs, d.useList(v, line0)...)
 		default:
+			if what, ok := isdkFrontKeys[k.Value]; ok {
+				bad(k, "%s is ISDK's (%s) and not supported here; the front-matter knows %s", k.Value, what, strings.Join(frontKeys, ", "))
+				continue
+			}
 			bad(k, "unknown key %q; the front-matter knows %s", k.Value, strings.Join(frontKeys, ", "))
 		}
 	}

@@ -30,7 +30,7 @@ func TestCheckErrorsNameFileLineAndColumn(t *testing.T) {
 		{"nothing to generate", "user: hi\nassistant: hello\n", "f.ai.yaml:2:1: nothing to generate"},
 		{"site after assistant", "user: hi\nassistant: a\nassistant: \"[[X]]\"\n", "f.ai.yaml:3:12: the site [[X]] must follow a user message"},
 		{"two sites", "user: hi\nassistant: \"[[A]] [[B]]\"\n", "f.ai.yaml:2:12: an assistant message holds one generation site"},
-		{"bad site", "user: hi\nassistant: \"[[@calc(1+2)]]\"\n", "is not a generation site"},
+		{"bad site", "user: hi\nassistant: \"[[calc(1+2)]]\"\n", "is not a generation site"},
 		{"one option", "user: hi\nassistant: \"[[A:|x]]\"\n", "at least two options"},
 		{"random", "user: hi\nassistant: \"[[A:|x|y:random]]\"\n", "local random choice is not supported"},
 		{"duplicate site", "user: a\nassistant: \"[[A]]\"\nuser: b\nassistant: \"[[A]]\"\n", "f.ai.yaml:4:12: the site [[A]] is already defined at f.ai.yaml:2"},

@@ -472,7 +472,7 @@ func (e *Extras) scriptRun(dir, file string) RunFunc {
 			}
 		}
 		var v any
-		if err := e.scripts.CallFile(ctx, filepath.Join(dir, file), c.Caller.Channel, in, &v); err != nil {
+		if err := e.scripts.CallFile(ctx, filepath.Join(dir, file), c.Caller.Channel, packetInputs(c.Natural, in), &v); err != nil {
 			return packets.Result{}, fmt.Errorf("%s: %w", c.Tool, err)
 		}
 		if text, ok := v.(string); ok {

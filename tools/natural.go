@@ -53,7 +53,7 @@ func speak(g Scripts) Tool {
 		}
 		segs := []packets.Segment{}
 		var raw json.RawMessage
-		err := g.Call(ctx, ScriptSpeak, c.Caller.Channel, map[string]any{"text": text}, &raw)
+		err := g.Call(ctx, ScriptSpeak, c.Caller.Channel, packetInputs(c.Natural, map[string]any{"text": text}), &raw)
 		if err == nil {
 			segs, err = parseSpeech(raw)
 		}
@@ -128,7 +128,7 @@ func systemOperation(g Scripts) Tool {
 				Steps   []Step `json:"steps"`
 				Summary string `json:"summary"`
 			}
-			if err := g.Call(ctx, ScriptSystemOperation, c.Caller.Channel, map[string]any{"command": c.Natural.Aim}, &plan); err != nil {
+			if err := g.Call(ctx, ScriptSystemOperation, c.Caller.Channel, packetInputs(c.Natural, map[string]any{"command": c.Natural.Aim}), &plan); err != nil {
 				return packets.Result{}, fmt.Errorf("system_operation: could not plan the steps: %w", err)
 			}
 			steps, summary = plan.Steps, plan.Summary

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/packets"
 )
 
@@ -72,6 +73,7 @@ func (r *Registry) Register(t Tool) error {
 	if err := checkTool(t); err != nil {
 		return err
 	}
+	t = withPacketFields(t)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if old, ok := r.tools[t.Name]; ok {
@@ -99,6 +101,7 @@ func (r *Registry) Replace(source string, list []Tool) []error {
 			errs = append(errs, err)
 			continue
 		}
+		t = withPacketFields(t)
 		if old, ok := r.tools[t.Name]; ok {
 			errs = append(errs, fmt.Errorf("tools: %s: %w by %s", t.Name, ErrTaken, old.Source))
 			continue
@@ -189,6 +192,15 @@ func (r *Registry) SetComponent(name string, p *packets.Permission) {
 		return
 	}
 	r.components[name] = p
+}
+
+// Component returns the permission object of a component registered
+// with SetComponent.
+func (r *Registry) Component(name string) (*packets.Permission, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	p, ok := r.components[name]
+	return p, ok
 }
 
 // Reader is the caller as the knowledge it may see and change
@@ -293,12 +305,15 @@ func (r *Registry) call(ctx context.Context, c Caller, name string, args json.Ra
 	out.Report, out.Transient = t.Report, t.TransientResults()
 	call := &Call{Tool: name, Args: normalized(args), Caller: c, Confirmed: confirmed, reg: r}
 	if t.Kind == Natural {
-		n, err := naturalOf(t.Spec, call.Args)
+		n, own, err := naturalOf(t, call.Args)
 		if err != nil {
 			out.Error = err.Error()
 			return out
 		}
-		call.Natural = &n
+		call.Natural, call.Args = &n, own
+		if b, err := json.Marshal(n); err == nil {
+			ctx = llm.WithPacket(ctx, b) // the traces of its model calls show it
+		}
 	}
 	if t.AI {
 		release, err := r.ai.acquire(ctx)
@@ -344,28 +359,6 @@ func runSafely(ctx context.Context, run RunFunc, c *Call) (res packets.Result, e
 		}
 	}()
 	return run(ctx, c)
-}
-
-// naturalOf builds a natural tool's request: the arguments themselves when
-// they are a natural packet, else the aim parameter as the aim.
-func naturalOf(s Spec, args json.RawMessage) (packets.Natural, error) {
-	var probe map[string]json.RawMessage
-	_ = json.Unmarshal(args, &probe)
-	if _, ok := probe["aim"]; ok && s.AimParam != "aim" {
-		return packets.DecodeNatural(args)
-	}
-	n := packets.Natural{OutputTextLimit: packets.Unlimited, Appendix: []string{}, OutputFileLimit: []string{}}
-	if s.AimParam != "" {
-		if raw, ok := probe[s.AimParam]; ok {
-			if err := json.Unmarshal(raw, &n.Aim); err != nil {
-				return n, fmt.Errorf("%s: %s must be a string", s.Name, s.AimParam)
-			}
-		}
-	}
-	if n.Aim == "" {
-		n.Aim = string(args)
-	}
-	return n, nil
 }
 
 func argsObject(args json.RawMessage) (map[string]any, error) {

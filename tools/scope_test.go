@@ -98,14 +98,14 @@ func TestKnowledgeScopeTable(t *testing.T) {
 
 func has(list, name string) bool { return strings.Contains(" "+list+" ", " "+name+" ") }
 
-// distribute_permission: a preset of the starter is handed as it is; any
-// other permission is bounded by the starter's, tool calls included.
+// distribute_permission: a preset of the starter, and any other
+// permission, is bounded by the starter's, tool calls included.
 func TestCapBoundsAStartedComponent(t *testing.T) {
 	starter := mustPermission(`{"tools": ["speak", "recall"], "infos": ["history:own", "history:channel:home"], "self_edit": ["memory:own"],
 		"distribute_permission": [{"tools": ["speak"], "infos": ["history:channel:home"]}]}`)
 	preset := mustPermission(`{"tools": ["speak"], "infos": ["history:channel:home"]}`)
 	if got := starter.Cap(preset); got.Check(packets.Subject{Tool: "speak"}).Decision != packets.Allow || !got.SeesInfo("history:channel:home") {
-		t.Fatal("a preset is handed as it is")
+		t.Fatal("a preset within the starter's rights is handed with them")
 	}
 	greedy := mustPermission(`{"tools": ["*"], "infos": ["**"], "self_edit": ["**"]}`)
 	capped := starter.Cap(greedy)

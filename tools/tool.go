@@ -106,6 +106,9 @@ type RunFunc func(ctx context.Context, c *Call) (packets.Result, error)
 type Tool struct {
 	Spec
 	Run RunFunc
+	// packetParams are the nl_packet's fields the registry added to a
+	// natural tool's parameters (packet.go).
+	packetParams []string
 }
 
 // Caller is who a call runs for: the turn's channel and speaker.

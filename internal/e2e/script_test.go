@@ -225,6 +225,17 @@ user: Rate the review from 0 to 1.
 	if rc != 1 || !strings.Contains(stderr, bad+`:4:27: the context label "system" is reserved`) {
 		t.Fatalf("check bad: rc=%d %q", rc, stderr)
 	}
+	// ISDK code the scripts cannot run is an error with its line, and
+	// running such a script sends nothing to the model.
+	fn := write("fn.ai.yaml", "---\nname: fn\n---\n!fn |-\n  [js]function hi() { return 1 }\nuser: hello\n")
+	_, stderr, rc = cli(t, envv, "", "script", "check", fn)
+	if rc != 1 || !strings.Contains(stderr, fn+":4:1: !fn function blocks are not supported") || !strings.Contains(stderr, fn+":6:1: this line is outside the text block") {
+		t.Fatalf("check !fn: rc=%d %q", rc, stderr)
+	}
+	before := len(chatRequests(fake))
+	if _, stderr, rc = cli(t, envv, "", "script", "run", fn); rc == 0 || !strings.Contains(stderr, fn+":4:1:") || len(chatRequests(fake)) != before {
+		t.Fatalf("run !fn: rc=%d %q", rc, stderr)
+	}
 
 	fake.Enqueue(llmtest.Reply{Text: "not json"}, llmtest.Reply{Text: "```json\n{\"score\": \"0.9\"}\n```"})
 	stdout, stderr, rc = cli(t, envv, "", "script", "run", "--input", `{"text": "great phone"}`, "--json", "--trace", good)

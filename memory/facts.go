@@ -1,0 +1,147 @@
+package memory
+
+import (
+	"slices"
+	"unicode"
+)
+
+// The rules of this file decide when remember may keep one item for two
+// texts. Nothing the agent is told to remember may be lost, so a false
+// "the same" (a fact merged away) is worse than a false "different" (a
+// redundant item, which active GC and compression handle later). Every
+// term counts: one-letter words, digits, a digit between CJK characters
+// (我家有4只猫), names, negations, and the order of the words ("bob owes
+// alice" is not "alice owes bob").
+
+// factTokens splits text into the tokens a fact is compared by: words of
+// letters, digits and combining marks, lower-cased and folded to half
+// width, one or more characters long; and each CJK character on its own
+// (Chinese and Japanese are written without spaces). Everything else —
+// spaces, punctuation, symbols — separates tokens and counts for nothing.
+func factTokens(s string) []string {
+	var out []string
+	var word []rune
+	flush := func() {
+		if len(word) > 0 {
+			out = append(out, string(word))
+			word = word[:0]
+		}
+	}
+	for _, r := range s {
+		r = foldWidth(r)
+		switch {
+		case isCJK(r):
+			flush()
+			out = append(out, string(r))
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			word = append(word, unicode.ToLower(r))
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// foldWidth maps full-width ASCII forms (４, Ａ) to their ASCII letters and
+// the ideographic space to a space.
+func foldWidth(r rune) rune {
+	switch {
+	case r >= 0xFF01 && r <= 0xFF5E:
+		return r - 0xFEE0
+	case r == 0x3000:
+		return ' '
+	}
+	return r
+}
+
+// sentences splits text where a sentence ends: at 。！？；, a newline, and
+// at . ! ? ; followed by a space or the end (so 3.5, 555-1234 and
+// example.com stay whole).
+func sentences(s string) []string {
+	var out []string
+	rs := []rune(s)
+	start := 0
+	for i, r := range rs {
+		end := false
+		switch r {
+		case '。', '！', '？', '；', '\n':
+			end = true
+		case '.', '!', '?', ';':
+			end = i+1 == len(rs) || unicode.IsSpace(rs[i+1])
+		}
+		if end {
+			out = append(out, string(rs[start:i+1]))
+			start = i + 1
+		}
+	}
+	if start < len(rs) {
+		out = append(out, string(rs[start:]))
+	}
+	return out
+}
+
+// saysTheSame reports whether the held text already says text, so that
+// remembering text again adds nothing: text has the same tokens, in the
+// same order, as the whole of held or as one of its sentences (case,
+// punctuation, spacing and character width aside). A paraphrase, a
+// shorter form, one more word or one other digit is not the same.
+func saysTheSame(held, text string) bool {
+	want := factTokens(text)
+	if len(want) == 0 {
+		return false
+	}
+	if slices.Equal(factTokens(held), want) {
+		return true
+	}
+	for _, s := range sentences(held) {
+		if slices.Equal(factTokens(s), want) {
+			return true
+		}
+	}
+	return false
+}
+
+// itemSays reports whether an item already says text: its content, or
+// the content active GC compressed (Original).
+func itemSays(it *Item, text string) bool {
+	return saysTheSame(it.Content, text) || (it.Original != "" && saysTheSame(it.Original, text))
+}
+
+// dropped lists the tokens of text that rewrite leaves out, but for
+// pronouns, articles and particles, which carry no fact of their own (the
+// remember step writes "bob likes tea" for "he likes tea"). Each is
+// listed once, in text's order.
+func dropped(rewrite, text string) []string {
+	have := map[string]bool{}
+	for _, t := range factTokens(rewrite) {
+		have[t] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range factTokens(text) {
+		if have[t] || seen[t] || functionWords[t] {
+			continue
+		}
+		seen[t] = true
+		out = append(out, t)
+	}
+	return out
+}
+
+// functionWords are the tokens a rewrite of a fact may leave out: English
+// pronouns, possessives and articles of two letters or more (a one-letter
+// word may be a name: "plan a"); Chinese and Japanese personal pronouns
+// (one character each, as factTokens splits them), 的 and the Japanese
+// particles は, が, を and の. Negations, numbers and names are never among
+// them.
+var functionWords = map[string]bool{
+	"me": true, "my": true, "mine": true, "you": true, "your": true, "yours": true,
+	"he": true, "him": true, "his": true, "she": true, "her": true, "hers": true,
+	"it": true, "its": true, "we": true, "us": true, "our": true, "ours": true,
+	"they": true, "them": true, "their": true, "theirs": true,
+	"an": true, "the": true,
+	"我": true, "你": true, "您": true, "他": true, "她": true, "它": true, "们": true, "的": true,
+	"私": true, "僕": true, "俺": true, "彼": true,
+	"は": true, "が": true, "を": true, "の": true,
+}
