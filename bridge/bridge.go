@@ -66,6 +66,9 @@ type Bridge struct {
 	log     *slog.Logger
 	stored  func(Chat, string)
 
+	limit       Limit // the platform's message limit (Max 0: none)
+	undelivered undeliveredLog
+
 	roster roster
 	seen   idSet // incoming message ids (chat + id), for duplicates
 	sent   idSet // ids of the bot's own messages, for replies to it
@@ -107,6 +110,40 @@ type Status struct {
 	Turns     uint64    `json:"turns"`
 	Sent      uint64    `json:"sent"`
 	Failed    uint64    `json:"failed"` // replies given up
+	// Undelivered are the latest replies given up, newest last.
+	Undelivered []Undelivered `json:"undelivered,omitempty"`
+}
+
+// Undelivered is a reply the bridge gave up on (the model was told).
+type Undelivered struct {
+	Channel string    `json:"channel"`
+	Key     string    `json:"key"`
+	Text    string    `json:"text"` // its start
+	Reason  string    `json:"reason"`
+	At      time.Time `json:"at"`
+}
+
+// undeliveredLog keeps the last few undelivered replies for Status.
+type undeliveredLog struct {
+	mu   sync.Mutex
+	list []Undelivered
+}
+
+const keepUndelivered = 10
+
+func (u *undeliveredLog) add(x Undelivered) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.list = append(u.list, x)
+	if len(u.list) > keepUndelivered {
+		u.list = u.list[len(u.list)-keepUndelivered:]
+	}
+}
+
+func (u *undeliveredLog) get() []Undelivered {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]Undelivered(nil), u.list...)
 }
 
 // New checks the options and builds the bridge.
@@ -145,6 +182,9 @@ func New(o Options) (*Bridge, error) {
 		stored: o.Stored, chats: map[Chat]*chatState{}, users: map[string]*window{}, online: make(chan struct{}),
 		images: newImageKeeper(o.DataDir, o.Name, o.Manners.ImageMaxBytes, o.Manners.ImagesMaxBytes),
 		seen:   newIDSet(8192), sent: newIDSet(4096),
+	}
+	if l, ok := o.Adapter.(Limited); ok {
+		b.limit = l.Limit()
 	}
 	b.st = Status{Name: o.Name, Platform: o.Adapter.Platform()}
 	return b, nil
@@ -261,6 +301,7 @@ func (b *Bridge) Status() Status {
 	s.Queue = b.queue()
 	s.Received, s.Stored, s.Skipped = b.received.Load(), b.storedN.Load(), b.skipped.Load()
 	s.Turns, s.Sent, s.Failed = b.turns.Load(), b.sent_.Load(), b.failed.Load()
+	s.Undelivered = b.undelivered.get()
 	return s
 }
 
