@@ -46,7 +46,7 @@ type User struct {
 
 // Chat is a Telegram chat.
 type Chat struct {
-	ID    int64  `json:"id"`
+	ID      int64  `json:"id"`
 	Type    string `json:"type"` // private, group, supergroup
 	Title   string `json:"title,omitempty"`
 	IsForum bool   `json:"is_forum,omitempty"`
@@ -75,15 +75,15 @@ type Message struct {
 	MessageThreadID int             `json:"message_thread_id,omitempty"`
 	IsTopicMessage  bool            `json:"is_topic_message,omitempty"`
 	From            *User           `json:"from,omitempty"`
-	Chat      Chat            `json:"chat"`
-	Date      int64           `json:"date"`
-	Text      string          `json:"text,omitempty"`
-	Entities  []Entity        `json:"entities,omitempty"`
-	ReplyTo   *Message        `json:"reply_to_message,omitempty"`
-	Photo     []PhotoSize     `json:"photo,omitempty"`
-	Caption   string          `json:"caption,omitempty"`
-	Sticker   json.RawMessage `json:"sticker,omitempty"`
-	Voice     json.RawMessage `json:"voice,omitempty"`
+	Chat            Chat            `json:"chat"`
+	Date            int64           `json:"date"`
+	Text            string          `json:"text,omitempty"`
+	Entities        []Entity        `json:"entities,omitempty"`
+	ReplyTo         *Message        `json:"reply_to_message,omitempty"`
+	Photo           []PhotoSize     `json:"photo,omitempty"`
+	Caption         string          `json:"caption,omitempty"`
+	Sticker         json.RawMessage `json:"sticker,omitempty"`
+	Voice           json.RawMessage `json:"voice,omitempty"`
 }
 
 // PhotoSize is one size of a photo.
