@@ -28,6 +28,11 @@ type Options struct {
 	Attach func(ctx context.Context, c router.Component) error
 	// Sent remembers what was sent, across restarts (nil: in memory only).
 	Sent SentLog
+	// Owed keeps the turns owed to chats across restarts (nil: in memory
+	// only); ResumeMaxAge is how old one may be and still run at start (0:
+	// DefaultResumeMaxAge; negative: none runs).
+	Owed         OwedLog
+	ResumeMaxAge time.Duration
 	// Queue counts the outgoing packets waiting (nil: none known).
 	Queue func() int
 	// Journal gets the bridge's state changes (journal.BridgeState; nil:
@@ -49,22 +54,24 @@ type Options struct {
 
 // Bridge runs one adapter with the group-chat manners. See the package doc.
 type Bridge struct {
-	name    string
-	adapter Adapter
-	agent   Agent
-	attach  func(context.Context, router.Component) error
-	keys    SentLog
-	queue   func() int
-	journal *journal.Journal
-	manners config.Manners
-	lists   lists
-	quiet   quiet
-	images  *imageKeeper
-	agentNm func() string
-	clock   Clock
-	rand    func() float64
-	log     *slog.Logger
-	stored  func(Chat, string)
+	name         string
+	adapter      Adapter
+	agent        Agent
+	attach       func(context.Context, router.Component) error
+	keys         SentLog
+	owed         OwedLog
+	resumeMaxAge time.Duration
+	queue        func() int
+	journal      *journal.Journal
+	manners      config.Manners
+	lists        lists
+	quiet        quiet
+	images       *imageKeeper
+	agentNm      func() string
+	clock        Clock
+	rand         func() float64
+	log          *slog.Logger
+	stored       func(Chat, string)
 
 	limit       Limit // the platform's message limit (Max 0: none)
 	undelivered undeliveredLog
@@ -79,6 +86,7 @@ type Bridge struct {
 	ctx   context.Context    // Run's, for the turns it starts
 	wg    sync.WaitGroup     // the goroutines Run started
 	prev  router.Packet      // the last packet sent, for the pause between parts
+	stale []OwedTurn         // owed turns too old to resume at start
 
 	conn   sync.Mutex
 	online chan struct{} // closed while connected
@@ -110,6 +118,9 @@ type Status struct {
 	Turns     uint64    `json:"turns"`
 	Sent      uint64    `json:"sent"`
 	Failed    uint64    `json:"failed"` // replies given up
+	// Stale are turns a restart cut that were too old to run at start
+	// (bridges.resume_max_age): they wait for the chat's next turn.
+	Stale []OwedTurn `json:"stale,omitempty"`
 	// Undelivered are the latest replies given up, newest last.
 	Undelivered []Undelivered `json:"undelivered,omitempty"`
 }
@@ -170,6 +181,12 @@ func New(o Options) (*Bridge, error) {
 	if o.Sent == nil {
 		o.Sent = newMemSent(4096)
 	}
+	if o.Owed == nil {
+		o.Owed = newMemOwed()
+	}
+	if o.ResumeMaxAge == 0 {
+		o.ResumeMaxAge = DefaultResumeMaxAge
+	}
 	if o.Queue == nil {
 		o.Queue = func() int { return 0 }
 	}
@@ -177,7 +194,7 @@ func New(o Options) (*Bridge, error) {
 		o.AgentName = func() string { return "" }
 	}
 	b := &Bridge{
-		name: o.Name, adapter: o.Adapter, agent: o.Agent, attach: o.Attach, keys: o.Sent, queue: o.Queue, journal: o.Journal, manners: o.Manners,
+		name: o.Name, adapter: o.Adapter, agent: o.Agent, attach: o.Attach, keys: o.Sent, owed: o.Owed, resumeMaxAge: o.ResumeMaxAge, queue: o.Queue, journal: o.Journal, manners: o.Manners,
 		lists: listsOf(o.Manners), quiet: q, agentNm: o.AgentName, clock: o.Clock, rand: o.Rand, log: o.Logger,
 		stored: o.Stored, chats: map[Chat]*chatState{}, users: map[string]*window{}, online: make(chan struct{}),
 		images: newImageKeeper(o.DataDir, o.Name, o.Manners.ImageMaxBytes, o.Manners.ImagesMaxBytes),
@@ -205,6 +222,7 @@ func (b *Bridge) Run(ctx context.Context) (err error) {
 	b.mu.Lock()
 	b.ctx = ctx
 	b.mu.Unlock()
+	b.resume()
 	b.post("connecting", nil)
 	defer func() {
 		if err != nil {
@@ -302,6 +320,9 @@ func (b *Bridge) Status() Status {
 	s.Received, s.Stored, s.Skipped = b.received.Load(), b.storedN.Load(), b.skipped.Load()
 	s.Turns, s.Sent, s.Failed = b.turns.Load(), b.sent_.Load(), b.failed.Load()
 	s.Undelivered = b.undelivered.get()
+	b.mu.Lock()
+	s.Stale = append([]OwedTurn(nil), b.stale...)
+	b.mu.Unlock()
 	return s
 }
 

@@ -115,7 +115,9 @@ func (b *Bridge) inbound(ctx context.Context, m *Message) {
 		b.note(m.Chat, id)
 		return
 	}
-	b.request(m.Chat, id, asker{name: name, id: b.speakerID(m.From.ID), why: why, at: b.clock.Now()})
+	if b.request(m.Chat, id, asker{name: name, id: b.speakerID(m.From.ID), why: why, at: b.clock.Now()}) && why != "chime-in" {
+		b.owe(OwedTurn{Channel: channel, MessageID: id, Speaker: name, SpeakerID: b.speakerID(m.From.ID), At: m.Time})
+	}
 }
 
 // asker is someone whose message asked for a turn.
