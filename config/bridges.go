@@ -25,6 +25,18 @@ type Bridges struct {
 	ResumeMaxAge Duration `yaml:"resume_max_age"`
 }
 
+// Names are the configured bridges' names, in the order configured.
+func (b Bridges) Names() []string {
+	var out []string
+	for _, o := range b.OneBot {
+		out = append(out, o.Name)
+	}
+	for _, t := range b.Telegram {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
 // OneBotBridge is one OneBot v11 connection (NapCat, LLOneBot, Lagrange).
 type OneBotBridge struct {
 	Name string `yaml:"name"`
