@@ -33,6 +33,8 @@ type Options struct {
 	// DefaultResumeMaxAge; negative: none runs).
 	Owed         OwedLog
 	ResumeMaxAge time.Duration
+	// Who keeps who wrote to the bot privately (nil: in memory only).
+	Who WhoLog
 	// Queue counts the outgoing packets waiting (nil: none known).
 	Queue func() int
 	// Journal gets the bridge's state changes (journal.BridgeState; nil:
@@ -72,6 +74,10 @@ type Bridge struct {
 	rand         func() float64
 	log          *slog.Logger
 	stored       func(Chat, string)
+
+	who     WhoLog
+	whoMu   sync.Mutex
+	whoSeen map[string]time.Time
 
 	limit       Limit // the platform's message limit (Max 0: none)
 	undelivered undeliveredLog
@@ -121,6 +127,9 @@ type Status struct {
 	// Stale are turns a restart cut that were too old to run at start
 	// (bridges.resume_max_age): they wait for the chat's next turn.
 	Stale []OwedTurn `json:"stale,omitempty"`
+	// Writers are who wrote to the bot privately, newest first: how the
+	// owner finds their own id (`cyan bridges who`).
+	Writers []Writer `json:"writers,omitempty"`
 	// Undelivered are the latest replies given up, newest last.
 	Undelivered []Undelivered `json:"undelivered,omitempty"`
 }
@@ -181,6 +190,9 @@ func New(o Options) (*Bridge, error) {
 	if o.Sent == nil {
 		o.Sent = newMemSent(4096)
 	}
+	if o.Who == nil {
+		o.Who = &memWho{}
+	}
 	if o.Owed == nil {
 		o.Owed = newMemOwed()
 	}
@@ -194,7 +206,7 @@ func New(o Options) (*Bridge, error) {
 		o.AgentName = func() string { return "" }
 	}
 	b := &Bridge{
-		name: o.Name, adapter: o.Adapter, agent: o.Agent, attach: o.Attach, keys: o.Sent, owed: o.Owed, resumeMaxAge: o.ResumeMaxAge, queue: o.Queue, journal: o.Journal, manners: o.Manners,
+		name: o.Name, adapter: o.Adapter, agent: o.Agent, attach: o.Attach, keys: o.Sent, owed: o.Owed, who: o.Who, whoSeen: map[string]time.Time{}, resumeMaxAge: o.ResumeMaxAge, queue: o.Queue, journal: o.Journal, manners: o.Manners,
 		lists: listsOf(o.Manners), quiet: q, agentNm: o.AgentName, clock: o.Clock, rand: o.Rand, log: o.Logger,
 		stored: o.Stored, chats: map[Chat]*chatState{}, users: map[string]*window{}, online: make(chan struct{}),
 		images: newImageKeeper(o.DataDir, o.Name, o.Manners.ImageMaxBytes, o.Manners.ImagesMaxBytes),
@@ -320,6 +332,7 @@ func (b *Bridge) Status() Status {
 	s.Received, s.Stored, s.Skipped = b.received.Load(), b.storedN.Load(), b.skipped.Load()
 	s.Turns, s.Sent, s.Failed = b.turns.Load(), b.sent_.Load(), b.failed.Load()
 	s.Undelivered = b.undelivered.get()
+	s.Writers = b.writers()
 	b.mu.Lock()
 	s.Stale = append([]OwedTurn(nil), b.stale...)
 	b.mu.Unlock()

@@ -103,6 +103,9 @@ func (b *Bridge) inbound(ctx context.Context, m *Message) {
 		b.stored(m.Chat, m.ID)
 	}
 	b.roster.saw(m.Chat, User{ID: m.From.ID, Name: name, Username: m.From.Username}, m.ID)
+	if m.Chat.Kind == Private {
+		b.wrote(User{ID: m.From.ID, Name: name, Username: m.From.Username}, m.Time)
+	}
 
 	want, why := true, "private"
 	if m.Chat.Kind == Group {
