@@ -3,6 +3,7 @@ package bridge
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -156,6 +157,9 @@ func (b *Bridge) paid(channel, id string) {
 	if err := b.owed.Paid(channel, id); err != nil {
 		b.log.Warn("could not forget an answered turn; a restart may look at it again", "channel", channel, "err", err)
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.stale = slices.DeleteFunc(b.stale, func(t OwedTurn) bool { return t.Channel == channel })
 }
 
 // resume runs, once, the turns a restart cut: each chat's owed turn whose

@@ -399,12 +399,11 @@ func (s *Server) sendMessage(w http.ResponseWriter, p map[string]string) {
 		return
 	}
 	s.nextMsg++
-	id := s.nextMsg
-	s.mu.Unlock()
-	m := Message{MessageID: id, From: &s.Bot, Chat: Chat{ID: chat}, Date: time.Now().Unix(), Text: text, Entities: ents}
+	m := Message{MessageID: s.nextMsg, From: &s.Bot, Chat: Chat{ID: chat}, Date: time.Now().Unix(), Text: text, Entities: ents}
 	if _, forum := s.topics[chat]; forum && thread > 1 {
 		m.MessageThreadID, m.IsTopicMessage = thread, true
 	}
+	s.mu.Unlock()
 	ok(w, m)
 }
 
