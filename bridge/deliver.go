@@ -27,12 +27,15 @@ var _ router.Component = (*Bridge)(nil)
 //     stopped between the send and the acknowledgement) is acknowledged
 //     without sending it again;
 //   - the parts of one answer are sent with a short human-like pause;
+//   - a part longer than the platform takes is sent as several messages
+//     (sendPieces), and one the platform refuses as too long is split
+//     again, never dropped;
 //   - a temporary platform error (rate limited, a timeout) is returned, so
 //     the router tries again, after the platform's retry-after when it
 //     gave one; after maxTries, or on a permanent error (muted, the chat is
-//     gone, the text refused), the model is told in that chat (a note it
-//     reads at its next turn there) and the packet is dropped
-//     (router.Permanent).
+//     gone), the model is told in that chat (a note it reads at its next
+//     turn there), the status lists it (Undelivered) and the packet is
+//     dropped (router.Permanent).
 //
 // Speech packets are not the chat's: they are acknowledged unsent.
 func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
