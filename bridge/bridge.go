@@ -35,6 +35,8 @@ type Options struct {
 	ResumeMaxAge time.Duration
 	// Who keeps who wrote to the bot privately (nil: in memory only).
 	Who WhoLog
+	// Undelivered keeps the replies given up (nil: in memory only).
+	Undelivered UndeliveredLog
 	// Queue counts the outgoing packets waiting (nil: none known).
 	Queue func() int
 	// Journal gets the bridge's state changes (journal.BridgeState; nil:
@@ -80,7 +82,7 @@ type Bridge struct {
 	whoSeen map[string]time.Time
 
 	limit       Limit // the platform's message limit (Max 0: none)
-	undelivered undeliveredLog
+	undelivered UndeliveredLog
 
 	roster roster
 	seen   idSet // incoming message ids (chat + id), for duplicates
@@ -134,38 +136,6 @@ type Status struct {
 	Undelivered []Undelivered `json:"undelivered,omitempty"`
 }
 
-// Undelivered is a reply the bridge gave up on (the model was told).
-type Undelivered struct {
-	Channel string    `json:"channel"`
-	Key     string    `json:"key"`
-	Text    string    `json:"text"` // its start
-	Reason  string    `json:"reason"`
-	At      time.Time `json:"at"`
-}
-
-// undeliveredLog keeps the last few undelivered replies for Status.
-type undeliveredLog struct {
-	mu   sync.Mutex
-	list []Undelivered
-}
-
-const keepUndelivered = 10
-
-func (u *undeliveredLog) add(x Undelivered) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.list = append(u.list, x)
-	if len(u.list) > keepUndelivered {
-		u.list = u.list[len(u.list)-keepUndelivered:]
-	}
-}
-
-func (u *undeliveredLog) get() []Undelivered {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return append([]Undelivered(nil), u.list...)
-}
-
 // New checks the options and builds the bridge.
 func New(o Options) (*Bridge, error) {
 	switch {
@@ -190,6 +160,9 @@ func New(o Options) (*Bridge, error) {
 	if o.Sent == nil {
 		o.Sent = newMemSent(4096)
 	}
+	if o.Undelivered == nil {
+		o.Undelivered = &memUndelivered{}
+	}
 	if o.Who == nil {
 		o.Who = &memWho{}
 	}
@@ -206,7 +179,7 @@ func New(o Options) (*Bridge, error) {
 		o.AgentName = func() string { return "" }
 	}
 	b := &Bridge{
-		name: o.Name, adapter: o.Adapter, agent: o.Agent, attach: o.Attach, keys: o.Sent, owed: o.Owed, who: o.Who, whoSeen: map[string]time.Time{}, resumeMaxAge: o.ResumeMaxAge, queue: o.Queue, journal: o.Journal, manners: o.Manners,
+		name: o.Name, adapter: o.Adapter, agent: o.Agent, attach: o.Attach, keys: o.Sent, owed: o.Owed, who: o.Who, undelivered: o.Undelivered, whoSeen: map[string]time.Time{}, resumeMaxAge: o.ResumeMaxAge, queue: o.Queue, journal: o.Journal, manners: o.Manners,
 		lists: listsOf(o.Manners), quiet: q, agentNm: o.AgentName, clock: o.Clock, rand: o.Rand, log: o.Logger,
 		stored: o.Stored, chats: map[Chat]*chatState{}, users: map[string]*window{}, online: make(chan struct{}),
 		images: newImageKeeper(o.DataDir, o.Name, o.Manners.ImageMaxBytes, o.Manners.ImagesMaxBytes),
@@ -331,7 +304,7 @@ func (b *Bridge) Status() Status {
 	s.Queue = b.queue()
 	s.Received, s.Stored, s.Skipped = b.received.Load(), b.storedN.Load(), b.skipped.Load()
 	s.Turns, s.Sent, s.Failed = b.turns.Load(), b.sent_.Load(), b.failed.Load()
-	s.Undelivered = b.undelivered.get()
+	s.Undelivered = b.undeliveredList()
 	s.Writers = b.writers()
 	b.mu.Lock()
 	s.Stale = append([]OwedTurn(nil), b.stale...)

@@ -92,7 +92,7 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 	}
 	b.failed.Add(1)
 	b.log.Warn("reply not delivered", "channel", d.Channel, "key", d.Key, "err", err)
-	b.undelivered.add(Undelivered{Channel: d.Channel, Key: d.Key, Text: short(d.Text, 80), Reason: err.Error(), At: b.clock.Now()})
+	b.keepUndelivered(Undelivered{Channel: d.Channel, Key: d.Key, Text: short(d.Text, 80), Reason: err.Error(), At: b.clock.Now()})
 	note := fmt.Sprintf("your message %q could not be delivered to this chat: %v", short(d.Text, 60), err)
 	if nerr := b.agent.Note(ctx, d.Channel, chat.Kind, note); nerr != nil {
 		b.log.Warn("could not note the failed delivery", "channel", d.Channel, "err", nerr)

@@ -71,7 +71,8 @@ func (d *Daemon) buildBridges(cfg *config.Config, clock bridge.Clock, log *slog.
 		b, err := bridge.New(bridge.Options{Name: name, Adapter: ad, Agent: agent,
 			Attach: func(ctx context.Context, c router.Component) error { return d.router.Attach(ctx, sub, c) },
 			Owed:   bridge.NewStoreOwed(d.store, name), ResumeMaxAge: resume, Who: bridge.NewStoreWho(d.store, name),
-			Sent: sent, Queue: func() int { return d.routerPending(sub) }, Journal: d.store.Journal(),
+			Undelivered: bridge.NewStoreUndelivered(d.store, name),
+			Sent:        sent, Queue: func() int { return d.routerPending(sub) }, Journal: d.store.Journal(),
 			Manners: cfg.Bridges.Manners.Over(own), AgentName: d.mv.AgentName, DataDir: cfg.DataDir, Clock: clock,
 			Logger: log.With("component", "bridge", "bridge", name)})
 		if err != nil {
