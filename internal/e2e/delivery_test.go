@@ -267,3 +267,40 @@ func TestTheOwnerIsTheSameOnThePageTheTerminalAndQQ(t *testing.T) {
 		t.Errorf("cyan config check: %d\n%s", rc, out)
 	}
 }
+
+func TestQQTurnCutByARestartIsAnsweredOnceAcrossTwoRestarts(t *testing.T) {
+	t.Parallel()
+	r := newQQRig(t, "")
+	r.fake.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "too late", Delay: 5 * time.Minute} })
+	r.say(t, 1, "amy", onebottest.At(fmt.Sprint(botQQ)), onebottest.Text(" are you there?"))
+	for deadline := time.Now().Add(20 * time.Second); len(chatRequests(r.fake)) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the turn never started\n%s", r.d.stderr.String())
+		}
+	}
+	r.d.stop(syscall.SIGTERM, time.Minute) // mid-turn
+	r.fake.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "here I am"} })
+	r.d = start(t, r.d.dataDir, r.envv)
+	r.connect(t)
+	if calls := r.sends(t, 1); calls[0].Text() != "here I am" {
+		t.Fatalf("after the restart: %q", texts(calls))
+	}
+	waitLog(t, r.d, "a turn cut by the restart runs now")
+	turns := len(chatRequests(r.fake))
+	r.d.stop(syscall.SIGTERM, time.Minute)
+	r.d = start(t, r.d.dataDir, r.envv)
+	r.connect(t)
+	// a message that asks nothing, stored, shows the bridge has settled
+	r.say(t, 2, "ben", onebottest.Text("just chatting"))
+	r.stored(t, 2)
+	time.Sleep(time.Second) // longer than debounce + max_wait: no turn may start
+	if n := len(r.impl.Calls("send_group_msg")); n != 1 {
+		t.Errorf("%d messages sent in all, want 1", n)
+	}
+	if n := len(chatRequests(r.fake)); n != turns {
+		t.Errorf("%d model calls after the second restart, want %d", n, turns)
+	}
+	if strings.Contains(r.d.stderr.String(), "a turn cut by the restart runs now") {
+		t.Errorf("the second restart resumed the turn again")
+	}
+}
