@@ -127,6 +127,33 @@ func TestTelegramLongAnswerArrivesWholeInOrderAndTopicsAreAnswered(t *testing.T)
 			t.Errorf("typing outside the topic: %v", c.Params)
 		}
 	}
+	// a reply the platform refuses for good is told to the model at its
+	// next turn in that chat, and listed by cyan bridges
+	r.tg.FailSend(tgtest.Failure{Code: 403, Description: "Forbidden: bot was blocked by the user"})
+	ben := &tgtest.User{ID: 2, FirstName: "Ben"}
+	r.tg.Push(tgtest.Message{From: ben, Chat: tgtest.Chat{ID: 2, Type: "private"}, Text: "in the topic? no, just hi"})
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(cliOut(t, r.d, "bridges"), "not delivered"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("cyan bridges never listed the reply not delivered:\n%s", cliOut(t, r.d, "bridges"))
+		}
+	}
+	if out := cliOut(t, r.d, "bridges"); !strings.Contains(out, "tg:private:2") || !strings.Contains(out, "blocked by the user") {
+		t.Errorf("cyan bridges:\n%s", out)
+	}
+	n := len(chatRequests(r.fake))
+	r.tg.Push(tgtest.Message{From: ben, Chat: tgtest.Chat{ID: 2, Type: "private"}, Text: "hello?"})
+	r.sent(t, 6) // the three pieces, the topic's, the refused one, this one
+	reqs := chatRequests(r.fake)
+	if len(reqs) != n+1 || !strings.Contains(fmt.Sprint(reqs[n].System, reqs[n].Messages), "could not be delivered") {
+		t.Errorf("the model was not told of the reply not delivered: %v", reqs[len(reqs)-1].Messages)
+	}
+}
+
+// cliOut runs a cyan command against d and returns its output.
+func cliOut(t *testing.T, d *daemon, args ...string) string {
+	t.Helper()
+	out, _, _ := cli(t, d.cliEnv(), "", args...)
+	return out
 }
 
 func TestQQLongAnswerArrivesWholeInOrder(t *testing.T) {
