@@ -290,7 +290,7 @@ func TestTheOwnerIsTheSameOnThePageTheTerminalAndQQ(t *testing.T) {
 		t.Errorf("cyan bridges who: %d\n%s", rc, out)
 	}
 	out, _, rc = cli(t, d.cliEnv(), "", "config", "check")
-	if rc != 0 || !strings.Contains(out, "- local") || !strings.Contains(out, "id:qq:1001") {
+	if rc != 0 || !strings.Contains(out, "- local") || !strings.Contains(out, "# the owner is local (the terminal, the page, your API calls") || !strings.Contains(out, "id:qq:1001") {
 		t.Errorf("cyan config check: %d\n%s", rc, out)
 	}
 }
