@@ -46,7 +46,7 @@ type tgRig struct {
 	data string
 }
 
-func newTGRig(t *testing.T) *tgRig {
+func newTGRig(t *testing.T, extra string) *tgRig {
 	t.Helper()
 	fake, url := fakeLLM(t)
 	tg := &tgtest.Server{Token: "123456:ABC", Bot: tgtest.User{ID: 777, IsBot: true, FirstName: "Cyan", Username: "cyan_bot"}, FirstUpdateID: 70000}
@@ -54,7 +54,7 @@ func newTGRig(t *testing.T) *tgRig {
 	t.Cleanup(api.Close)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "cyan-test.yaml")
-	yaml := "bridges:\n  telegram:\n    - {name: tg, token: \"123456:ABC\", api_url: " + api.URL + ", poll_timeout: 2s}\n" + qqManners + longAnswers
+	yaml := "bridges:\n  telegram:\n    - {name: tg, token: \"123456:ABC\", api_url: " + api.URL + ", poll_timeout: 2s}\n" + qqManners + extra + longAnswers
 	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func (r *tgRig) sent(t *testing.T, n int) []tgtest.Call {
 
 func TestTelegramLongAnswerArrivesWholeInOrderAndTopicsAreAnswered(t *testing.T) {
 	t.Parallel()
-	r := newTGRig(t)
+	r := newTGRig(t, "")
 	answer := longAnswer()
 	r.fake.SetDefault(func(req llmtest.Request) llmtest.Reply {
 		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "in the topic") {
@@ -179,7 +179,7 @@ func TestQQLongAnswerArrivesWholeInOrder(t *testing.T) {
 
 func TestTelegramTurnCutByARestartIsAnsweredOnceAcrossTwoRestarts(t *testing.T) {
 	t.Parallel()
-	r := newTGRig(t)
+	r := newTGRig(t, "")
 	r.fake.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "too late", Delay: 5 * time.Minute} })
 	r.tg.Push(tgtest.Message{From: &tgtest.User{ID: 1, FirstName: "Amy"}, Chat: tgtest.Chat{ID: 1, Type: "private"}, Text: "are you there?"})
 	for deadline := time.Now().Add(20 * time.Second); len(chatRequests(r.fake)) == 0; time.Sleep(20 * time.Millisecond) {
@@ -329,5 +329,27 @@ func TestQQTurnCutByARestartIsAnsweredOnceAcrossTwoRestarts(t *testing.T) {
 	}
 	if strings.Contains(r.d.stderr.String(), "a turn cut by the restart runs now") {
 		t.Errorf("the second restart resumed the turn again")
+	}
+}
+
+func TestTelegramTurnTooOldToResumeIsListed(t *testing.T) {
+	t.Parallel()
+	r := newTGRig(t, "  resume_max_age: 1s\n")
+	r.fake.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "too late", Delay: 5 * time.Minute} })
+	r.tg.Push(tgtest.Message{From: &tgtest.User{ID: 1, FirstName: "Amy"}, Chat: tgtest.Chat{ID: 1, Type: "private"}, Text: "are you there?"})
+	for deadline := time.Now().Add(20 * time.Second); len(chatRequests(r.fake)) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the turn never started\n%s", r.d.stderr.String())
+		}
+	}
+	r.d.stop(syscall.SIGTERM, time.Minute)
+	time.Sleep(1500 * time.Millisecond) // past resume_max_age: the message is too old when the daemon starts
+	r.start(t)
+	out := cliOut(t, r.d, "bridges")
+	if !strings.Contains(out, "not resumed") || !strings.Contains(out, "tg:private:1") || !strings.Contains(out, "Amy") {
+		t.Errorf("cyan bridges:\n%s", out)
+	}
+	if n := len(chatRequests(r.fake)); n != 1 {
+		t.Errorf("%d model calls, want 1: a turn too old is not resumed", n)
 	}
 }
