@@ -66,7 +66,8 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 			return ctx.Err()
 		}
 	}
-	id, err := b.sendPieces(ctx, chat, d.Key, out, b.limit, 0)
+	var progress int
+	id, err := b.sendPieces(ctx, chat, d.Key, out, b.limit, 0, &progress)
 	if err == nil {
 		if kerr := b.keys.MarkSent(d.Key, id); kerr != nil {
 			b.log.Warn("could not keep the sent message's key; a restart before its acknowledgement would send it again", "key", d.Key, "err", kerr)
@@ -81,7 +82,8 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 	}
 	var se *SendError
 	if errors.As(err, &se) && se.Temporary {
-		if d.Attempt < maxTries {
+		if d.Attempt < maxTries || progress > 0 {
+			// (pieces sent in this offer: the platform takes them, slowly)
 			b.log.Info("send failed; the router tries again", "channel", d.Channel, "key", d.Key, "attempt", d.Attempt, "err", err)
 			if se.RetryAfter > 0 && sleep(ctx, b.clock, se.RetryAfter) != nil {
 				return ctx.Err()
@@ -106,7 +108,9 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 // again when the packet is offered anew. A piece the platform refuses as
 // too long is split again to half its size, down to minPiece. It returns
 // the platform id of the last piece.
-func (b *Bridge) sendPieces(ctx context.Context, chat Chat, key string, out Outgoing, l Limit, depth int) (string, error) {
+// progress counts the pieces sent now: an offer that sent some is not
+// counted towards giving up.
+func (b *Bridge) sendPieces(ctx context.Context, chat Chat, key string, out Outgoing, l Limit, depth int, progress *int) (string, error) {
 	pieces := split(out, l)
 	last := ""
 	for i, p := range pieces {
@@ -133,12 +137,13 @@ func (b *Bridge) sendPieces(ctx context.Context, chat Chat, key string, out Outg
 			}
 			b.log.Info("the platform refused a piece as too long; splitting it again", "chat", chat.Channel(b.name), "size", size, "err", err)
 			half := Limit{Max: size / 2, Units: l.Units}
-			id, err = b.sendPieces(ctx, chat, pkey, p, half, depth+1)
+			id, err = b.sendPieces(ctx, chat, pkey, p, half, depth+1, progress)
 		}
 		if err != nil {
 			return "", err
 		}
 		b.sent_.Add(1)
+		*progress++
 		if id != "" {
 			b.sent.add(string(chat.Kind) + ":" + chat.ID + ":" + id)
 		}

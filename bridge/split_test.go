@@ -141,6 +141,7 @@ type limitedAdapter struct {
 	mu         sync.Mutex
 	refused    int
 	failAt     int // the send number that fails once with a temporary error
+	failEvery  int // every failEvery-th send is rate limited
 	sends      int
 }
 
@@ -150,6 +151,10 @@ func (a *limitedAdapter) Send(ctx context.Context, c Chat, m Outgoing) (string, 
 	a.mu.Lock()
 	a.sends++
 	n := a.sends
+	if a.failEvery > 0 && n%a.failEvery == 0 {
+		a.mu.Unlock()
+		return "", &SendError{Temporary: true, RetryAfter: 3 * time.Second, Msg: "Too Many Requests: retry after 3"}
+	}
 	if a.failAt > 0 && n == a.failAt {
 		a.failAt = 0
 		a.mu.Unlock()
@@ -295,4 +300,23 @@ func TestTopicChannels(t *testing.T) {
 			t.Errorf("%q round-trips to %q", tt.channel, c.Channel("tg"))
 		}
 	}
+}
+
+func TestARateLimitedLongReplyIsNotGivenUpWhileItProgresses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, func(o *Options) {
+			o.Adapter = &limitedAdapter{fakeAdapter: o.Adapter.(*fakeAdapter), max: 500, refuseOver: 500, failEvery: 2}
+		})
+		defer r.stop()
+		answer := longAnswer(6000) // 13 pieces or so, every other send refused
+		r.out.pushPacket(router.Packet{Key: "k1", Channel: "t:private:7", Kind: router.KindReply, Text: answer})
+		time.Sleep(30 * time.Minute)
+		synctest.Wait()
+		if sent := r.ad.sentSoFar(); strip(sentText(sent)) != strip(answer) || len(sent) < maxTries+2 {
+			t.Errorf("%d pieces sent; the reply does not arrive whole", len(sent))
+		}
+		if len(r.out.dropped) != 0 {
+			t.Errorf("dropped: %v", r.out.dropped)
+		}
+	})
 }
