@@ -58,7 +58,9 @@ func (b *Bridge) request(c Chat, id string, a asker) bool {
 			return false
 		}
 	}
-	cs.owed = id
+	if a.why != "chime-in" {
+		cs.owed = id
+	}
 	if len(cs.pending) == 0 {
 		cs.first = now
 	}
