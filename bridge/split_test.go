@@ -320,3 +320,19 @@ func TestARateLimitedLongReplyIsNotGivenUpWhileItProgresses(t *testing.T) {
 		}
 	})
 }
+
+func BenchmarkSplit10000(b *testing.B) {
+	in := Outgoing{Parts: []OutPart{{Kind: PartText, Text: longAnswer(10000)}}}
+	tg := Limit{Max: 4096, Units: func(r rune) int {
+		if r >= 0x10000 {
+			return 2
+		}
+		return 1
+	}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(split(in, tg)) != 3 {
+			b.Fatal("not 3 pieces")
+		}
+	}
+}
