@@ -216,11 +216,32 @@ func (b *Bridge) Run(ctx context.Context) (err error) {
 			b.post("stopped", nil)
 		}
 	}()
-	errc := make(chan error, 2)
-	b.goErr("adapter", errc, func() error { return b.adapter.Run(ctx, sink{b}) })
-	b.goErr("outbox", errc, func() error { return b.attach(ctx, b) })
-	err = <-errc
+	// The connection outlives the outbox by the send in flight: stopping,
+	// the outbox finishes the message it is sending (bounded by
+	// sendGrace) before the connection closes, so the platform's answer
+	// (its message id) is not lost and the restart does not send it again.
+	actx, acancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer acancel()
+	adapterDone, outboxDone := make(chan error, 1), make(chan error, 1)
+	b.goErr("adapter", adapterDone, func() error { return b.adapter.Run(actx, sink{b}) })
+	b.goErr("outbox", outboxDone, func() error { return b.attach(ctx, b) })
+	select {
+	case err = <-adapterDone:
+		cancel()
+		<-outboxDone
+	case err = <-outboxDone:
+		cancel()
+		acancel()
+		<-adapterDone
+	case <-ctx.Done():
+		err = <-outboxDone
+		acancel()
+		if aerr := <-adapterDone; err == nil {
+			err = aerr
+		}
+	}
 	cancel()
+	acancel()
 	b.wg.Wait()
 	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled)) && !errors.Is(err, errPanic) {
 		err = nil

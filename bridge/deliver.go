@@ -157,6 +157,9 @@ func (b *Bridge) sendPieces(ctx context.Context, chat Chat, key string, out Outg
 	return last, nil
 }
 
+// sendGrace bounds a send that the bridge's stop lets finish.
+const sendGrace = 5 * time.Second
+
 // pieceDelay is the pause between the pieces of one split message: enough
 // for the platform to keep their order and below Telegram's one message a
 // second per chat.
@@ -201,7 +204,12 @@ func (b *Bridge) send(ctx context.Context, chat Chat, out Outgoing) (string, err
 		if err := b.waitOnline(ctx); err != nil {
 			return "", err
 		}
-		id, err := b.adapter.Send(ctx, chat, out)
+		// A send that has begun is finished even when the bridge stops:
+		// cut halfway, the platform may hold the message while the bridge
+		// never learns it, and the restart would send it again.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sendGrace)
+		id, err := b.adapter.Send(sctx, chat, out)
+		cancel()
 		if errors.Is(err, ErrOffline) && ctx.Err() == nil {
 			// the connection dropped before the adapter said so: wait a
 			// moment for its Disconnected rather than spin

@@ -204,8 +204,12 @@ func TestTelegramTurnCutByARestartIsAnsweredOnceAcrossTwoRestarts(t *testing.T) 
 	if _, err := r.tg.WaitCalls(ctx, len(r.tg.Calls("getUpdates"))+2, "getUpdates"); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(r.tg.Calls("sendMessage")); n != 1 {
-		t.Errorf("%d messages sent in all, want 1", n)
+	if c := r.tg.Calls("sendMessage"); len(c) != 1 {
+		var got []string
+		for _, x := range c {
+			got = append(got, x.Params["text"])
+		}
+		t.Errorf("%d messages sent in all, want 1: %q\n%s", len(c), got, r.d.stderr.String())
 	}
 	if n := len(chatRequests(r.fake)); n != turns {
 		t.Errorf("%d model calls after the second restart, want %d", n, turns)
