@@ -196,8 +196,9 @@ func New(o Options) (*Bridge, error) {
 func (b *Bridge) Name() string { return b.name }
 
 // Run keeps the adapter connected and takes the outgoing packets of the
-// bridge's channels from the router until ctx ends; then it waits for the
-// turns it started. It returns nil when ctx ends, or the first error of
+// bridge's channels from the router until ctx ends; then it finishes the
+// send in flight (the connection closes after it), and waits for the
+// turns it started. At start it runs the turns a restart cut (resume). It returns nil when ctx ends, or the first error of
 // the adapter (one it cannot recover from: a wrong token) or of the
 // router; a panic in either is returned as an error, so the supervisor
 // restarts the bridge.

@@ -336,3 +336,47 @@ func BenchmarkSplit10000(b *testing.B) {
 		}
 	}
 }
+
+// slowAdapter holds each send until release, and reports whether the
+// send's context was cut.
+type slowAdapter struct {
+	*fakeAdapter
+	release chan struct{}
+	cut     chan bool
+}
+
+func (a *slowAdapter) Send(ctx context.Context, c Chat, m Outgoing) (string, error) {
+	select {
+	case <-a.release:
+	case <-ctx.Done():
+		a.cut <- true
+		return "", ctx.Err()
+	}
+	a.cut <- false
+	return a.fakeAdapter.Send(ctx, c, m)
+}
+
+func TestASendInFlightWhenTheBridgeStopsIsFinishedAndKept(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sent := newMemSent(16)
+		ad := &slowAdapter{release: make(chan struct{}), cut: make(chan bool, 1)}
+		r := newRig(t, func(o *Options) {
+			ad.fakeAdapter = o.Adapter.(*fakeAdapter)
+			o.Adapter, o.Sent = ad, sent
+		})
+		r.out.pushPacket(router.Packet{Key: "k1", Channel: "t:private:7", Kind: router.KindReply, Text: "in flight"})
+		synctest.Wait() // the send has begun
+		r.cancel()      // the daemon stops
+		time.Sleep(time.Second)
+		close(ad.release) // the platform answers
+		if err := <-r.done; err != nil {
+			t.Fatal(err)
+		}
+		if <-ad.cut {
+			t.Fatal("the stop cut the send in flight")
+		}
+		if _, ok := sent.Sent("k1"); !ok {
+			t.Error("the finished send was not kept in the sent log; the restart would send it again")
+		}
+	})
+}
