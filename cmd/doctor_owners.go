@@ -57,8 +57,11 @@ func checkOwners(cfg *config.Config, bridges []string) check {
 	if len(bridges) > 0 && len(ids) == 0 {
 		why = append(why, fmt.Sprintf("bridges are configured (%s): your own chat accounts are strangers there until you list them", strings.Join(bridges, ", ")))
 	}
-	if !local && len(names) == 0 {
+	switch {
+	case !local && len(names) == 0:
 		why = append(why, "the terminal and the page are not the owner (they send no chat-app id): add local to have them")
+	case !local:
+		why = append(why, "the terminal and the page send no name unless you give one (--user, ?user=), so by name they are the owner only then: add local to have them always")
 	}
 	if len(why) == 0 {
 		if local && len(ids) == 0 {

@@ -24,7 +24,9 @@ func TestDoctorExplainsTheOwner(t *testing.T) {
 		{"a LAN address", "192.168.1.20:7788", []string{"local"}, nil, true, "beyond this machine"},
 		{"a bridge", "127.0.0.1:7788", []string{"local"}, []string{"qq"}, true, "bridges are configured (qq): your own chat accounts are strangers"},
 		{"ids without local", "127.0.0.1:7788", []string{"id:qq:12345678"}, []string{"qq"}, true, "the terminal and the page are not the owner"},
-		{"owners set", "0.0.0.0:7788", []string{"id:qq:12345678", "hareru"}, []string{"qq"}, false, "the owner is hareru (by name"},
+		{"a name without local", "0.0.0.0:7788", []string{"id:qq:12345678", "hareru"}, []string{"qq"}, true, "send no name unless you give one"},
+		{"owners set", "0.0.0.0:7788", []string{"local", "id:qq:12345678", "hareru"}, []string{"qq"}, true, "the owner is local (the terminal, the page, your API calls: private messages without a chat-app id); hareru (by name"},
+		{"owners set on loopback", "127.0.0.1:7788", []string{"local", "id:qq:12345678", "hareru"}, []string{"qq"}, false, "id:qq:12345678"},
 		{"the README's", "127.0.0.1:7788", []string{"local", "id:qq:12345678", "id:tg:987654"}, []string{"qq", "tg"}, false, "the owner is local (the terminal, the page, your API calls: private messages without a chat-app id); id:qq:12345678, id:tg:987654"},
 	}
 	for _, tt := range tests {
