@@ -29,6 +29,10 @@ type Agent interface {
 	Note(ctx context.Context, channel string, kind Kind, text string) error
 	// Owner reports whether a speaker id ("qq:12345") is the owner's.
 	Owner(speakerID string) bool
+	// Answered reports whether a turn already answered the stored message
+	// (a reply of the agent, or its choice to say nothing, stored after
+	// it), so a turn a restart cut is not run twice.
+	Answered(channel, messageID string) bool
 }
 
 // Later is an Answer refused for now.

@@ -28,6 +28,15 @@ type Options struct {
 	Attach func(ctx context.Context, c router.Component) error
 	// Sent remembers what was sent, across restarts (nil: in memory only).
 	Sent SentLog
+	// Owed keeps the turns owed to chats across restarts (nil: in memory
+	// only); ResumeMaxAge is how old one may be and still run at start (0:
+	// DefaultResumeMaxAge; negative: none runs).
+	Owed         OwedLog
+	ResumeMaxAge time.Duration
+	// Who keeps who wrote to the bot privately (nil: in memory only).
+	Who WhoLog
+	// Undelivered keeps the replies given up (nil: in memory only).
+	Undelivered UndeliveredLog
 	// Queue counts the outgoing packets waiting (nil: none known).
 	Queue func() int
 	// Journal gets the bridge's state changes (journal.BridgeState; nil:
@@ -53,22 +62,31 @@ type Options struct {
 
 // Bridge runs one adapter with the group-chat manners. See the package doc.
 type Bridge struct {
-	name    string
-	adapter Adapter
-	agent   Agent
-	attach  func(context.Context, router.Component) error
-	keys    SentLog
-	queue   func() int
-	journal *journal.Journal
-	manners config.Manners
-	lists   lists
-	quiet   quiet
-	images  *imageKeeper
-	agentNm func() string
-	clock   Clock
-	rand    func() float64
-	log     *slog.Logger
-	stored  func(Chat, string)
+	name         string
+	adapter      Adapter
+	agent        Agent
+	attach       func(context.Context, router.Component) error
+	keys         SentLog
+	owed         OwedLog
+	resumeMaxAge time.Duration
+	queue        func() int
+	journal      *journal.Journal
+	manners      config.Manners
+	lists        lists
+	quiet        quiet
+	images       *imageKeeper
+	agentNm      func() string
+	clock        Clock
+	rand         func() float64
+	log          *slog.Logger
+	stored       func(Chat, string)
+
+	who     WhoLog
+	whoMu   sync.Mutex
+	whoSeen map[string]time.Time
+
+	limit       Limit // the platform's message limit (Max 0: none)
+	undelivered UndeliveredLog
 
 	roster roster
 	seen   idSet // incoming message ids (chat + id), for duplicates
@@ -85,6 +103,7 @@ type Bridge struct {
 	ctx   context.Context    // Run's, for the turns it starts
 	wg    sync.WaitGroup     // the goroutines Run started
 	prev  router.Packet      // the last packet sent, for the pause between parts
+	stale []OwedTurn         // owed turns too old to resume at start
 
 	conn   sync.Mutex
 	online chan struct{} // closed while connected
@@ -119,6 +138,14 @@ type Status struct {
 	Turns     uint64    `json:"turns"`
 	Sent      uint64    `json:"sent"`
 	Failed    uint64    `json:"failed"` // replies given up
+	// Stale are turns a restart cut that were too old to run at start
+	// (bridges.resume_max_age): they wait for the chat's next turn.
+	Stale []OwedTurn `json:"stale,omitempty"`
+	// Writers are who wrote to the bot privately, newest first: how the
+	// owner finds their own id (`cyan bridges who`).
+	Writers []Writer `json:"writers,omitempty"`
+	// Undelivered are the latest replies given up, newest last.
+	Undelivered []Undelivered `json:"undelivered,omitempty"`
 }
 
 // New checks the options and builds the bridge.
@@ -145,6 +172,18 @@ func New(o Options) (*Bridge, error) {
 	if o.Sent == nil {
 		o.Sent = newMemSent(4096)
 	}
+	if o.Undelivered == nil {
+		o.Undelivered = &memUndelivered{}
+	}
+	if o.Who == nil {
+		o.Who = &memWho{}
+	}
+	if o.Owed == nil {
+		o.Owed = newMemOwed()
+	}
+	if o.ResumeMaxAge == 0 {
+		o.ResumeMaxAge = DefaultResumeMaxAge
+	}
 	if o.Queue == nil {
 		o.Queue = func() int { return 0 }
 	}
@@ -152,7 +191,7 @@ func New(o Options) (*Bridge, error) {
 		o.AgentName = func() string { return "" }
 	}
 	b := &Bridge{
-		name: o.Name, adapter: o.Adapter, agent: o.Agent, attach: o.Attach, keys: o.Sent, queue: o.Queue, journal: o.Journal, manners: o.Manners,
+		name: o.Name, adapter: o.Adapter, agent: o.Agent, attach: o.Attach, keys: o.Sent, owed: o.Owed, who: o.Who, undelivered: o.Undelivered, whoSeen: map[string]time.Time{}, resumeMaxAge: o.ResumeMaxAge, queue: o.Queue, journal: o.Journal, manners: o.Manners,
 		lists: listsOf(o.Manners), quiet: q, agentNm: o.AgentName, clock: o.Clock, rand: o.Rand, log: o.Logger,
 		stored: o.Stored, chats: map[Chat]*chatState{}, users: map[string]*window{}, online: make(chan struct{}),
 		images: newImageKeeper(o.DataDir, o.Name, o.Manners.ImageMaxBytes, o.Manners.ImagesMaxBytes),
@@ -160,6 +199,9 @@ func New(o Options) (*Bridge, error) {
 	}
 	if b.budget <= 0 {
 		b.budget = DefaultMediaBudget
+	}
+	if l, ok := o.Adapter.(Limited); ok {
+		b.limit = l.Limit()
 	}
 	b.st = Status{Name: o.Name, Platform: o.Adapter.Platform()}
 	return b, nil
@@ -169,8 +211,9 @@ func New(o Options) (*Bridge, error) {
 func (b *Bridge) Name() string { return b.name }
 
 // Run keeps the adapter connected and takes the outgoing packets of the
-// bridge's channels from the router until ctx ends; then it waits for the
-// turns it started. It returns nil when ctx ends, or the first error of
+// bridge's channels from the router until ctx ends; then it finishes the
+// send in flight (the connection closes after it), and waits for the
+// turns it started. At start it runs the turns a restart cut (resume). It returns nil when ctx ends, or the first error of
 // the adapter (one it cannot recover from: a wrong token) or of the
 // router; a panic in either is returned as an error, so the supervisor
 // restarts the bridge.
@@ -180,6 +223,7 @@ func (b *Bridge) Run(ctx context.Context) (err error) {
 	b.mu.Lock()
 	b.ctx = ctx
 	b.mu.Unlock()
+	b.resume()
 	b.post("connecting", nil)
 	defer func() {
 		if err != nil {
@@ -188,11 +232,32 @@ func (b *Bridge) Run(ctx context.Context) (err error) {
 			b.post("stopped", nil)
 		}
 	}()
-	errc := make(chan error, 2)
-	b.goErr("adapter", errc, func() error { return b.adapter.Run(ctx, sink{b}) })
-	b.goErr("outbox", errc, func() error { return b.attach(ctx, b) })
-	err = <-errc
+	// The connection outlives the outbox by the send in flight: stopping,
+	// the outbox finishes the message it is sending (bounded by
+	// sendGrace) before the connection closes, so the platform's answer
+	// (its message id) is not lost and the restart does not send it again.
+	actx, acancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer acancel()
+	adapterDone, outboxDone := make(chan error, 1), make(chan error, 1)
+	b.goErr("adapter", adapterDone, func() error { return b.adapter.Run(actx, sink{b}) })
+	b.goErr("outbox", outboxDone, func() error { return b.attach(ctx, b) })
+	select {
+	case err = <-adapterDone:
+		cancel()
+		<-outboxDone
+	case err = <-outboxDone:
+		cancel()
+		acancel()
+		<-adapterDone
+	case <-ctx.Done():
+		err = <-outboxDone
+		acancel()
+		if aerr := <-adapterDone; err == nil {
+			err = aerr
+		}
+	}
 	cancel()
+	acancel()
 	b.wg.Wait()
 	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled)) && !errors.Is(err, errPanic) {
 		err = nil
@@ -276,6 +341,11 @@ func (b *Bridge) Status() Status {
 	s.Queue = b.queue()
 	s.Received, s.Stored, s.Skipped = b.received.Load(), b.storedN.Load(), b.skipped.Load()
 	s.Turns, s.Sent, s.Failed = b.turns.Load(), b.sent_.Load(), b.failed.Load()
+	s.Undelivered = b.undeliveredList()
+	s.Writers = b.writers()
+	b.mu.Lock()
+	s.Stale = append([]OwedTurn(nil), b.stale...)
+	b.mu.Unlock()
 	return s
 }
 

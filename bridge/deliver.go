@@ -27,12 +27,15 @@ var _ router.Component = (*Bridge)(nil)
 //     stopped between the send and the acknowledgement) is acknowledged
 //     without sending it again;
 //   - the parts of one answer are sent with a short human-like pause;
+//   - a part longer than the platform takes is sent as several messages
+//     (sendPieces), and one the platform refuses as too long is split
+//     again, never dropped;
 //   - a temporary platform error (rate limited, a timeout) is returned, so
 //     the router tries again, after the platform's retry-after when it
 //     gave one; after maxTries, or on a permanent error (muted, the chat is
-//     gone, the text refused), the model is told in that chat (a note it
-//     reads at its next turn there) and the packet is dropped
-//     (router.Permanent).
+//     gone), the model is told in that chat (a note it reads at its next
+//     turn there), the status lists it (Undelivered) and the packet is
+//     dropped (router.Permanent).
 //
 // Speech packets are not the chat's: they are acknowledged unsent.
 func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
@@ -63,12 +66,9 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 			return ctx.Err()
 		}
 	}
-	id, err := b.send(ctx, chat, out)
+	var progress int
+	id, err := b.sendPieces(ctx, chat, d.Key, out, b.limit, 0, &progress)
 	if err == nil {
-		b.sent_.Add(1)
-		if id != "" {
-			b.sent.add(string(chat.Kind) + ":" + chat.ID + ":" + id)
-		}
 		if kerr := b.keys.MarkSent(d.Key, id); kerr != nil {
 			b.log.Warn("could not keep the sent message's key; a restart before its acknowledgement would send it again", "key", d.Key, "err", kerr)
 		}
@@ -82,7 +82,8 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 	}
 	var se *SendError
 	if errors.As(err, &se) && se.Temporary {
-		if d.Attempt < maxTries {
+		if d.Attempt < maxTries || progress > 0 {
+			// (pieces sent in this offer: the platform takes them, slowly)
 			b.log.Info("send failed; the router tries again", "channel", d.Channel, "key", d.Key, "attempt", d.Attempt, "err", err)
 			if se.RetryAfter > 0 && sleep(ctx, b.clock, se.RetryAfter) != nil {
 				return ctx.Err()
@@ -93,12 +94,76 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 	}
 	b.failed.Add(1)
 	b.log.Warn("reply not delivered", "channel", d.Channel, "key", d.Key, "err", err)
+	b.keepUndelivered(Undelivered{Channel: d.Channel, Key: d.Key, Text: short(d.Text, 80), Reason: err.Error(), At: b.clock.Now()})
 	note := fmt.Sprintf("your message %q could not be delivered to this chat: %v", short(d.Text, 60), err)
 	if nerr := b.agent.Note(ctx, d.Channel, chat.Kind, note); nerr != nil {
 		b.log.Warn("could not note the failed delivery", "channel", d.Channel, "err", nerr)
 	}
 	return router.Permanent(err)
 }
+
+// sendPieces sends out split to the limit, in order, each piece its own
+// delivery under its own key (key#1, key#2, … and key#2.1 … for a piece
+// split again), so a piece sent before a failure or a restart is not sent
+// again when the packet is offered anew. A piece the platform refuses as
+// too long is split again to half its size, down to minPiece. It returns
+// the platform id of the last piece.
+// progress counts the pieces sent now: an offer that sent some is not
+// counted towards giving up.
+func (b *Bridge) sendPieces(ctx context.Context, chat Chat, key string, out Outgoing, l Limit, depth int, progress *int) (string, error) {
+	pieces := split(out, l)
+	last := ""
+	for i, p := range pieces {
+		pkey := key
+		if len(pieces) > 1 {
+			pkey = fmt.Sprintf("%s#%d", key, i+1)
+			if depth > 0 {
+				pkey = fmt.Sprintf("%s.%d", key, i+1)
+			}
+			if id, ok := b.keys.Sent(pkey); ok {
+				last = id
+				continue
+			}
+			if i > 0 && sleep(ctx, b.clock, pieceDelay) != nil {
+				return "", ctx.Err()
+			}
+		}
+		id, err := b.send(ctx, chat, p)
+		var se *SendError
+		if errors.As(err, &se) && se.TooLong {
+			size := l.size(p)
+			if size/2 < minPiece || depth >= 8 {
+				return "", fmt.Errorf("the platform refuses even %d characters as too long: %w", size, err)
+			}
+			b.log.Info("the platform refused a piece as too long; splitting it again", "chat", chat.Channel(b.name), "size", size, "err", err)
+			half := Limit{Max: size / 2, Units: l.Units}
+			id, err = b.sendPieces(ctx, chat, pkey, p, half, depth+1, progress)
+		}
+		if err != nil {
+			return "", err
+		}
+		b.sent_.Add(1)
+		*progress++
+		if id != "" {
+			b.sent.add(string(chat.Kind) + ":" + chat.ID + ":" + id)
+		}
+		if len(pieces) > 1 {
+			if kerr := b.keys.MarkSent(pkey, id); kerr != nil {
+				b.log.Warn("could not keep a sent piece's key; a restart would send it again", "key", pkey, "err", kerr)
+			}
+		}
+		last = id
+	}
+	return last, nil
+}
+
+// sendGrace bounds a send that the bridge's stop lets finish.
+const sendGrace = 5 * time.Second
+
+// pieceDelay is the pause between the pieces of one split message: enough
+// for the platform to keep their order and below Telegram's one message a
+// second per chat.
+const pieceDelay = 1100 * time.Millisecond
 
 // follows reports whether p is a further part of the answer the bridge
 // sent last, which waits a typing pause.
@@ -139,7 +204,12 @@ func (b *Bridge) send(ctx context.Context, chat Chat, out Outgoing) (string, err
 		if err := b.waitOnline(ctx); err != nil {
 			return "", err
 		}
-		id, err := b.adapter.Send(ctx, chat, out)
+		// A send that has begun is finished even when the bridge stops:
+		// cut halfway, the platform may hold the message while the bridge
+		// never learns it, and the restart would send it again.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sendGrace)
+		id, err := b.adapter.Send(sctx, chat, out)
+		cancel()
 		if errors.Is(err, ErrOffline) && ctx.Err() == nil {
 			// the connection dropped before the adapter said so: wait a
 			// moment for its Disconnected rather than spin

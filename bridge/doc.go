@@ -30,13 +30,20 @@
 // the router, which hands Deliver the outgoing packets (replies and
 // proactive messages) from the bridge's durable outbox — in order, once,
 // waiting while the platform is away and across daemon restarts; Deliver
-// waits for a connection, retries what may work later and tells the model
-// (a note in the chat) what could not be delivered. A sent log keeps what
-// was sent, so a packet offered again after a restart is not sent twice.
+// waits for a connection, splits what is longer than the platform takes
+// (an adapter's Limit: at paragraphs, then sentences, then words; each
+// piece under its own key; "too long" splits again), retries what may work
+// later and tells the model (a note in the chat) and the status what could
+// not be delivered. A sent log keeps what was sent, so a packet or piece
+// offered again after a restart is not sent twice. An owed log keeps each
+// chat's newest addressed message until its turn ends, so a turn a restart
+// cut runs, once, when the bridge starts again (if not too old); a who log
+// keeps who wrote privately, for `cyan bridges who`.
 // Each state change (connecting, connected, disconnected, stopped, failed)
 // goes on the journal as a journal.BridgeState event.
 //
-// Channels are "<bridge name>:group:<id>" and "<bridge name>:private:<id>";
+// Channels are "<bridge name>:group:<id>" and "<bridge name>:private:<id>",
+// and "<bridge name>:group:<chat id>:<thread id>" for a forum topic;
 // speakers are identified by "<bridge name>:<user id>" (the owner is
 // "id:<bridge name>:<user id>" in permissions.owners), never by display
 // name.

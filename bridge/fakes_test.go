@@ -22,6 +22,14 @@ type fakeAgent struct {
 	ext    map[string]bool
 	quotes map[string]string // stored id → the quoted message's platform id
 	later  []error           // Answer's next results, one each
+	// answered are the stored ids a turn answered (Answered).
+	answered map[string]bool
+}
+
+func (a *fakeAgent) Answered(_, id string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.answered[id]
 }
 
 func (a *fakeAgent) Record(_ context.Context, in Inbound) (string, error) {

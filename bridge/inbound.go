@@ -107,6 +107,9 @@ func (b *Bridge) inboundAs(ctx context.Context, m *Message, forced string) {
 		b.stored(m.Chat, m.ID)
 	}
 	b.roster.saw(m.Chat, User{ID: m.From.ID, Name: name, Username: m.From.Username}, m.ID)
+	if m.Chat.Kind == Private {
+		b.wrote(User{ID: m.From.ID, Name: name, Username: m.From.Username}, m.Time)
+	}
 	if m.ID != "" && b.recalledEarly.has(key) {
 		b.recall(rctx, m.Chat, m.ID) // withdrawn while its media loaded
 		return
@@ -125,7 +128,9 @@ func (b *Bridge) inboundAs(ctx context.Context, m *Message, forced string) {
 		b.note(m.Chat, id)
 		return
 	}
-	b.request(m.Chat, id, asker{name: name, id: b.speakerID(m.From.ID), why: why, at: b.clock.Now()})
+	if b.request(m.Chat, id, asker{name: name, id: b.speakerID(m.From.ID), why: why, at: b.clock.Now()}) && why != "chime-in" {
+		b.owe(OwedTurn{Channel: channel, MessageID: id, Speaker: name, SpeakerID: b.speakerID(m.From.ID), At: m.Time})
+	}
 }
 
 // asker is someone whose message asked for a turn.

@@ -12,6 +12,7 @@ import (
 type chatState struct {
 	chat    Chat
 	last    string // the newest stored message id
+	owed    string // the newest addressed message id, kept in the owed log
 	pending []asker
 	first   time.Time // when the oldest pending asker arrived
 	due     time.Time // when the next turn may start
@@ -37,8 +38,10 @@ func (b *Bridge) chat(c Chat) *chatState {
 	return cs
 }
 
-// request asks for a turn in chat because of a's message id.
-func (b *Bridge) request(c Chat, id string, a asker) {
+// request asks for a turn in chat because of a's message id; false when
+// the speaker is over their turn limit (the message is kept, not
+// answered).
+func (b *Bridge) request(c Chat, id string, a asker) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	cs := b.chat(c)
@@ -52,17 +55,21 @@ func (b *Bridge) request(c Chat, id string, a asker) {
 		}
 		if ok, _ := w.allow(now, b.manners.UserTurns); !ok {
 			b.log.Debug("speaker over the turn limit; message kept, not answered", "channel", c.Channel(b.name), "speaker", a.id)
-			return
+			return false
 		}
+	}
+	if a.why != "chime-in" {
+		cs.owed = id
 	}
 	if len(cs.pending) == 0 {
 		cs.first = now
 	}
 	cs.pending = append(cs.pending, a)
 	if cs.running {
-		return // the turn's end schedules the next
+		return true // the turn's end schedules the next
 	}
 	b.schedule(cs, now)
+	return true
 }
 
 // schedule sets when cs's next turn is due and makes sure a waiter runs.
@@ -137,8 +144,9 @@ func (b *Bridge) wait(cs *chatState) {
 		cs.pending, cs.waiting, cs.running = nil, false, true
 		t := Turn{Channel: cs.chat.Channel(b.name), Kind: cs.chat.Kind, MessageID: cs.last}
 		t.Speaker, t.SpeakerID = b.speakerOf(askers)
+		owed := cs.owed
 		b.mu.Unlock()
-		b.runTurn(ctx, cs, t, askers)
+		b.runTurn(ctx, cs, t, askers, owed)
 		return
 	}
 }
@@ -159,7 +167,9 @@ func (b *Bridge) speakerOf(askers []asker) (string, string) {
 
 // runTurn runs one turn with the typing indicator, then schedules the
 // following turn if more was addressed meanwhile.
-func (b *Bridge) runTurn(ctx context.Context, cs *chatState, t Turn, askers []asker) {
+// A turn that ends well pays the chat's owed turn (owed, the newest
+// addressed message when it started).
+func (b *Bridge) runTurn(ctx context.Context, cs *chatState, t Turn, askers []asker, owed string) {
 	tctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -174,7 +184,9 @@ func (b *Bridge) runTurn(ctx context.Context, cs *chatState, t Turn, askers []as
 		b.turns.Add(1)
 	}
 	switch {
-	case err == nil || ctx.Err() != nil:
+	case ctx.Err() != nil: // cut by the stop: still owed
+	case err == nil:
+		b.paid(t.Channel, owed)
 	case later != nil:
 		b.log.Info("the turn must wait; asking again later", "channel", t.Channel, "in", later.After, "reason", later.Reason)
 	default:

@@ -17,14 +17,25 @@ const (
 	Private Kind = "private"
 )
 
-// Chat is one conversation on a platform: a group or a private chat.
+// Chat is one conversation on a platform: a group, a private chat, or a
+// forum topic of a group (Telegram), which is a conversation of its own.
 type Chat struct {
 	Kind Kind
 	ID   string // the platform's group or user id
+	// Thread is the forum topic of a group ("" : the group itself, or its
+	// General topic).
+	Thread string
 }
 
-// Channel is the chat's channel name under a bridge: "qq:group:123".
-func (c Chat) Channel(bridge string) string { return bridge + ":" + string(c.Kind) + ":" + c.ID }
+// Channel is the chat's channel name under a bridge: "qq:group:123", and
+// "tg:group:-100123:42" for a forum topic.
+func (c Chat) Channel(bridge string) string {
+	ch := bridge + ":" + string(c.Kind) + ":" + c.ID
+	if c.Thread != "" {
+		ch += ":" + c.Thread
+	}
+	return ch
+}
 
 // ParseChannel reads a channel name of the bridge back into a chat.
 func ParseChannel(bridge, channel string) (Chat, bool) {
@@ -36,7 +47,14 @@ func ParseChannel(bridge, channel string) (Chat, bool) {
 	if !ok || id == "" || (kind != string(Group) && kind != string(Private)) {
 		return Chat{}, false
 	}
-	return Chat{Kind: Kind(kind), ID: id}, true
+	c := Chat{Kind: Kind(kind), ID: id}
+	if chatID, thread, ok := strings.Cut(id, ":"); ok {
+		if kind != string(Group) || chatID == "" || thread == "" || strings.Contains(thread, ":") {
+			return Chat{}, false
+		}
+		c.ID, c.Thread = chatID, thread
+	}
+	return c, true
 }
 
 // User is a person (or bot) on a platform.
@@ -186,6 +204,9 @@ var (
 type SendError struct {
 	// Temporary: trying again later may work (rate limited, a timeout).
 	Temporary bool
+	// TooLong: the platform refused the message as too long; the bridge
+	// splits it and sends the pieces.
+	TooLong bool
 	// RetryAfter is the platform's advice, when it gave one.
 	RetryAfter time.Duration
 	Msg        string

@@ -94,7 +94,8 @@ func commands() []verb {
 		{noun: "observers", name: "run", args: "NAME", summary: "run an observer now", daemon: true, setup: observersRun,
 			example: []string{"main-observer"}},
 
-		{noun: "bridges", name: "ls", summary: "list the bridges: connected, bot, chats seen, queue, counters, last error", daemon: true, setup: bridgesLs},
+		{noun: "bridges", name: "ls", summary: "list the bridges: connected, bot, chats seen, queue, counters, last error; replies not delivered, turns too old to resume", daemon: true, setup: bridgesLs},
+		{noun: "bridges", name: "who", summary: "list who wrote to each bot privately, with the permissions.owners line that names them", daemon: true, setup: bridgesWho},
 
 		{noun: "tool", name: "ls", summary: "list the tools: name, kind, source, effects, and what the owner's and others' rules decide", daemon: true, setup: toolLs},
 		{noun: "tool", name: "run", args: "NAME [ARGS_JSON]", summary: "run a call through the same permission checks as the model's", daemon: true, setup: toolRunCmd,

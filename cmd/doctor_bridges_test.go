@@ -36,7 +36,7 @@ func TestDoctorChecksTheConfiguredBridges(t *testing.T) {
 		lines[c.Name] = c.State + " " + c.Message + " | " + c.Fix
 	}
 	for name, want := range map[string]string{
-		"owner":     "warn no permissions.owners: every private message without a platform id (terminal, page, API) is the owner's; but bridges are configured (qq, tg)",
+		"owner":     "warn the owner is local (the terminal, the page, your API calls: private messages without a chat-app id); but bridges are configured (qq, tg)",
 		"bridge qq": "warn OneBot reverse: the daemon is not running",
 		"bridge tg": "fail Telegram: the Bot API refused the token",
 	} {

@@ -3,43 +3,79 @@ package cmd
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/tools"
 )
 
-// checkOwners says who the owner is. The rule (tools.Owners): an entry
-// id:<bridge>:<user id> of permissions.owners is that account anywhere; a
-// bare name only a private message that carries no platform id (the
-// terminal, the page, the owner's API calls); with no entries, every
-// private message without a platform id is the owner's. That is right for
+// checkOwners says who the owner is. The rule (tools.Owners): "local"
+// (listed by default) is every private message without a platform id —
+// the terminal, the page, the owner's API calls; an entry
+// id:<bridge>:<user id> is that chat account anywhere; a bare name only a
+// private message without a platform id that gives it. Local is right for
 // one person on a laptop, where only that person reaches the API. Once the
 // API listens beyond loopback, whoever holds the token and writes in a
 // private channel is the owner; once a bridge is configured, the owner's
-// own chat accounts are strangers until they are listed. Both warn.
-// bridges names the configured bridges.
+// own chat accounts are strangers until they are listed (`cyan bridges
+// who` gives the lines); with neither local nor a name, the terminal and
+// the page are strangers. Each warns. bridges names the configured
+// bridges.
 func checkOwners(cfg *config.Config, bridges []string) check {
 	c := check{name: "owner", ok: true}
-	if len(cfg.Permissions.Owners) > 0 {
-		c.msg = "the owner is " + strings.Join(cfg.Permissions.Owners, ", ") + " (permissions.owners; a bare name counts only in private chats without a platform id)"
-		return c
+	owners := cfg.Permissions.Owners
+	local := len(owners) == 0 || slices.Contains(owners, tools.LocalOwner)
+	var ids, names []string
+	for _, o := range owners {
+		switch {
+		case o == tools.LocalOwner:
+		case strings.HasPrefix(o, "id:"):
+			ids = append(ids, o)
+		default:
+			names = append(names, o)
+		}
 	}
-	c.msg = "no permissions.owners: every private message without a platform id (terminal, page, API) is the owner's"
+	var who []string
+	if local {
+		who = append(who, "local (the terminal, the page, your API calls: private messages without a chat-app id)")
+	}
+	if len(names) > 0 {
+		who = append(who, strings.Join(names, ", ")+" (by name, only in private messages without a chat-app id)")
+	}
+	if len(ids) > 0 {
+		who = append(who, strings.Join(ids, ", "))
+	}
+	if len(who) == 0 {
+		who = append(who, "nobody")
+	}
+	c.msg = "the owner is " + strings.Join(who, "; ")
 	var why []string
-	if !loopback(cfg.Addr) {
+	if local && !loopback(cfg.Addr) {
 		why = append(why, fmt.Sprintf("the API listens on %s, beyond this machine: whoever holds the token and writes in a private channel is the owner", cfg.Addr))
 	}
-	if len(bridges) > 0 {
+	if len(bridges) > 0 && len(ids) == 0 {
 		why = append(why, fmt.Sprintf("bridges are configured (%s): your own chat accounts are strangers there until you list them", strings.Join(bridges, ", ")))
 	}
+	switch {
+	case !local && len(names) == 0:
+		why = append(why, "the terminal and the page are not the owner (they send no chat-app id): add local to have them")
+	case !local:
+		why = append(why, "the terminal and the page send no name unless you give one (--user, ?user=), so by name they are the owner only then: add local to have them always")
+	}
 	if len(why) == 0 {
-		c.msg += "; fine while only this machine reaches the API"
+		if local && len(ids) == 0 {
+			c.msg += "; fine while only this machine reaches the API"
+		}
 		return c
 	}
 	c.warn = true
 	c.msg += "; but " + strings.Join(why, "; and ")
-	c.fix = "name the owner in the config: permissions.owners: [\"id:<bridge>:<your user id>\", <your name>] " +
-		"(e.g. id:qq:12345678 for your QQ account; a bare name matches only private chats without a platform id)"
+	example := "id:<bridge>:<your user id>"
+	if len(bridges) > 0 {
+		example = "id:" + bridges[0] + ":<your user id>"
+	}
+	c.fix = fmt.Sprintf("name the owner in the config: permissions.owners: [local, %q] (id:<bridge>:<your user id>; `cyan bridges who` lists who wrote to the bot privately, with the line to add)", example)
 	return c
 }
 

@@ -17,12 +17,17 @@ func TestDoctorExplainsTheOwner(t *testing.T) {
 		want    string
 	}{
 		{"laptop", "127.0.0.1:7788", nil, nil, false, "fine while only this machine reaches the API"},
-		{"localhost", "localhost:7788", nil, nil, false, "every private message without a platform id"},
+		{"default local", "127.0.0.1:7788", []string{"local"}, nil, false, "the owner is local (the terminal, the page"},
+		{"localhost", "localhost:7788", nil, nil, false, "private messages without a chat-app id"},
 		{"ipv6 loopback", "[::1]:7788", nil, nil, false, "fine while"},
 		{"every interface", "0.0.0.0:7788", nil, nil, true, "whoever holds the token and writes in a private channel is the owner"},
-		{"a LAN address", "192.168.1.20:7788", nil, nil, true, "beyond this machine"},
-		{"a bridge", "127.0.0.1:7788", nil, []string{"qq"}, true, "bridges are configured (qq): your own chat accounts are strangers"},
-		{"owners set", "0.0.0.0:7788", []string{"id:qq:12345678", "hareru"}, []string{"qq"}, false, "the owner is id:qq:12345678, hareru"},
+		{"a LAN address", "192.168.1.20:7788", []string{"local"}, nil, true, "beyond this machine"},
+		{"a bridge", "127.0.0.1:7788", []string{"local"}, []string{"qq"}, true, "bridges are configured (qq): your own chat accounts are strangers"},
+		{"ids without local", "127.0.0.1:7788", []string{"id:qq:12345678"}, []string{"qq"}, true, "the terminal and the page are not the owner"},
+		{"a name without local", "0.0.0.0:7788", []string{"id:qq:12345678", "hareru"}, []string{"qq"}, true, "send no name unless you give one"},
+		{"owners set", "0.0.0.0:7788", []string{"local", "id:qq:12345678", "hareru"}, []string{"qq"}, true, "the owner is local (the terminal, the page, your API calls: private messages without a chat-app id); hareru (by name"},
+		{"owners set on loopback", "127.0.0.1:7788", []string{"local", "id:qq:12345678", "hareru"}, []string{"qq"}, false, "id:qq:12345678"},
+		{"the README's", "127.0.0.1:7788", []string{"local", "id:qq:12345678", "id:tg:987654"}, []string{"qq", "tg"}, false, "the owner is local (the terminal, the page, your API calls: private messages without a chat-app id); id:qq:12345678, id:tg:987654"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -33,7 +38,7 @@ func TestDoctorExplainsTheOwner(t *testing.T) {
 			if c.warn != tt.warn || !c.ok || !strings.Contains(c.msg, tt.want) {
 				t.Fatalf("%+v", c)
 			}
-			if tt.warn && (!strings.Contains(c.fix, "permissions.owners") || !strings.Contains(c.fix, "id:<bridge>:<your user id>")) {
+			if tt.warn && (!strings.Contains(c.fix, "permissions.owners") || !strings.Contains(c.fix, "<your user id>") || !strings.Contains(c.fix, "cyan bridges who")) {
 				t.Fatalf("the fix does not say how to name the owner: %q", c.fix)
 			}
 		})

@@ -152,7 +152,8 @@ func configCheck(f *flags) run {
 		if file == "" {
 			file = "none (built-in defaults and the environment)"
 		}
-		fmt.Fprintf(io.Stdout, "# configuration is valid\n# file: %s\n%s", file, out)
+		owner := checkOwners(cfg, cfg.Bridges.Names())
+		fmt.Fprintf(io.Stdout, "# configuration is valid\n# file: %s\n# %s\n%s", file, owner.msg, out)
 		return nil
 	}
 }

@@ -12,21 +12,13 @@ import (
 	"golang.org/x/term"
 )
 
-// defaultUser is the speaker name of terminal commands.
-func defaultUser(io IO) string {
-	if u := io.Env("USER"); u != "" {
-		return u
-	}
-	return "user"
-}
-
 // defaultChannel is the channel of cyan chat, send and history when
 // --channel is not given.
 const defaultChannel = "terminal"
 
 func sendCmd(f *flags) run {
 	channel := f.String("channel", defaultChannel, "the `channel` (conversation) to send to")
-	user := f.String("user", "", "the speaker's `name` (default: $USER)")
+	user := f.String("user", "", "the speaker's `name` (default: none; the daemon says \"user\")")
 	asJSON := f.json()
 	return func(io IO, pos []string) error {
 		text := strings.Join(pos, " ")
@@ -61,17 +53,16 @@ func sendCmd(f *flags) run {
 	}
 }
 
-// speaker is --user, or the login name.
-func speaker(io IO, user string) string {
-	if user != "" {
-		return user
-	}
-	return defaultUser(io)
-}
+// speaker is --user, or "" : the terminal sends no name of its own
+// making, and never a chat-app id, so it is the owner through the "local"
+// owner entry (permissions.owners), whoever runs it. A name it sends is
+// how the companion calls you, and decides ownership only where owners
+// lists that bare name.
+func speaker(_ IO, user string) string { return user }
 
 func chatCmd(f *flags) run {
 	channel := f.String("channel", defaultChannel, "the `channel` (conversation) to chat in")
-	user := f.String("user", "", "your speaker `name` (default: $USER)")
+	user := f.String("user", "", "your speaker `name` (default: none; the daemon says \"user\")")
 	return func(io IO, _ []string) error {
 		c, _, err := dial(io)
 		if err != nil {
@@ -88,7 +79,11 @@ func chatCmd(f *flags) run {
 		out := &lockedWriter{w: io.Stdout}
 		io.Stdout = out
 		if interactive {
-			fmt.Fprintf(io.Stdout, "Chatting in channel %q as %s. Type /quit (or Ctrl-D) to leave.\n", *channel, who)
+			as := who
+			if as == "" {
+				as = "you (the local owner)"
+			}
+			fmt.Fprintf(io.Stdout, "Chatting in channel %q as %s. Type /quit (or Ctrl-D) to leave.\n", *channel, as)
 		}
 		stop := followProactive(c, *channel, out, interactive)
 		defer stop()

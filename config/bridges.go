@@ -18,6 +18,23 @@ type Bridges struct {
 	// Manners are the group-chat manners of every bridge; an instance's own
 	// manners override the fields they set (non-zero values).
 	Manners Manners `yaml:"manners"`
+	// ResumeMaxAge: at start, a chat whose newest message addressed to the
+	// companion has no answer (a restart cut its turn) gets that turn, once,
+	// if the message is at most this old; older ones are listed in `cyan
+	// bridges`. 0 resumes none. Default 30m.
+	ResumeMaxAge Duration `yaml:"resume_max_age"`
+}
+
+// Names are the configured bridges' names, in the order configured.
+func (b Bridges) Names() []string {
+	var out []string
+	for _, o := range b.OneBot {
+		out = append(out, o.Name)
+	}
+	for _, t := range b.Telegram {
+		out = append(out, t.Name)
+	}
+	return out
 }
 
 // OneBotBridge is one OneBot v11 connection (NapCat, LLOneBot, Lagrange).
@@ -188,6 +205,9 @@ func (c *Config) validateBridges(bad func(key, format string, args ...any)) {
 		default:
 			seen[n] = key
 		}
+	}
+	if c.Bridges.ResumeMaxAge < 0 {
+		bad("bridges.resume_max_age", "must not be negative; 0 resumes no cut turn, e.g. 30m")
 	}
 	reverseTokens := map[string]string{}
 	for i, b := range c.Bridges.OneBot {

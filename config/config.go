@@ -221,10 +221,13 @@ type API struct {
 
 // Permissions decide who may call which tool (SPEC §5).
 type Permissions struct {
-	// Owners names the owner: "id:<platform id>" matches that id anywhere;
-	// a bare name matches only private messages without a platform id (the
-	// local front-ends), since anyone can copy a display name in a group.
-	// Empty: every private message without a platform id is the owner's.
+	// Owners names the owner: "local" (the default) is the local user —
+	// every private message without a chat-app id, which only who passes
+	// the API's checks can send (the terminal, the page, your own API
+	// calls); "id:<bridge>:<user id>" is that chat-app account anywhere (the
+	// bridge must be configured); a bare name matches only private messages
+	// without a platform id that give that name, since anyone can copy a
+	// display name in a group. Empty: as "local".
 	Owners []string `yaml:"owners"`
 	// Owner and Guest are the permission objects of the owner's turns and
 	// of everyone else's; empty keeps the built-in ones (the owner confirms
@@ -407,7 +410,7 @@ func Defaults() Config {
 		API: API{MaxBodyBytes: 1 << 20, ReadHeaderTimeout: Duration(10 * time.Second),
 			ReadTimeout: Duration(30 * time.Second), IdleTimeout: Duration(2 * time.Minute)},
 		Log:         Log{Level: "info", Format: "text"},
-		Permissions: Permissions{ApprovalTTL: Duration(time.Hour)},
+		Permissions: Permissions{Owners: []string{"local"}, ApprovalTTL: Duration(time.Hour)},
 		Tools:       Tools{Terminal: Terminal{Shell: "/bin/sh", Timeout: Duration(30 * time.Second), MaxOutput: 16 << 10}},
 		Limits:      Limits{Name: "cyan", MaxOutputChars: 8000, MessagesPerMinute: 30, ToolCallsPerMinute: 60},
 		Events: Events{
@@ -424,7 +427,7 @@ func Defaults() Config {
 		},
 		Generate: Generate{Traces: 1000},
 		Embed:    Embed{Provider: "builtin", Index: "flat"},
-		Bridges:  Bridges{Manners: DefaultManners()},
+		Bridges:  Bridges{Manners: DefaultManners(), ResumeMaxAge: Duration(30 * time.Minute)},
 		TTS:      defaultTTS(),
 
 		ShutdownTimeout: Duration(DefaultShutdownTimeout),

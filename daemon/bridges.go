@@ -64,9 +64,15 @@ func (d *Daemon) buildBridges(cfg *config.Config, clock bridge.Clock, log *slog.
 		if err != nil {
 			return err
 		}
+		resume := time.Duration(cfg.Bridges.ResumeMaxAge)
+		if resume == 0 {
+			resume = -1 // none
+		}
 		b, err := bridge.New(bridge.Options{Name: name, Adapter: ad, Agent: agent,
 			Attach: func(ctx context.Context, c router.Component) error { return d.router.Attach(ctx, sub, c) },
-			Sent:   sent, Queue: func() int { return d.routerPending(sub) }, Journal: d.store.Journal(),
+			Owed:   bridge.NewStoreOwed(d.store, name), ResumeMaxAge: resume, Who: bridge.NewStoreWho(d.store, name),
+			Undelivered: bridge.NewStoreUndelivered(d.store, name),
+			Sent:        sent, Queue: func() int { return d.routerPending(sub) }, Journal: d.store.Journal(),
 			Manners: cfg.Bridges.Manners.Over(own), AgentName: d.mv.AgentName, DataDir: cfg.DataDir, Clock: clock,
 			Logger: log.With("component", "bridge", "bridge", name)})
 		if err != nil {
@@ -232,6 +238,22 @@ func (a bridgeAgent) Quoted(id string) string {
 		return ""
 	}
 	return q.ExternalID
+}
+
+// Answered reports whether the agent spoke in the channel after the
+// message: a final reply (one that calls no tool) or its choice to say
+// nothing. A turn cut mid-way left at most tool calls and their results.
+func (a bridgeAgent) Answered(channel, id string) bool {
+	answered, n := false, 0
+	err := a.st.Scan(channel, id, func(m *store.Message) (bool, error) {
+		n++
+		if m.Role == store.RoleAssistant && len(m.ToolCalls) == 0 {
+			answered = true
+			return false, nil
+		}
+		return n < 2000, nil
+	})
+	return err == nil && answered
 }
 
 // Recall marks a message withdrawn on its platform (bridge.Recaller).

@@ -15,12 +15,21 @@ import (
 // in any conversation; a bare name matches only a private message that
 // carries no platform id at all — the local front-ends (the command line,
 // the desktop companion, the owner's own API calls), never a chat bridge
-// that knows the speaker's id and never a group. With no entries, every
-// private message without a platform id is the owner's.
+// that knows the speaker's id and never a group. The entry "local"
+// (LocalOwner, listed by default) is the local user: every private message
+// without a platform id — whatever name it gives — since only those who
+// pass the API's checks (loopback, the token, the origin) can send one.
+// With no entries at all, the same holds.
 type Owners struct {
 	ids   map[string]bool
 	names map[string]bool
+	local bool
 }
+
+// LocalOwner is the owner entry that means the local user: private
+// messages without a chat-app id (the terminal, the page, your own API
+// calls).
+const LocalOwner = "local"
 
 // ParseOwners reads permissions.owners.
 func ParseOwners(list []string) (Owners, error) {
@@ -35,7 +44,11 @@ func ParseOwners(list []string) (Owners, error) {
 			continue
 		}
 		if e == "" {
-			return o, fmt.Errorf("owners[%d]: empty; write a speaker name or id:<platform id>", i)
+			return o, fmt.Errorf("owners[%d]: empty; write local, id:<bridge>:<user id> or a speaker name", i)
+		}
+		if e == LocalOwner {
+			o.local = true
+			continue
 		}
 		o.names[e] = true
 	}
@@ -53,7 +66,7 @@ func (o Owners) Match(c Caller) bool {
 	if c.Kind == "group" {
 		return false
 	}
-	if len(o.ids) == 0 && len(o.names) == 0 {
+	if o.local || (len(o.ids) == 0 && len(o.names) == 0) {
 		return true
 	}
 	return o.names[c.Speaker]

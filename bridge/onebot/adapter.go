@@ -497,7 +497,7 @@ func (a *Adapter) Send(ctx context.Context, chat bridge.Chat, m bridge.Outgoing)
 	case err != nil:
 		return "", &bridge.SendError{Temporary: true, Msg: err.Error()}
 	case resp.Status != "ok" && resp.Status != "async":
-		return "", &bridge.SendError{Temporary: rateLimited(resp), Msg: failure(action, resp)}
+		return "", &bridge.SendError{Temporary: rateLimited(resp), TooLong: refusedLong(m, resp), Msg: failure(action, resp)}
 	}
 	var data struct {
 		MessageID ID `json:"message_id"`

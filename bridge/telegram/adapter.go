@@ -251,7 +251,7 @@ func (a *Adapter) Send(ctx context.Context, chat bridge.Chat, m bridge.Outgoing)
 	if strings.TrimSpace(text) == "" {
 		return "", &bridge.SendError{Msg: "nothing to send"}
 	}
-	p := &tgbot.SendMessageParams{ChatID: chat.ID, Text: text, Entities: ents}
+	p := &tgbot.SendMessageParams{ChatID: chat.ID, MessageThreadID: thread(chat), Text: text, Entities: ents}
 	if reply > 0 {
 		p.ReplyParameters = &models.ReplyParameters{MessageID: reply, AllowSendingWithoutReply: true}
 	}
@@ -268,6 +268,8 @@ func sendError(err error) error {
 	switch {
 	case errors.As(err, &tm):
 		return &bridge.SendError{Temporary: true, RetryAfter: time.Duration(tm.RetryAfter) * time.Second, Msg: "rate limited by Telegram"}
+	case errors.Is(err, tgbot.ErrorBadRequest) && tooLong(err.Error()):
+		return &bridge.SendError{TooLong: true, Msg: err.Error()}
 	case errors.Is(err, tgbot.ErrorForbidden), errors.Is(err, tgbot.ErrorBadRequest), errors.Is(err, tgbot.ErrorUnauthorized):
 		return &bridge.SendError{Msg: err.Error()}
 	}
@@ -280,6 +282,46 @@ func (a *Adapter) Typing(ctx context.Context, chat bridge.Chat) error {
 	if b == nil {
 		return bridge.ErrOffline
 	}
-	_, err := b.SendChatAction(ctx, &tgbot.SendChatActionParams{ChatID: chat.ID, Action: models.ChatActionTyping})
+	_, err := b.SendChatAction(ctx, &tgbot.SendChatActionParams{ChatID: chat.ID, MessageThreadID: thread(chat), Action: models.ChatActionTyping})
 	return err
+}
+
+// thread is the forum topic a chat's messages go to (0: none).
+func thread(chat bridge.Chat) int {
+	n, _ := strconv.Atoi(chat.Thread)
+	return n
+}
+
+// MaxText is the most a message's text may hold after entity parsing, and
+// MaxCaption a caption's: the Bot API's sendMessage and caption limits
+// (tdlib/td td/telegram/OptionManager.cpp message_text_length_max 4096 and
+// message_caption_length_max 1024, commit 022d602). TDLib counts code
+// points; Telegram's servers and the Bot API docs count UTF-16 code units,
+// the stricter measure, which the bridge uses.
+const (
+	MaxText    = 4096
+	MaxCaption = 1024
+)
+
+// Limit implements bridge.Limited: 4096 UTF-16 code units of text (the
+// bridge sends text only, never captions).
+func (a *Adapter) Limit() bridge.Limit {
+	return bridge.Limit{Max: MaxText, Units: func(r rune) int {
+		if r >= 0x10000 {
+			return 2
+		}
+		return 1
+	}}
+}
+
+var _ bridge.Limited = (*Adapter)(nil)
+
+// tooLong reports a Bot API refusal for length: "Bad Request: message is
+// too long" (tdlib/td td/telegram/MessageContent.cpp "Message is too long",
+// lower-cased by telegram-bot-api Client.cpp fail_query_with_error,
+// commits 022d602 and 01a3679) and its caption and text variants.
+func tooLong(desc string) bool {
+	d := strings.ToLower(desc)
+	return strings.Contains(d, "message is too long") || strings.Contains(d, "caption is too long") ||
+		strings.Contains(d, "text is too long") || strings.Contains(d, "message_too_long")
 }

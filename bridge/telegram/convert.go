@@ -35,10 +35,17 @@ func toMessage(u *models.Update, self bridge.User, fetch fetcher) *bridge.Messag
 		out.Chat = bridge.Chat{Kind: bridge.Private, ID: chatID}
 	case models.ChatTypeGroup, models.ChatTypeSupergroup:
 		out.Chat = bridge.Chat{Kind: bridge.Group, ID: chatID}
+		if m.IsTopicMessage && m.MessageThreadID != 0 {
+			// a forum topic is a conversation of its own (the General topic
+			// has no message_thread_id: it is the group)
+			out.Chat.Thread = strconv.Itoa(m.MessageThreadID)
+		}
 	default:
 		return nil
 	}
-	if r := m.ReplyToMessage; r != nil {
+	if r := m.ReplyToMessage; r != nil && !(m.IsTopicMessage && r.ID == m.MessageThreadID) {
+		// (a message of a topic that replies to nothing carries the
+		// topic's first message as reply_to_message: not a reply)
 		p := bridge.Part{Kind: bridge.PartReply, MessageID: strconv.Itoa(r.ID), ReplyText: firstNonEmpty(r.Text, r.Caption)}
 		if r.From != nil {
 			p.ReplyFrom = userOf(r.From).Name

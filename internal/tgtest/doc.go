@@ -2,9 +2,18 @@
 // https://api.telegram.org/bot<token>/<method> as the Bot API documents it
 // — parameters as multipart/form-data, application/x-www-form-urlencoded or
 // JSON; answers {"ok": true, "result": …} or {"ok": false, "error_code",
-// "description"} — for getMe, deleteWebhook, setWebhook, getUpdates (long
-// polling with offset and timeout), sendMessage, sendChatAction and getFile
-// (and the file download path), recording every call.
+// "description", "parameters"} — for getMe, deleteWebhook, setWebhook,
+// getUpdates, sendMessage, sendChatAction and getFile (and the file
+// download path), recording every call.
+//
+// Where the real server's behaviour matters it copies tdlib's
+// telegram-bot-api (Client.cpp and Query.cpp at commit 01a3679) and TDLib
+// (tdlib/td at commit 022d602), cited beside each: getUpdates' offset
+// semantics (confirmed updates are forgotten, a negative offset keeps the
+// last n), sendMessage's 4096-character limit and its "Bad Request:
+// message is too long", an empty text, forum topics (message_thread_id,
+// is_topic_message, "message thread not found") and 429 "Too Many
+// Requests: retry after N" with parameters.retry_after.
 //
 // It imports nothing of cyan's.
 package tgtest

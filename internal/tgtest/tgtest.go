@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Server is a fake Bot API. Set Token and Bot before serving.
@@ -19,9 +20,15 @@ type Server struct {
 	Token string
 	Bot   User // getMe's answer
 
+	// FirstUpdateID is the update_id of the first update (0: 1). Real bots
+	// see large ids that do not start at 1.
+	FirstUpdateID int
+
 	mu       sync.Mutex
-	updates  []json.RawMessage // update i has update_id i+1
+	updates  []update // not yet confirmed, oldest first
+	lastID   int      // the update_id of the newest update queued
 	calls    []Call
+	topics   map[int64]map[int]bool // forum chats and their topics
 	files    map[string][]byte
 	nextMsg  int
 	changed  chan struct{}
@@ -39,9 +46,10 @@ type User struct {
 
 // Chat is a Telegram chat.
 type Chat struct {
-	ID    int64  `json:"id"`
-	Type  string `json:"type"` // private, group, supergroup
-	Title string `json:"title,omitempty"`
+	ID      int64  `json:"id"`
+	Type    string `json:"type"` // private, group, supergroup
+	Title   string `json:"title,omitempty"`
+	IsForum bool   `json:"is_forum,omitempty"`
 }
 
 // Entity is a message entity.
@@ -52,19 +60,30 @@ type Entity struct {
 	User   *User  `json:"user,omitempty"`
 }
 
+// update is one queued update.
+type update struct {
+	id  int
+	raw json.RawMessage
+}
+
 // Message is a Telegram message.
 type Message struct {
-	MessageID int             `json:"message_id"`
-	From      *User           `json:"from,omitempty"`
-	Chat      Chat            `json:"chat"`
-	Date      int64           `json:"date"`
-	Text      string          `json:"text,omitempty"`
-	Entities  []Entity        `json:"entities,omitempty"`
-	ReplyTo   *Message        `json:"reply_to_message,omitempty"`
-	Photo     []PhotoSize     `json:"photo,omitempty"`
-	Caption   string          `json:"caption,omitempty"`
-	Sticker   json.RawMessage `json:"sticker,omitempty"`
-	Voice     json.RawMessage `json:"voice,omitempty"`
+	MessageID int `json:"message_id"`
+	// MessageThreadID and IsTopicMessage mark a message of a forum topic
+	// (telegram-bot-api Client.cpp JsonMessage: message_thread_id is the
+	// forum topic's id; is_topic_message when the message is in a topic).
+	MessageThreadID int             `json:"message_thread_id,omitempty"`
+	IsTopicMessage  bool            `json:"is_topic_message,omitempty"`
+	From            *User           `json:"from,omitempty"`
+	Chat            Chat            `json:"chat"`
+	Date            int64           `json:"date"`
+	Text            string          `json:"text,omitempty"`
+	Entities        []Entity        `json:"entities,omitempty"`
+	ReplyTo         *Message        `json:"reply_to_message,omitempty"`
+	Photo           []PhotoSize     `json:"photo,omitempty"`
+	Caption         string          `json:"caption,omitempty"`
+	Sticker         json.RawMessage `json:"sticker,omitempty"`
+	Voice           json.RawMessage `json:"voice,omitempty"`
 }
 
 // PhotoSize is one size of a photo.
@@ -94,6 +113,7 @@ func (s *Server) init() {
 	if s.changed == nil {
 		s.changed = make(chan struct{})
 		s.files = map[string][]byte{}
+		s.topics = map[int64]map[int]bool{}
 		s.nextMsg = 500
 	}
 }
@@ -235,6 +255,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// getUpdates copies telegram-bot-api's Client::process_get_updates_query
+// and do_get_updates (Client.cpp, commit 01a3679): updates with an id
+// below offset are confirmed and forgotten for good; offset 0 starts at
+// the oldest unconfirmed update; a negative offset -n forgets all but the
+// last n; limit is 1–100 (default 100); a call with no update waits up to
+// timeout seconds (capped here at 5: tests need no minute-long polls).
 func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p map[string]string) {
 	s.mu.Lock()
 	if s.webhook != "" {
@@ -245,16 +271,24 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p map[string
 	s.mu.Unlock()
 	offset, _ := strconv.Atoi(p["offset"])
 	timeout, _ := strconv.Atoi(p["timeout"])
+	limit, err := strconv.Atoi(p["limit"])
+	if err != nil || limit <= 0 || limit > 100 {
+		limit = 100
+	}
 	if timeout > 5 {
-		timeout = 5 // tests need no minute-long polls
+		timeout = 5
 	}
 	deadline := time.After(time.Duration(timeout) * time.Second)
 	for {
 		s.mu.Lock()
 		s.init()
+		s.confirm(offset)
 		var out []json.RawMessage
-		for i := max(offset-1, 0); i < len(s.updates); i++ {
-			out = append(out, s.updates[i])
+		for _, u := range s.updates {
+			if len(out) == limit {
+				break
+			}
+			out = append(out, u.raw)
 		}
 		ch := s.changed
 		s.mu.Unlock()
@@ -276,10 +310,66 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p map[string
 	}
 }
 
+// confirm forgets the updates an offset confirms. The caller holds s.mu.
+func (s *Server) confirm(offset int) {
+	switch {
+	case offset < 0:
+		if n := -offset; len(s.updates) > n {
+			s.updates = s.updates[len(s.updates)-n:]
+		}
+	case offset > 0:
+		i := 0
+		for i < len(s.updates) && s.updates[i].id < offset {
+			i++
+		}
+		s.updates = s.updates[i:]
+	}
+}
+
+// Pending is how many updates wait unconfirmed.
+func (s *Server) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.updates)
+}
+
+// AddTopic makes chat a forum with the topic thread (its
+// message_thread_id).
+func (s *Server) AddTopic(chat int64, thread int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	if s.topics[chat] == nil {
+		s.topics[chat] = map[int]bool{}
+	}
+	s.topics[chat][thread] = true
+}
+
+// MaxText is sendMessage's limit on a message's text after entity
+// parsing, in characters: TDLib refuses longer text of a bot with "Message
+// is too long" (tdlib/td td/telegram/MessageContent.cpp, counting code
+// points with utf8_length against message_text_length_max, 4096 by
+// default in OptionManager.cpp; commit 022d602), which telegram-bot-api
+// sends as 400 "Bad Request: message is too long" (Client.cpp
+// fail_query_with_error lower-cases the first letter; commit 01a3679).
+const MaxText = 4096
+
+// sendMessage copies the checks of telegram-bot-api's
+// process_send_message_query: "Bad Request: message text is empty"
+// (Client.cpp get_input_message_text), the length limit (MaxText), and a
+// forum's message_thread_id: the General topic (1) or a topic that does
+// not exist is "Bad Request: message thread not found" (Client.cpp
+// check_reply_parameters / getForumTopic's error); the sent message
+// carries message_thread_id and is_topic_message.
 func (s *Server) sendMessage(w http.ResponseWriter, p map[string]string) {
 	chat, err := strconv.ParseInt(p["chat_id"], 10, 64)
-	if err != nil || p["text"] == "" {
-		fail(w, http.StatusBadRequest, "Bad Request: chat_id and text are required", nil)
+	if err != nil {
+		fail(w, http.StatusBadRequest, "Bad Request: chat not found", nil)
+		return
+	}
+	text := p["text"]
+	if text == "" {
+		fail(w, http.StatusBadRequest, "Bad Request: message text is empty", nil)
 		return
 	}
 	var ents []Entity
@@ -289,22 +379,50 @@ func (s *Server) sendMessage(w http.ResponseWriter, p map[string]string) {
 			return
 		}
 	}
+	if utf8.RuneCountInString(text) > MaxText {
+		fail(w, http.StatusBadRequest, "Bad Request: message is too long", nil)
+		return
+	}
+	thread, _ := strconv.Atoi(p["message_thread_id"])
 	s.mu.Lock()
+	s.init()
+	if topics, forum := s.topics[chat]; forum && thread > 0 && (thread == 1 || !topics[thread]) {
+		s.mu.Unlock()
+		fail(w, http.StatusBadRequest, "Bad Request: message thread not found", nil)
+		return
+	}
 	if len(s.failSend) > 0 {
 		f := s.failSend[0]
 		s.failSend = s.failSend[1:]
 		s.mu.Unlock()
-		var extra map[string]any
-		if f.RetryAfter > 0 {
-			extra = map[string]any{"retry_after": f.RetryAfter}
-		}
-		fail(w, f.Code, f.Description, extra)
+		failWith(w, f)
 		return
 	}
 	s.nextMsg++
-	id := s.nextMsg
+	m := Message{MessageID: s.nextMsg, From: &s.Bot, Chat: Chat{ID: chat}, Date: time.Now().Unix(), Text: text, Entities: ents}
+	if _, forum := s.topics[chat]; forum && thread > 1 {
+		m.MessageThreadID, m.IsTopicMessage = thread, true
+	}
 	s.mu.Unlock()
-	ok(w, Message{MessageID: id, From: &s.Bot, Chat: Chat{ID: chat}, Date: time.Now().Unix(), Text: p["text"], Entities: ents})
+	ok(w, m)
+}
+
+// failWith answers a queued failure; a 429 as telegram-bot-api's
+// Query::set_retry_after_error does (Query.cpp, commit 01a3679):
+// "Too Many Requests: retry after N" with parameters.retry_after.
+func failWith(w http.ResponseWriter, f Failure) {
+	var extra map[string]any
+	desc := f.Description
+	if f.Code == http.StatusTooManyRequests {
+		if f.RetryAfter <= 0 {
+			f.RetryAfter = 1
+		}
+		desc = fmt.Sprintf("Too Many Requests: retry after %d", f.RetryAfter)
+	}
+	if f.RetryAfter > 0 {
+		extra = map[string]any{"retry_after": f.RetryAfter}
+	}
+	fail(w, f.Code, desc, extra)
 }
 
 // FailSend makes the next sendMessage fail.
@@ -326,9 +444,9 @@ func (s *Server) Push(m Message) int {
 	if m.Date == 0 {
 		m.Date = time.Now().Unix()
 	}
-	id := len(s.updates) + 1
+	id := s.nextUpdate()
 	b, _ := json.Marshal(map[string]any{"update_id": id, "message": m})
-	s.updates = append(s.updates, b)
+	s.updates = append(s.updates, update{id: id, raw: b})
 	s.notify()
 	return m.MessageID
 }
@@ -338,8 +456,17 @@ func (s *Server) PushRaw(b []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.init()
-	s.updates = append(s.updates, b)
+	s.updates = append(s.updates, update{id: s.nextUpdate(), raw: b})
 	s.notify()
+}
+
+// nextUpdate is the next update_id. The caller holds s.mu.
+func (s *Server) nextUpdate() int {
+	if s.lastID == 0 {
+		s.lastID = max(s.FirstUpdateID, 1) - 1
+	}
+	s.lastID++
+	return s.lastID
 }
 
 // AddFile makes a file downloadable through getFile.

@@ -9,7 +9,10 @@ import { Player } from './player.js';
 
 const params = new URLSearchParams(location.search);
 const channel = params.get('channel') || 'desktop';
-const user = params.get('user') || localStorage.getItem('cyan.user') || 'me';
+// The page sends a name only when one is set (?user= or localStorage
+// cyan.user), never one of its own making: ownership is the "local" owner
+// entry (a private message without a chat-app id), not a name.
+const user = params.get('user') || localStorage.getItem('cyan.user') || '';
 const $ = (id) => document.getElementById(id);
 const log = $('log');
 
