@@ -153,9 +153,11 @@ func (b *Book) Activate(in Input) Result {
 		if len(now) == 0 {
 			break
 		}
-		// Under the budget the highest priority is kept first.
+		// Under the budget constant entries are kept first (they are the
+		// book's standing world), then the highest priority.
 		slices.SortStableFunc(now, func(x, y Fired) int {
-			return cmp.Or(cmp.Compare(y.Entry.keep(), x.Entry.keep()), cmp.Compare(x.Entry.Index, y.Entry.Index))
+			return cmp.Or(cmp.Compare(rankConstant(y.Entry), rankConstant(x.Entry)),
+				cmp.Compare(y.Entry.keep(), x.Entry.keep()), cmp.Compare(x.Entry.Index, y.Entry.Index))
 		})
 		var next strings.Builder
 		for _, f := range now {
@@ -215,6 +217,29 @@ func (b *Book) Activate(in Input) Result {
 		}
 	}
 	return res
+}
+
+func rankConstant(e *Entry) int {
+	if e.Constant {
+		return 1
+	}
+	return 0
+}
+
+// ConstantTokens is what the book's enabled constant entries take together
+// (count counts a text's tokens; nil counts 1 per 4 bytes), with {{char}}
+// and {{user}} as written: the room the book needs before any key matches.
+func (b *Book) ConstantTokens(count func(string) int) int {
+	if count == nil {
+		count = func(s string) int { return (len(s) + 3) / 4 }
+	}
+	n := 0
+	for _, e := range b.Entries {
+		if e.Enabled && e.Constant && !e.dontActivate {
+			n += count(notation.Escape(strings.TrimSpace(e.Content)))
+		}
+	}
+	return n
 }
 
 // keep is the entry's rank under the token budget: higher is kept first.
