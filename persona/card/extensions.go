@@ -81,7 +81,9 @@ func (c *Card) extensionNotes() []string {
 			}
 		case "world":
 			var w string
-			if json.Unmarshal(raw, &w) == nil && strings.TrimSpace(w) != "" {
+			// SillyTavern's export puts the linked world's entries into
+			// character_book; a card without one left its world behind.
+			if json.Unmarshal(raw, &w) == nil && strings.TrimSpace(w) != "" && c.CharacterBook == nil {
 				notes = append(notes, fmt.Sprintf("the card links SillyTavern's World Info %q, which is a separate file: import it with --lorebook FILE to use it", w))
 			}
 		case "risuai":

@@ -19,12 +19,12 @@ import (
 
 // The files of a persona folder made from a card.
 const (
-	ExamplesFile = "examples.txt"  // mes_example, the persona's reference
-	LorebookFile = "lorebook.json" // character_book, as the card held it
+	ExamplesFile = "examples.txt"       // mes_example, the persona's reference
+	LorebookFile = "lorebook.json"      // character_book, as the card held it
 	AvatarFile   = "avatar/neutral.png" // the card's picture without the card: the neutral face
 	LegacyAvatar = "avatar.png"         // where imports before avatar/ put the picture
-	MetaFile     = "card.json"     // the card's fields the persona does not use
-	AssetsDir    = "assets"        // PNG-embedded assets, by their path
+	MetaFile     = "card.json"          // the card's fields the persona does not use
+	AssetsDir    = "assets"             // PNG-embedded assets, by their path
 )
 
 // userName stands for {{user}} in the persona's reference, which is plain

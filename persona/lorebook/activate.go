@@ -70,6 +70,26 @@ type Result struct {
 	Passes                int
 }
 
+// DefaultSharePercent is the share of the context SillyTavern gives World
+// Info by default (world_info_budget: 25 %): a book with no token_budget of
+// its own gets as much.
+const DefaultSharePercent = 25
+
+// Room is the tokens b's entries may take in a prompt whose conversation
+// may take context tokens: the book's token_budget, else SillyTavern's
+// default share of the context. configured (agent.sections.lorebook), when
+// above 0, is the owner's bound on both.
+func (b *Book) Room(configured, context int) int {
+	room := b.TokenBudget
+	if room <= 0 {
+		room = context * DefaultSharePercent / 100
+	}
+	if configured > 0 {
+		room = min(room, configured)
+	}
+	return max(room, 0)
+}
+
 // Depth is how many of the newest messages a scan of b may read: the
 // largest scan depth of the book and its entries.
 func (b *Book) Depth() int {
