@@ -212,3 +212,75 @@ func cmpFloat(a, b float64) int {
 	}
 	return 0
 }
+
+// Merge adds the entries of book add (a character_book) after those of
+// book base (nil: none), as SillyTavern does when a card's linked World
+// Info is embedded on export; base's settings (name, scan_depth,
+// token_budget…) win, add's fill what base lacks. An entry of add with the
+// same keys and content as one of base is the same entry (a card that
+// already embeds its world) and is not added twice.
+func Merge(base, add json.RawMessage) (json.RawMessage, error) {
+	if base == nil {
+		return add, nil
+	}
+	var b, a map[string]json.RawMessage
+	if err := strictObject(base, &b); err != nil {
+		return nil, fmt.Errorf("the card's lorebook: %w", err)
+	}
+	if err := strictObject(add, &a); err != nil {
+		return nil, fmt.Errorf("lorebook: %w", err)
+	}
+	var be, ae []json.RawMessage
+	if err := json.Unmarshal(b["entries"], &be); err != nil {
+		return nil, fmt.Errorf("the card's lorebook: entries: %w", err)
+	}
+	if err := json.Unmarshal(a["entries"], &ae); err != nil {
+		return nil, fmt.Errorf("lorebook: entries: %w", err)
+	}
+	seen := map[string]bool{}
+	for _, e := range be {
+		seen[entryKey(e)] = true
+	}
+	var fresh []json.RawMessage
+	for _, e := range ae {
+		if k := entryKey(e); !seen[k] {
+			seen[k] = true
+			fresh = append(fresh, e)
+		}
+	}
+	ae = fresh
+	if len(be)+len(ae) > MaxEntries {
+		return nil, fmt.Errorf("lorebook: the two books have %d entries together; the limit is %d", len(be)+len(ae), MaxEntries)
+	}
+	for k, v := range a {
+		if _, ok := b[k]; !ok {
+			b[k] = v
+		}
+	}
+	all, err := json.Marshal(append(be, ae...))
+	if err != nil {
+		return nil, err
+	}
+	b["entries"] = all
+	return json.Marshal(b)
+}
+
+// entryKey identifies an entry by its keys and content.
+func entryKey(raw json.RawMessage) string {
+	var e struct {
+		Keys    json.RawMessage `json:"keys"`
+		Key     json.RawMessage `json:"key"`
+		Content string          `json:"content"`
+	}
+	_ = json.Unmarshal(raw, &e)
+	k := e.Keys
+	if len(k) == 0 {
+		k = e.Key
+	}
+	keys, _ := optTexts(k)
+	for i := range keys {
+		keys[i] = strings.TrimSpace(keys[i])
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, "\x00") + "\x01" + strings.TrimSpace(e.Content)
+}
