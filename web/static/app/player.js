@@ -17,6 +17,12 @@ export class Player {
     this.played = [];
     window.cyanPlayed = this.played;
     this.ctx = null;
+    // Turns whose speech was interrupted: their later segments are dropped.
+    this.stale = new Set();
+    this.current = null; // {sp, stop()} of the segment playing
+    // Every speech event heard, for tests: {seq, turn, text}.
+    this.heard = [];
+    window.cyanHeard = this.heard;
   }
 
   #audio() {
@@ -44,9 +50,26 @@ export class Player {
 
   /** Queues a speech event; segments play in seq order. */
   add(sp) {
+    this.heard.push({ seq: sp.seq, turn: sp.turn || '', text: sp.text });
+    if (this.stale.has(sp.turn || '')) return;
     this.queue.push(sp);
     this.queue.sort((a, b) => a.seq - b.seq);
     this.#next();
+  }
+
+  /** Whether anything is playing or waiting to. */
+  get active() { return this.busy || this.queue.length > 0; }
+
+  /**
+   * Stops the voice: what plays stops, what waits is dropped, and the
+   * turns they belong to stay silent (a new message interrupts the old
+   * reply's speech).
+   */
+  interrupt() {
+    for (const sp of this.queue) this.stale.add(sp.turn || '');
+    for (const p of this.played) this.stale.add(p.turn || '');
+    if (this.current) { this.stale.add(this.current.sp.turn || ''); this.current.stop(); }
+    this.queue.length = 0;
   }
 
   async #next() {
@@ -57,7 +80,11 @@ export class Player {
       if (sp.error || !sp.audio) {
         this.hooks.onError(sp, sp.error || 'no audio');
         this.hooks.onStart(sp);
-        await new Promise((r) => setTimeout(r, Math.min(6000, 400 + 120 * [...sp.text].length)));
+        await new Promise((r) => {
+          const t = setTimeout(r, Math.min(6000, 400 + 120 * [...sp.text].length));
+          this.current = { sp, stop: () => { clearTimeout(t); r(); } };
+        });
+        this.current = null;
       } else {
         await this.#play(sp);
       }
@@ -100,11 +127,13 @@ export class Player {
     };
     await new Promise((resolve) => {
       src.onended = resolve;
+      this.current = { sp, stop: () => { rec.interrupted = true; try { src.stop(); } catch { /* not started */ } resolve(); } };
       src.start();
       raf = requestAnimationFrame(tick);
       // A context that never runs (no audio device) must not stall the queue.
       setTimeout(resolve, buffer.duration * 1000 + 3000);
     });
+    this.current = null;
     cancelAnimationFrame(raf);
     rec.ended = Date.now();
   }
