@@ -218,7 +218,7 @@ func TestCharacterCardEndToEnd(t *testing.T) {
 	if _, stderr, rc := cli(t, envv, "", "persona", "import", cardOut, "--out", again); rc != 0 {
 		t.Fatalf("import of the export: %s", stderr)
 	}
-	for _, f := range []string{"persona.md", "examples.txt", "lorebook.json", "card.json", "avatar.png"} {
+	for _, f := range []string{"persona.md", "examples.txt", "lorebook.json", "card.json", "avatar/neutral.png"} {
 		a, _ := os.ReadFile(filepath.Join(pdir, f))
 		b, _ := os.ReadFile(filepath.Join(again, f))
 		if !bytes.Equal(a, b) || len(a) == 0 {
@@ -243,8 +243,8 @@ func TestPersonaImportErrors(t *testing.T) {
 		{"not a PNG", write("fake.png", []byte("GIF89a")), "fake.png is not a PNG image"},
 		{"a plain picture", write("plain.png", pic.Bytes()), `no "chara" or "ccv3" text chunk`},
 		{"broken JSON", write("broken.json", []byte(`{"spec": "chara_card_v2", "data": {"name": "x",}}`)), "broken JSON at line 1"},
-		{"an entry with no keys", write("nokeys.json", []byte(`{"spec": "chara_card_v2", "data": {"name": "x", "character_book": {"entries": [{"keys": [], "content": "c", "enabled": true}]}}}`)),
-			"entry 0 has no keys and is not constant"},
+		{"a broken entry", write("badentry.json", []byte(`{"spec": "chara_card_v2", "data": {"name": "x", "character_book": {"entries": [{"keys": ["a"], "content": 7, "enabled": true}]}}}`)),
+			"entry 0: content: want text, got a number"},
 		{"missing file", filepath.Join(dir, "nope.png"), "check the path"},
 	}
 	for _, tt := range tests {
@@ -254,6 +254,13 @@ func TestPersonaImportErrors(t *testing.T) {
 				t.Fatalf("rc=%d stderr=%q, want exit 2 and %q", rc, stderr, tt.want)
 			}
 		})
+	}
+	// One entry that could never fire does not refuse the card: it is
+	// imported disabled, and the import says so.
+	nokeys := write("nokeys.json", []byte(`{"spec": "chara_card_v2", "data": {"name": "x", "character_book": {"entries": [{"keys": [], "content": "c", "enabled": true}, {"keys": ["a"], "content": "b"}]}}}`))
+	if stdout, stderr, rc := cli(t, envv, "", "persona", "import", nokeys, "--out", filepath.Join(dir, "out-nokeys")); rc != 0 ||
+		!strings.Contains(stdout, "2 lorebook entries") || !strings.Contains(stdout, "note: entry 0 has no keys and is not constant, so it could never fire: it was imported disabled") {
+		t.Errorf("a keyless entry: rc=%d\n%s%s", rc, stdout, stderr)
 	}
 	if _, stderr, rc := cli(t, envv, "", "persona", "import"); rc != 2 || !strings.Contains(stderr, "cyan persona import Seraphina.png") {
 		t.Errorf("usage: rc=%d %q", rc, stderr)
