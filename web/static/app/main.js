@@ -187,7 +187,7 @@ function newKey() {
 }
 
 async function send(text, mine = null, key = newKey()) {
-  player.interrupt();
+  player.interrupt(...turns.keys());
   $('subtitle').textContent = '';
   if (!mine) mine = bubble('user', text);
   mine.classList.remove('failed');
@@ -280,7 +280,7 @@ async function send(text, mine = null, key = newKey()) {
  */
 function stop() {
   for (const t of live) t.ctl.abort();
-  player.interrupt();
+  player.interrupt(...turns.keys());
   $('subtitle').textContent = '';
   avatar.setEmotion('neutral');
   busy();

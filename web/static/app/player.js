@@ -63,9 +63,11 @@ export class Player {
   /**
    * Stops the voice: what plays stops, what waits is dropped, and the
    * turns they belong to stay silent (a new message interrupts the old
-   * reply's speech).
+   * reply's speech). turns are more turns to keep silent, whose speech
+   * has not come yet.
    */
-  interrupt() {
+  interrupt(...turns) {
+    for (const t of turns) if (t) this.stale.add(t);
     for (const sp of this.queue) this.stale.add(sp.turn || '');
     for (const p of this.played) this.stale.add(p.turn || '');
     if (this.current) { this.stale.add(this.current.sp.turn || ''); this.current.stop(); }
