@@ -150,4 +150,15 @@ func TestPageConnectionRetryStopInterrupt(t *testing.T) {
 		t.Errorf("the slow reply is shown %d times", n)
 	}
 	shoot(t, b, "connection-1100x760.png")
+
+	// The settings: which voice (each segment voiced again with it, through
+	// POST /api/v1/speech).
+	b.do(t, chromedp.Click(chromedp.CSS("#open-settings")))
+	b.until(t, "the settings open", `!document.getElementById('settings').hidden`)
+	b.do(t, chromedp.SendKeys(chromedp.CSS("#voice-name"), "en-gb"), chromedp.Click(chromedp.CSS("#text")))
+	r.say(llmtest.Reply{Text: "In another voice."})
+	b.do(t, chromedp.SendKeys(chromedp.CSS("#text"), "change your voice"), chromedp.Click(chromedp.CSS("#send")))
+	b.until(t, "the reply is spoken in the chosen voice", `(window.cyanPlayed || []).some(p => p.text === 'In another voice.' && p.voice === 'en-gb' && p.bytes > 1000 && p.ended)`)
+	b.do(t, chromedp.EmulateViewport(390, 844))
+	shoot(t, b, "settings-390x844.png")
 }

@@ -110,6 +110,11 @@ let avatar;
 const voiceErrors = new Set();
 const player = new Player({
   fetch: (url) => call(url),
+  voice: () => localStorage.getItem('cyan.voice') || '',
+  synthesize: (sp, voice) => call('/api/v1/speech', {
+    method: 'POST',
+    body: { segments: [{ text: sp.text, language: sp.language || '', emotion: sp.emotion || '' }], voice },
+  }),
   onStart(sp) {
     avatar.setEmotion(sp.emotion);
     const sub = $('subtitle');
@@ -149,6 +154,12 @@ function setupControls() {
   mute.addEventListener('click', () => apply(mute.getAttribute('aria-pressed') !== 'true'));
   voiceOn.addEventListener('change', () => apply(!voiceOn.checked));
   vol.addEventListener('input', () => apply(mute.getAttribute('aria-pressed') === 'true'));
+  const voice = $('voice-name');
+  voice.value = localStorage.getItem('cyan.voice') || '';
+  voice.addEventListener('change', () => {
+    const v = voice.value.trim();
+    if (v) localStorage.setItem('cyan.voice', v); else localStorage.removeItem('cyan.voice');
+  });
   const panel = $('settings');
   $('open-settings').addEventListener('click', () => {
     panel.hidden = !panel.hidden;

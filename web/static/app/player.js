@@ -6,7 +6,10 @@
 
 export class Player {
   /**
-   * @param {{onStart(sp): void, onEnd(sp): void, onLevel(level: number): void, onError(sp, msg): void, fetch(url): Promise<Response>}} hooks
+   * @param {{onStart(sp): void, onEnd(sp): void, onLevel(level: number): void, onError(sp, msg): void, fetch(url): Promise<Response>, voice?(): string, synthesize?(sp, voice): Promise<Response>}} hooks
+   * voice, when it gives a name, is the voice the person chose in the
+   * settings: each segment is then voiced again with it (synthesize)
+   * instead of fetching the daemon's audio.
    */
   constructor(hooks) {
     this.hooks = hooks;
@@ -51,7 +54,7 @@ export class Player {
   /** Queues a speech event; segments play in seq order. */
   add(sp) {
     this.heard.push({ seq: sp.seq, turn: sp.turn || '', text: sp.text });
-    if (this.stale.has(sp.turn || '')) return;
+    if (sp.turn && this.stale.has(sp.turn)) return;
     this.queue.push(sp);
     this.queue.sort((a, b) => a.seq - b.seq);
     this.#next();
@@ -67,10 +70,13 @@ export class Player {
    * has not come yet.
    */
   interrupt(...turns) {
-    for (const t of turns) if (t) this.stale.add(t);
-    for (const sp of this.queue) this.stale.add(sp.turn || '');
-    for (const p of this.played) this.stale.add(p.turn || '');
-    if (this.current) { this.stale.add(this.current.sp.turn || ''); this.current.stop(); }
+    // Speech of no turn (a greeting, what the companion says on its own)
+    // is dropped where it waits, but what comes later still speaks.
+    const mark = (t) => { if (t) this.stale.add(t); };
+    turns.forEach(mark);
+    for (const sp of this.queue) mark(sp.turn);
+    for (const p of this.played) mark(p.turn);
+    if (this.current) { mark(this.current.sp.turn); this.current.stop(); }
     this.queue.length = 0;
   }
 
@@ -79,7 +85,7 @@ export class Player {
     this.busy = true;
     const sp = this.queue.shift();
     try {
-      if (sp.error || !sp.audio) {
+      if (sp.error || (!sp.audio && !this.hooks.voice?.())) {
         this.hooks.onError(sp, sp.error || 'no audio');
         this.hooks.onStart(sp);
         await new Promise((r) => {
@@ -102,7 +108,8 @@ export class Player {
 
   async #play(sp) {
     const ctx = this.#audio();
-    const resp = await this.hooks.fetch(sp.audio);
+    const voice = this.hooks.voice?.() || '';
+    const resp = voice ? await this.hooks.synthesize(sp, voice) : await this.hooks.fetch(sp.audio);
     if (!resp.ok) throw new Error(`the audio is gone (${resp.status})`);
     const bytes = await resp.arrayBuffer();
     const size = bytes.byteLength;
@@ -112,7 +119,7 @@ export class Player {
     src.connect(this.analyser);
     const rec = {
       seq: sp.seq, turn: sp.turn, text: sp.text, emotion: sp.emotion, language: sp.language,
-      audio: sp.audio, type: sp.type, bytes: size, duration: buffer.duration, peak: 0, started: Date.now(),
+      audio: sp.audio, type: sp.type, voice, bytes: size, duration: buffer.duration, peak: 0, started: Date.now(),
     };
     this.played.push(rec);
     this.hooks.onStart(sp);
