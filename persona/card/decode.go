@@ -130,6 +130,10 @@ func unbase64(s string) ([]byte, error) {
 	return raw, nil
 }
 
+// ErrWorldInfo is Decode's error for a SillyTavern World Info file: a
+// lorebook, not a character.
+var ErrWorldInfo = errors.New("this is a SillyTavern World Info file (a lorebook), not a character card: import it with cyan persona import --lorebook FILE")
+
 // Decode reads a card's JSON: V1 (the fields at the top, no spec), V2
 // (chara_card_v2) or V3 (chara_card_v3).
 func Decode(data []byte) (*Card, error) {
@@ -143,6 +147,9 @@ func Decode(data []byte) (*Card, error) {
 	}
 	if top == nil {
 		return nil, errors.New("the card's JSON is null, not a card")
+	}
+	if _, named := top["name"]; !named && top["data"] == nil && lorebook.IsWorldInfo(data) {
+		return nil, ErrWorldInfo
 	}
 	spec, err := optString(top, "spec")
 	if err != nil {

@@ -137,6 +137,7 @@ func TestReadErrors(t *testing.T) {
 		{"wrong type", func(*testing.T) []byte { return []byte(v2(`{"name": "x", "first_mes": 12}`)) }, "data.first_mes: want text, got a number"},
 		{"greetings not a list", func(*testing.T) []byte { return []byte(v2(`{"name": "x", "alternate_greetings": "hi"}`)) }, "data.alternate_greetings: want a list of texts"},
 		{"extensions not an object", func(*testing.T) []byte { return []byte(v2(`{"name": "x", "extensions": [1]}`)) }, "data.extensions: want an object"},
+		{"a World Info file", func(*testing.T) []byte { return []byte(`{"entries": {"0": {"key": ["a"], "content": "b"}}}`) }, "World Info file (a lorebook), not a character card"},
 		{"a broken lorebook entry", func(*testing.T) []byte {
 			return []byte(v2(`{"name": "x", "character_book": {"entries": [{"keys": ["a"], "content": 7, "comment": "Lost"}]}}`))
 		}, "data.character_book: lorebook: entry 0 (Lost): content: want text, got a number"},
