@@ -288,3 +288,37 @@ func (d *daemon) getJSON(path string, v any) (int, error) {
 	defer resp.Body.Close()
 	return resp.StatusCode, json.NewDecoder(resp.Body).Decode(v)
 }
+
+// TestPersonaImportFromTheWild: the binary imports every card of
+// persona/card/testdata/wild (real public cards, and a CharX and a Chub
+// card built from the spec; SOURCES.md), each whole (exit 0) with its face,
+// and says what it left out; SillyTavern's Eldoria World Info goes into
+// Seraphina's folder as its lorebook.
+func TestPersonaImportFromTheWild(t *testing.T) {
+	dir := t.TempDir()
+	envv := env(dir, "http://127.0.0.1:1/v1")
+	wild, _ := filepath.Abs(filepath.Join("..", "..", "persona", "card", "testdata", "wild"))
+	for _, tc := range []struct{ file, says string }{
+		{"st-seraphina.png", `imported "Seraphina" (Character Card V2)`},
+		{"st-megumin-v1.png", `(Character Card V1)`},
+		{"narratium-gaozhen-zh.png", `note: SillyTavern regex script "高枕状态栏"`},
+		{"narratium-wulin-zh.v3.json", `constant entries alone take about`},
+		{"built-risu-seraphina.charx", `avatar/        2 more face(s)`},
+		{"built-chub-flux.json", `note: extensions.x_unknown_app is not an extension cyan knows`},
+	} {
+		out := filepath.Join(dir, strings.TrimSuffix(tc.file, filepath.Ext(tc.file)))
+		stdout, stderr, rc := cli(t, envv, "", "persona", "import", filepath.Join(wild, tc.file), "--out", out)
+		if rc != 0 || !strings.Contains(stdout, tc.says) {
+			t.Errorf("%s: rc=%d\n%s%s\nwant it to say %q", tc.file, rc, stdout, stderr, tc.says)
+		}
+		if strings.HasSuffix(tc.file, ".png") || strings.HasSuffix(tc.file, ".charx") {
+			if _, err := os.Stat(filepath.Join(out, "avatar", "neutral.png")); err != nil {
+				t.Errorf("%s: no face: %v", tc.file, err)
+			}
+		}
+	}
+	stdout, stderr, rc := cli(t, envv, "", "persona", "import", "--lorebook", filepath.Join(wild, "st-eldoria.worldinfo.json"), "--out", filepath.Join(dir, "st-megumin-v1"))
+	if rc != 0 || !strings.Contains(stdout, "lorebook.json, 4 entries") {
+		t.Errorf("world info into a folder: rc=%d\n%s%s", rc, stdout, stderr)
+	}
+}
