@@ -3,6 +3,7 @@ package mainvirtual
 import (
 	"testing"
 
+	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/persona"
 )
@@ -47,5 +48,31 @@ func TestDepthPrompt(t *testing.T) {
 				t.Error("no tokens counted")
 			}
 		})
+	}
+}
+
+// TestDepthPromptInTheRequest: a persona's depth_prompt (an imported card's
+// Character's Note) reaches the model at its depth, with the names put in,
+// and the trace counts it.
+func TestDepthPromptInTheRequest(t *testing.T) {
+	p, err := persona.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := *p
+	note.DepthPrompt = &persona.DepthPrompt{Text: "${agent_name} never forgets ${user}'s name.", Depth: 1, Role: "system"}
+	r := newRig(t, func(o *Options) { o.Persona = func() *persona.Persona { return &note } })
+	r.fake.Enqueue(llmtest.Reply{Text: "Hello."}, llmtest.Reply{Text: "Again."})
+	r.turn(t, "alice", "hi")
+	r.turn(t, "alice", "remember me?")
+	req := lastRequest(t, r.fake)
+	n := len(req.Messages)
+	want := note.Name + " never forgets alice's name."
+	if n < 3 || req.Messages[n-2].Role != llm.RoleSystem || req.Messages[n-2].Content != want || req.Messages[n-1].Role != llm.RoleUser {
+		t.Fatalf("messages: %+v", req.Messages)
+	}
+	tr, err := r.mv.LastTrace("home")
+	if err != nil || tr.Packet == nil || tr.Packet.Context.DepthPrompt == 0 {
+		t.Errorf("the trace does not count the note: %v %+v", err, tr)
 	}
 }
