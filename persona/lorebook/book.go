@@ -654,21 +654,3 @@ func JSONKind(raw []byte) string {
 	}
 	return "a number"
 }
-
-// unhonoured says which of SillyTavern's entry features the entry uses that
-// cyan does not honour (it keeps the fields, so an export gives them back).
-func unhonoured(e *Entry, ext map[string]json.RawMessage) []string {
-	if !e.Enabled {
-		return nil
-	}
-	var out []string
-	if g, _ := optText(ext["group"]); strings.TrimSpace(g) != "" {
-		out = append(out, fmt.Sprintf("%s: inclusion group %q is not honoured (every entry of the group may fire)", e.Label(), g))
-	}
-	for _, f := range []string{"sticky", "cooldown", "delay"} {
-		if n, ok, _ := optNumber(ext[f]); ok && n > 0 {
-			out = append(out, fmt.Sprintf("%s: SillyTavern's timed effect %s=%v is not honoured", e.Label(), f, n))
-		}
-	}
-	return out
-}
