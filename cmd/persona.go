@@ -121,7 +121,12 @@ func importCard(io IO, file, bookFile, out string, force, asJSON bool) error {
 			r.Lorebook = len(b.Entries)
 		}
 	}
-	_, r.Avatar = f.Files[card.AvatarFile]
+	face := card.AvatarFile
+	for name := range f.Files {
+		if strings.HasPrefix(name, "avatar/neutral.") {
+			face, r.Avatar = name, true
+		}
+	}
 	r.ConfigFile = "your config file ($CYAN_CONFIG, or cyan.yaml in the data folder)"
 	if cfg, err := loadConfig(io); err == nil {
 		if cfg.File != "" {
@@ -146,7 +151,7 @@ func importCard(io IO, file, bookFile, out string, force, asJSON bool) error {
 		fmt.Fprintf(w, "  %-14s %d lorebook entries\n", card.LorebookFile, r.Lorebook)
 	}
 	if r.Avatar {
-		fmt.Fprintf(w, "  %-14s the card's picture: the neutral face\n", card.AvatarFile)
+		fmt.Fprintf(w, "  %-14s the card's picture: the neutral face\n", face)
 	}
 	if n := faces(f.Files); n > 0 {
 		fmt.Fprintf(w, "  %-14s %d more face(s), one per emotion\n", "avatar/", n)
@@ -317,7 +322,7 @@ func importLorebook(io IO, file, dir string, force, asJSON bool) error {
 func faces(files map[string][]byte) int {
 	n := 0
 	for name := range files {
-		if strings.HasPrefix(name, "avatar/") && name != card.AvatarFile {
+		if strings.HasPrefix(name, "avatar/") && !strings.HasPrefix(name, "avatar/neutral.") {
 			n++
 		}
 	}

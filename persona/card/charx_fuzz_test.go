@@ -68,3 +68,42 @@ func FuzzReadCharX(f *testing.F) {
 		}
 	})
 }
+
+// TestCharXFaces: a CharX's main icon is the face whatever picture it is
+// (a WebP cannot carry the card, but shows); its emotion assets become the
+// other faces by cyan's emotion names; an emotion the table does not know,
+// and an asset the archive lacks, are said.
+func TestCharXFaces(t *testing.T) {
+	webp := "RIFF\x10\x00\x00\x00WEBPVP8 fake"
+	card := `{"spec": "chara_card_v3", "spec_version": "3.0", "data": {"name": "Risu", "first_mes": "hi",
+	  "assets": [{"type": "icon", "uri": "embeded://assets/icon/image/main.webp", "name": "main", "ext": "webp"},
+	             {"type": "emotion", "uri": "embeded://assets/emotion/image/sadness.png", "name": "sadness", "ext": "png"},
+	             {"type": "emotion", "uri": "embeded://assets/emotion/image/smug.png", "name": "smug", "ext": "png"},
+	             {"type": "emotion", "uri": "embeded://assets/emotion/image/gone.png", "name": "joy", "ext": "png"}]}}`
+	pic := string(picture(t))
+	c, err := ReadCharX(charx(t, true, "card.json", card, "assets/icon/image/main.webp", webp,
+		"assets/emotion/image/sadness.png", pic, "assets/emotion/image/smug.png", pic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Picture != nil {
+		t.Error("a WebP became the card's PNG picture")
+	}
+	f, err := ToFolder(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(f.Files["avatar/neutral.webp"]) != webp || string(f.Files["avatar/sad.png"]) != pic || f.Files["avatar/neutral.png"] != nil {
+		var names []string
+		for n := range f.Files {
+			names = append(names, n)
+		}
+		t.Errorf("files %v", names)
+	}
+	notes := strings.Join(f.Notes, "\n")
+	for _, w := range []string{`the asset "joy" (emotion) names assets/emotion/image/gone.png, which the CharX does not hold`, `the emotion asset "smug" matches none of cyan's emotions`} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes:\n%s\nwant %q", notes, w)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package card
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -204,7 +205,19 @@ func (c *Card) faces(files map[string][]byte) []string {
 	}
 	best := map[string]pick{}
 	var notes []string
+	iconDone := c.Picture != nil
 	for _, a := range c.Assets {
+		if a.Type == "icon" && !iconDone && (a.Name == "main" || !hasMainIcon(c.Assets)) {
+			// A picture that is not a PNG (RisuAI writes WebP and JPEG too)
+			// cannot carry the card, but it is still the face.
+			if data, ok := c.Embedded[strings.TrimPrefix(a.URI, "__asset:")]; ok && strings.HasPrefix(a.URI, "__asset:") {
+				if ext := imageExt(a.Ext, data); ext != "" {
+					files["avatar/neutral."+ext] = data
+					iconDone = true
+				}
+			}
+			continue
+		}
 		if a.Type != "emotion" {
 			continue
 		}
@@ -216,17 +229,9 @@ func (c *Card) faces(files map[string][]byte) []string {
 		if !ok {
 			continue
 		}
-		ext := strings.ToLower(strings.TrimPrefix(a.Ext, "."))
+		ext := imageExt(a.Ext, data)
 		if ext == "" {
-			ext = strings.TrimPrefix(strings.ToLower(path.Ext(key)), ".")
-		}
-		if ext == "jpeg" {
-			ext = "jpg"
-		}
-		switch ext {
-		case "png", "jpg", "webp", "gif":
-		default:
-			notes = append(notes, fmt.Sprintf("the emotion asset %q is a .%s, which the page cannot show: kept in assets/", a.Name, ext))
+			notes = append(notes, fmt.Sprintf("the emotion asset %q (%s) is not a picture the page can show (PNG, JPEG, WebP, GIF): kept in assets/", a.Name, path.Base(key)))
 			continue
 		}
 		emotion, ok := persona.EmotionOf(a.Name)
@@ -247,4 +252,27 @@ func (c *Card) faces(files map[string][]byte) []string {
 		files["avatar/"+e+"."+best[e].ext] = best[e].data
 	}
 	return notes
+}
+
+// imageExt is the file extension the page shows a picture under (png, jpg,
+// webp, gif), by its first bytes, else by the asset's ext; "" if neither
+// says it is one of those.
+func imageExt(ext string, data []byte) string {
+	switch {
+	case IsPNG(data):
+		return "png"
+	case bytes.HasPrefix(data, []byte{0xff, 0xd8, 0xff}):
+		return "jpg"
+	case len(data) > 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP":
+		return "webp"
+	case bytes.HasPrefix(data, []byte("GIF8")):
+		return "gif"
+	}
+	switch e := strings.ToLower(strings.TrimPrefix(ext, ".")); e {
+	case "png", "webp", "gif":
+		return e
+	case "jpg", "jpeg":
+		return "jpg"
+	}
+	return ""
 }
