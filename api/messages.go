@@ -225,6 +225,9 @@ type Message struct {
 	// Proactive marks what the agent said on its own, and the platform
 	// line that prompted it.
 	Proactive bool `json:"proactive,omitempty"`
+	// Recalled is when its sender withdrew it on the platform (a QQ
+	// recall): it is kept, and left out of every prompt.
+	Recalled time.Time `json:"recalled,omitzero"`
 }
 
 // List limits of GET /api/v1/messages.
@@ -262,7 +265,7 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]Message, 0, len(msgs))
 	for _, m := range msgs {
-		out = append(out, Message{ID: m.ID, Role: string(m.Role), User: m.User, Text: m.Text, Time: m.Time, ToolName: m.ToolName, Empty: m.Empty, Proactive: m.Proactive})
+		out = append(out, Message{ID: m.ID, Role: string(m.Role), User: m.User, Text: m.Text, Time: m.Time, ToolName: m.ToolName, Empty: m.Empty, Proactive: m.Proactive, Recalled: m.Recalled})
 	}
 	writeJSON(w, http.StatusOK, MessageList{Messages: out})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/glob"
 	"net/http"
 	"strconv"
 	"strings"
@@ -114,7 +115,7 @@ func streamed(e journal.Event, channel string) bool {
 		var st journal.State
 		return e.Decode(&st) == nil && st.Name != "" && strings.HasPrefix(channel, st.Name+":")
 	}
-	return journal.MatchChannel(channel, e.Channel)
+	return glob.Channel(channel, e.Channel)
 }
 
 // streamEvent writes one journal event as the stream shows it.

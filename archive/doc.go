@@ -57,5 +57,5 @@
 // as it is, and counted as kept. A later version of the format is
 // refused with a message naming it.
 //
-// It may import store.
+// It may import store and clock.
 package archive

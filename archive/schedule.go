@@ -3,14 +3,13 @@ package archive
 import (
 	"context"
 	"fmt"
+	"github.com/cyan-agent/cyan/clock"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/robfig/cron/v3"
 
 	"github.com/cyan-agent/cyan/store"
 )
@@ -35,9 +34,9 @@ const backupName = "cyan-20060102-150405.backup"
 // Run makes a backup at each time of the schedule until ctx ends. A
 // backup that fails is logged, and the next one is tried at its time.
 func (s *Schedule) Run(ctx context.Context) error {
-	sched, err := cron.ParseStandard(s.Spec)
+	sched, err := clock.ParseCron(s.Spec)
 	if err != nil {
-		return fmt.Errorf("archive: backup schedule %q: %w", s.Spec, err)
+		return fmt.Errorf("archive: backup schedule: %w", err)
 	}
 	now := s.Now
 	if now == nil {

@@ -42,6 +42,10 @@ type Options struct {
 	Clock   Clock          // nil: the real clock
 	Rand    func() float64 // the chime-in's dice; nil: math/rand/v2
 	Logger  *slog.Logger   // nil: discard
+	// MediaBudget bounds the downloads of one incoming message's media,
+	// all fetched at once (0: DefaultMediaBudget): what has not arrived by
+	// then is named as not downloaded.
+	MediaBudget time.Duration
 	// Stored, if set, is called once an incoming message is durable, with
 	// its platform id (benchmarks measure event → stored with it).
 	Stored func(chat Chat, msgID string)
@@ -68,7 +72,12 @@ type Bridge struct {
 
 	roster roster
 	seen   idSet // incoming message ids (chat + id), for duplicates
-	sent   idSet // ids of the bot's own messages, for replies to it
+	media  mediaHolds
+	// recalledEarly are recalls of messages not stored yet (held for
+	// their media): marked once stored.
+	recalledEarly idSet
+	budget        time.Duration
+	sent          idSet // ids of the bot's own messages, for replies to it
 
 	mu    sync.Mutex
 	chats map[Chat]*chatState
@@ -91,9 +100,12 @@ type Bridge struct {
 
 // Status is a bridge's state, for `cyan bridges` and doctor.
 type Status struct {
-	Name      string    `json:"name"`
-	Platform  string    `json:"platform"`
-	Connected bool      `json:"connected"`
+	Name      string `json:"name"`
+	Platform  string `json:"platform"`
+	Connected bool   `json:"connected"`
+	// State is set when the bridge cannot work until its configuration
+	// changes: "failed: wrong access_token".
+	State     string    `json:"state,omitempty"`
 	Self      string    `json:"self,omitempty"` // the bot's platform id
 	SelfName  string    `json:"self_name,omitempty"`
 	Since     time.Time `json:"since,omitzero"` // the last connect or disconnect
@@ -144,7 +156,10 @@ func New(o Options) (*Bridge, error) {
 		lists: listsOf(o.Manners), quiet: q, agentNm: o.AgentName, clock: o.Clock, rand: o.Rand, log: o.Logger,
 		stored: o.Stored, chats: map[Chat]*chatState{}, users: map[string]*window{}, online: make(chan struct{}),
 		images: newImageKeeper(o.DataDir, o.Name, o.Manners.ImageMaxBytes, o.Manners.ImagesMaxBytes),
-		seen:   newIDSet(8192), sent: newIDSet(4096),
+		seen:   newIDSet(8192), sent: newIDSet(4096), recalledEarly: newIDSet(1024), budget: o.MediaBudget,
+	}
+	if b.budget <= 0 {
+		b.budget = DefaultMediaBudget
 	}
 	b.st = Status{Name: o.Name, Platform: o.Adapter.Platform()}
 	return b, nil
@@ -267,7 +282,7 @@ func (b *Bridge) Status() Status {
 // sink is the bridge as the adapter sees it.
 type sink struct{ b *Bridge }
 
-func (s sink) Inbound(ctx context.Context, m *Message) { s.b.inbound(ctx, m) }
+func (s sink) Inbound(ctx context.Context, m *Message) { s.b.accept(ctx, m) }
 
 func (s sink) Connected(self User) {
 	b := s.b
@@ -277,6 +292,7 @@ func (s sink) Connected(self User) {
 		close(b.online)
 	}
 	b.st.Connected, b.st.Self, b.st.SelfName, b.st.Since = true, self.ID, self.Name, b.clock.Now()
+	b.st.State = ""
 	if self.Username != "" && self.Name == "" {
 		b.st.SelfName = self.Username
 	}
@@ -297,6 +313,11 @@ func (s sink) Disconnected(err error) {
 		b.st.LastError, b.st.ErrorAt = err.Error(), b.clock.Now()
 		b.log.Warn("bridge disconnected", "err", err)
 	}
+	if st := authState(err); st != "" {
+		b.st.State = st
+		b.post("failed", err)
+		return
+	}
 	b.post("disconnected", err)
 }
 
@@ -307,6 +328,9 @@ func (s sink) Problem(err error) {
 	state := "disconnected"
 	if b.st.Connected {
 		state = "connected"
+	}
+	if st := authState(err); st != "" && !b.st.Connected {
+		b.st.State, state = st, "failed"
 	}
 	b.post(state, err)
 	b.conn.Unlock()

@@ -285,7 +285,7 @@ func TestReplyToTheBotAddressesIt(t *testing.T) {
 		if len(turns) != 1 || turns[0].SpeakerID != "t:1" {
 			t.Errorf("turns = %+v, want one for the reply to the bot", turns)
 		}
-		if !strings.HasPrefix(stored[0].Text, "[reply to an earlier message] why?") {
+		if !strings.HasPrefix(stored[0].Text, "[reply to ^cyan] why?") { // one of the bot's own, by the ids it sent
 			t.Errorf("stored = %q", stored[0].Text)
 		}
 	})

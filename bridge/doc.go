@@ -12,7 +12,14 @@
 // message, its name or a wake word, or the optional chime-in), batches
 // bursts into one following turn, holds per-group and per-user rate limits,
 // allow and deny lists and quiet hours, shows that it is typing, keeps
-// images in the data dir under a size limit as "%[…]" references, and
+// images in the data dir under a size limit as "%[…]" references (all of a
+// message's fetched at once, for at most its media budget; on a platform
+// that pushes without acknowledgement, a Pusher, a message waiting for its
+// media holds up no other — only a turn in its own chat waits for it),
+// renders a reply with the message it answers ("[reply to ^name [time]:
+// …]"), cuts an incoming text over MaxInboundBytes with a note, marks
+// recalled messages (Noticer, Recaller) and counts a poke of the bot as
+// addressing it (unless manners.ignore_pokes names the group), and
 // sends the outgoing messages of its channels — split at "@br" by the
 // agent, with a short human-like pause between parts, the outgoing mention
 // and reply notation rendered for the platform.

@@ -33,7 +33,11 @@ func (b *Bridge) speakerID(userID string) string { return b.name + ":" + userID 
 // inbound handles one incoming message: keep it (unless it is the bot's
 // own, a duplicate, or from a chat or person the lists exclude), then
 // decide whether it asks for a turn. It never panics into the adapter.
-func (b *Bridge) inbound(ctx context.Context, m *Message) {
+func (b *Bridge) inbound(ctx context.Context, m *Message) { b.inboundAs(ctx, m, "") }
+
+// inboundAs is inbound; a why other than "" makes the message address the
+// bot whatever it says (a poke).
+func (b *Bridge) inboundAs(ctx context.Context, m *Message, forced string) {
 	defer func() {
 		if v := recover(); v != nil {
 			b.skipped.Add(1)
@@ -69,13 +73,9 @@ func (b *Bridge) inbound(ctx context.Context, m *Message) {
 	if selfName == "" {
 		selfName = self.Name
 	}
-	images := map[int]string{}
-	for i, p := range m.Parts {
-		if p.Kind == PartImage {
-			images[i] = b.images.keep(ctx, p.Media)
-		}
-	}
-	text := renderInbound(m, m.Chat, &b.roster, selfName, self, images)
+	images := b.fetchImages(ctx, m)
+	b.quoteReplies(m, channel)
+	text := cutInbound(renderInbound(m, m.Chat, &b.roster, selfName, self, images))
 	if text == "" {
 		text = "[an empty message]"
 	}
@@ -86,7 +86,11 @@ func (b *Bridge) inbound(ctx context.Context, m *Message) {
 	if name == "" {
 		name = m.From.ID
 	}
-	id, err := b.agent.Record(ctx, Inbound{Channel: channel, Kind: m.Chat.Kind, User: name, UserID: b.speakerID(m.From.ID),
+	// Stored even when the daemon stops meanwhile (the wait for media may
+	// have outlasted Run's context): a message once taken is kept.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	id, err := b.agent.Record(rctx, Inbound{Channel: channel, Kind: m.Chat.Kind, User: name, UserID: b.speakerID(m.From.ID),
 		Text: text, ExternalID: m.ID, Time: m.Time})
 	if errors.Is(err, ErrDuplicate) {
 		b.skipped.Add(1)
@@ -103,9 +107,15 @@ func (b *Bridge) inbound(ctx context.Context, m *Message) {
 		b.stored(m.Chat, m.ID)
 	}
 	b.roster.saw(m.Chat, User{ID: m.From.ID, Name: name, Username: m.From.Username}, m.ID)
+	if m.ID != "" && b.recalledEarly.has(key) {
+		b.recall(rctx, m.Chat, m.ID) // withdrawn while its media loaded
+		return
+	}
 
 	want, why := true, "private"
-	if m.Chat.Kind == Group {
+	if forced != "" {
+		why = forced
+	} else if m.Chat.Kind == Group {
 		want, why = addressed(m, self, b.names(), func(id string) bool { return b.sent.has(string(m.Chat.Kind) + ":" + m.Chat.ID + ":" + id) })
 		if !want && b.manners.ChimeIn > 0 && b.rand() < b.manners.ChimeIn {
 			want, why = true, "chime-in"

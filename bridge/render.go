@@ -123,18 +123,22 @@ func renderInbound(m *Message, c Chat, r *roster, selfName string, self User, im
 			}
 			b.WriteString("@" + strings.TrimPrefix(name, "@"))
 		case PartReply:
+			// The message answered, as the model reads a line of the chat
+			// ("^name [time]: text", cut), so it knows what is answered.
 			who := p.ReplyFrom
 			if p.ToSelf {
 				who = selfName
 			}
-			if who == "" {
-				who = "an earlier message"
-			}
-			snippet := short(p.ReplyText, 40)
-			if snippet != "" {
-				fmt.Fprintf(&b, "[reply to %s: %s] ", who, snippet)
-			} else {
-				fmt.Fprintf(&b, "[reply to %s] ", who)
+			snippet := short(p.ReplyText, 80)
+			switch {
+			case who == "" && snippet == "":
+				b.WriteString("[reply to an earlier message] ")
+			case snippet == "":
+				fmt.Fprintf(&b, "[reply to ^%s] ", who)
+			case p.ReplyTime.IsZero():
+				fmt.Fprintf(&b, "[reply to ^%s: %s] ", orWord(who, "someone"), snippet)
+			default:
+				fmt.Fprintf(&b, "[reply to ^%s [%s]: %s] ", orWord(who, "someone"), p.ReplyTime.Format(notation.TimeLayout), snippet)
 			}
 		case PartImage:
 			spaced(&b, imageText(p, images[i]))
@@ -193,4 +197,11 @@ func short(s string, n int) string {
 	}
 	rs := []rune(s)
 	return string(rs[:n]) + "…"
+}
+
+func orWord(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
 }

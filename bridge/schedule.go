@@ -123,6 +123,16 @@ func (b *Bridge) wait(cs *chatState) {
 				continue
 			}
 		}
+		if held := b.media.waiting(cs.chat); held != nil {
+			// A message of this chat still loads its media (at most the
+			// budget): the turn waits for it, so the model sees it.
+			b.mu.Unlock()
+			select {
+			case <-held:
+			case <-ctx.Done():
+			}
+			continue
+		}
 		askers := cs.pending
 		cs.pending, cs.waiting, cs.running = nil, false, true
 		t := Turn{Channel: cs.chat.Channel(b.name), Kind: cs.chat.Kind, MessageID: cs.last}

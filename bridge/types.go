@@ -77,6 +77,7 @@ type Part struct {
 	// platform includes it.
 	ReplyFrom string
 	ReplyText string
+	ReplyTime time.Time // when it was said, when known
 	// Media of an image, sticker or voice part.
 	Media *Media
 }

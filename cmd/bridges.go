@@ -30,6 +30,9 @@ func bridgesLs(f *flags) run {
 			if b.Connected {
 				state = "connected"
 			}
+			if b.State != "" && !b.Connected {
+				state = b.State
+			}
 			if !b.Since.IsZero() {
 				state += " since " + when(b.Since)
 			}

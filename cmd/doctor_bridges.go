@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -37,6 +38,9 @@ func checkBridges(cfg *config.Config, timeout time.Duration) []check {
 		switch {
 		case running && seen && st.Connected:
 			c.ok, c.msg = true, fmt.Sprintf("OneBot %s connected, bot %s %s, %d chats, %d waiting to be sent", o.Mode, st.Self, st.SelfName, st.Chats, st.Queue)
+		case running && seen && st.State != "":
+			c.msg = "OneBot " + o.Mode + ": " + st.State + lastError(st)
+			c.fix = "set bridges.onebot[].access_token of bridge " + o.Name + " to the token of the implementation's WebSocket server (NapCat and LLOneBot: its token setting; Lagrange.OneBot: AccessToken), or the other way round"
 		case running && seen && strings.Contains(st.LastError, "access token"):
 			c.msg = "OneBot: " + st.LastError
 			c.fix = "use the same token on both sides: bridges.onebot[].access_token and the implementation's token setting"
@@ -98,6 +102,9 @@ func dialOneBot(o config.OneBotBridge, timeout time.Duration) check {
 	}
 	ws, resp, err := websocket.Dial(ctx, o.URL, &websocket.DialOptions{HTTPHeader: hdr})
 	switch {
+	case err == nil && refusedByFrame(ctx, ws):
+		c.msg = fmt.Sprintf("OneBot forward: failed: wrong access_token — %s answered retcode 1403 (token验证失败) and closed", o.URL)
+		c.fix = "set bridges.onebot[].access_token of bridge " + o.Name + " to the token of the implementation's forward WebSocket server"
 	case err == nil:
 		ws.Close(websocket.StatusNormalClosure, "cyan doctor")
 		c.ok, c.msg = true, "OneBot forward: "+o.URL+" accepts the connection and the token"
@@ -146,4 +153,22 @@ func telegramGetMe(t config.TelegramBridge, timeout time.Duration) check {
 		c.msg = fmt.Sprintf("Telegram: getMe answered HTTP %d %s", resp.StatusCode, body.Description)
 	}
 	return c
+}
+
+// refusedByFrame reads what a forward server says first, for a second: a
+// {"retcode":1403} frame or a close is NapCat's and LLOneBot's answer to a
+// wrong token (they accept the upgrade, then refuse). A lifecycle event,
+// a heartbeat or silence mean the token was taken.
+func refusedByFrame(ctx context.Context, ws *websocket.Conn) bool {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	_, b, err := ws.Read(ctx)
+	if err != nil {
+		var ce websocket.CloseError
+		return errors.As(err, &ce)
+	}
+	var r struct {
+		Retcode int `json:"retcode"`
+	}
+	return json.Unmarshal(b, &r) == nil && r.Retcode == 1403
 }

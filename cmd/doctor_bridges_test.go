@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cyan-agent/cyan/internal/onebottest"
 	"github.com/cyan-agent/cyan/internal/tgtest"
 )
 
@@ -46,4 +47,32 @@ func TestDoctorChecksTheConfiguredBridges(t *testing.T) {
 	if !strings.Contains(lines["bridge tg"], "| copy the token @BotFather gave") {
 		t.Errorf("bridge tg does not say how to fix the token: %q", lines["bridge tg"])
 	}
+}
+
+// TestDoctorNamesAWrongForwardToken: without a daemon, doctor dials a
+// forward implementation itself; NapCat's server takes the upgrade and
+// answers the 1403 frame, which doctor reads as the wrong access_token and
+// names the setting to match.
+func TestDoctorNamesAWrongForwardToken(t *testing.T) {
+	impl := &onebottest.Impl{SelfID: 10001, Token: "right"}
+	srv := httptest.NewServer(impl)
+	defer srv.Close()
+	yaml := "addr: 127.0.0.1:1\nllm: {base_url: http://127.0.0.1:1/v1}\ntts: {provider: off}\n" +
+		"bridges:\n  onebot:\n    - {name: qq, mode: forward, url: ws" + strings.TrimPrefix(srv.URL, "http") + ", access_token: wrong}\n"
+	_, out, _ := runCmd(sayEnv(t, yaml), "doctor", "--json", "--timeout", "2s")
+	var rep struct {
+		Checks []struct{ Name, State, Message, Fix string }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, c := range rep.Checks {
+		if c.Name == "bridge qq" {
+			if c.State != "fail" || !strings.Contains(c.Message, "wrong access_token") || !strings.Contains(c.Fix, "bridges.onebot[].access_token") {
+				t.Errorf("bridge qq: %+v", c)
+			}
+			return
+		}
+	}
+	t.Fatalf("no bridge qq check:\n%s", out)
 }

@@ -105,6 +105,10 @@ type Manners struct {
 	// bridge keeps (the oldest go first).
 	ImageMaxBytes  int64 `yaml:"image_max_bytes"`
 	ImagesMaxBytes int64 `yaml:"images_max_bytes"`
+	// IgnorePokes are the groups (their ids, or "*" for all) where a poke
+	// of the bot is kept but does not address it; elsewhere, and always in
+	// a private chat, a poke asks for a turn as a mention does.
+	IgnorePokes []string `yaml:"ignore_pokes"`
 }
 
 // DefaultManners suit a busy group.
@@ -125,6 +129,9 @@ func (m Manners) Over(o *Manners) Manners {
 	}
 	if o.Names != nil {
 		m.Names = o.Names
+	}
+	if o.IgnorePokes != nil {
+		m.IgnorePokes = o.IgnorePokes
 	}
 	if o.WakeWords != nil {
 		m.WakeWords = o.WakeWords

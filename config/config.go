@@ -191,6 +191,9 @@ type Events struct {
 	// ObjectsBudget bounds the tokens of the people-present block inside
 	// the events section (at most half the section).
 	ObjectsBudget int `yaml:"objects_budget"`
+	// TheoriesBudget bounds the tokens the theories a topic touches take in
+	// the pulled-info area (at most half the area); 0 brings none.
+	TheoriesBudget int `yaml:"theories_budget"`
 }
 
 // EventWeights are the selection weights of event records.
@@ -403,6 +406,7 @@ func Defaults() Config {
 			RollupSchedule: "10 0 * * *",
 			WeekStart:      "sunday",
 			ObjectsBudget:  300,
+			TheoriesBudget: 200,
 		},
 		Generate: Generate{Traces: 1000},
 		Embed:    Embed{Provider: "builtin", Index: "flat"},

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/clock"
 	"io/fs"
 	"net"
 	"net/url"
@@ -15,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/robfig/cron/v3"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -358,8 +358,8 @@ func (c *Config) validateEvents(bad func(key, format string, args ...any)) {
 			bad("events.weights."+w.key, "%g is out of range 0–100", w.v)
 		}
 	}
-	if _, err := cron.ParseStandard(e.RollupSchedule); err != nil {
-		bad("events.rollup_schedule", "%q is not a cron spec (%v); write five fields, e.g. \"10 0 * * *\" for 00:10 every day", e.RollupSchedule, err)
+	if _, err := clock.ParseCron(e.RollupSchedule); err != nil {
+		bad("events.rollup_schedule", "%v", err)
 	}
 	if e.WeekStart != "sunday" && e.WeekStart != "monday" {
 		bad("events.week_start", "%q is not sunday or monday", e.WeekStart)
@@ -371,6 +371,9 @@ func (c *Config) validateEvents(bad func(key, format string, args ...any)) {
 	}
 	if e.ObjectsBudget < 0 {
 		bad("events.objects_budget", "a token budget must not be negative")
+	}
+	if e.TheoriesBudget < 0 {
+		bad("events.theories_budget", "a token budget must not be negative; 0 brings no theories to a topic")
 	}
 }
 

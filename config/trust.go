@@ -1,11 +1,10 @@
 package config
 
 import (
+	"github.com/cyan-agent/cyan/clock"
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/robfig/cron/v3"
 )
 
 // Store tunes the database's safety margin.
@@ -49,8 +48,8 @@ func (c *Config) validateTrust(bad func(key, format string, args ...any)) {
 	}
 	b := c.Backup
 	if strings.TrimSpace(b.Schedule) != "" {
-		if _, err := cron.ParseStandard(b.Schedule); err != nil {
-			bad("backup.schedule", "%q is not a cron spec (%v); write five fields, e.g. \"30 3 * * *\" for 03:30 every day", b.Schedule, err)
+		if _, err := clock.ParseCron(b.Schedule); err != nil {
+			bad("backup.schedule", "%v", err)
 		}
 	}
 	if b.Dir != "" && !filepath.IsAbs(b.Dir) {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/cyan-agent/cyan/glob"
 	"net/url"
 	"regexp"
 	"slices"
@@ -15,7 +16,7 @@ type TTS struct {
 	// program), gpt-sovits (a GPT-SoVITS api_v2 server), openai (any
 	// OpenAI-compatible /v1/audio/speech server) or off.
 	Provider string `yaml:"provider"`
-	// Channels are the voiced channels (globs, * and ?): replies and
+	// Channels are the voiced channels (channel patterns, * and ?, as package glob matches them): replies and
 	// proactive messages there are spoken. The page's channel is desktop.
 	Channels []string `yaml:"channels"`
 	// Voices maps a language (zh, ja, en, yue, ko, …) to the provider's
@@ -116,8 +117,8 @@ func (c *Config) validateTTS(bad func(key, format string, args ...any)) {
 		bad("tts.voice", "%q is not a voice name (letters, digits and _+./-)", t.Voice)
 	}
 	for i, ch := range t.Channels {
-		if strings.TrimSpace(ch) == "" {
-			bad("tts.channels", "entry %d is empty; name a channel or a glob such as desktop or qq:private:*", i)
+		if err := glob.CheckChannel(strings.TrimSpace(ch)); err != nil {
+			bad("tts.channels", "entry %d: %v", i, err)
 		}
 	}
 	if t.Timeout <= 0 || time.Duration(t.Timeout) > 10*time.Minute {

@@ -234,6 +234,29 @@ func (a bridgeAgent) Quoted(id string) string {
 	return q.ExternalID
 }
 
+// Recall marks a message withdrawn on its platform (bridge.Recaller).
+func (a bridgeAgent) Recall(_ context.Context, channel, externalID string) error {
+	_, err := a.st.MarkRecalled(channel, externalID, time.Now())
+	if errors.Is(err, store.ErrNotFound) {
+		return bridge.ErrNotStored
+	}
+	return err
+}
+
+// Quote finds the message a reply answers by its platform id
+// (bridge.Quoter); a recalled one is named so, its text left out.
+func (a bridgeAgent) Quote(channel, externalID string) (bridge.Quote, bool) {
+	m, err := a.st.ByExternal(channel, externalID)
+	if err != nil {
+		return bridge.Quote{}, false
+	}
+	q := bridge.Quote{User: m.User, Time: m.Time.Local(), Text: m.Text}
+	if m.IsRecalled() {
+		q.Text = "(a recalled message)"
+	}
+	return q, true
+}
+
 func (a bridgeAgent) Owner(speakerID string) bool {
 	return a.reg.IsOwner(tools.Caller{SpeakerID: speakerID, Kind: "group"})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -43,7 +44,7 @@ func BenchmarkOneBotBusyGroup(b *testing.B) {
 		seconds = s
 	}
 	for range b.N {
-		r := busyGroup(b, seconds)
+		r := busyGroup(b, seconds, false, false)
 		b.ReportMetric(float64(r.p50.Microseconds())/1000, "p50-ms")
 		b.ReportMetric(float64(r.p99.Microseconds())/1000, "p99-ms")
 		b.ReportMetric(float64(r.max.Microseconds())/1000, "max-ms")
@@ -62,13 +63,57 @@ func BenchmarkOneBotBusyGroup(b *testing.B) {
 	}
 }
 
+// BenchmarkOneBotBusyGroupStalledMedia is the busy group twice, beside
+// each other: as it is, and with one more message every 5 s carrying three
+// images that never download (their server holds each request until cyan
+// gives up), while the implementation sends Lagrange.OneBot's 5 s
+// heartbeat and the owner writes privately every 5 s (the per-person turn
+// limit lifted, so that each is answered). It reports the
+// messages lost, event → stored (p50, p99) of the group's ordinary
+// messages, how long the stalled ones took to be stored (the media budget),
+// the owner's private answer latency (event → send_private_msg, the 2 s
+// debounce included) and the disconnections.
+//
+//	go test ./daemon -run XXX -bench OneBotBusyGroupStalledMedia -benchtime 1x
+func BenchmarkOneBotBusyGroupStalledMedia(b *testing.B) {
+	seconds := 60
+	if s, err := strconv.Atoi(os.Getenv("BRIDGE_BENCH_SECONDS")); err == nil && s > 0 {
+		seconds = s
+	}
+	for _, stalls := range []bool{false, true} {
+		name := "no-stalls"
+		if stalls {
+			name = "stalls"
+		}
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				r := busyGroup(b, seconds, stalls, true)
+				b.ReportMetric(float64(r.sent), "messages")
+				b.ReportMetric(float64(r.lost), "lost")
+				b.ReportMetric(float64(r.p50.Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64(r.p99.Microseconds())/1000, "p99-ms")
+				b.ReportMetric(float64(r.stalledMax.Microseconds())/1000, "stalled-stored-max-ms")
+				b.ReportMetric(float64(r.owner50.Microseconds())/1000, "owner-p50-ms")
+				b.ReportMetric(float64(r.ownerMax.Microseconds())/1000, "owner-max-ms")
+				b.ReportMetric(float64(r.drops), "disconnects")
+				if r.lost != 0 || r.drops != 0 || r.ownerLost != 0 {
+					b.Errorf("lost %d messages and %d owner answers, %d disconnects", r.lost, r.ownerLost, r.drops)
+				}
+			}
+		})
+	}
+}
+
 type busyResult struct {
-	p50, p99, max     time.Duration
-	rec50, rec99      time.Duration // of that, storing (Badger commit with fsync)
-	fsync50, fsync99  time.Duration // the disk alone: a 1 KiB write and fsync beside the run
-	pre50, pre99      time.Duration // event → the store called: the bridge's own path
-	sent, lost, turns int
-	busiest           int
+	stalled, ownerLost, drops int
+	stalledMax                time.Duration // event → stored of the stalled messages, the longest
+	owner50, ownerMax         time.Duration // the owner's private message → its answer sent
+	p50, p99, max             time.Duration
+	rec50, rec99              time.Duration // of that, storing (Badger commit with fsync)
+	fsync50, fsync99          time.Duration // the disk alone: a 1 KiB write and fsync beside the run
+	pre50, pre99              time.Duration // event → the store called: the bridge's own path
+	sent, lost, turns         int
+	busiest                   int
 }
 
 // timedAgent times Record: the durable write, fsync included.
@@ -93,7 +138,10 @@ func (a *timedAgent) Record(ctx context.Context, in bridge.Inbound) (string, err
 	return id, err
 }
 
-func busyGroup(b *testing.B, seconds int) busyResult {
+// busyGroup runs the busy group; stalls adds a message with stalled media
+// every 5 s, owner the owner's private message every 5 s (with no
+// per-person turn limit, so each is answered).
+func busyGroup(b *testing.B, seconds int, stalls, owner bool) busyResult {
 	fake, client := llmtest.Start(b)
 	var tmu sync.Mutex
 	var turnTimes []time.Time
@@ -132,9 +180,13 @@ func busyGroup(b *testing.B, seconds int) busyResult {
 	pending := func() int { return rt.Status()[0].Pending }
 	var smu sync.Mutex
 	stored := map[string]time.Time{}
-	br, err := bridge.New(bridge.Options{Name: "qq", Adapter: ad, Agent: agent, Manners: config.DefaultManners(),
+	manners := config.DefaultManners()
+	if owner {
+		manners.UserTurns = 0 // the owner writes every 5 s, over the default 3 a minute
+	}
+	br, err := bridge.New(bridge.Options{Name: "qq", Adapter: ad, Agent: agent, Manners: manners,
 		Attach: func(ctx context.Context, c router.Component) error { return rt.Attach(ctx, "bridge:qq", c) },
-		Sent:   sent, Queue: pending, Journal: st.Journal(),
+		Sent:   sent, Queue: pending, Journal: st.Journal(), DataDir: b.TempDir(),
 		AgentName: mv.AgentName, Stored: func(_ bridge.Chat, id string) {
 			now := time.Now()
 			smu.Lock()
@@ -150,13 +202,26 @@ func busyGroup(b *testing.B, seconds int) busyResult {
 	done := make(chan error, 2)
 	go func() { done <- br.Run(ctx) }()
 	go func() { done <- rt.Feed(ctx, st, st.Journal()) }()
-	impl := &onebottest.Impl{SelfID: 10001, Token: "t"}
+	// Lagrange.OneBot: a 5 s heartbeat; the link must live through it all.
+	impl := &onebottest.Impl{SelfID: 10001, Token: "t", Lagrange: true}
+	var hmu sync.Mutex
+	held := 0
+	images := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hmu.Lock()
+		held++
+		hmu.Unlock()
+		<-r.Context().Done() // an image that never arrives
+	}))
+	defer images.Close()
 	if err := impl.Connect(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")); err != nil {
 		b.Fatal(err)
 	}
 	for br.Status().Self == "" {
 		time.Sleep(time.Millisecond)
 	}
+	impl.WaitCalls(ctx, 1, "get_login_info")
+	time.Sleep(200 * time.Millisecond) // the login's answer reported
+	since := br.Status().Since
 	// The disk's own fsync latency during the run, on a file of its own
 	// in the same file system (10 a second), to compare the store with.
 	var fsyncs []time.Duration
@@ -171,6 +236,8 @@ func busyGroup(b *testing.B, seconds int) busyResult {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	sentAt := map[string]time.Time{}
+	stalledAt := map[string]time.Time{}
+	var ownerAt []time.Time
 	total := 20 * seconds
 	tick := time.NewTicker(50 * time.Millisecond)
 	b.ResetTimer()
@@ -187,16 +254,47 @@ func busyGroup(b *testing.B, seconds int) busyResult {
 			b.Fatal(err)
 		}
 		sentAt[strconv.FormatInt(id, 10)] = at
+		if owner && i%100 == 50 { // every 5 s, the owner writes privately
+			ownerAt = append(ownerAt, time.Now())
+			if _, err := impl.Private(onebottest.Sender{UserID: 1001, Nickname: "hareru"}, onebottest.Text(fmt.Sprint("are you there? ", i))); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if stalls && i%100 == 0 { // every 5 s, three images that never download
+			sid := int64(2_000_000 + i)
+			img := func(k int) onebottest.Seg {
+				return onebottest.Image(fmt.Sprintf("%d-%d.jpg", sid, k), fmt.Sprintf("%s/%d-%d.jpg", images.URL, sid, k))
+			}
+			at := time.Now()
+			if err := impl.GroupWithID(sid, 555, onebottest.Sender{UserID: member, Nickname: fmt.Sprint("member", member)},
+				onebottest.Text("look"), img(1), img(2), img(3)); err != nil {
+				b.Fatal(err)
+			}
+			stalledAt[strconv.FormatInt(sid, 10)] = at
+		}
 	}
 	tick.Stop()
+	total += len(stalledAt)
 	// Let the last messages land and the last turn finish.
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		smu.Lock()
-		n := len(stored)
+		n := 0 // of the group's messages; the owner's are in stored too
+		for id := range stored {
+			if _, ok := sentAt[id]; ok {
+				n++
+			} else if _, ok := stalledAt[id]; ok {
+				n++
+			}
+		}
 		smu.Unlock()
-		if n == total && br.Status().Queue == 0 {
+		if n == total && br.Status().Queue == 0 && len(impl.Calls("send_private_msg")) >= len(ownerAt) {
 			break
 		}
+	}
+	res := busyResult{sent: total}
+	if st := br.Status(); !st.Connected || !st.Since.Equal(since) || !impl.Connected() {
+		res.drops = 1 // at least: the link was lost and made again
+		b.Logf("the link dropped: %+v", st)
 	}
 	b.StopTimer()
 	cancel()
@@ -204,8 +302,15 @@ func busyGroup(b *testing.B, seconds int) busyResult {
 	<-done
 	<-probeDone
 	var lat []time.Duration
-	res := busyResult{sent: total}
 	smu.Lock()
+	for id, at := range stalledAt {
+		if s, ok := stored[id]; ok {
+			res.stalled++
+			res.stalledMax = max(res.stalledMax, s.Sub(at))
+		} else {
+			res.lost++
+		}
+	}
 	for id, at := range sentAt {
 		if s, ok := stored[id]; ok {
 			lat = append(lat, s.Sub(at))
@@ -214,6 +319,22 @@ func busyGroup(b *testing.B, seconds int) busyResult {
 		}
 	}
 	smu.Unlock()
+	answers := impl.Calls("send_private_msg")
+	var ownerLat []time.Duration
+	for k, at := range ownerAt {
+		if k < len(answers) {
+			ownerLat = append(ownerLat, answers[k].At.Sub(at))
+		} else {
+			res.ownerLost++
+		}
+	}
+	slices.Sort(ownerLat)
+	if n := len(ownerLat); n > 0 {
+		res.owner50, res.ownerMax = ownerLat[n/2], ownerLat[n-1]
+	}
+	hmu.Lock()
+	b.Logf("stalled messages %d, stored %d (longest %s), image requests held %d; owner answers %d of %d: %v", len(stalledAt), res.stalled, res.stalledMax, held, len(ownerLat), len(ownerAt), ownerLat)
+	hmu.Unlock()
 	msgs, _ := st.Recent("qq:group:555", store.Window{Limit: total * 2, Keep: func(m *store.Message) bool { return m.Role == store.RoleUser }})
 	if len(msgs) != total {
 		res.lost = max(res.lost, total-len(msgs))

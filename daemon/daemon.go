@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/clock"
 	"github.com/cyan-agent/cyan/metrics"
 	"log/slog"
 	"net"
@@ -53,7 +54,7 @@ type Options struct {
 	// Clock is the time of every part: the schedules of the observers and
 	// their budget windows wait on it, everything else reads Now (nil:
 	// the wall clock). Tests pass a settable one.
-	Clock observer.Clock
+	Clock clock.Clock
 	// Ready, if set, is called with the listen address once the API answers.
 	Ready func(addr net.Addr)
 }
@@ -100,11 +101,11 @@ func New(o Options) (*Daemon, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	clock := o.Clock
-	if clock == nil {
-		clock = observer.RealClock{}
+	clk := o.Clock
+	if clk == nil {
+		clk = clock.Real{}
 	}
-	now := clock.Now
+	now := clk.Now
 	d := &Daemon{cfg: cfg, log: log.With("component", "daemon"), root: log, ready: o.Ready, now: now}
 
 	p, err := loadPersona(cfg.Persona)
@@ -139,7 +140,7 @@ func New(o Options) (*Daemon, error) {
 	d.store = st
 	d.metrics.Store(st)
 
-	if err := d.build(cfg, client, o.Version, clock, log); err != nil {
+	if err := d.build(cfg, client, o.Version, clk, log); err != nil {
 		if d.tools != nil {
 			d.tools.paths.Close()
 		}
@@ -152,16 +153,16 @@ func New(o Options) (*Daemon, error) {
 // build makes the parts on top of the store, in dependency order. Every
 // LLM caller gets the metered client: a call made for an observer is
 // charged to its budget; foreground turns are not.
-func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, clock observer.Clock, log *slog.Logger) error {
-	st, now := d.store, clock.Now
+func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, clk clock.Clock, log *slog.Logger) error {
+	st, now := d.store, clk.Now
 	quiet, err := observer.ParseQuietHours(cfg.Observers.QuietHours)
 	if err != nil {
 		return err
 	}
 	load, save := observer.StoreBudgets(st)
-	gov := observer.NewGovernor(clock, cfg.Observers.Budget, load, save)
+	gov := observer.NewGovernor(clk, cfg.Observers.Budget, load, save)
 	metered := observer.Meter(client, gov)
-	manager := observer.NewManager(observer.Options{Store: st, Clock: clock, Governor: gov, Quiet: quiet, Logger: log.With("component", "observer")})
+	manager := observer.NewManager(observer.Options{Store: st, Clock: clk, Governor: gov, Quiet: quiet, Logger: log.With("component", "observer")})
 	if d.router, err = router.Open(router.Options{DB: st.DB(), Prefix: store.PrefixRouter, Journal: st.Journal(), Now: now,
 		Logger: log.With("component", "router")}); err != nil {
 		return err
@@ -211,6 +212,14 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 			}
 			return d.tools != nil && d.tools.reg.IsOwner(tools.Caller{Speaker: speaker, SpeakerID: userID, Kind: kind})
 		},
+		// The recall index is built next, over this log's records; it numbers
+		// the history and finds the theories a topic touches.
+		HistoryRanges: func(ctx context.Context, channel string, runs []events.Run) ([][]string, error) {
+			return historyRanges(ctx, d.recall, channel, runs)
+		},
+		FindTheories: func(ctx context.Context, q events.TheoryQuery) ([]events.TheoryMatch, error) {
+			return findTheories(ctx, d.recall, q)
+		},
 		Now: now, Logger: log.With("component", "events"),
 	})
 	if err != nil {
@@ -231,7 +240,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	if err := registerEventTools(d.tools.reg, d.events, now); err != nil {
 		return err
 	}
-	if err := registerOpenTool(d.tools.reg, st, d.events); err != nil {
+	if err := registerOpenTool(d.tools.reg, d.recall, d.events); err != nil {
 		return err
 	}
 	if err := d.registerComponentTools(); err != nil {
@@ -246,6 +255,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	}
 	sources := memorySources(d.mem, d.tools.reg)
 	sources[mainvirtual.SlotEvents] = eventsSource(d.events, d.tools.reg)
+	sources[mainvirtual.SlotPulled] = mainvirtual.Stack(topicTheories(d.events, d.tools.reg), sources[mainvirtual.SlotPulled])
 	budgets := map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget}
 	if err := addLoreSources(sources, budgets, d.persona.Load, st, log.With("component", "lorebook"), cfg.Agent); err != nil {
 		return err
@@ -281,7 +291,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	if p := d.backups(version, now); p != nil {
 		d.extra = append(d.extra, *p)
 	}
-	if d.bridges, err = d.buildBridges(cfg, clock, log); err != nil {
+	if d.bridges, err = d.buildBridges(cfg, clk, log); err != nil {
 		return err
 	}
 	d.api, err = api.New(api.Options{

@@ -104,7 +104,7 @@ func (s *loreSource) scan(q mainvirtual.Query, budget int, count func(string) in
 	var lines []string
 	if depth > 0 {
 		recent, err := s.store.Recent(q.Channel, store.Window{Limit: depth, MaxScan: 4*depth + 16, Keep: func(m *store.Message) bool {
-			return (m.Role == store.RoleUser || m.Role == store.RoleAssistant) && m.Text != ""
+			return (m.Role == store.RoleUser || m.Role == store.RoleAssistant) && m.Text != "" && !m.IsRecalled()
 		}})
 		if err != nil {
 			return t, fmt.Errorf("lorebook: read the conversation: %w", err)

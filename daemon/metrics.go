@@ -87,10 +87,10 @@ func (d *Daemon) watchParts(m *metrics.Metrics, now func() time.Time) {
 		return out
 	})
 	parts := func() []supervise.State { return partStates{d}.Status() }
-	m.Gauges("cyan_part_state", "1 for the state each supervised part is in (running, restarting, stopped, failed).", []string{"part", "state"}, func() []metrics.Sample {
+	m.Gauges("cyan_part_state", "1 for the state each supervised part is in (starting, running, restarting, stopped, failed).", []string{"part", "state"}, func() []metrics.Sample {
 		var out []metrics.Sample
 		for _, st := range parts() {
-			for _, s := range []string{supervise.Running, supervise.Restarting, supervise.Stopped, supervise.Failed} {
+			for _, s := range []string{supervise.Starting, supervise.Running, supervise.Restarting, supervise.Stopped, supervise.Failed} {
 				v := 0.0
 				if st.State == s {
 					v = 1

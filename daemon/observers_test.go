@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"github.com/cyan-agent/cyan/clock"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ import (
 // with a golden file, traced under its channel, and charged to the
 // observer's budget through the metered client.
 func TestObserversDecideThroughScripts(t *testing.T) {
-	gov := observer.NewGovernor(observer.RealClock{}, 0, nil, nil)
+	gov := observer.NewGovernor(clock.Real{}, 0, nil, nil)
 	persona := t.TempDir()
 	rig := scripttest.New(t, scripttest.Options{PersonaDir: persona, Wrap: func(c llm.Client) llm.Client { return observer.Meter(c, gov) }})
 	st, err := store.Open(store.Options{InMemory: true})

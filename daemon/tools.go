@@ -21,7 +21,6 @@ import (
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/script"
-	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/tools"
 )
 
@@ -218,9 +217,9 @@ func memorySources(mem *memory.Memory, reg *tools.Registry) map[mainvirtual.Slot
 // numbering, events, theories and objects through the event log, files
 // through read_file — each checked against the caller's rights where the
 // data is read.
-func registerOpenTool(reg *tools.Registry, st *store.Store, log *events.Log) error {
+func registerOpenTool(reg *tools.Registry, idx *recall.Index, log *events.Log) error {
 	return reg.Register(reg.OpenTool(map[string]tools.Opener{
-		recall.HistoryPrefix: recall.OpenHistory(st),
+		recall.HistoryPrefix: idx.OpenHistory(),
 		events.RefEvent:      log.Open,
 		events.RefTheory:     log.Open,
 		events.RefObject:     log.Open,

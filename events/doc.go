@@ -6,10 +6,15 @@
 //     cron schedule, with durable markers so that periods missed while the
 //     daemon was down are caught up and a failed summary is retried, never
 //     skipped; the "recent event records" section of the prompt, chosen by
-//     memory, recency and importance and rendered in time order;
+//     memory, recency and importance and rendered in time order, each as
+//     the %[event <label>] reference that opens it (open.go: its summary
+//     and the history ranges of the runs of messages it keeps);
 //   - objects (people, agents, things) with info blocks, and relation lines
 //     between two objects whose weight decays by time (decay.go);
-//   - theory packets, kept at their current version only.
+//   - theory packets, kept at their current version only; the ones the
+//     current topic's talk touches come to its pulled-info area
+//     (topictheories.go), found through a consumer-side TheoryFinder the
+//     daemon fills with the recall index.
 //
 // Each channel has its own chain of records: a group chat's life story never
 // shows in another chat's prompt. Objects, relations and theories are
@@ -30,5 +35,6 @@
 // It keeps its data in the store's database under the prefixes registered
 // in store/keys.go.
 //
-// It may import store, config, packets, llm, notation, journal and backoff.
+// It may import store, config, packets, llm, notation, journal, backoff
+// and clock.
 package events

@@ -67,6 +67,15 @@ type Source struct {
 	LastMessageID  string `json:"last_message_id"`
 }
 
+// Run is a stretch of a channel's chat log that a record stands for, by
+// its first and last message ids (inclusive); Label names the record it
+// comes from when that is a child of the record ("" for the record itself).
+type Run struct {
+	Label string `json:"label,omitempty"`
+	First string `json:"first"`
+	Last  string `json:"last"`
+}
+
 // Event is a record of the log. An event-level record is one topic; a day,
 // week, month or year record summarises its children.
 type Event struct {
@@ -81,6 +90,12 @@ type Event struct {
 	Start       time.Time   `json:"start"`
 	End         time.Time   `json:"end"`
 	Source      Source      `json:"source"`
+	// Runs are the messages the record stands for, in order: a topic's one
+	// run (from its first message to its last); a day's, one per topic; a
+	// week's, month's or year's, one per child (from the first message of
+	// its first topic to the last of its last). Records written before runs
+	// were kept have none: runs derives them (open.go).
+	Runs []Run `json:"runs,omitempty"`
 	// Children are the records this one includes: the events of a day, the
 	// days of a week or month, the months of a year, or, for an event, the
 	// earlier events it continues.

@@ -14,14 +14,14 @@ import (
 	"github.com/cyan-agent/cyan/store"
 )
 
-// clock is a settable clock.
-type clock struct {
+// fakeClock is a settable clock.
+type fakeClock struct {
 	mu sync.Mutex
 	t  time.Time
 }
 
-func (c *clock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+func (c *fakeClock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
 // fakeWriter titles a topic with its first line, summarises a period by
 // joining its children's titles, and can be told to fail.
@@ -109,7 +109,7 @@ type fixture struct {
 	st  *store.Store
 	log *Log
 	w   *fakeWriter
-	clk *clock
+	clk *fakeClock
 }
 
 func testConfig() config.Events { return config.Defaults().Events }
@@ -121,7 +121,7 @@ func newFixture(t testing.TB, start time.Time, cfg config.Events) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	f := &fixture{st: st, w: &fakeWriter{}, clk: &clock{t: start}}
+	f := &fixture{st: st, w: &fakeWriter{}, clk: &fakeClock{t: start}}
 	f.log, err = New(Options{
 		Store: st, Config: cfg, Writer: f.w, AgentName: func() string { return "青蓝" },
 		Escape: testEscape, Location: time.UTC, Now: f.clk.Now,

@@ -40,7 +40,7 @@ func (l *Log) BuildHistory(ctx context.Context, channel string, from, to time.Ti
 	now := l.now()
 	var msgs []*store.Message
 	err := l.st.Scan(channel, "", func(m *store.Message) (bool, error) {
-		if conversational(m) && !m.Time.Before(from) && (to.IsZero() || !m.Time.After(to)) {
+		if m.Conversational() && !m.Time.Before(from) && (to.IsZero() || !m.Time.After(to)) {
 			msgs = append(msgs, &store.Message{ID: m.ID, Role: m.Role, User: m.User, Text: "", Empty: true, Time: m.Time})
 		}
 		return ctx.Err() == nil, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/clock"
 	"log/slog"
 	"sync"
 	"time"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/store"
-	"github.com/robfig/cron/v3"
 )
 
 // Options configure New.
@@ -32,9 +32,16 @@ type Options struct {
 	// private or not), so the facts a topic of the owner's private chats
 	// shows are the owner's knowledge (scope.go); nil: nobody's are.
 	IsOwner func(speaker, userID string, private bool) bool
-	Decay   DecayLaw         // zero: DefaultDecay
-	Now     func() time.Time // nil: time.Now
-	Logger  *slog.Logger     // nil: discard
+	// HistoryRanges numbers a record's runs as the history references that
+	// open them (open.go); the daemon passes recall's numbering. nil: an
+	// opened record shows its runs' message ids.
+	HistoryRanges HistoryRanges
+	// FindTheories finds the theories a topic's talk touches (topictheories.go);
+	// the daemon passes the recall index's. nil: none come to a topic.
+	FindTheories TheoryFinder
+	Decay        DecayLaw         // zero: DefaultDecay
+	Now          func() time.Time // nil: time.Now
+	Logger       *slog.Logger     // nil: discard
 }
 
 // Log is the event log of one data dir, with its objects, relations and
@@ -44,12 +51,14 @@ type Log struct {
 	db       postingDB
 	cfg      config.Events
 	cal      calendar
-	sched    cron.Schedule
+	sched    clock.Schedule
 	w        Writer
 	agent    func() string
 	escape   func(string) string
 	isOwner  func(speaker, userID string, private bool) bool
 	decay    DecayLaw
+	ranges   HistoryRanges
+	theories TheoryFinder
 	silence  time.Duration
 	now      func() time.Time
 	log      *slog.Logger
@@ -70,7 +79,7 @@ func New(o Options) (*Log, error) {
 	case o.Escape == nil:
 		return nil, errors.New("events: no escape function for the prompt")
 	}
-	sched, err := cron.ParseStandard(o.Config.RollupSchedule)
+	sched, err := clock.ParseCron(o.Config.RollupSchedule)
 	if err != nil {
 		return nil, fmt.Errorf("events: rollup schedule %q: %w", o.Config.RollupSchedule, err)
 	}
@@ -101,6 +110,7 @@ func New(o Options) (*Log, error) {
 	l := &Log{
 		st: o.Store, db: postingDB{DB: o.Store.DB(), j: o.Store.Journal()}, cfg: o.Config, cal: calendar{loc: loc, weekStart: ws}, sched: sched,
 		w: o.Writer, agent: o.AgentName, escape: o.Escape, isOwner: o.IsOwner, decay: o.Decay, silence: silence,
+		ranges: o.HistoryRanges, theories: o.FindTheories,
 		now: o.Now, log: o.Logger, kick: make(chan struct{}, 1),
 		interval: min(max(silence/10, 5*time.Second), time.Minute),
 	}

@@ -115,7 +115,7 @@ func (l *Log) topicLog(src Source) (lines []LogLine, omitted int, speakers map[s
 		if m.ID > src.LastMessageID {
 			return false, nil
 		}
-		if !conversational(m) || m.Empty {
+		if !m.Conversational() || m.Empty {
 			return true, nil
 		}
 		ll := LogLine{Time: m.Time, Speaker: m.User, Text: m.Text}

@@ -2,6 +2,7 @@ package events
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -92,4 +93,33 @@ func childLevel(level Level) Level {
 		return LevelMonth
 	}
 	return ""
+}
+
+// parseLabel reads a label back (label's inverse): its level and the
+// times a record so labelled starts in, [from, to) — the minute of a
+// topic, the first instant of a period.
+func (c calendar) parseLabel(label string) (level Level, from, to time.Time, ok bool) {
+	level = levelOfLabel(label)
+	var y, m int
+	var err error
+	switch level {
+	case LevelEvent:
+		from, err = time.ParseInLocation("20060102 15:04", label, c.loc)
+		return level, from, from.Add(time.Minute), err == nil
+	case LevelDay:
+		from, err = time.ParseInLocation("20060102", label, c.loc)
+	case LevelWeek:
+		from, err = time.ParseInLocation("20060102", label[:strings.IndexByte(label, '-')], c.loc)
+	case LevelMonth:
+		if _, err = fmt.Sscanf(label, "%d年%d月", &y, &m); err == nil && (m < 1 || m > 12) {
+			err = fmt.Errorf("month %d", m)
+		}
+		from = time.Date(y, time.Month(m), 1, 0, 0, 0, 0, c.loc)
+	case LevelYear:
+		_, err = fmt.Sscanf(label, "%d年", &y)
+		from = time.Date(y, 1, 1, 0, 0, 0, 0, c.loc)
+	default:
+		return "", time.Time{}, time.Time{}, false
+	}
+	return level, from, from.Add(time.Nanosecond), err == nil
 }

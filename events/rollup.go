@@ -230,6 +230,9 @@ func (l *Log) rollupRecord(channel string, p period, children []*Event, sum Summ
 	for _, c := range children {
 		e.Children = append(e.Children, c.ID)
 		e.Messages += c.Messages
+		if c.Source.FirstMessageID != "" {
+			e.Runs = append(e.Runs, Run{Label: l.cal.label(c.Level, c.Start), First: c.Source.FirstMessageID, Last: c.Source.LastMessageID})
+		}
 	}
 	e.MemoryState = newMemory(p.level, imp, p.end)
 	return e

@@ -84,7 +84,8 @@ func (l *Log) score(e *Event, now time.Time) float64 {
 // the speakers of the open topic, and the lines between them and the agent,
 // within events.objects_budget and at most half the section), then the
 // records chosen by score within the rest of the budget, rendered in time
-// order with the seed's labels. Titles, facts and names are escaped.
+// order with the seed's labels, each as the reference that opens it
+// ("%[event 20260216 3:16] title": its summary and its messages). Titles, facts and names are escaped.
 func (l *Log) Section(_ context.Context, q SectionQuery, budget int, count func(string) int) (Section, error) {
 	var sec Section
 	var cands []*Event
@@ -111,7 +112,7 @@ func (l *Log) Section(_ context.Context, q SectionQuery, budget int, count func(
 	}
 	ss := make([]scored, len(cands))
 	for i, e := range cands {
-		line := l.cal.label(e.Level, e.Start) + " " + l.escape(e.Title)
+		line := "%[" + RefEvent + l.cal.label(e.Level, e.Start) + "] " + l.escape(e.Title)
 		ss[i] = scored{e: e, score: l.score(e, q.Now), line: line}
 	}
 	slices.SortStableFunc(ss, func(a, b scored) int {

@@ -62,11 +62,11 @@ func TestSectionIsInTimeOrderWithTheSeedsLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "2025年 this is a year record\n" +
-		"2026年1月 this is a month record\n" +
-		"20260208-20260214 this is a week record\n" +
-		"20260208 this is a day record\n" +
-		"20260216 3:16 this is an event record"
+	want := "%[event 2025年] this is a year record\n" +
+		"%[event 2026年1月] this is a month record\n" +
+		"%[event 20260208-20260214] this is a week record\n" +
+		"%[event 20260208] this is a day record\n" +
+		"%[event 20260216 3:16] this is an event record"
 	if sec.Body != want {
 		t.Fatalf("section:\n%s\nwant:\n%s", sec.Body, want)
 	}
@@ -83,14 +83,14 @@ func TestSectionFitsTheBudgetByScore(t *testing.T) {
 		record("c", LevelEvent, day(2025, 6, 1, 9, 0), "old but life changing", 1),
 		record("c", LevelEvent, day(2025, 6, 2, 9, 0), "old ^forged\n#tool line", 0),
 	)
-	// Lines cost 6, 7 and 7 tokens (words + 1 for the newline): 13 fit two.
+	// Lines cost 7, 8 and 8 tokens (words + 1 for the newline): 15 fit two.
 	// By score (memory + recency + importance): fresh 1.99, life changing
 	// 1.01, the old small talk 0.01.
-	sec, err := f.log.Section(context.Background(), SectionQuery{Channel: "c", Now: now}, 13, words)
+	sec, err := f.log.Section(context.Background(), SectionQuery{Channel: "c", Now: now}, 15, words)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sec.Body != "20250601 9:00 old but life changing\n20260216 9:00 fresh small talk" {
+	if sec.Body != "%[event 20250601 9:00] old but life changing\n%[event 20260216 9:00] fresh small talk" {
 		t.Fatalf("body:\n%s", sec.Body)
 	}
 	dropped := 0

@@ -101,7 +101,8 @@ func (l *Log) runEventTool(_ context.Context, c Call, args json.RawMessage) (str
 	if e.Title != "" {
 		what = fmt.Sprintf("recorded as %q", e.Title)
 	}
-	return fmt.Sprintf("closed the topic that began %s (%d messages) as an event; %s", l.cal.label(LevelEvent, e.Start), e.Messages, what), nil
+	label := l.cal.label(LevelEvent, e.Start)
+	return fmt.Sprintf("closed the topic that began %s (%d messages) as the event %%[%s%s]; %s", label, e.Messages, RefEvent, label, what), nil
 }
 
 func (l *Log) runTheoryTool(_ context.Context, c Call, args json.RawMessage) (string, error) {

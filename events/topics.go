@@ -56,20 +56,6 @@ func (s *segment) add(m *store.Message) {
 	}
 }
 
-// conversational reports whether a message is part of the conversation a
-// topic is made of: what people and the platform said and what the agent
-// said (or its choice of silence). Tool results and bare tool-call records
-// are not.
-func conversational(m *store.Message) bool {
-	switch m.Role {
-	case store.RoleUser, store.RoleSystem:
-		return true
-	case store.RoleAssistant:
-		return m.Text != "" || m.Empty
-	}
-	return false
-}
-
 // gapOver reports whether two message times are further apart than the
 // silence (either way: history stored out of order splits as well).
 func (l *Log) gapOver(a, b time.Time) bool {
@@ -92,7 +78,7 @@ func (l *Log) closeTopics(channel string, now time.Time, title string, closeOpen
 	var done []*segment
 	err := l.st.Scan(channel, cur.Scanned, func(m *store.Message) (bool, error) {
 		cur.Scanned = m.ID
-		if !conversational(m) {
+		if !m.Conversational() {
 			return true, nil
 		}
 		if cur.Open != nil && l.gapOver(m.Time, cur.Open.LastTime) {
@@ -159,6 +145,9 @@ func (l *Log) writeTopic(txn *badger.Txn, channel string, s *segment, now time.T
 		p := prev[0]
 		if s.LastTime.After(p.End) {
 			p.End, p.Source.LastMessageID = s.LastTime, s.LastID
+			if n := len(p.Runs); n > 0 {
+				p.Runs[n-1].Last = max(p.Runs[n-1].Last, s.LastID)
+			}
 		}
 		p.Messages += s.Count
 		return nil, putEvent(txn, p)
@@ -167,6 +156,7 @@ func (l *Log) writeTopic(txn *badger.Txn, channel string, s *segment, now time.T
 		ID: topicID(channel, s.FirstID), Level: LevelEvent, Title: title,
 		Start: s.FirstTime, End: s.LastTime,
 		Source:   Source{Channel: channel, FirstMessageID: s.FirstID, LastMessageID: s.LastID},
+		Runs:     []Run{{First: s.FirstID, Last: s.LastID}},
 		Children: []string{}, Messages: s.Count, Speakers: s.Speakers, ClosedBy: by,
 		Pending: &Pending{Title: true, Extract: true}, Written: now,
 	}

@@ -60,7 +60,7 @@ func TestAgentOnlyFollowUpExtendsThePreviousTopic(t *testing.T) {
 	f.say(t, "c", "amy", "bye", t0)
 	tool := f.log.Tools()[0]
 	out, err := tool.Run(context.Background(), Call{Channel: "c", Reader: ownerReader("c"), Now: t0.Add(time.Minute)}, json.RawMessage(`{"op":"close","title":"amy said goodbye"}`))
-	if err != nil || !strings.Contains(out, `recorded as "amy said goodbye"`) {
+	if err != nil || !strings.Contains(out, `recorded as "amy said goodbye"`) || !strings.Contains(out, "as the event %[event 20260301 9:00]") {
 		t.Fatalf("event close: %q %v", out, err)
 	}
 	last := f.say(t, "c", "青蓝", "closed it, see you", t0.Add(2*time.Minute))
@@ -68,6 +68,10 @@ func TestAgentOnlyFollowUpExtendsThePreviousTopic(t *testing.T) {
 	evs := f.events(t, "c", LevelEvent)
 	if len(evs) != 1 || evs[0].Source.LastMessageID != last.ID || evs[0].Messages != 2 || evs[0].ClosedBy != "tool" || evs[0].Title != "amy said goodbye" {
 		t.Fatalf("records %+v", evs)
+	}
+	// Its run grew with it.
+	if r := evs[0].Runs; len(r) != 1 || r[0].First != evs[0].Source.FirstMessageID || r[0].Last != last.ID {
+		t.Fatalf("runs %+v, want the one from its first message to %s", r, last.ID)
 	}
 	// Nothing open now.
 	out, err = tool.Run(context.Background(), Call{Channel: "c", Reader: ownerReader("c"), Now: t0.Add(2 * time.Hour)}, json.RawMessage(`{"op":"close"}`))

@@ -19,6 +19,7 @@
 // Other packages add kinds of their own: a Kind is a string, the payload
 // is JSON (Event.Decode reads it into the poster's own type).
 //
-// Beside the standard library it uses badger. It imports nothing of
-// cyan's: every other package may depend on it.
+// Beside the standard library it uses badger; channel filters match with
+// package glob, the one matcher. It may import glob. Every other package
+// may depend on it.
 package journal

@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/glob"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -173,7 +173,7 @@ func (f Filter) Match(e Event) bool {
 	if len(f.Kinds) > 0 && !slices.Contains(f.Kinds, e.Kind) {
 		return false
 	}
-	return f.Channel == "" || MatchChannel(f.Channel, e.Channel)
+	return f.Channel == "" || glob.Channel(f.Channel, e.Channel)
 }
 
 // transientPossible reports whether the filter may select a transient
@@ -186,30 +186,6 @@ func (f Filter) transientPossible() bool {
 var knownDurable = map[Kind]bool{MessageIn: true, MessageOut: true, MessageTool: true, MessagesImported: true, TurnDone: true,
 	MemoryChanged: true, RecordsChanged: true, PlanDue: true, ProactiveSpeech: true, ToolApproval: true,
 	BridgeState: true, VoiceState: true, VoiceSpeech: true, PartState: true}
-
-// MatchChannel matches a channel against a pattern in which "*" stands for
-// any run of characters (also ":"); everything else matches itself.
-func MatchChannel(pattern, channel string) bool {
-	parts := strings.Split(pattern, "*")
-	if len(parts) == 1 {
-		return pattern == channel
-	}
-	if !strings.HasPrefix(channel, parts[0]) {
-		return false
-	}
-	rest := channel[len(parts[0]):]
-	for i, p := range parts[1:] {
-		if i == len(parts)-2 {
-			return strings.HasSuffix(rest, p) && len(rest) >= len(p)
-		}
-		k := strings.Index(rest, p)
-		if k < 0 {
-			return false
-		}
-		rest = rest[k+len(p):]
-	}
-	return true
-}
 
 // Since returns up to limit events after id that pass f, oldest first:
 // from memory when they are there, else from the store. When events owed

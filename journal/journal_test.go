@@ -204,19 +204,3 @@ func TestConcurrentPostersAndReaders(t *testing.T) {
 	wg.Wait()
 	readers.Wait()
 }
-
-func TestMatchChannel(t *testing.T) {
-	for _, tt := range []struct {
-		pattern, channel string
-		want             bool
-	}{
-		{"home", "home", true}, {"home", "homes", false}, {"*", "anything", true},
-		{"qq:group:*", "qq:group:123", true}, {"qq:group:*", "qq:private:123", false},
-		{"qq:*:1", "qq:group:1", true}, {"qq:*:1", "qq:group:12", false}, {"*:private:*", "tg:private:9", true},
-		{"a*a", "a", false}, {"a*a", "aa", true},
-	} {
-		if got := MatchChannel(tt.pattern, tt.channel); got != tt.want {
-			t.Errorf("MatchChannel(%q, %q) = %v", tt.pattern, tt.channel, got)
-		}
-	}
-}

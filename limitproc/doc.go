@@ -9,5 +9,5 @@
 // main-virtual stores after the answer as a message from "<name>-limit",
 // so the agent knows which limit it hit.
 //
-// It may import config and packets.
+// It may import config, packets and glob.
 package limitproc

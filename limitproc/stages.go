@@ -2,6 +2,7 @@ package limitproc
 
 import (
 	"fmt"
+	"github.com/cyan-agent/cyan/glob"
 	"regexp"
 	"strings"
 	"sync"
@@ -172,7 +173,7 @@ func (*toolGate) Name() string { return "tool_gate" }
 
 func (s *toolGate) Call(_ Turn, tool string) string {
 	for _, g := range s.deny {
-		if packets.Match(g, tool) {
+		if glob.Path(g, tool) {
 			return fmt.Sprintf("the limit-process does not let %s run (limits.deny_tools); do not call it.", tool)
 		}
 	}

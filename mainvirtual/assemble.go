@@ -99,20 +99,6 @@ func (a *assembler) assemble(ctx context.Context, q Query) (*Packet, error) {
 	return p, nil
 }
 
-// inContext reports whether a stored message is part of the conversation
-// the model reads: what people and the platform said, and what the agent
-// said (or its choice to stay silent). Tool results reach later turns
-// through the tool-call section instead.
-func inContext(m *store.Message) bool {
-	switch m.Role {
-	case store.RoleUser, store.RoleSystem:
-		return true
-	case store.RoleAssistant:
-		return m.Text != "" || m.Empty
-	}
-	return false
-}
-
 // lineOverhead estimates the tokens of a rendered line's prefix
 // ("^name [2026-11-22 10:31]: ") and the message framing.
 const lineOverhead = 14
@@ -135,7 +121,7 @@ func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message
 		}
 		ct.Start = id
 	}
-	recent, err := a.store.Recent(q.Channel, store.Window{Limit: maxCount, MaxScan: 4 * maxCount, Keep: inContext, Since: ct.Start})
+	recent, err := a.store.Recent(q.Channel, store.Window{Limit: maxCount, MaxScan: 4 * maxCount, Keep: (*store.Message).Conversational, Since: ct.Start})
 	if err != nil {
 		return nil, ct, fmt.Errorf("context: %w", err)
 	}

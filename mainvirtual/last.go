@@ -31,7 +31,7 @@ func (l *lastRefs) load() {
 	l.loaded = true
 	l.said = map[string][]notation.Quote{}
 	recent, err := l.store.Recent(l.channel, store.Window{Limit: lastScan, Keep: func(m *store.Message) bool {
-		return m.Text != "" && (m.Role == store.RoleUser || m.Role == store.RoleAssistant)
+		return m.Text != "" && (m.Role == store.RoleUser || m.Role == store.RoleAssistant) && !m.IsRecalled()
 	}})
 	if err != nil {
 		return // references stay as bare names

@@ -42,8 +42,8 @@ func SplitOutput(raw, agent string) Output {
 	return Output{Parts: parts, Empty: len(parts) == 0, Usage: usage}
 }
 
-// splitBreaks splits s at every "@br" that is not followed by a letter,
-// digit or underscore.
+// splitBreaks splits s at every "@br" that is not followed by an ASCII
+// letter, digit or underscore (notation.BreakWordRune).
 func splitBreaks(s string) []string {
 	var out []string
 	start := 0
@@ -55,7 +55,7 @@ func splitBreaks(s string) []string {
 		at := i + j
 		end := at + len(notation.Break)
 		if end < len(s) {
-			if r, _ := utf8.DecodeRuneInString(s[end:]); notation.WordRune(r) {
+			if r, _ := utf8.DecodeRuneInString(s[end:]); notation.BreakWordRune(r) {
 				i = end
 				continue
 			}
@@ -226,7 +226,7 @@ func (f *streamFilter) drain(final bool) error {
 				goto hold // the next fragment may continue the word
 			}
 			if end < len(s) {
-				if r, _ := utf8.DecodeRuneInString(s[end:]); notation.WordRune(r) {
+				if r, _ := utf8.DecodeRuneInString(s[end:]); notation.BreakWordRune(r) {
 					out.WriteString(notation.Break)
 					i = end
 					continue

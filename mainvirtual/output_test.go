@@ -17,6 +17,7 @@ func TestSplitOutput(t *testing.T) {
 		{"inline break", "a @br b", []string{"a", "b"}, false},
 		{"email stays whole", "write to foo@bravo.com", []string{"write to foo@bravo.com"}, false},
 		{"break before punctuation", "ok@br!", []string{"ok", "!"}, false},
+		{"break mid-line before CJK", "第一段@br第二段", []string{"第一段", "第二段"}, false},
 		{"empty reply", "<empty_reply>", nil, true},
 		{"empty reply with spaces", "  <empty_reply>\n", nil, true},
 		{"nothing", "", nil, true},

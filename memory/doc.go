@@ -21,5 +21,5 @@
 // fills with the script library; without one, remember adds a note and
 // active GC evicts instead of compressing.
 //
-// It may import store, config, packets, llm, notation and journal.
+// It may import store, config, packets, llm, notation, journal and clock.
 package memory

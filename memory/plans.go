@@ -2,11 +2,10 @@ package memory
 
 import (
 	"fmt"
+	"github.com/cyan-agent/cyan/clock"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/robfig/cron/v3"
 
 	"github.com/cyan-agent/cyan/notation"
 )
@@ -41,8 +40,6 @@ func (p Plan) When() string {
 	return ""
 }
 
-var planCron = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
-
 // CreatePlan adds a plan; at (RFC3339, in the future) or cronExpr makes it
 // a deferred one. Both empty: a current plan.
 func (m *Memory) CreatePlan(text string, origin Origin, at, cronExpr string) (*Plan, error) {
@@ -64,8 +61,8 @@ func (m *Memory) CreatePlan(text string, origin Origin, at, cronExpr string) (*P
 		}
 		p.At = &t
 	case cronExpr != "":
-		if _, err := planCron.Parse(cronExpr); err != nil {
-			return nil, fmt.Errorf("memory: cron %q: %v (five fields: minute hour day month weekday, e.g. \"0 9 * * 1\")", cronExpr, err)
+		if _, err := clock.ParseCron(cronExpr); err != nil {
+			return nil, fmt.Errorf("memory: cron: %w", err)
 		}
 		p.Cron = cronExpr
 	}

@@ -366,7 +366,7 @@ func (m *Memory) conversation(channel string) string {
 		return ""
 	}
 	recent, err := m.st.Recent(channel, store.Window{Limit: 12, MaxScan: 64, Keep: func(x *store.Message) bool {
-		return x.Text != "" && (x.Role == store.RoleUser || x.Role == store.RoleAssistant)
+		return x.Text != "" && (x.Role == store.RoleUser || x.Role == store.RoleAssistant) && !x.IsRecalled()
 	}})
 	if err != nil {
 		m.log.Warn("remember: read the conversation", "channel", channel, "err", err)

@@ -135,7 +135,7 @@ func inlineMarkerAt(s string, i int) int {
 		return 1
 	case s[i] == '@' && hasPrefixFold(rest, "br"):
 		// Like splitBreaks: "@bravo" is a word, not a break.
-		if r, _ := utf8.DecodeRuneInString(rest[2:]); len(rest) > 2 && WordRune(r) {
+		if r, _ := utf8.DecodeRuneInString(rest[2:]); len(rest) > 2 && BreakWordRune(r) {
 			return 0
 		}
 		return 1
@@ -253,6 +253,11 @@ func ToolName(name string) string {
 	return b.String()
 }
 
-// WordRune reports the runes that continue a word: after "@br" they make it
-// part of a longer word ("@bravo"), not a break.
+// BreakWordRune reports whether r, right after "@br", makes it part of a
+// word ("@bravo", "@br_x") rather than a break: an ASCII letter, digit or
+// underscore. Other letters do not: in "第一段@br第二段" the "@br" is a
+// break, mid-line, in a group as in a private chat.
+func BreakWordRune(r rune) bool { return r < utf8.RuneSelf && WordRune(r) }
+
+// WordRune reports the runes that continue a word (a name, a mention).
 func WordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }

@@ -8,6 +8,6 @@
 // governor enforces from provider usage, and quiet hours that hold proactive
 // speech.
 //
-// It may import memory, events, tools, llm, config, packets, store and
-// journal.
+// It may import memory, events, tools, llm, config, packets, store,
+// journal and clock.
 package observer

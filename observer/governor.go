@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/clock"
 	"sync"
 	"time"
 
@@ -36,7 +37,7 @@ func (e *BudgetError) Unwrap() error { return ErrOverBudget }
 // Governor counts the tokens background work spends, per observer and in
 // all, from provider usage, in daily windows of the clock's local time.
 type Governor struct {
-	clock Clock
+	clock clock.Clock
 	total int                              // the daemon-wide budget; 0: none
 	save  func(day, account string, n int) // persists a count (may be nil)
 
@@ -50,9 +51,9 @@ type Governor struct {
 // NewGovernor makes a governor with a daemon-wide budget (0: none). load
 // returns the counts already spent in a day (after a restart); save keeps
 // them. Both may be nil.
-func NewGovernor(clock Clock, total int, load func(day string) map[string]int, save func(day, account string, n int)) *Governor {
-	g := &Governor{clock: clock, total: total, save: save, budgets: map[string]int{}, spent: map[string]int{}}
-	g.day = dayOf(clock.Now())
+func NewGovernor(clk clock.Clock, total int, load func(day string) map[string]int, save func(day, account string, n int)) *Governor {
+	g := &Governor{clock: clk, total: total, save: save, budgets: map[string]int{}, spent: map[string]int{}}
+	g.day = dayOf(clk.Now())
 	if load != nil {
 		for k, v := range load(g.day) {
 			g.spent[k] = v

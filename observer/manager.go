@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/clock"
 	"log/slog"
 	"slices"
 	"sync"
@@ -69,8 +70,8 @@ type Options struct {
 	// Store keeps the observers' marks, and its journal carries the
 	// activity they follow (nil: nothing persists, no activity; tests).
 	Store    *store.Store
-	Clock    Clock     // nil: the wall clock
-	Governor *Governor // nil: no budgets
+	Clock    clock.Clock // nil: the wall clock
+	Governor *Governor   // nil: no budgets
 	Quiet    QuietHours
 	Logger   *slog.Logger
 }
@@ -80,7 +81,7 @@ const queueSize = 1024
 
 // Manager runs observers.
 type Manager struct {
-	clock Clock
+	clock clock.Clock
 	gov   *Governor
 	quiet QuietHours
 	log   *slog.Logger
@@ -120,7 +121,7 @@ type entry struct {
 // NewManager makes a manager; Run starts it.
 func NewManager(o Options) *Manager {
 	if o.Clock == nil {
-		o.Clock = RealClock{}
+		o.Clock = clock.Real{}
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

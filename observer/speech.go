@@ -50,7 +50,7 @@ type Decider struct {
 
 // Decide runs script for observer in channel.
 func (d Decider) Decide(ctx context.Context, observer, script, instruction, channel string) (speak bool, note string, err error) {
-	recent, err := d.Store.Recent(channel, store.Window{Limit: 20, MaxScan: 200, Keep: func(m *store.Message) bool { return m.Text != "" && m.Role != store.RoleTool }})
+	recent, err := d.Store.Recent(channel, store.Window{Limit: 20, MaxScan: 200, Keep: func(m *store.Message) bool { return m.Text != "" && m.Role != store.RoleTool && !m.IsRecalled() }})
 	if err != nil {
 		return false, "", err
 	}

@@ -2,10 +2,9 @@ package observer
 
 import (
 	"fmt"
+	"github.com/cyan-agent/cyan/clock"
 	"strings"
 	"time"
-
-	"github.com/robfig/cron/v3"
 )
 
 // Activity event names, as ISDK names its triggers.
@@ -35,18 +34,7 @@ type Trigger struct {
 	// itself whether to act now.
 	Every time.Duration `json:"every,omitempty" yaml:"every"`
 
-	schedule cron.Schedule
-}
-
-var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
-
-// ParseCron checks a cron expression.
-func ParseCron(expr string) (cron.Schedule, error) {
-	s, err := cronParser.Parse(expr)
-	if err != nil {
-		return nil, fmt.Errorf("cron %q: %v (write five fields — minute hour day month weekday — e.g. \"0 9 * * 1-5\", or @daily)", expr, err)
-	}
-	return s, nil
+	schedule clock.Schedule
 }
 
 // MinEvery bounds how often a self-decided observer may ask itself.
@@ -57,9 +45,9 @@ func (t *Trigger) check() error {
 	set := 0
 	if t.Cron != "" {
 		set++
-		s, err := ParseCron(t.Cron)
+		s, err := clock.ParseCron(t.Cron)
 		if err != nil {
-			return err
+			return fmt.Errorf("cron: %w", err)
 		}
 		t.schedule = s
 	}

@@ -9,8 +9,9 @@
 //
 // The permission object lives here rather than in tools because every
 // component carries one and config validates it (config may import only
-// packets); tools, limitproc and the observers all evaluate it.
+// packets and glob); tools, limitproc and the observers all evaluate it.
 //
-// Everything here is JSON-serialisable. It imports nothing of cyan's:
-// every other package may depend on it.
+// Everything here is JSON-serialisable. Its rules match tool names and
+// paths with package glob, the one matcher. It may import glob. Every
+// other package may depend on it.
 package packets

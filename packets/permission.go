@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/glob"
 	"path"
 	"slices"
 	"sort"
@@ -139,7 +140,7 @@ func (r *Rule) UnmarshalJSON(b []byte) error {
 	if strings.HasPrefix(r.Pattern, "!") {
 		return fmt.Errorf("rule %q: object rules cannot negate; write action: deny", r.Pattern)
 	}
-	if err := checkGlob(r.Pattern); err != nil {
+	if err := glob.Check(r.Pattern); err != nil {
 		return fmt.Errorf("rule name: %w", err)
 	}
 	for k, v := range body {
@@ -172,7 +173,7 @@ func (r *Rule) UnmarshalJSON(b []byte) error {
 					list = []string{one}
 				}
 				for _, g := range list {
-					if err := checkGlob(strings.TrimPrefix(g, "!")); err != nil {
+					if err := glob.Check(strings.TrimPrefix(g, "!")); err != nil {
 						return fmt.Errorf("rule %q: parameter %q: %q: %w", r.Pattern, p, g, err)
 					}
 				}
@@ -190,7 +191,7 @@ func (r *Rule) parseString(s string) error {
 	if rest, ok := strings.CutPrefix(s, "!"); ok {
 		r.Negate, r.Pattern = true, rest
 	}
-	if err := checkGlob(r.Pattern); err != nil {
+	if err := glob.Check(r.Pattern); err != nil {
 		return fmt.Errorf("rule %q: %w", s, err)
 	}
 	return nil
@@ -263,7 +264,7 @@ func globList(v json.RawMessage) ([]string, error) {
 		return nil, fmt.Errorf("has %d entries; at most %d", len(list), MaxRules)
 	}
 	for _, g := range list {
-		if err := checkGlob(strings.TrimPrefix(g, "!")); err != nil {
+		if err := glob.Check(strings.TrimPrefix(g, "!")); err != nil {
 			return nil, fmt.Errorf("%q: %w", g, err)
 		}
 	}
@@ -278,7 +279,7 @@ type Subject struct {
 	// (paths cleaned, compound commands split); none when it is absent.
 	Values func(param string) []string
 	// Text reports the parameters that are not paths (shell commands),
-	// whose globs match with MatchText; nil: every parameter is a path.
+	// whose globs match with glob.Text; nil: every parameter is a path.
 	Text func(param string) bool
 }
 
@@ -291,9 +292,9 @@ type Verdict struct {
 // matches reports whether a rule's pattern matches a tool.
 func (s Subject) matches(pattern string) bool {
 	if eff, ok := strings.CutPrefix(pattern, "@"); ok {
-		return slices.ContainsFunc(s.Effects, func(e string) bool { return Match(eff, e) })
+		return slices.ContainsFunc(s.Effects, func(e string) bool { return glob.Path(eff, e) })
 	}
-	return Match(pattern, s.Tool)
+	return glob.Path(pattern, s.Tool)
 }
 
 // Check decides a call:
@@ -380,9 +381,9 @@ func (r Rule) checkParameters(s Subject) (Verdict, bool) {
 		if s.Values != nil {
 			values = s.Values(param)
 		}
-		matchFn := Match
+		matchFn := glob.Path
 		if s.Text != nil && s.Text(param) {
-			matchFn = MatchText
+			matchFn = glob.Text
 		}
 		for _, v := range values {
 			positive, passed := false, false
@@ -437,12 +438,12 @@ func globAllows(list []string, name string) bool {
 	ok := false
 	for _, g := range list {
 		if neg, isNeg := strings.CutPrefix(g, "!"); isNeg {
-			if Match(neg, name) {
+			if glob.Path(neg, name) {
 				return false
 			}
 			continue
 		}
-		ok = ok || Match(g, name)
+		ok = ok || glob.Path(g, name)
 	}
 	return ok
 }

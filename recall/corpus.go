@@ -65,9 +65,10 @@ func newCorpus() *corpus {
 }
 
 // indexable reports whether a message is recalled: what people and the
-// agent said, not tool output, platform notes or silences.
+// agent said, not tool output, platform notes, silences or what its sender
+// withdrew.
 func indexable(m *store.Message) bool {
-	return (m.Role == store.RoleUser || m.Role == store.RoleAssistant) && !m.Empty && m.Text != ""
+	return (m.Role == store.RoleUser || m.Role == store.RoleAssistant) && !m.Empty && m.Text != "" && !m.IsRecalled()
 }
 
 // indexText is what the index sees of a message: the speaker and the text,

@@ -27,6 +27,11 @@
 // says they changed, and their hits are merged with the chat log's
 // passages by score, each result naming its kind and id.
 //
+// MatchRecords (topic.go) finds, unasked, the records a topic's talk
+// touches (the event log brings theories to a topic with it), and
+// HistoryRanges numbers runs of a channel's messages as the history
+// references OpenHistory opens (an event record's messages).
+//
 // Tool mode's pass runs the prompt scripts recall_filter and
 // recall_summary through the Scripts interface (the daemon passes the
 // script library), so each call is traced and a persona overrides it. The

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // FuzzTokenize: any text (it comes from users and imports) tokenizes
@@ -84,5 +86,27 @@ func FuzzQuestionDates(f *testing.F) {
 		}
 		_ = whenQuestion(q)
 		_ = statesTime(q)
+	})
+}
+
+// FuzzParseHistoryRef reads the model's history references: never a
+// panic, and what it accepts is a range that opens.
+func FuzzParseHistoryRef(f *testing.F) {
+	for _, s := range [][2]string{
+		{"history/home/2026-11-23", "message 4 ~ message 9"},
+		{"history/qq:group:1/2026-11-23", "message 1"},
+		{"history//x", "message 0"},
+		{"history/a/b/c", "Message 3～message 2"},
+		{"history/home/2026-11-23", "message 1 ~ message 999999999"},
+		{"theory x", ""},
+	} {
+		f.Add(s[0], s[1])
+	}
+	r := packets.Reader{Channel: "home", Owner: true, Private: true, Perm: &packets.Permission{Infos: []string{"**"}}}
+	f.Fuzz(func(t *testing.T, ref, location string) {
+		channel, from, to, err := parseHistoryRef(r, ref, location)
+		if err == nil && (channel == "" || from < 1 || to < from || to-from >= maxOpen) {
+			t.Fatalf("accepted %q %q as %q %d ~ %d", ref, location, channel, from, to)
+		}
 	})
 }

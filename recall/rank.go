@@ -357,7 +357,7 @@ func (x *Index) expansion(query []string, top []lexHit, p params) map[string]flo
 	weights := map[string]float64{}
 	for _, h := range top[:min(len(top), p.prfDocs)] {
 		m, err := x.st.Get(c.docs[h.doc].id.String())
-		if err != nil {
+		if err != nil || m.IsRecalled() {
 			continue
 		}
 		ts := c.stems.tokens(docText(m))

@@ -297,6 +297,9 @@ func (x *Index) windows(ctx context.Context, q Query, ranked []scored, resp *Res
 				}
 				return nil, err
 			}
+			if m.IsRecalled() {
+				continue // withdrawn by its sender: never recalled
+			}
 			if len(r.MessageIDs) == 0 {
 				r.From = m.Time
 			}

@@ -1,16 +1,17 @@
 // Package router is the seed's router (SPEC §1, §9): it takes every
 // outgoing packet of the agent — a reply, a proactive message, speech
 // segments — and hands it to every component subscribed to its channel:
-// the bridges (QQ, Telegram), the voices, the page. Delivery goes through
+// the bridges (QQ, Telegram) and the voice. (The page is not a component:
+// it follows the journal through the API's stream.) Delivery goes through
 // a durable outbox per component, kept in the store: in order, retried
 // with backoff while the component is down or failing, resumed after a
 // daemon restart, and never handed over twice once acknowledged.
 //
-// # For a component (a bridge, a voice, the page)
+// # For a component (a bridge, a voice)
 //
 // Subscribe once, with a name that stays the same across restarts and
-// the channel patterns the component serves ("*" matches any run of
-// characters):
+// the channel patterns the component serves (package glob's syntax: "*"
+// any run of characters, "?" one):
 //
 //	err := r.Subscribe("onebot", []string{"qq:group:*", "qq:private:*"})
 //
@@ -60,5 +61,5 @@
 // and moves only after the packets are in the outboxes, so a reply is
 // never lost between "stored" and "delivered".
 //
-// It may import journal, backoff and store.
+// It may import journal, backoff, store and glob.
 package router

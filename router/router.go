@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/glob"
 	"log/slog"
 	"runtime/debug"
 	"slices"
@@ -174,8 +175,8 @@ func (r *Router) Subscribe(name string, patterns []string) error {
 		return errors.New("router: a subscription needs a component name and at least one channel pattern")
 	}
 	for _, p := range patterns {
-		if p == "" {
-			return fmt.Errorf("router: %s: an empty channel pattern; use \"*\" for every channel", name)
+		if err := glob.CheckChannel(p); err != nil {
+			return fmt.Errorf("router: %s: %w", name, err)
 		}
 	}
 	b, _ := json.Marshal(patterns)
@@ -228,7 +229,7 @@ func (r *Router) Publish(p Packet) ([]string, error) {
 	defer r.mu.Unlock()
 	var names []string
 	for name, pats := range r.subs {
-		if slices.ContainsFunc(pats, func(pat string) bool { return journal.MatchChannel(pat, p.Channel) }) {
+		if slices.ContainsFunc(pats, func(pat string) bool { return glob.Channel(pat, p.Channel) }) {
 			names = append(names, name)
 		}
 	}

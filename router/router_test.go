@@ -259,3 +259,25 @@ func (r *Router) hasCursor() bool {
 	_, ok, _ := r.cursor()
 	return ok
 }
+
+// TestSubscriptionsUseTheOneGlob: a subscription's "?" means one character,
+// as in tts.channels — the router once knew only "*", so the voice
+// subscribed to qq:group:?23 never got proactive or non-streamed replies.
+func TestSubscriptionsUseTheOneGlob(t *testing.T) {
+	r := openRouter(t, openDB(t, t.TempDir()))
+	if err := r.Subscribe("voice", []string{"qq:group:?23"}); err != nil {
+		t.Fatal(err)
+	}
+	voice := newRecorder()
+	stop := attach(t, r, map[string]Component{"voice": voice})
+	defer stop()
+	publish(t, r, "qq:group:1123", "no")
+	publish(t, r, "qq:group:123", "yes")
+	voice.wait(t, 1)
+	if got := voice.received(); got != "yes" {
+		t.Fatalf("voice received %q, want only the reply to qq:group:123", got)
+	}
+	if err := r.Subscribe("bad", []string{"a\nb"}); err == nil || !strings.Contains(err.Error(), "line break") {
+		t.Fatalf("a pattern with a line break: %v", err)
+	}
+}

@@ -80,6 +80,9 @@ type Message struct {
 	// ExternalID is the id the message had where it came from (an import, a
 	// chat platform).
 	ExternalID string `json:"external_id,omitempty"`
+	// Recalled is when the sender withdrew the message on its platform
+	// (zero: never); see recalled.go.
+	Recalled time.Time `json:"recalled,omitzero"`
 }
 
 // Tool-call areas of a tool result (Message.Area).

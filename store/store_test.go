@@ -281,3 +281,28 @@ func TestRecentTools(t *testing.T) {
 		t.Fatalf("RecentTools = %v, %v", texts(got), err)
 	}
 }
+
+// TestConversational is the one rule of what counts as conversation, for
+// main-virtual's context and the event log's topics alike.
+func TestConversational(t *testing.T) {
+	tests := []struct {
+		name string
+		m    Message
+		want bool
+	}{
+		{"a user line", Message{Role: RoleUser, Text: "hi"}, true},
+		{"a platform line", Message{Role: RoleSystem, Text: "x joined"}, true},
+		{"the agent's answer", Message{Role: RoleAssistant, Text: "hello"}, true},
+		{"the agent's silence", Message{Role: RoleAssistant, Empty: true}, true},
+		{"a bare tool-call record", Message{Role: RoleAssistant}, false},
+		{"a tool result", Message{Role: RoleTool, Text: "42"}, false},
+		{"a recalled line", Message{Role: RoleUser, Text: "oops", Recalled: time.Unix(1, 0)}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.m.Conversational(); got != tt.want {
+				t.Errorf("Conversational() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

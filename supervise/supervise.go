@@ -52,8 +52,11 @@ func (e *FatalError) Error() string {
 
 func (e *FatalError) Unwrap() error { return e.Err }
 
-// States of a part.
+// States of a part. A part is Starting from Add until its first run
+// begins, so a reader never takes a part that has not run yet for one
+// that stopped.
 const (
+	Starting   = "starting"
 	Running    = "running"
 	Restarting = "restarting"
 	Stopped    = "stopped"
@@ -118,7 +121,7 @@ func New(o Options) *Supervisor {
 func (s *Supervisor) Add(p Part) {
 	s.parts = append(s.parts, p)
 	s.mu.Lock()
-	s.states[p.Name] = &State{Name: p.Name, State: Stopped, Since: s.o.Now()}
+	s.states[p.Name] = &State{Name: p.Name, State: Starting, Since: s.o.Now()}
 	s.mu.Unlock()
 }
 

@@ -132,3 +132,14 @@ func TestAFatalPartStopsTheDaemon(t *testing.T) {
 		}
 	})
 }
+
+// TestAPartNotYetRunIsStarting: between Add and its first run a part reads
+// as starting, never as stopped, so a status reader cannot take a part
+// that has not run for one that ended.
+func TestAPartNotYetRunIsStarting(t *testing.T) {
+	s := New(Options{})
+	s.Add(Part{Name: "late", Run: func(ctx context.Context) error { <-ctx.Done(); return nil }})
+	if st := s.Status()[0]; st.State != Starting || st.LastError != "" {
+		t.Fatalf("before Run: %+v, want starting", st)
+	}
+}

@@ -32,7 +32,7 @@ func (r *Registry) OpenTool(openers map[string]Opener) Tool {
 		Name:  OpenName,
 		Title: "open a reference",
 		Description: "Open a %[...] reference you see in your prompt: a range of the history (%[history/<channel>/<date>] message n ~ message m), " +
-			"an event (%[event <label>]), a theory (%[theory <title>]), a person or thing (%[object <name>]) or a file (%[path], %[path] Line n ~ Line m). " +
+			"an event record (%[event <label>]: its summary and the history ranges of its messages), a theory (%[theory <title>]), a person or thing (%[object <name>]) or a file (%[path], %[path] Line n ~ Line m). " +
 			"The result is shown until the next user message; keep a file with context_operation \"keep %[path] - what it is\".",
 		Parameters: Schema("ref", "string", "the reference exactly as shown, e.g. \"%[history/home/2026-11-23] message 4 ~ message 9\""),
 		Kind:       Process, Source: SourceBuiltin, Transient: true,

@@ -9,5 +9,5 @@
 //
 // It uses config for the tts: section and packets for channel globs.
 //
-// It may import config and packets.
+// It may import config, packets and glob.
 package tts

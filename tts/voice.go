@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/glob"
 	"log/slog"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/cyan-agent/cyan/packets"
 )
 
 // Speech is one voiced segment, ready to play: what the stream carries as a
@@ -43,7 +42,7 @@ type Options struct {
 	Provider Provider
 	// Cache keeps the audio (nil: a 64 MiB one).
 	Cache *Cache
-	// Channels are the voiced channels, as globs (packets.MatchText).
+	// Channels are the voiced channels, as channel patterns (glob.Channel).
 	Channels []string
 	// Emit receives each segment of the voiced channels, in order per
 	// channel. It must not block for long.
@@ -141,7 +140,7 @@ func (v *Voice) Close() {
 // Voiced reports whether replies in channel are spoken.
 func (v *Voice) Voiced(channel string) bool {
 	for _, p := range v.o.Channels {
-		if packets.MatchText(p, channel) {
+		if glob.Channel(p, channel) {
 			return true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -50,6 +51,7 @@ type Adapter struct {
 	self     bridge.User
 	typingNo bool // set_input_status is unknown to the implementation
 	conns    sync.WaitGroup
+	attempts atomic.Int64 // the forward dialer's attempts
 	// started is closed once Run has begun: a reverse connection that
 	// arrives while the daemon is still starting waits for it.
 	started chan struct{}
@@ -95,6 +97,12 @@ type realClock struct{}
 func (realClock) Now() time.Time                         { return time.Now() }
 func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
+// PushesWithoutAck implements bridge.Pusher: OneBot pushes events and
+// never hears whether they were taken, so a message whose media is slow
+// is stored when its media arrives (or its time runs out) without holding
+// up the events after it.
+func (a *Adapter) PushesWithoutAck() bool { return true }
+
 // Platform implements bridge.Adapter.
 func (a *Adapter) Platform() string { return "onebot" }
 
@@ -126,21 +134,42 @@ func (a *Adapter) Run(ctx context.Context, sink bridge.Sink) error {
 	return a.dialLoop(ctx)
 }
 
+// Backoff of the forward dialer: a failed attempt waits 1 s, doubling up
+// to Options.Reconnect; once the implementation is known to refuse the
+// access token the waits start at authWait and grow to minutes
+// (authMaxWait), so a wrong token costs a handful of attempts a minute,
+// not one a second. Only a connection that proved healthy (get_login_info
+// answered and a heartbeat seen) resets the wait.
+const (
+	authWait    = 5 * time.Second
+	authMaxWait = 5 * time.Minute
+	// quickClose: a connection the implementation ends this soon, before
+	// answering get_login_info, counts as refused; quickCloses of them in a
+	// row (and nothing else) mean the token is wrong (NapCat and LLOneBot
+	// accept the upgrade, send a 1403 frame and close).
+	quickClose  = 5 * time.Second
+	quickCloses = 3
+)
+
 // dialLoop connects to the implementation, again and again, waiting longer
-// after each failure (1 s doubling up to Reconnect).
+// after each failure (see authWait).
 func (a *Adapter) dialLoop(ctx context.Context) error {
 	wait := time.Second
+	quick, refused := 0, false
 	for {
 		hdr := http.Header{}
 		if a.o.AccessToken != "" {
 			hdr.Set("Authorization", "Bearer "+a.o.AccessToken)
 		}
+		a.attempts.Add(1)
 		dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		ws, resp, err := websocket.Dial(dctx, a.o.URL, &websocket.DialOptions{HTTPClient: a.o.HTTPClient, HTTPHeader: hdr})
 		cancel()
 		if ctx.Err() != nil {
 			return nil
 		}
+		var failure error
+		healthy := false
 		if err != nil {
 			status := 0
 			if resp != nil {
@@ -148,33 +177,72 @@ func (a *Adapter) dialLoop(ctx context.Context) error {
 			}
 			switch status {
 			case http.StatusUnauthorized, http.StatusForbidden:
-				err = fmt.Errorf("the implementation at %s refused the access token (HTTP %d): set bridges.onebot[].access_token to the token in its forward WebSocket settings", a.o.URL, status)
+				failure = a.authError(fmt.Sprintf("the implementation at %s refused the access token (HTTP %d)", a.o.URL, status))
 			default:
-				err = fmt.Errorf("cannot connect to %s: %w", a.o.URL, err)
+				failure = fmt.Errorf("cannot connect to %s: %w", a.o.URL, err)
 			}
-			a.log.Warn("onebot: connection failed; trying again", "err", err, "in", wait)
-			a.sink.Problem(err)
 		} else {
-			wait = time.Second
+			began := a.o.Clock.Now()
 			c := newConn(ws, RoleUniversal, "")
 			a.conns.Add(1)
-			a.serve(ctx, c)
+			end := a.serve(ctx, c)
+			if ctx.Err() != nil {
+				return nil
+			}
+			healthy = c.healthy()
+			switch {
+			case bridge.IsAuth(end):
+				failure = end
+			case c.loggedIn.Load():
+				quick = 0
+			case a.o.Clock.Now().Sub(began) < quickClose:
+				quick++
+				if quick >= quickCloses {
+					failure = a.authError(fmt.Sprintf("the implementation at %s closed each of the last %d connections within seconds, before answering", a.o.URL, quick))
+				}
+			}
+		}
+		switch {
+		case healthy:
+			wait, refused = time.Second, false
+		case bridge.IsAuth(failure):
+			wait, refused = max(wait, authWait), true
+		}
+		if failure != nil {
+			a.log.Warn("onebot: connection failed; trying again", "err", failure, "in", wait)
+			a.sink.Problem(failure)
 		}
 		select {
 		case <-a.o.Clock.After(wait):
 		case <-ctx.Done():
 			return nil
 		}
-		wait = min(wait*2, a.o.Reconnect)
+		limit := a.o.Reconnect
+		if refused {
+			limit = max(authMaxWait, a.o.Reconnect)
+		}
+		wait = min(wait*2, limit)
 	}
 }
 
+// authError is a refused access token, with the setting to correct.
+func (a *Adapter) authError(why string) error {
+	return &bridge.AuthError{Setting: "wrong access_token", Why: why,
+		Fix: "set bridges.onebot[].access_token (bridge " + a.o.Name + ") to the token of the implementation's WebSocket server (NapCat and LLOneBot: its token setting; Lagrange.OneBot: AccessToken)"}
+}
+
+// Attempts is how many forward connections were tried so far.
+func (a *Adapter) Attempts() int64 { return a.attempts.Load() }
+
 // serve runs one connection until it ends: its read loop, its heartbeat
-// watch, and the login query that tells who the bot is.
-func (a *Adapter) serve(ctx context.Context, c *conn) {
+// watch, and the login query that tells who the bot is. It returns why the
+// connection ended.
+func (a *Adapter) serve(ctx context.Context, c *conn) error {
 	defer a.conns.Done()
+	outer := ctx // cyan stopping, not this connection ending
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	c.heard(a.o.Clock.Now())
 	a.mu.Lock()
 	if c.canCall() {
 		if old := a.api; old != nil {
@@ -183,30 +251,43 @@ func (a *Adapter) serve(ctx context.Context, c *conn) {
 		a.api = c
 	}
 	a.mu.Unlock()
+	var side sync.WaitGroup
 	if c.canCall() {
 		if self := c.selfID(); self != "" {
 			a.connected(bridge.User{ID: self})
 		}
-		go a.safely("login", func() { a.login(ctx, c) })
+		side.Add(1)
+		go func() {
+			defer side.Done()
+			a.safely("login", func() { a.login(ctx, c) })
+		}()
 	}
-	beats := make(chan time.Duration, 1)
-	go a.safely("heartbeat watch", func() { a.watchHeartbeat(ctx, c, beats) })
-	err := a.readLoop(ctx, c, beats)
+	side.Add(1)
+	go func() {
+		defer side.Done()
+		a.safely("heartbeat watch", func() { a.watchHeartbeat(ctx, c) })
+	}()
+	err := a.readLoop(ctx, c, &side)
 	c.close(websocket.StatusNormalClosure, "", err)
+	cancel()
+	defer side.Wait() // after the report: a handler still busy does not hold it up
 	a.mu.Lock()
 	current := a.api == c
 	if current {
 		a.api = nil
 	}
 	a.mu.Unlock()
-	if current {
-		if ctx.Err() != nil {
-			err = nil
-		} else if r := c.reason(); r != nil {
-			err = r
-		}
-		a.sink.Disconnected(err)
+	if r := c.reason(); r != nil && outer.Err() == nil {
+		err = r
 	}
+	if current {
+		report := err
+		if outer.Err() != nil && !bridge.IsAuth(err) {
+			report = nil
+		}
+		a.sink.Disconnected(report)
+	}
+	return err
 }
 
 // safely runs f, turning a panic (an event the handling did not foresee)
@@ -230,6 +311,7 @@ func (a *Adapter) login(ctx context.Context, c *conn) {
 		}
 		return
 	}
+	c.loggedIn.Store(true)
 	var info struct {
 		UserID   ID     `json:"user_id"`
 		Nickname string `json:"nickname"`
@@ -251,21 +333,26 @@ func (a *Adapter) connected(u bridge.User) {
 }
 
 // readLoop reads frames until the connection ends; a malformed frame is
-// logged and skipped. Responses are matched at once; events are handled in
-// order by a goroutine of their own, so a slow one (an image to download)
-// never holds up the answers to API calls.
-func (a *Adapter) readLoop(ctx context.Context, c *conn, beats chan<- time.Duration) error {
-	events := make(chan *Event, 1024)
-	handled := make(chan struct{})
+// logged and skipped. Nothing it does waits on anything but the socket:
+// responses are matched and meta events (heartbeat, lifecycle) handled at
+// once, here; messages and notices go to a queue of their own, handled in
+// order by one goroutine, which never waits on media (the bridge fetches
+// it off that path). The queue grows as needed, so a slow store never
+// stops the reading, and the heartbeat watch sees only the connection's
+// own silence. The event goroutine is joined through side.
+func (a *Adapter) readLoop(ctx context.Context, c *conn, side *sync.WaitGroup) error {
+	q := newEventQueue()
+	defer q.close()
+	side.Add(1)
 	go func() {
-		defer close(handled)
-		for ev := range events {
-			a.safely("event", func() { a.event(ctx, c, ev, beats) })
+		defer side.Done()
+		for {
+			ev, ok := q.pop(ctx)
+			if !ok {
+				return
+			}
+			a.safely("event", func() { a.event(ctx, c, ev) })
 		}
-	}()
-	defer func() {
-		close(events)
-		<-handled
 	}()
 	for {
 		b, err := c.read(ctx)
@@ -279,28 +366,55 @@ func (a *Adapter) readLoop(ctx context.Context, c *conn, beats chan<- time.Durat
 			}
 			return fmt.Errorf("connection lost: %w", err)
 		}
+		c.heard(a.o.Clock.Now())
 		f, err := ParseFrame(b)
 		if err != nil {
 			a.log.Warn("onebot: malformed frame skipped", "err", err, "frame", clip(b, 200))
 			a.sink.Problem(fmt.Errorf("a malformed frame was skipped: %w", err))
 			continue
 		}
-		if f.Response != nil {
-			if !c.deliver(f.Response) {
-				a.log.Debug("onebot: a response nobody waits for", "echo", string(f.Response.Echo))
+		if r := f.Response; r != nil {
+			if c.deliver(r) {
+				continue
 			}
+			if r.Retcode == 1403 && (len(r.Echo) == 0 || string(r.Echo) == "null") {
+				// NapCat's and LLOneBot's WebSocket server, on a wrong
+				// token: {"status":"failed","retcode":1403,"message":
+				// "token验证失败"}, then close.
+				err := a.authError(fmt.Sprintf("the implementation answered retcode 1403 %q and closed", firstOf(r.Message, r.Wording, "forbidden")))
+				c.close(websocket.StatusPolicyViolation, "wrong access token", err)
+				return err
+			}
+			a.log.Debug("onebot: a response nobody waits for", "echo", string(r.Echo))
 			continue
 		}
-		select {
-		case events <- f.Event:
-		case <-ctx.Done():
-			return nil
+		if f.Event.PostType == "meta_event" {
+			a.safely("meta event", func() { a.meta(c, f.Event) })
+			continue
 		}
+		q.push(f.Event)
 	}
 }
 
-// event handles one event.
-func (a *Adapter) event(ctx context.Context, c *conn, ev *Event, beats chan<- time.Duration) {
+// meta handles a meta event in the read loop: a heartbeat feeds the watch;
+// a lifecycle event is logged. Either tells the bot's id.
+func (a *Adapter) meta(c *conn, ev *Event) {
+	if c.learnSelf(string(ev.SelfID)) && c.canCall() {
+		a.connected(bridge.User{ID: string(ev.SelfID)})
+	}
+	if self := c.selfID(); ev.SelfID != "" && self != "" && string(ev.SelfID) != self {
+		return
+	}
+	switch ev.MetaEventType {
+	case "heartbeat":
+		c.heartbeat(time.Duration(ev.Interval) * time.Millisecond)
+	case "lifecycle":
+		a.log.Debug("onebot: lifecycle", "sub_type", ev.SubType)
+	}
+}
+
+// event handles one message or notice event.
+func (a *Adapter) event(ctx context.Context, c *conn, ev *Event) {
 	if c.learnSelf(string(ev.SelfID)) && c.canCall() {
 		a.connected(bridge.User{ID: string(ev.SelfID)})
 	}
@@ -309,42 +423,41 @@ func (a *Adapter) event(ctx context.Context, c *conn, ev *Event, beats chan<- ti
 		a.log.Debug("onebot: event for another account skipped", "self_id", ev.SelfID)
 		return
 	}
+	if !c.canHear() {
+		return
+	}
 	switch ev.PostType {
-	case "meta_event":
-		if ev.MetaEventType == "heartbeat" {
-			select {
-			case beats <- time.Duration(ev.Interval) * time.Millisecond:
-			default:
-			}
-		}
 	case "message":
-		if !c.canHear() {
-			return
-		}
 		if self != "" && string(ev.UserID) == self {
 			return // the bot's own message
 		}
 		a.sink.Inbound(ctx, toMessage(ev, a.fetch))
+	case "notice":
+		a.notice(ctx, ev, self)
 	}
 }
 
-// watchHeartbeat closes a connection whose heartbeats stop: once the
-// implementation has announced an interval, a beat missing for twice that
-// (and 5 s more) means the link is dead.
-func (a *Adapter) watchHeartbeat(ctx context.Context, c *conn, beats <-chan time.Duration) {
-	var interval time.Duration
+// watchHeartbeat closes a connection gone silent: once the implementation
+// has announced a heartbeat interval, no frame of any kind for twice that
+// (and 5 s more) means the link is dead. It reads only the time of the
+// connection's last frame, which the read loop sets as frames arrive, so
+// no work on any event can make a live link look dead.
+func (a *Adapter) watchHeartbeat(ctx context.Context, c *conn) {
 	for {
 		var timeout <-chan time.Time
-		if interval > 0 {
-			timeout = a.o.Clock.After(2*interval + 5*time.Second)
+		if iv := time.Duration(c.interval.Load()); iv > 0 {
+			limit := 2*iv + 5*time.Second
+			silent := a.o.Clock.Now().Sub(time.Unix(0, c.lastFrame.Load()))
+			if silent >= limit {
+				a.log.Warn("onebot: no heartbeat; closing the connection", "interval", iv, "silent", silent)
+				c.close(websocket.StatusGoingAway, "no heartbeat", fmt.Errorf("no heartbeat or other frame for %s", silent.Round(time.Second)))
+				return
+			}
+			timeout = a.o.Clock.After(limit - silent)
 		}
 		select {
-		case d := <-beats:
-			interval = d
+		case <-c.beat:
 		case <-timeout:
-			a.log.Warn("onebot: no heartbeat; closing the connection", "interval", interval)
-			c.close(websocket.StatusGoingAway, "no heartbeat", fmt.Errorf("no heartbeat for %s", 2*interval+5*time.Second))
-			return
 		case <-c.done:
 			return
 		case <-ctx.Done():
@@ -447,4 +560,13 @@ func clip(b []byte, n int) string {
 		return string(b[:n]) + "…"
 	}
 	return string(b)
+}
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }

@@ -39,11 +39,22 @@ type conn struct {
 	done    chan struct{}
 	err     error // why it ended, once done is closed
 	once    sync.Once
+
+	// Health, kept by the read loop: when the last frame of any kind
+	// arrived (the connection's own silence is all the heartbeat watch
+	// looks at), the heartbeat interval announced, and whether the
+	// connection proved healthy (get_login_info answered and a heartbeat
+	// seen), which alone resets the forward dialer's backoff.
+	lastFrame atomic.Int64 // unix nanoseconds, on the adapter's clock
+	interval  atomic.Int64 // nanoseconds; 0 until a heartbeat says
+	beat      chan struct{}
+	loggedIn  atomic.Bool
+	beatSeen  atomic.Bool
 }
 
 func newConn(ws *websocket.Conn, role, self string) *conn {
 	ws.SetReadLimit(MaxFrameBytes)
-	return &conn{ws: ws, role: role, self: self, pending: map[string]chan *Response{}, done: make(chan struct{})}
+	return &conn{ws: ws, role: role, self: self, pending: map[string]chan *Response{}, done: make(chan struct{}), beat: make(chan struct{}, 1)}
 }
 
 // selfID is the bot's account on this connection ("" until known).
@@ -162,3 +173,21 @@ func (c *conn) read(ctx context.Context) ([]byte, error) {
 		}
 	}
 }
+
+// heard notes a frame's arrival.
+func (c *conn) heard(now time.Time) { c.lastFrame.Store(now.UnixNano()) }
+
+// heartbeat notes a heartbeat and its interval, waking the watch.
+func (c *conn) heartbeat(interval time.Duration) {
+	c.beatSeen.Store(true)
+	if interval > 0 && c.interval.Swap(int64(interval)) != int64(interval) {
+		select {
+		case c.beat <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// healthy reports whether the connection proved itself: the login query
+// answered and a heartbeat seen.
+func (c *conn) healthy() bool { return c.loggedIn.Load() && c.beatSeen.Load() }

@@ -8,9 +8,20 @@
 // It reads message events, private and group, in both message formats
 // (segment arrays and CQ-code strings) — text, at, reply, face, image and
 // record segments; sender.card or nickname as the name, user_id as the
-// identity — and sends with send_group_msg / send_private_msg, matching
+// identity — the group_recall / friend_recall notices and pokes of the bot
+// (notify/poke), and sends with send_group_msg / send_private_msg, matching
 // each response by its echo. NapCat's set_input_status shows typing in
 // private chats.
+//
+// The read loop never waits on anything but the socket: responses and meta
+// events (heartbeat, lifecycle) are handled in it, messages and notices
+// queued for a goroutine of their own (the bridge fetches media off that
+// path: the adapter is a bridge.Pusher), and the heartbeat watch looks
+// only at the connection's own silence. In forward mode a wrong access
+// token — an HTTP 401/403, NapCat's and LLOneBot's {"retcode":1403} frame,
+// or a close within seconds of every connect — is a bridge.AuthError, and
+// the dialer's waits grow to minutes; only a connection that proved healthy
+// (get_login_info answered, a heartbeat seen) resets them.
 //
 // It may import bridge.
 package onebot

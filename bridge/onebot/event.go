@@ -75,6 +75,9 @@ type Event struct {
 	MetaEventType string     `json:"meta_event_type"`
 	Interval      int64      `json:"interval"`
 	NoticeType    string     `json:"notice_type"`
+	TargetID      ID         `json:"target_id"`   // notify/poke: who was poked
+	SenderID      ID         `json:"sender_id"`   // a friend poke: who poked
+	OperatorID    ID         `json:"operator_id"` // group_recall: who recalled
 	// Message holds the segments, from either format.
 	Message []Segment `json:"-"`
 	// Format is the message format the event used: "array" or "string".

@@ -1,9 +1,49 @@
 package onebot
 
 import (
+	"context"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/cyan-agent/cyan/bridge"
 )
+
+// nopNoticer takes what the adapter reports and checks nothing but that
+// the chats it names are whole.
+type nopNoticer struct{}
+
+func (nopNoticer) Inbound(context.Context, *bridge.Message) {}
+func (nopNoticer) Connected(bridge.User)                    {}
+func (nopNoticer) Disconnected(error)                       {}
+func (nopNoticer) Problem(error)                            {}
+func (nopNoticer) Recalled(_ context.Context, c bridge.Chat, id string) {
+	if c.ID == "" || id == "" {
+		panic("a recall without chat or message id")
+	}
+}
+func (nopNoticer) Poked(_ context.Context, c bridge.Chat, from bridge.User, _ time.Time) {
+	if c.ID == "" || from.ID == "" {
+		panic("a poke without chat or sender")
+	}
+}
+
+// FuzzReversePath: any path reads as a name or none, never a panic; a
+// name never keeps a slash at either end.
+func FuzzReversePath(f *testing.F) {
+	for _, s := range []string{ReversePath, ReversePath + "/", ReversePath + "/api", ReversePath + "/event", ReversePath + "/qq",
+		ReversePath + "/qq/", ReversePath + "/qq/api", ReversePath + "//", ReversePath + "/a/b/c/api", "/other", ""} {
+		f.Add(s)
+	}
+	m := NewReverseMux(nil, map[string]*Adapter{"qq": {}, "api": {}})
+	f.Fuzz(func(t *testing.T, path string) {
+		name, ok := m.nameOf(path)
+		if ok && (name == "" || strings.HasPrefix(name, "/") || strings.HasSuffix(name, "/")) {
+			t.Fatalf("%q read as name %q", path, name)
+		}
+	})
+}
 
 // FuzzParseFrame: no frame crashes the parser; an event that parses turns
 // into a bridge message without panicking.
@@ -13,10 +53,20 @@ func FuzzParseFrame(f *testing.F) {
 	f.Add([]byte(`{"post_type":"meta_event","meta_event_type":"heartbeat","interval":15000,"status":{}}`))
 	f.Add([]byte(`{"status":"ok","retcode":0,"data":{"message_id":1},"echo":"cyan-1"}`))
 	f.Add([]byte(`{"post_type":"message","message_type":"group","group_id":1,"user_id":1,"message":{"type":"text","data":{"text":"x","n":3}}}`))
+	f.Add([]byte(`{"time":1,"self_id":10001,"post_type":"notice","notice_type":"group_recall","group_id":555,"user_id":1,"operator_id":1,"message_id":4242}`))
+	f.Add([]byte(`{"post_type":"notice","notice_type":"friend_recall","user_id":"7","message_id":"99"}`))
+	f.Add([]byte(`{"self_id":10001,"post_type":"notice","notice_type":"notify","sub_type":"poke","group_id":555,"user_id":2,"target_id":10001,"raw_info":[]}`))
+	f.Add([]byte(`{"post_type":"notice","notice_type":"notify","sub_type":"poke","user_id":7,"sender_id":7,"target_id":10001}`))
+	f.Add([]byte(`{"status":"failed","retcode":1403,"data":null,"message":"token验证失败","wording":"token验证失败","echo":null,"stream":"normal-action"}`))
+	f.Add([]byte(`{"post_type":"meta_event","meta_event_type":"lifecycle","sub_type":"connect","self_id":10001,"time":1}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fr, err := ParseFrame(b)
 		if err != nil {
 			return
+		}
+		if fr.Event != nil && fr.Event.PostType == "notice" {
+			a := &Adapter{o: Options{Clock: realClock{}}, sink: nopNoticer{}}
+			a.notice(context.Background(), fr.Event, "10001")
 		}
 		if fr.Event != nil && fr.Event.PostType == "message" {
 			m := toMessage(fr.Event, nil)

@@ -347,7 +347,7 @@ func (instant) After(time.Duration) <-chan time.Time {
 }
 
 func TestForwardReconnectsAndRefusedTokensSayWhy(t *testing.T) {
-	impl := &onebottest.Impl{SelfID: 10001, Token: "tok"}
+	impl := &onebottest.Impl{SelfID: 10001, Token: "tok", HTTPRefusal: true}
 	srv := httptest.NewServer(impl)
 	defer srv.Close()
 	url := "ws" + strings.TrimPrefix(srv.URL, "http")

@@ -12,7 +12,9 @@ import (
 )
 
 // ReversePath is where implementations connect in reverse mode;
-// ReversePath + "/<bridge name>" picks one bridge by name.
+// ReversePath + "/<bridge name>" picks one bridge by name. A trailing
+// slash, and a "/api" or "/event" suffix (Lagrange.OneBot's separate API
+// and Event clients), are accepted on either.
 const ReversePath = "/onebot/v11/ws"
 
 // ReverseMux serves the reverse WebSocket of every reverse-mode adapter:
@@ -48,6 +50,32 @@ func token(r *http.Request) string {
 	return r.URL.Query().Get("access_token")
 }
 
+// nameOf reads the bridge name from a reverse path: ReversePath, with a
+// trailing slash or not, and Lagrange.OneBot's ApiSuffix / EventSuffix
+// ("/api", "/event", which its non-universal clients append) accepted
+// after it or after a name (Lagrange.OneBot's ReverseWSServiceOptions.cs at
+// commit e17fe35641d3a1dc9955566fa875232551224441). ok is false when no
+// name is given.
+func (m *ReverseMux) nameOf(path string) (string, bool) {
+	rest, _ := strings.CutPrefix(path, ReversePath)
+	rest = strings.Trim(rest, "/")
+	if rest == "" {
+		return "", false
+	}
+	if _, named := m.named[rest]; !named {
+		for _, suffix := range []string{"api", "event"} {
+			if rest == suffix {
+				return "", false
+			}
+			if n, ok := strings.CutSuffix(rest, "/"+suffix); ok {
+				rest = strings.Trim(n, "/")
+				break
+			}
+		}
+	}
+	return rest, rest != ""
+}
+
 func sameToken(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
 func (m *ReverseMux) refuse(w http.ResponseWriter, r *http.Request, status int, why string) {
@@ -63,7 +91,7 @@ func (m *ReverseMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	tok := token(r)
 	var a *Adapter
-	if name, ok := strings.CutPrefix(r.URL.Path, ReversePath+"/"); ok {
+	if name, ok := m.nameOf(r.URL.Path); ok {
 		a = m.named[name]
 		if a == nil {
 			m.refuse(w, r, http.StatusNotFound, fmt.Sprintf("no reverse-mode bridge is named %q", name))

@@ -15,14 +15,16 @@ import (
 
 // layer is each package's place in SPEC §1's one-way order, lowest
 // first: a package may depend, directly or through others, only on
-// packages of lower layers. The leaves (value types, the event log, the
+// packages of lower layers. Below everything, at -1, the one pattern
+// matcher (glob) and the one clock and cron dialect (clock). The leaves
+// (value types, the event log, the
 // retry delay) are at 0; the store, the LLM client and the config at 1;
 // what is built on the store at 2 (the turn's value types among them); the
 // parts (memory, events, tools, recall…) at 3; main-virtual, the observers
 // and the API, peers that never import each other, at 4; the daemon that
 // builds and wires them at 6; the command line above it.
 var layer = map[string]int{
-	"packets": 0, "journal": 0, "backoff": 0, "notation": 0, "persona": 0, "internal/clocktest": 0, "internal/browsertest": 0, "internal/embedtest": 0,
+	"glob": -1, "clock": -1, "packets": 0, "journal": 0, "backoff": 0, "notation": 0, "persona": 0, "internal/clocktest": 0, "internal/browsertest": 0, "internal/embedtest": 0,
 	"llm": 1, "store": 1, "config": 1,
 	"generate": 2, "importer": 2, "turn": 2, "supervise": 2, "router": 2, "internal/llmtest": 2, "tts": 2, "web": 0,
 	"internal/ttstest": 3, "persona/lorebook": 1, "persona/card": 2,

@@ -88,6 +88,19 @@ type Impl struct {
 	// NoTyping makes set_input_status unknown (retcode 1404), as in
 	// implementations other than NapCat.
 	NoTyping bool
+	// HeartInterval, when positive, sends a heartbeat meta event that often
+	// on every connection, from the moment it opens (NapCat's
+	// heartInterval; Lagrange.OneBot's HeartBeatInterval, 5 s by default);
+	// negative: none, the test sends them (Heartbeat).
+	HeartInterval time.Duration
+	// HTTPRefusal makes the forward server refuse a wrong token with an
+	// HTTP 401/403 before the upgrade (go-cqhttp's way) instead of NapCat's
+	// and LLOneBot's: accept, send the 1403 frame, close.
+	HTTPRefusal bool
+	// Lagrange makes the reverse client Lagrange.OneBot's: no User-Agent
+	// of its own, the Authorization header only when a token is set, a
+	// 5 s heartbeat unless HeartInterval says otherwise.
+	Lagrange bool
 
 	mu      sync.Mutex
 	ws      *websocket.Conn
@@ -96,6 +109,7 @@ type Impl struct {
 	nextID  int64
 	changed chan struct{}
 	gone    chan struct{} // closed when the current connection ends
+	dials   int           // forward connections accepted or refused
 }
 
 func (f *Impl) init() {
@@ -119,8 +133,13 @@ func (f *Impl) Connect(ctx context.Context, url string) error {
 	hdr := http.Header{}
 	hdr.Set("X-Self-ID", fmt.Sprint(f.SelfID))
 	hdr.Set("X-Client-Role", "Universal")
-	if f.Token != "" {
+	switch {
+	case f.Lagrange && f.Token != "":
 		hdr.Set("Authorization", "Bearer "+f.Token)
+	case !f.Lagrange:
+		// NapCat sends the header whatever the token, "Bearer " when empty.
+		hdr.Set("Authorization", "Bearer "+f.Token)
+		hdr.Set("User-Agent", "OneBot/11")
 	}
 	ws, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: hdr})
 	if err != nil {
@@ -143,19 +162,44 @@ func (e *RefusedError) Error() string {
 	return fmt.Sprintf("refused with HTTP %d: %v", e.Status, e.Err)
 }
 
-// ServeHTTP serves the forward WebSocket (any path), checking the token.
+// ServeHTTP serves the forward WebSocket (any path), checking the token
+// as NapCat's OB11WebSocketServerAdapter.authorize does: ?access_token=
+// first, else the Authorization header after "Bearer "; a wrong or
+// missing one gets the upgrade, then {"status":"failed","retcode":1403,
+// "message":"token验证失败",…} and a close (HTTPRefusal: an HTTP 401/403
+// instead).
 func (f *Impl) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	f.init()
+	f.dials++
+	f.notify()
+	f.mu.Unlock()
 	if f.Token != "" {
-		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		tok := r.URL.Query().Get("access_token")
 		if tok == "" {
-			tok = r.URL.Query().Get("access_token")
+			h := r.Header.Get("Authorization")
+			if i := strings.LastIndex(h, "Bearer "); i >= 0 {
+				tok = h[i+len("Bearer "):]
+			} else {
+				tok = h
+			}
 		}
-		switch {
-		case tok == "":
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		case tok != f.Token:
-			http.Error(w, "forbidden", http.StatusForbidden)
+		if tok != f.Token {
+			if f.HTTPRefusal {
+				status := http.StatusForbidden
+				if tok == "" {
+					status = http.StatusUnauthorized
+				}
+				http.Error(w, "forbidden", status)
+				return
+			}
+			ws, err := websocket.Accept(w, r, nil)
+			if err != nil {
+				return
+			}
+			out, _ := json.Marshal(napcatResponse(nil, "failed", 1403, "token验证失败", nil))
+			_ = ws.Write(r.Context(), websocket.MessageText, out)
+			ws.Close(websocket.StatusNormalClosure, "")
 			return
 		}
 	}
@@ -168,6 +212,25 @@ func (f *Impl) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case <-gone:
 	case <-r.Context().Done():
 	}
+}
+
+// Dials is how many forward connections were attempted (refused ones
+// included).
+func (f *Impl) Dials() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.dials
+}
+
+// napcatResponse is OB11Response.createResponse: status, retcode, data,
+// message, wording (the same text), echo (null when none) and stream.
+func napcatResponse(data any, status string, retcode int, message string, echo json.RawMessage) map[string]any {
+	resp := map[string]any{"status": status, "retcode": retcode, "data": data, "message": message, "wording": message,
+		"echo": nil, "stream": "normal-action"}
+	if len(echo) > 0 {
+		resp["echo"] = echo
+	}
+	return resp
 }
 
 // attach makes ws the current connection and serves it.
@@ -193,6 +256,9 @@ func (f *Impl) attach(ws *websocket.Conn) chan struct{} {
 			close(gone)
 		}()
 		_ = f.event(map[string]any{"post_type": "meta_event", "meta_event_type": "lifecycle", "sub_type": "connect"})
+		if every := f.heartInterval(); every > 0 {
+			go f.heartbeats(ws, gone, every)
+		}
 		for {
 			_, b, err := ws.Read(context.Background())
 			if err != nil {
@@ -224,7 +290,10 @@ func (f *Impl) Disconnect() {
 	<-gone
 }
 
-// answer handles one API call.
+// answer handles one API call as NapCat's handleMessage does: a frame
+// that is not JSON gets retcode 1400 "json解析失败,请检查数据格式"; an
+// unknown action 1404 "不支持的Api <action>"; a failing handler 1200 with
+// its error (FailNext); else ok with the action's data.
 func (f *Impl) answer(ws *websocket.Conn, b []byte) {
 	var req struct {
 		Action string                     `json:"action"`
@@ -232,6 +301,8 @@ func (f *Impl) answer(ws *websocket.Conn, b []byte) {
 		Echo   json.RawMessage            `json:"echo"`
 	}
 	if err := json.Unmarshal(b, &req); err != nil {
+		out, _ := json.Marshal(napcatResponse(nil, "failed", 1400, "json解析失败,请检查数据格式", nil))
+		_ = ws.Write(context.Background(), websocket.MessageText, out)
 		return
 	}
 	f.mu.Lock()
@@ -242,32 +313,54 @@ func (f *Impl) answer(ws *websocket.Conn, b []byte) {
 		fail = &q[0]
 		f.fail[req.Action] = q[1:]
 	}
-	var data any
-	status, ret := "ok", 0
+	var resp map[string]any
 	switch {
 	case fail != nil:
-		status, ret = "failed", fail.Retcode
+		resp = napcatResponse(nil, "failed", fail.Retcode, fail.Wording, req.Echo)
 	case req.Action == "send_group_msg" || req.Action == "send_private_msg" || req.Action == "send_msg":
 		f.nextID++
-		data = map[string]any{"message_id": f.nextID}
+		resp = napcatResponse(map[string]any{"message_id": f.nextID}, "ok", 0, "", req.Echo)
 	case req.Action == "get_login_info":
-		data = map[string]any{"user_id": f.SelfID, "nickname": f.Nickname}
+		resp = napcatResponse(map[string]any{"user_id": f.SelfID, "nickname": f.Nickname}, "ok", 0, "", req.Echo)
 	case req.Action == "set_input_status" && !f.NoTyping:
-		data = map[string]any{"result": 0, "errMsg": ""}
+		resp = napcatResponse(map[string]any{"result": 0, "errMsg": ""}, "ok", 0, "", req.Echo)
 	default:
-		status, ret = "failed", 1404
+		resp = napcatResponse(nil, "failed", 1404, "不支持的Api "+req.Action, req.Echo)
 	}
 	f.notify()
 	f.mu.Unlock()
-	resp := map[string]any{"status": status, "retcode": ret, "data": data}
-	if len(req.Echo) > 0 {
-		resp["echo"] = req.Echo
-	}
-	if fail != nil {
-		resp["message"], resp["wording"] = fail.Wording, fail.Wording
-	}
 	out, _ := json.Marshal(resp)
 	_ = ws.Write(context.Background(), websocket.MessageText, out)
+}
+
+func (f *Impl) heartInterval() time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.HeartInterval == 0 && f.Lagrange {
+		return 5 * time.Second
+	}
+	return f.HeartInterval
+}
+
+// heartbeats sends a heartbeat every interval on ws until it ends
+// (NapCat's setInterval in open(); Lagrange.OneBot's HeartbeatLoop).
+func (f *Impl) heartbeats(ws *websocket.Conn, gone <-chan struct{}, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-gone:
+			return
+		}
+		f.mu.Lock()
+		current := f.ws == ws
+		f.mu.Unlock()
+		if !current {
+			return
+		}
+		_ = f.Heartbeat(every)
+	}
 }
 
 // FailNext makes the next call of action fail with retcode and wording.
@@ -409,7 +502,12 @@ func (f *Impl) message(kind string, groupID int64, s Sender, segs []Seg, id int6
 	return id, f.event(ev)
 }
 
-// renderCQ writes segments as a CQ-code string (the spec's escaping).
+// renderCQ writes segments as a CQ-code string as NapCat's encodeCQCode
+// does (packages/napcat-onebot/helper/cqcode.ts): text escaped &, [, ];
+// other segments "[CQ:type,k=v,…]" with every data value escaped &, [, ],
+// "," and empty values left out. NapCat keeps the data object's order;
+// here the keys go in a fixed order (qq, id, file, url first, then the
+// rest sorted), which no parser depends on.
 func renderCQ(segs []Seg) string {
 	text := strings.NewReplacer("&", "&amp;", "[", "&#91;", "]", "&#93;")
 	val := strings.NewReplacer("&", "&amp;", "[", "&#91;", "]", "&#93;", ",", "&#44;")
@@ -420,8 +518,24 @@ func renderCQ(segs []Seg) string {
 			continue
 		}
 		b.WriteString("[CQ:" + s.Type)
-		for _, k := range []string{"qq", "id", "file", "url"} {
-			if v, ok := s.Data[k]; ok {
+		keys := make([]string, 0, len(s.Data))
+		for k := range s.Data {
+			keys = append(keys, k)
+		}
+		rank := func(k string) int {
+			if i := slices.Index([]string{"qq", "id", "file", "url"}, k); i >= 0 {
+				return i
+			}
+			return 4
+		}
+		slices.SortFunc(keys, func(a, c string) int {
+			if d := rank(a) - rank(c); d != 0 {
+				return d
+			}
+			return strings.Compare(a, c)
+		})
+		for _, k := range keys {
+			if v := s.Data[k]; v != "" {
 				b.WriteString("," + k + "=" + val.Replace(v))
 			}
 		}
@@ -460,4 +574,33 @@ func parseCQ(s string) []Seg {
 		out = append(out, seg)
 	}
 	return out
+}
+
+// GroupRecall pushes NapCat's group_recall notice
+// (OB11GroupRecallNoticeEvent.ts): group_id, user_id (the sender),
+// operator_id (who recalled), message_id.
+func (f *Impl) GroupRecall(groupID, userID, operatorID, messageID int64) error {
+	return f.event(map[string]any{"post_type": "notice", "notice_type": "group_recall", "group_id": groupID,
+		"user_id": userID, "operator_id": operatorID, "message_id": messageID})
+}
+
+// FriendRecall pushes NapCat's friend_recall notice
+// (OB11FriendRecallNoticeEvent.ts): user_id, message_id.
+func (f *Impl) FriendRecall(userID, messageID int64) error {
+	return f.event(map[string]any{"post_type": "notice", "notice_type": "friend_recall", "user_id": userID, "message_id": messageID})
+}
+
+// GroupPoke pushes NapCat's group poke (OB11PokeEvent.ts,
+// OB11GroupPokeEvent): notice_type notify, sub_type poke, group_id,
+// user_id (who poked), target_id (who was poked).
+func (f *Impl) GroupPoke(groupID, userID, targetID int64) error {
+	return f.event(map[string]any{"post_type": "notice", "notice_type": "notify", "sub_type": "poke", "group_id": groupID,
+		"user_id": userID, "target_id": targetID, "raw_info": []any{}})
+}
+
+// FriendPoke pushes NapCat's friend poke (OB11FriendPokeEvent): user_id
+// the friend's chat, sender_id who poked, target_id who was poked.
+func (f *Impl) FriendPoke(userID, senderID, targetID int64) error {
+	return f.event(map[string]any{"post_type": "notice", "notice_type": "notify", "sub_type": "poke",
+		"user_id": userID, "sender_id": senderID, "target_id": targetID, "raw_info": []any{}})
 }

@@ -1,19 +1,22 @@
-package packets
+package glob
 
 import (
 	"errors"
 	"strings"
 )
 
-// Match reports whether name matches the glob pattern. "*" matches any run
-// of characters but "/", "**" any run including "/", "?" one character but
-// "/"; everything else matches itself. Matching is linear in
-// len(pattern)·len(name), whatever the input.
-func Match(pattern, name string) bool { return match(pattern, name, false) }
+// Path reports whether a path or a tool name matches pattern: "*" and "?"
+// do not match "/", "**" does.
+func Path(pattern, name string) bool { return match(pattern, name, false) }
 
-// MatchText is Match for text that is not a path (a shell command): "*"
-// matches "/" too.
-func MatchText(pattern, name string) bool { return match(pattern, name, true) }
+// Text reports whether text that is not a path (a shell command line)
+// matches pattern: "*" and "?" match "/" too.
+func Text(pattern, s string) bool { return match(pattern, s, true) }
+
+// Channel reports whether a channel ("qq:group:123", "desktop") matches a
+// channel pattern. It is Text: a channel has no separator the pattern
+// must respect.
+func Channel(pattern, channel string) bool { return match(pattern, channel, true) }
 
 func match(pattern, name string, flat bool) bool {
 	p, s := []rune(pattern), []rune(name)
@@ -56,10 +59,12 @@ func match(pattern, name string, flat bool) bool {
 	return cur[len(s)]
 }
 
-// MaxPattern bounds a glob pattern's length.
+// MaxPattern bounds a pattern's length.
 const MaxPattern = 512
 
-func checkGlob(p string) error {
+// Check says what is wrong with a pattern, or nil: empty, longer than
+// MaxPattern, or holding a NUL or a line break.
+func Check(p string) error {
 	switch {
 	case p == "":
 		return errors.New("the pattern is empty")
@@ -67,6 +72,15 @@ func checkGlob(p string) error {
 		return errors.New("the pattern is too long")
 	case strings.ContainsAny(p, "\x00\n\r"):
 		return errors.New("the pattern contains a NUL or line break")
+	}
+	return nil
+}
+
+// CheckChannel is Check for a channel pattern, whose message says what a
+// channel pattern looks like.
+func CheckChannel(p string) error {
+	if err := Check(p); err != nil {
+		return errors.New(err.Error() + `; name a channel or a pattern such as "desktop", "qq:private:*" or "*"`)
 	}
 	return nil
 }

@@ -1,0 +1,25 @@
+// Package clock is the one time source of the daemon's schedules and
+// waits: the observers, the bridges, the supervisor and the voice take a
+// Clock, the daemon hands them Real, and tests hand them
+// internal/clocktest's settable clock, so no test waits on the wall.
+//
+// It imports nothing of cyan's.
+package clock
+
+import "time"
+
+// Clock is Now and After, as package time has them.
+type Clock interface {
+	Now() time.Time
+	// After returns a channel that receives once d has passed.
+	After(d time.Duration) <-chan time.Time
+}
+
+// Real is the wall clock.
+type Real struct{}
+
+// Now implements Clock.
+func (Real) Now() time.Time { return time.Now() }
+
+// After implements Clock.
+func (Real) After(d time.Duration) <-chan time.Time { return time.After(d) }

@@ -1,0 +1,61 @@
+package layout
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// TestOnlyGlobMatchesPatterns: package glob is the one pattern matcher
+// (channels, tool names, paths). A package that compiles a glob of its
+// own — path.Match or filepath.Match, splitting or rewriting a pattern at
+// "*" or "?" — fails here: it would give one pattern two meanings, as
+// tts.channels and the router's subscriptions once did ("?" voiced
+// streamed replies but not proactive ones).
+func TestOnlyGlobMatchesPatterns(t *testing.T) {
+	root := repoRoot(t)
+	for dir, files := range packages(t, root) {
+		if dir == "glob" {
+			continue
+		}
+		for _, f := range files {
+			fset := token.NewFileSet()
+			af, err := parser.ParseFile(fset, f, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, _ := filepath.Rel(root, f)
+			ast.Inspect(af, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				pkg, ok := sel.X.(*ast.Ident)
+				if !ok {
+					return true
+				}
+				fn := pkg.Name + "." + sel.Sel.Name
+				switch fn {
+				case "path.Match", "filepath.Match":
+					t.Errorf("%s: %s calls %s; match patterns with package glob", rel, fset.Position(call.Pos()), fn)
+				case "strings.Split", "strings.SplitN", "strings.SplitAfter", "strings.Cut", "strings.ReplaceAll", "strings.Replace", "strings.Fields":
+					for _, a := range call.Args[1:] {
+						if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+							if v, _ := strconv.Unquote(lit.Value); v == "*" || v == "?" || v == "**" {
+								t.Errorf("%s: %s: %s at %q reads a glob by hand; match patterns with package glob", rel, fset.Position(call.Pos()), fn, v)
+							}
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+}
