@@ -31,6 +31,7 @@ func TestWildCards(t *testing.T) {
 		{file: "stc-capogpt.png", version: "Character Card V2", name: "CapoGPT", greetings: 1},
 		{file: "stc-gloria.png", version: "Character Card V2", name: "Gloria, PA", greetings: 2},
 		{file: "st-aqua.png", version: "Character Card V2", name: "Aqua", greetings: 1},
+		{file: "st-darkness-v1.png", version: "Character Card V1", name: "Darkness", greetings: 1},
 		{file: "st-megumin-v1.png", version: "Character Card V1", name: "Megumin", greetings: 1, text: []string{"Arch Wizard of the Crimson Magic Clan"}},
 		{file: "narratium-wulin-zh.png", version: "Character Card V3", name: "# 武林外传之同福客栈", greetings: 7, entries: 28,
 			notes: []string{`SillyTavern regex script "状态栏美化" rewrites the chat's text`}, text: []string{"同福客栈"}},
