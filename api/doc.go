@@ -50,5 +50,5 @@
 //
 // It may import turn, tools, packets, events, generate, store, llm, config,
 // memory, recall, importer, journal, router, supervise, tts, bridge,
-// archive, metrics and glob.
+// archive, metrics, glob and persona.
 package api

@@ -35,6 +35,7 @@ func TestPageDoorsOnATokenBind(t *testing.T) {
 		{"the page's folder", "GET", "/app/", nil, 401},
 		{"the API", "GET", "/api/v1/messages?channel=desktop", nil, 401},
 		{"the persona", "GET", "/api/v1/persona", nil, 401},
+		{"the greeting", "POST", "/api/v1/greeting", []string{"Content-Type", "application/json"}, 401},
 		{"a voice's audio", "GET", "/api/v1/speech/0123", nil, 401},
 		{"the stream", "GET", "/api/v1/stream?channel=desktop", nil, 401},
 		{"the OpenAI routes", "GET", "/v1/models", nil, 401},

@@ -8,6 +8,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/cyan-agent/cyan/persona"
 )
 
 // PersonaInfo is what the page shows of the persona.
@@ -16,7 +18,11 @@ type PersonaInfo struct {
 	Color string
 	// Dir is the persona folder ("" for the built-in one); its avatar/
 	// folder may hold an image per emotion (happy.png, sad.svg, …, and
-	// neutral.* for the rest).
+	// neutral.* for the rest), named by cyan's emotions or by another
+	// app's expressions (a SillyTavern sprite pack's joy.png, sadness.png,
+	// …), which persona.EmotionOf maps. A folder imported from a card before
+	// avatar/ was written has the card's picture as avatar.png beside
+	// persona.md: it is the neutral face.
 	Dir string
 }
 
@@ -33,19 +39,52 @@ func (s *Server) personaInfo(w http.ResponseWriter, r *http.Request) {
 	if s.o.Persona != nil {
 		info = s.o.Persona()
 	}
-	avatars := map[string]string{}
-	if info.Dir != "" {
-		entries, _ := os.ReadDir(filepath.Join(info.Dir, AvatarFolder))
-		for _, e := range entries {
-			ext := strings.ToLower(path.Ext(e.Name()))
-			if e.Type().IsRegular() && avatarTypes[ext] != "" {
-				avatars[strings.ToLower(strings.TrimSuffix(e.Name(), path.Ext(e.Name())))] = "/api/v1/persona/avatar/" + e.Name()
-			}
-		}
-	}
+	avatars := avatarsOf(info.Dir)
 	ch := r.URL.Query().Get("channel")
 	voiced := s.o.Voice != nil && ch != "" && s.o.Voice.Voiced(ch)
 	writeJSON(w, http.StatusOK, map[string]any{"name": info.Name, "color": info.Color, "avatars": avatars, "voiced": voiced})
+}
+
+// legacyAvatar is the card's picture of a folder imported before avatar/.
+const legacyAvatar = "avatar.png"
+
+// avatarsOf lists a persona folder's avatar images by cyan's emotion: a
+// file named after the emotion wins, then the expression that ranks first
+// in persona.EmotionOf's table; files of no known emotion are listed under
+// their own name.
+func avatarsOf(dir string) map[string]string {
+	avatars := map[string]string{}
+	if dir == "" {
+		return avatars
+	}
+	rank := map[string]int{}
+	entries, _ := os.ReadDir(filepath.Join(dir, AvatarFolder))
+	for _, e := range entries {
+		ext := strings.ToLower(path.Ext(e.Name()))
+		if !e.Type().IsRegular() || avatarTypes[ext] == "" || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		name := strings.ToLower(strings.TrimSuffix(e.Name(), path.Ext(e.Name())))
+		url := "/api/v1/persona/avatar/" + e.Name()
+		emotion, ok := persona.EmotionOf(name)
+		if !ok {
+			if _, taken := avatars[name]; !taken {
+				avatars[name] = url
+			}
+			continue
+		}
+		r := persona.EmotionRank(name)
+		if old, seen := rank[emotion]; seen && old <= r {
+			continue
+		}
+		rank[emotion], avatars[emotion] = r, url
+	}
+	if _, ok := avatars["neutral"]; !ok {
+		if st, err := os.Stat(filepath.Join(dir, legacyAvatar)); err == nil && st.Mode().IsRegular() {
+			avatars["neutral"] = "/api/v1/persona/avatar/" + legacyAvatar
+		}
+	}
+	return avatars
 }
 
 // personaAvatar: GET /api/v1/persona/avatar/{file} — an image of the
@@ -61,19 +100,35 @@ func (s *Server) personaAvatar(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such avatar image")
 		return
 	}
-	root, err := os.OpenRoot(filepath.Join(info.Dir, AvatarFolder))
-	if err != nil {
-		writeError(w, http.StatusNotFound, "not_found", "the persona has no avatar folder")
-		return
-	}
-	defer root.Close()
-	data, err := fs.ReadFile(root.FS(), name)
+	data, err := readAvatar(info.Dir, name)
 	if errors.Is(err, fs.ErrNotExist) || err != nil {
 		writeError(w, http.StatusNotFound, "not_found", "no such avatar image")
 		return
 	}
 	w.Header().Set("Content-Type", typ)
+	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("Content-Security-Policy", "sandbox; default-src 'none'; style-src 'unsafe-inline'")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	_, _ = w.Write(data)
+}
+
+// readAvatar reads an image of dir's avatar folder, or the legacy
+// avatar.png beside persona.md when the folder has no image of that name.
+func readAvatar(dir, name string) ([]byte, error) {
+	root, err := os.OpenRoot(filepath.Join(dir, AvatarFolder))
+	if err == nil {
+		defer root.Close()
+		data, err := fs.ReadFile(root.FS(), name)
+		if err == nil || name != legacyAvatar {
+			return data, err
+		}
+	} else if name != legacyAvatar {
+		return nil, err
+	}
+	top, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer top.Close()
+	return fs.ReadFile(top.FS(), legacyAvatar)
 }

@@ -157,6 +157,7 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("DELETE "+SessionPath, s.deleteSession)
 	s.mux.HandleFunc("POST /api/v1/messages", s.postMessage)
 	s.mux.HandleFunc("GET /api/v1/messages", s.listMessages)
+	s.mux.HandleFunc("POST /api/v1/greeting", s.greeting)
 	s.mux.HandleFunc("GET /api/v1/trace/last", s.lastTrace)
 	if o.Memory != nil {
 		s.mux.HandleFunc("GET /api/v1/memory", s.listMemory)

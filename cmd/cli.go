@@ -127,7 +127,7 @@ func commands() []verb {
 		{noun: "script", name: "check", args: "FILE...", summary: "check prompt scripts without calling a model; errors name the file, line and column", setup: scriptCheck,
 			example: []string{"my-persona/scripts/rate.ai.yaml"}},
 
-		{noun: "persona", name: "import", args: "FILE", summary: "import a SillyTavern card (PNG or JSON, V1/V2/V3) as a persona folder", setup: personaImport,
+		{noun: "persona", name: "import", args: "[FILE]", summary: "import a character card (PNG, JSON or CharX; V1/V2/V3) as a persona folder, or a SillyTavern World Info file as a lorebook", setup: personaImport,
 			example: []string{"Seraphina.png", "--out", "Seraphina"}},
 		{noun: "persona", name: "export", args: "DIR", summary: "export a persona folder as a Character Card V3 PNG", setup: personaExport,
 			example: []string{"./Seraphina", "--out", "card.png"}},

@@ -94,7 +94,7 @@ func TestMistakesSayWhatToDo(t *testing.T) {
 		{[]string{"bench", "locomo", "--k", "5,x", "f.json"}, "--k"},
 		{[]string{"bench", "recall", "--index", "faiss"}, "--index"},
 		{[]string{"tool", "run", "x", "{not json"}, "are not JSON"},
-		{[]string{"persona", "rename", "x"}, "cyan persona import FILE"},
+		{[]string{"persona", "rename", "x"}, "cyan persona import [FILE]"},
 		{[]string{"help", "frob"}, `unknown command "frob"`},
 	} {
 		code, out, errs := runCmd(env, tc.args...)

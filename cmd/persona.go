@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/persona/card"
@@ -17,11 +20,22 @@ import (
 )
 
 func personaImport(f *flags) run {
-	out := f.String("out", "", "the persona `folder` to write (default ./<character name>)")
-	force := f.Bool("force", false, "replace the folder --out names when it exists")
+	out := f.String("out", "", "the persona `folder` to write (default ./<character name>); with --lorebook alone, the persona folder the lorebook goes into")
+	force := f.Bool("force", false, "replace the folder --out names when it exists (with --lorebook alone: replace its lorebook)")
+	book := f.String("lorebook", "", "a SillyTavern World Info `file` (or lorebook): with a card, added to the card's lorebook; alone, made the lorebook of the persona folder --out names")
 	asJSON := f.json()
 	return func(io IO, args []string) error {
-		return importCard(io, args[0], *out, *force, *asJSON)
+		switch {
+		case len(args) == 0 && *book == "":
+			return &usageError{msg: "missing arguments: it takes a card FILE, or --lorebook FILE --out DIR; e.g. cyan persona import Seraphina.png"}
+		case len(args) == 0:
+			return importLorebook(io, *book, *out, *force, *asJSON)
+		}
+		if data, err := os.ReadFile(args[0]); err == nil && *book == "" && !card.IsPNG(data) && !card.IsZip(data) && lorebook.IsWorldInfo(data) {
+			fmt.Fprintf(io.Stderr, "%s is a SillyTavern World Info file (a lorebook, not a character): importing it as a lorebook\n", args[0])
+			return importLorebook(io, args[0], *out, *force, *asJSON)
+		}
+		return importCard(io, args[0], *book, *out, *force, *asJSON)
 	}
 }
 
@@ -50,7 +64,7 @@ type imported struct {
 	ConfigLine     string   `json:"config_line"`
 }
 
-func importCard(io IO, file, out string, force, asJSON bool) error {
+func importCard(io IO, file, bookFile, out string, force, asJSON bool) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return badInput("%w (check the path)", err)
@@ -62,9 +76,27 @@ func importCard(io IO, file, out string, force, asJSON bool) error {
 		}
 		return badInput("%s: %w", file, err)
 	}
+	if bookFile != "" {
+		world, notes, err := readWorld(bookFile)
+		if err != nil {
+			return err
+		}
+		merged, err := lorebook.Merge(c.CharacterBook, world)
+		if err != nil {
+			return badInput("%s: %w", bookFile, err)
+		}
+		c.CharacterBook = merged
+		c.Notes = append(c.Notes, notes...)
+		delete(c.Extensions, "world") // the linked world came with it
+	}
 	f, err := card.ToFolder(c)
 	if err != nil {
 		return badInput("%s: %w", file, err)
+	}
+	if c.CharacterBook != nil {
+		if b, err := lorebook.Parse(c.CharacterBook); err == nil {
+			f.Notes = append(f.Notes, roomNotes(io, b)...)
+		}
 	}
 	if out == "" {
 		out = folderName(f.Name)
@@ -89,7 +121,12 @@ func importCard(io IO, file, out string, force, asJSON bool) error {
 			r.Lorebook = len(b.Entries)
 		}
 	}
-	_, r.Avatar = f.Files[card.AvatarFile]
+	face := card.AvatarFile
+	for name := range f.Files {
+		if strings.HasPrefix(name, "avatar/neutral.") {
+			face, r.Avatar = name, true
+		}
+	}
 	r.ConfigFile = "your config file ($CYAN_CONFIG, or cyan.yaml in the data folder)"
 	if cfg, err := loadConfig(io); err == nil {
 		if cfg.File != "" {
@@ -114,7 +151,10 @@ func importCard(io IO, file, out string, force, asJSON bool) error {
 		fmt.Fprintf(w, "  %-14s %d lorebook entries\n", card.LorebookFile, r.Lorebook)
 	}
 	if r.Avatar {
-		fmt.Fprintf(w, "  %-14s the card's picture\n", card.AvatarFile)
+		fmt.Fprintf(w, "  %-14s the card's picture: the neutral face\n", face)
+	}
+	if n := faces(f.Files); n > 0 {
+		fmt.Fprintf(w, "  %-14s %d more face(s), one per emotion\n", "avatar/", n)
 	}
 	if r.Assets > 0 {
 		fmt.Fprintf(w, "  %-14s %d embedded asset(s)\n", card.AssetsDir+"/", r.Assets)
@@ -161,6 +201,132 @@ func exportCard(io IO, dir, out string, force, asJSON bool) error {
 		fmt.Fprintf(io.Stdout, "note: %s\n", n)
 	}
 	return nil
+}
+
+// readWorld reads a SillyTavern World Info file (or a lorebook) as a
+// character_book, named after its file when it has no name.
+func readWorld(file string) (json.RawMessage, []string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, badInput("%w (check the path)", err)
+	}
+	name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	book, notes, err := lorebook.FromWorldInfo(data, name)
+	if err != nil {
+		return nil, nil, badInput("%s: %w", file, err)
+	}
+	b, err := lorebook.Parse(book)
+	if err != nil {
+		return nil, nil, badInput("%s: %w", file, err)
+	}
+	return book, append(notes, b.Warnings...), nil
+}
+
+// roomNotes warns when a book's constant entries alone do not fit the room
+// it gets in the prompt (lorebook.Book.Room under the configuration).
+func roomNotes(io IO, b *lorebook.Book) []string {
+	agent := config.Defaults().Agent
+	if cfg, err := loadConfig(io); err == nil {
+		agent = cfg.Agent
+	}
+	room := b.Room(agent.Sections.Lorebook, agent.ContextBudget)
+	need := b.ConstantTokens(nil)
+	if need <= room {
+		return nil
+	}
+	why := "its token_budget"
+	if b.TokenBudget <= 0 {
+		why = fmt.Sprintf("%d%% of agent.context_budget %d, SillyTavern's default share, as the book sets no token_budget", lorebook.DefaultSharePercent, agent.ContextBudget)
+	}
+	if agent.Sections.Lorebook > 0 && room == agent.Sections.Lorebook {
+		why = "agent.sections.lorebook"
+	}
+	return []string{fmt.Sprintf("the lorebook's constant entries alone take about %d tokens, more than the %d it gets in the prompt (%s): some of them will be left out every turn; raise token_budget in %s or agent.context_budget", need, room, why, card.LorebookFile)}
+}
+
+// importLorebook makes a World Info file (or a lorebook) the lorebook of
+// the persona folder dir: lorebook.json (or the file persona.md's lorebook:
+// names, replaced only with force), and lorebook: in persona.md's
+// front-matter when it had none.
+func importLorebook(io IO, file, dir string, force, asJSON bool) error {
+	if dir == "" {
+		return &usageError{msg: fmt.Sprintf("a lorebook alone goes into a persona folder: give it with --out DIR (or import a card with --lorebook %s)", file)}
+	}
+	p, err := persona.Load(dir)
+	if err != nil {
+		return badInput("%s: %w", dir, err)
+	}
+	book, notes, err := readWorld(file)
+	if err != nil {
+		return err
+	}
+	target, addLine := p.LorebookFile, false
+	if target == "" {
+		target, addLine = card.LorebookFile, true
+	}
+	path := filepath.Join(dir, filepath.FromSlash(target))
+	if _, err := os.Stat(path); err == nil && !force {
+		return fmt.Errorf("%s already has a lorebook (%s): replace it with --force", dir, target)
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, book, "", "  "); err != nil {
+		return err
+	}
+	buf.WriteByte('\n')
+	mdPath := filepath.Join(dir, persona.FileName)
+	md, err := os.ReadFile(mdPath)
+	if err != nil {
+		return err
+	}
+	if addLine {
+		s := string(md)
+		if !strings.HasPrefix(s, "---\n") {
+			return badInput("%s has no front-matter to name the lorebook in: add \"lorebook: %s\" to it by hand", mdPath, target)
+		}
+		s = "---\nlorebook: " + target + "\n" + strings.TrimPrefix(s, "---\n")
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(mdPath, []byte(s), 0o644); err != nil {
+			return err
+		}
+	} else if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if _, err := persona.Load(dir); err != nil {
+		if addLine {
+			_ = os.WriteFile(mdPath, md, 0o644)
+			_ = os.Remove(path)
+		}
+		return fmt.Errorf("the persona does not load with the lorebook (a bug in cyan; please report it with the file): %w", err)
+	}
+	b, err := lorebook.Parse(book)
+	if err != nil {
+		return err
+	}
+	notes = append(notes, roomNotes(io, b)...)
+	if notes == nil {
+		notes = []string{}
+	}
+	if asJSON {
+		return printJSON(io.Stdout, map[string]any{"folder": dir, "file": target, "lorebook_entries": len(b.Entries), "notes": notes})
+	}
+	fmt.Fprintf(io.Stdout, "imported %s as the lorebook of %s: %s, %d entries\n", file, dir, target, len(b.Entries))
+	for _, n := range notes {
+		fmt.Fprintf(io.Stdout, "note: %s\n", n)
+	}
+	return nil
+}
+
+// faces counts the emotion pictures besides the neutral one.
+func faces(files map[string][]byte) int {
+	n := 0
+	for name := range files {
+		if strings.HasPrefix(name, "avatar/") && !strings.HasPrefix(name, "avatar/neutral.") {
+			n++
+		}
+	}
+	return n
 }
 
 // folderName makes a file name of a character's name.

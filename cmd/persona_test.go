@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/persona"
+	"github.com/cyan-agent/cyan/persona/lorebook"
 )
 
 func TestPersonaCommand(t *testing.T) {
@@ -45,16 +47,67 @@ func TestPersonaCommand(t *testing.T) {
 	if code, _, _ := run("persona", "export", "Kiri_Blue", "--force"); code != 0 {
 		t.Errorf("export --force: %d", code)
 	}
-	if code, _, errs := run("persona", "rename", "x"); code != 2 || !strings.Contains(errs, "cyan persona import FILE") {
+	if code, _, errs := run("persona", "rename", "x"); code != 2 || !strings.Contains(errs, "cyan persona import [FILE]") {
 		t.Errorf("bad verb: %d %s", code, errs)
 	}
 
 	// doctor checks the lorebook too.
-	os.WriteFile(filepath.Join(dir, "Kiri_Blue", "lorebook.json"), []byte(`{"entries": [{"keys": [], "content": "x", "enabled": true}]}`), 0o600)
+	os.WriteFile(filepath.Join(dir, "Kiri_Blue", "lorebook.json"), []byte(`{"entries": [{"keys": ["a"], "content": 7, "enabled": true}]}`), 0o600)
 	md, _ := os.ReadFile(filepath.Join(dir, "Kiri_Blue", "persona.md"))
 	os.WriteFile(filepath.Join(dir, "Kiri_Blue", "persona.md"), bytes.Replace(md, []byte("name: Kiri/Blue\n"), []byte("name: Kiri/Blue\nlorebook: lorebook.json\n"), 1), 0o600)
 	c := checkPersona(&config.Config{Persona: filepath.Join(dir, "Kiri_Blue")})
-	if c.ok || !strings.Contains(c.msg, "lorebook.json: lorebook: entry 0 has no keys") {
+	if c.ok || !strings.Contains(c.msg, "lorebook.json: lorebook: entry 0: content: want text") {
 		t.Errorf("doctor: %+v", c)
+	}
+}
+
+// TestPersonaImportWorldInfo: a SillyTavern World Info file is a lorebook:
+// with a card (--lorebook), added to the card's book, an entry the card
+// already embeds not twice; alone, detected and put into the persona
+// folder --out names; a book whose constant entries do not fit is warned
+// about.
+func TestPersonaImportWorldInfo(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"CYAN_DATA_DIR": filepath.Join(dir, "data")}
+	run := func(args ...string) (int, string, string) {
+		var out, errs bytes.Buffer
+		code := Main(args, IO{Stdout: &out, Stderr: &errs, Env: func(k string) string { return env[k] }})
+		return code, out.String(), errs.String()
+	}
+	wild := func(name string) string {
+		p, _ := filepath.Abs(filepath.Join("..", "persona", "card", "testdata", "wild", name))
+		return p
+	}
+	sera := filepath.Join(dir, "sera")
+	code, out, errs := run("persona", "import", wild("st-seraphina.png"), "--lorebook", wild("st-eldoria.worldinfo.json"), "--out", sera)
+	if code != 0 || !strings.Contains(out, "4 lorebook entries") || strings.Contains(out, "World Info \"Eldoria\"") {
+		t.Fatalf("card with its world: %d %s%s", code, out, errs)
+	}
+	// The World Info file alone: detected, and it needs a folder.
+	if code, _, errs := run("persona", "import", wild("st-eldoria.worldinfo.json")); code != 2 || !strings.Contains(errs, "World Info file") || !strings.Contains(errs, "--out DIR") {
+		t.Fatalf("world info alone without --out: %d %s", code, errs)
+	}
+	flux := filepath.Join(dir, "flux")
+	if code, out, errs := run("persona", "import", wild("stc-flux-the-cat.png"), "--out", flux); code != 0 {
+		t.Fatalf("flux: %d %s%s", code, out, errs)
+	}
+	code, out, errs = run("persona", "import", "--lorebook", wild("st-eldoria.worldinfo.json"), "--out", flux)
+	if code != 0 || !strings.Contains(out, "lorebook.json, 4 entries") {
+		t.Fatalf("lorebook into a folder: %d %s%s", code, out, errs)
+	}
+	p, err := persona.Load(flux)
+	if err != nil || p.LorebookFile != "lorebook.json" {
+		t.Fatalf("the folder after: %v %+v", err, p)
+	}
+	if b, err := lorebook.Parse(p.Lorebook); err != nil || len(b.Entries) != 4 || b.Name != "st-eldoria.worldinfo" {
+		t.Fatalf("its lorebook: %v %+v", err, b)
+	}
+	if code, _, errs := run("persona", "import", "--lorebook", wild("st-eldoria.worldinfo.json"), "--out", flux); code != 1 || !strings.Contains(errs, "--force") {
+		t.Fatalf("again without --force: %d %s", code, errs)
+	}
+	// A Chinese card whose constant entries alone exceed SillyTavern's share.
+	code, out, _ = run("persona", "import", wild("narratium-gaozhen-zh.png"), "--out", filepath.Join(dir, "gz"))
+	if code != 0 || !strings.Contains(out, "constant entries alone take about") || !strings.Contains(out, "more than the 1500 it gets") {
+		t.Fatalf("constant entries over the room: %d %s", code, out)
 	}
 }

@@ -110,7 +110,9 @@ type Sections struct {
 	Pulled    int `yaml:"pulled"`
 	Plans     int `yaml:"plans"`
 	// Lorebook bounds the entries of a character card's lorebook that enter
-	// the prompt each turn (the book's own token_budget may be smaller).
+	// the prompt each turn. 0 (the default) gives a book its own
+	// token_budget, or when it has none SillyTavern's default share of the
+	// context (25 % of context_budget); a number above 0 bounds both.
 	Lorebook int `yaml:"lorebook"`
 }
 
@@ -388,7 +390,7 @@ func Defaults() Config {
 				Events:    800,
 				Pulled:    600,
 				Plans:     300,
-				Lorebook:  800,
+				Lorebook:  0,
 			},
 			Compress: Compress{Enabled: true, PerTurn: 4, MinTokens: 40},
 		},

@@ -256,7 +256,8 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	sources := memorySources(d.mem, d.tools.reg)
 	sources[mainvirtual.SlotEvents] = eventsSource(d.events, d.tools.reg)
 	sources[mainvirtual.SlotPulled] = mainvirtual.Stack(topicTheories(d.events, d.tools.reg), sources[mainvirtual.SlotPulled])
-	if err := addLoreSources(sources, d.persona.Load, st, log.With("component", "lorebook")); err != nil {
+	budgets := map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget}
+	if err := addLoreSources(sources, budgets, d.persona.Load, st, log.With("component", "lorebook"), cfg.Agent); err != nil {
 		return err
 	}
 
@@ -265,7 +266,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		Tools:   toolsAdapter{reg: d.tools.reg, mem: d.mem, metrics: d.metrics},
 		Limits:  limitAdapter{chain: d.tools.limits, now: now},
 		Sources: sources, ContextStart: d.events, Compressor: compressor,
-		Budgets:     map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget},
+		Budgets:     budgets,
 		LiveText:    true,
 		Greeting:    greeting(d.persona.Load),
 		Images:      visionImages(cfg),

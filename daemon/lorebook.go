@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/persona/lorebook"
@@ -22,6 +23,9 @@ type loreSource struct {
 	store   *store.Store
 	rand    func() float64
 	log     *slog.Logger
+	// configured is agent.sections.lorebook (0: the book's token_budget, or
+	// SillyTavern's share of context, agent.context_budget).
+	configured, context int
 
 	mu    sync.Mutex
 	forP  *persona.Persona // the persona book was parsed for
@@ -39,8 +43,9 @@ type loreTurn struct {
 
 // newLoreSource checks the persona's lorebook now, so a broken one stops
 // the daemon at start with the file's error.
-func newLoreSource(p func() *persona.Persona, st *store.Store, log *slog.Logger) (*loreSource, error) {
-	s := &loreSource{persona: p, store: st, rand: rand.Float64, log: log, turns: map[string]loreTurn{}}
+func newLoreSource(p func() *persona.Persona, st *store.Store, log *slog.Logger, configured, context int) (*loreSource, error) {
+	s := &loreSource{persona: p, store: st, rand: rand.Float64, log: log, turns: map[string]loreTurn{},
+		configured: configured, context: context}
 	cur := p()
 	if cur.Lorebook != nil {
 		b, err := lorebook.Parse(cur.Lorebook)
@@ -109,7 +114,7 @@ func (s *loreSource) scan(q mainvirtual.Query, budget int, count func(string) in
 		}
 	}
 	t.res = book.Activate(lorebook.Input{Messages: lines, Char: p.Name, User: mainvirtual.UserName(q, p.Name),
-		Budget: budget, Count: count, Rand: s.rand})
+		Budget: min(book.Room(s.configured, s.context), budget), Count: count, Rand: s.rand})
 	if !last {
 		s.mu.Lock()
 		s.turns[q.Channel] = t
@@ -156,12 +161,25 @@ func greeting(p func() *persona.Persona) func(mainvirtual.Query) (string, error)
 	}
 }
 
-// addLoreSources puts the lorebook's two slots into sources.
-func addLoreSources(sources map[mainvirtual.Slot]mainvirtual.Source, p func() *persona.Persona, st *store.Store, log *slog.Logger) error {
-	s, err := newLoreSource(p, st, log)
+// loreSlotBudget is the bound of each lorebook slot in the prompt: the
+// owner's agent.sections.lorebook when set, else the context budget (a
+// book's own room, lorebook.Book.Room, is decided each scan).
+func loreSlotBudget(a config.Agent) int {
+	if a.Sections.Lorebook > 0 {
+		return a.Sections.Lorebook
+	}
+	return a.ContextBudget
+}
+
+// addLoreSources puts the lorebook's two slots into sources, and their
+// bounds into budgets.
+func addLoreSources(sources map[mainvirtual.Slot]mainvirtual.Source, budgets map[mainvirtual.Slot]int, p func() *persona.Persona, st *store.Store, log *slog.Logger, a config.Agent) error {
+	s, err := newLoreSource(p, st, log, a.Sections.Lorebook, a.ContextBudget)
 	if err != nil {
 		return err
 	}
+	budgets[mainvirtual.SlotLoreBefore] = loreSlotBudget(a)
+	budgets[mainvirtual.SlotLoreAfter] = loreSlotBudget(a)
 	sources[mainvirtual.SlotLoreBefore] = s.slot(lorebook.Before)
 	sources[mainvirtual.SlotLoreAfter] = s.slot(lorebook.After)
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -197,7 +198,42 @@ func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message
 		}
 		out = append(out, llm.Message{Role: role, Content: text, Images: pics})
 	}
+	if d := p.DepthPrompt; d != nil && len(out) > 0 {
+		var n int
+		out, n = withDepthPrompt(out, d, p.Name, UserName(q, p.Name), a.count.Count)
+		ct.Tokens += n
+		ct.DepthPrompt = n
+	}
 	return out, ct, nil
+}
+
+// withDepthPrompt puts the persona's depth prompt (a card's Character's
+// Note) into the conversation d.Depth messages before its end, as
+// SillyTavern does: a system note is a system message of its own there; a
+// user or assistant note joins that side's message when one is next to it.
+// It returns the messages and the note's tokens.
+func withDepthPrompt(out []llm.Message, d *persona.DepthPrompt, agent, user string, count func(string) int) ([]llm.Message, int) {
+	text := strings.NewReplacer("${agent_name}", agent, "${user}", user).Replace(d.Text)
+	at := max(0, len(out)-d.Depth)
+	role := llm.RoleSystem
+	switch d.Role {
+	case "user":
+		role = llm.RoleUser
+	case "assistant":
+		role = llm.RoleAssistant
+	}
+	if role != llm.RoleSystem {
+		if at > 0 && out[at-1].Role == role {
+			out[at-1].Content += "\n" + text
+			return out, count(text)
+		}
+		if at < len(out) && out[at].Role == role {
+			out[at].Content = text + "\n" + out[at].Content
+			return out, count(text)
+		}
+	}
+	out = slices.Insert(out, at, llm.Message{Role: role, Content: text})
+	return out, count(text)
 }
 
 // seenOrder puts what people said while the agent was answering after

@@ -110,3 +110,62 @@ func TestMainPromptUser(t *testing.T) {
 		}
 	}
 }
+
+// TestGreetOnOpen: a page opened on an empty channel asks for the greeting:
+// it is stored once (and goes out on the journal once), however many times
+// and however concurrently it is asked; the first turn after it does not
+// greet again; a channel that holds messages is not greeted.
+func TestGreetOnOpen(t *testing.T) {
+	asked := 0
+	r := newRig(t, func(o *Options) {
+		o.Greeting = func(q Query) (string, error) { asked++; return "Hello, " + q.Speaker + "!", nil }
+	})
+	got := make(chan *store.Message, 8)
+	for range 8 {
+		go func() {
+			m, err := r.mv.Greet(context.Background(), "page", "alice", "")
+			if err != nil {
+				t.Error(err)
+			}
+			got <- m
+		}()
+	}
+	var greeted []*store.Message
+	for range 8 {
+		if m := <-got; m != nil {
+			greeted = append(greeted, m)
+		}
+	}
+	if len(greeted) != 1 || greeted[0].Text != "Hello, alice!" || !greeted[0].Proactive || greeted[0].Role != store.RoleAssistant || asked != 1 {
+		t.Fatalf("greeted %d times (asked %d): %+v", len(greeted), asked, greeted)
+	}
+	r.fake.Enqueue(llmtest.Reply{Text: "Fine."})
+	res, err := r.mv.Turn(context.Background(), Incoming{Channel: "page", User: "alice", Text: "how are you?"}, Listener{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Greeting != nil || strings.Join(replyTexts(res.Replies), "|") != "Fine." {
+		t.Errorf("the turn after the greeting: %q", replyTexts(res.Replies))
+	}
+	msgs, _ := r.store.Recent("page", store.Window{Limit: 10})
+	if len(msgs) != 3 || msgs[0].Text != "Hello, alice!" {
+		t.Errorf("the channel: %+v", msgs)
+	}
+	evs, _ := r.mv.journal.Since(0, journal.Filter{Kinds: []journal.Kind{journal.MessageOut}}, 0)
+	n := 0
+	for _, e := range evs {
+		var m journal.Message
+		if e.Decode(&m) == nil && m.Text == "Hello, alice!" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the greeting went out %d times", n)
+	}
+	if m, err := r.mv.Greet(context.Background(), "page", "alice", ""); m != nil || err != nil {
+		t.Errorf("a channel with messages greeted again: %v %v", m, err)
+	}
+	if _, err := r.mv.Greet(context.Background(), "", "alice", ""); err == nil {
+		t.Error("a bad channel was accepted")
+	}
+}

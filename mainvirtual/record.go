@@ -136,3 +136,36 @@ func (mv *MainVirtual) check(in *Incoming) error {
 	}
 	return nil
 }
+
+// Greet opens an empty channel with the persona's greeting, as a page does
+// when it is opened, before anyone speaks: the greeting is stored (so it is
+// delivered, shown and voiced) once. It returns nil when the channel holds
+// messages already, or the persona has no greeting for it.
+func (mv *MainVirtual) Greet(ctx context.Context, channel, user, kind string) (*store.Message, error) {
+	if err := store.ValidChannel(channel); err != nil {
+		return nil, err
+	}
+	switch kind {
+	case "":
+		kind = KindPrivate
+	case KindPrivate, KindGroup:
+	default:
+		return nil, fmt.Errorf("%w: kind %q is neither %q nor %q", store.ErrInvalid, kind, KindPrivate, KindGroup)
+	}
+	if mv.greeting == nil {
+		return nil, nil
+	}
+	unlock := mv.locks.lock(channel)
+	defer unlock()
+	mv.greetMu.Lock() // Record's check-and-store is under it alone
+	defer mv.greetMu.Unlock()
+	now := mv.now()
+	g := mv.greetingFor(Query{Channel: channel, Speaker: user, Kind: kind, Now: now}, false)
+	if g == nil {
+		return nil, nil
+	}
+	if err := mv.store.Append(now, g); err != nil {
+		return nil, &TurnError{Stage: "store", Err: err}
+	}
+	return g, nil
+}

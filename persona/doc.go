@@ -13,8 +13,10 @@
 // template. The keys are name (required), description, color ("#1D75B3"),
 // reference (a file in the folder: the few-shot style corpus), lorebook (a
 // file in the folder: a character card's lorebook, read with the persona and
-// parsed by package lorebook) and variables, a map of values the template can
-// use. Some variables are known and checked: developer_name, context_count
+// parsed by package lorebook), depth_prompt ({text, depth, role}: a card's
+// Character's Note, which main-virtual puts into the conversation depth
+// messages from its end; ${agent_name} and ${user} in its text are the
+// names) and variables, a map of values the template can use. Some variables are known and checked: developer_name, context_count
 // (default 40), mini_full_context_count (default 6, at most context_count),
 // work_mode (default false) and supported_formats; agent_name is always the
 // persona's name; user is who the persona talks to ("user" unless the caller
@@ -24,6 +26,11 @@
 // Greeting reads the variables first_mes, alternate_greetings,
 // group_only_greetings and greeting_pick (see its doc): what the persona says
 // when a new conversation opens. DefaultFS is the built-in persona's folder.
+//
+// Emotions lists cyan's emotions (the faces the page draws); EmotionOf maps
+// other apps' expression names to them by a documented table (SillyTavern's
+// 28 expression labels, V3 emotion assets' usual names): a card's emotion
+// pictures and a sprite pack in a persona's avatar/ folder are read by it.
 //
 // # Template language
 //

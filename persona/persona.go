@@ -45,6 +45,10 @@ type Persona struct {
 	// Language is the language of the platform part of the prompt (one of
 	// Languages; "en" unless the front-matter says language:).
 	Language string
+	// DepthPrompt is the front-matter's depth_prompt (a card's Character's
+	// Note), nil if none: text put into the conversation Depth messages
+	// before its end, as Role.
+	DepthPrompt *DepthPrompt
 
 	tmpl  *Template
 	slots map[string]any // the front-matter's platform: slots
@@ -254,8 +258,10 @@ func parseFrontMatter(display, front string) (*Persona, place, place, error) {
 			}
 		case "platform":
 			p.slots, err = f.slots(v)
+		case "depth_prompt":
+			p.DepthPrompt, err = f.depthPrompt(v)
 		default:
-			err = f.at(k, "unknown key %q: the keys are name, description, color, reference, lorebook, language, platform and variables", k.Value)
+			err = f.at(k, "unknown key %q: the keys are name, description, color, reference, lorebook, language, platform, depth_prompt and variables", k.Value)
 		}
 		if err != nil {
 			return nil, place{}, place{}, err
@@ -477,4 +483,60 @@ func findVar(m *yaml.Node, name string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// DepthPrompt is text put into the conversation at a depth: SillyTavern's
+// Character's Note (a card's extensions.depth_prompt).
+type DepthPrompt struct {
+	// Text is the note, a template like the root prompt's texts are not:
+	// ${agent_name} and ${user} are replaced when it is put in.
+	Text string
+	// Depth counts messages from the conversation's end: 0 puts the note
+	// after the last message, 4 before the last four.
+	Depth int
+	// Role is who the note speaks as: system, user or assistant.
+	Role string
+}
+
+// MaxDepth bounds a depth_prompt's depth.
+const MaxDepth = 1000
+
+// depthPrompt reads depth_prompt: {text, depth, role}.
+func (f frontMatter) depthPrompt(v *yaml.Node) (*DepthPrompt, error) {
+	var raw struct {
+		Text  string `yaml:"text"`
+		Depth *int   `yaml:"depth"`
+		Role  string `yaml:"role"`
+	}
+	if v.Kind != yaml.MappingNode {
+		return nil, f.at(v, "depth_prompt: want {text: …, depth: 4, role: system}")
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		switch k := v.Content[i].Value; k {
+		case "text", "depth", "role":
+		default:
+			return nil, f.at(v.Content[i], "depth_prompt: unknown key %q: the keys are text, depth and role", k)
+		}
+	}
+	if err := v.Decode(&raw); err != nil {
+		return nil, f.at(v, "depth_prompt: %v", err)
+	}
+	d := &DepthPrompt{Text: strings.TrimSpace(raw.Text), Depth: 4, Role: "system"}
+	if raw.Depth != nil {
+		d.Depth = *raw.Depth
+	}
+	if d.Depth < 0 || d.Depth > MaxDepth {
+		return nil, f.at(v, "depth_prompt: depth %d: want 0 to %d messages from the end", d.Depth, MaxDepth)
+	}
+	switch raw.Role {
+	case "":
+	case "system", "user", "assistant":
+		d.Role = raw.Role
+	default:
+		return nil, f.at(v, "depth_prompt: role %q: want system, user or assistant", raw.Role)
+	}
+	if d.Text == "" {
+		return nil, nil
+	}
+	return d, nil
 }

@@ -191,7 +191,7 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{name: "no front-matter", file: "hello", want: "1:1: a persona starts with front-matter: …"},
 		{name: "not closed", file: "---\nname: a\n", want: "1:1: front-matter is not closed: …"},
-		{name: "unknown key", file: "---\nname: a\nnmae: b\n---\n", want: `3:1: unknown key "nmae": the keys are name, description, color, reference, lorebook, language, platform and variables`},
+		{name: "unknown key", file: "---\nname: a\nnmae: b\n---\n", want: `3:1: unknown key "nmae": the keys are name, description, color, reference, lorebook, language, platform, depth_prompt and variables`},
 		{name: "missing name", file: "---\ndescription: x\n---\n", want: "2:1: name: missing: …"},
 		{name: "empty name", file: "---\nname: \"  \"\n---\n", want: "2:1: name: missing: …"},
 		{name: "empty front-matter", file: "---\n---\n", want: "1:1: name: missing: …"},

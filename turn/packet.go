@@ -65,6 +65,9 @@ type ContextTrace struct {
 	Cut []CutItem `json:"cut,omitempty"`
 	// Note says what compression could not do (its bound, a failure).
 	Note string `json:"note,omitempty"`
+	// DepthPrompt is the tokens of the persona's depth prompt (a card's
+	// Character's Note) put into the conversation (0: none).
+	DepthPrompt int `json:"depth_prompt,omitempty"`
 }
 
 // CutItem is a message too large for the context budget on its own, shown

@@ -1,7 +1,11 @@
 // Package web is the desktop companion page, embedded in the binary: plain
 // HTML, CSS and ES modules, no build step, no request to any other origin.
-// The page talks to the HTTP API of package api (messages, the stream with
-// its speech events, the voice's audio, the persona); Handler serves its
+// The page talks to the HTTP API of package api (messages, the greeting of
+// an empty channel, the stream with its speech events, the voice's audio,
+// the persona); it renders replies' markdown itself (app/markdown.js,
+// escaping first), marks and resends unsent messages with their
+// idempotency key, shows the connection's state, stops and interrupts the
+// voice (app/player.js). Handler serves its
 // files at / and /app/, and Paths lists them: on a bind that needs the
 // token, exactly those paths open without it (the page then signs in for
 // the session cookie).

@@ -58,6 +58,12 @@ const mixedReply = "你好，今天天气很好。こんにちは、元気です
 // 0.0.0.0:0, where every route but the page's own needs the token.
 func startRig(t *testing.T, addr string) *rig {
 	t.Helper()
+	return startRigWith(t, addr, "")
+}
+
+// startRigWith is startRig with more configuration (YAML lines).
+func startRigWith(t *testing.T, addr, extra string) *rig {
+	t.Helper()
 	dir := t.TempDir()
 	r := &rig{llm: &llmtest.Server{}, dataDir: filepath.Join(dir, "data")}
 	r.llm.Default = func(req llmtest.Request) llmtest.Reply {
@@ -84,7 +90,7 @@ func startRig(t *testing.T, addr string) *rig {
 	t.Cleanup(llmSrv.Close)
 
 	cfgFile := filepath.Join(dir, "cyan.yaml")
-	os.WriteFile(cfgFile, []byte("observers:\n  speech: {every: 24h, channels: [desktop]}\nagent: {compress: {enabled: false}}\n"), 0o600)
+	os.WriteFile(cfgFile, []byte("observers:\n  speech: {every: 24h, channels: [desktop]}\nagent: {compress: {enabled: false}}\n"+extra), 0o600)
 	cfg, err := config.Load(func(k string) string {
 		return map[string]string{"CYAN_DATA_DIR": r.dataDir, "CYAN_CONFIG": cfgFile,
 			"CYAN_ADDR": addr, "CYAN_LLM_BASE_URL": llmSrv.URL + "/v1", "HOME": dir}[k]

@@ -218,7 +218,7 @@ func TestCharacterCardEndToEnd(t *testing.T) {
 	if _, stderr, rc := cli(t, envv, "", "persona", "import", cardOut, "--out", again); rc != 0 {
 		t.Fatalf("import of the export: %s", stderr)
 	}
-	for _, f := range []string{"persona.md", "examples.txt", "lorebook.json", "card.json", "avatar.png"} {
+	for _, f := range []string{"persona.md", "examples.txt", "lorebook.json", "card.json", "avatar/neutral.png"} {
 		a, _ := os.ReadFile(filepath.Join(pdir, f))
 		b, _ := os.ReadFile(filepath.Join(again, f))
 		if !bytes.Equal(a, b) || len(a) == 0 {
@@ -243,8 +243,8 @@ func TestPersonaImportErrors(t *testing.T) {
 		{"not a PNG", write("fake.png", []byte("GIF89a")), "fake.png is not a PNG image"},
 		{"a plain picture", write("plain.png", pic.Bytes()), `no "chara" or "ccv3" text chunk`},
 		{"broken JSON", write("broken.json", []byte(`{"spec": "chara_card_v2", "data": {"name": "x",}}`)), "broken JSON at line 1"},
-		{"an entry with no keys", write("nokeys.json", []byte(`{"spec": "chara_card_v2", "data": {"name": "x", "character_book": {"entries": [{"keys": [], "content": "c", "enabled": true}]}}}`)),
-			"entry 0 has no keys and is not constant"},
+		{"a broken entry", write("badentry.json", []byte(`{"spec": "chara_card_v2", "data": {"name": "x", "character_book": {"entries": [{"keys": ["a"], "content": 7, "enabled": true}]}}}`)),
+			"entry 0: content: want text, got a number"},
 		{"missing file", filepath.Join(dir, "nope.png"), "check the path"},
 	}
 	for _, tt := range tests {
@@ -254,6 +254,13 @@ func TestPersonaImportErrors(t *testing.T) {
 				t.Fatalf("rc=%d stderr=%q, want exit 2 and %q", rc, stderr, tt.want)
 			}
 		})
+	}
+	// One entry that could never fire does not refuse the card: it is
+	// imported disabled, and the import says so.
+	nokeys := write("nokeys.json", []byte(`{"spec": "chara_card_v2", "data": {"name": "x", "character_book": {"entries": [{"keys": [], "content": "c", "enabled": true}, {"keys": ["a"], "content": "b"}]}}}`))
+	if stdout, stderr, rc := cli(t, envv, "", "persona", "import", nokeys, "--out", filepath.Join(dir, "out-nokeys")); rc != 0 ||
+		!strings.Contains(stdout, "2 lorebook entries") || !strings.Contains(stdout, "note: entry 0 has no keys and is not constant, so it could never fire: it was imported disabled") {
+		t.Errorf("a keyless entry: rc=%d\n%s%s", rc, stdout, stderr)
 	}
 	if _, stderr, rc := cli(t, envv, "", "persona", "import"); rc != 2 || !strings.Contains(stderr, "cyan persona import Seraphina.png") {
 		t.Errorf("usage: rc=%d %q", rc, stderr)
@@ -280,4 +287,38 @@ func (d *daemon) getJSON(path string, v any) (int, error) {
 	}
 	defer resp.Body.Close()
 	return resp.StatusCode, json.NewDecoder(resp.Body).Decode(v)
+}
+
+// TestPersonaImportFromTheWild: the binary imports every card of
+// persona/card/testdata/wild (real public cards, and a CharX and a Chub
+// card built from the spec; SOURCES.md), each whole (exit 0) with its face,
+// and says what it left out; SillyTavern's Eldoria World Info goes into
+// Seraphina's folder as its lorebook.
+func TestPersonaImportFromTheWild(t *testing.T) {
+	dir := t.TempDir()
+	envv := env(dir, "http://127.0.0.1:1/v1")
+	wild, _ := filepath.Abs(filepath.Join("..", "..", "persona", "card", "testdata", "wild"))
+	for _, tc := range []struct{ file, says string }{
+		{"st-seraphina.png", `imported "Seraphina" (Character Card V2)`},
+		{"st-megumin-v1.png", `(Character Card V1)`},
+		{"narratium-gaozhen-zh.png", `note: SillyTavern regex script "高枕状态栏"`},
+		{"narratium-wulin-zh.v3.json", `constant entries alone take about`},
+		{"built-risu-seraphina.charx", `avatar/        2 more face(s)`},
+		{"built-chub-flux.json", `note: extensions.x_unknown_app is not an extension cyan knows`},
+	} {
+		out := filepath.Join(dir, strings.TrimSuffix(tc.file, filepath.Ext(tc.file)))
+		stdout, stderr, rc := cli(t, envv, "", "persona", "import", filepath.Join(wild, tc.file), "--out", out)
+		if rc != 0 || !strings.Contains(stdout, tc.says) {
+			t.Errorf("%s: rc=%d\n%s%s\nwant it to say %q", tc.file, rc, stdout, stderr, tc.says)
+		}
+		if strings.HasSuffix(tc.file, ".png") || strings.HasSuffix(tc.file, ".charx") {
+			if _, err := os.Stat(filepath.Join(out, "avatar", "neutral.png")); err != nil {
+				t.Errorf("%s: no face: %v", tc.file, err)
+			}
+		}
+	}
+	stdout, stderr, rc := cli(t, envv, "", "persona", "import", "--lorebook", filepath.Join(wild, "st-eldoria.worldinfo.json"), "--out", filepath.Join(dir, "st-megumin-v1"))
+	if rc != 0 || !strings.Contains(stdout, "lorebook.json, 4 entries") {
+		t.Errorf("world info into a folder: rc=%d\n%s%s", rc, stdout, stderr)
+	}
 }

@@ -45,7 +45,7 @@ var allowed = map[string][]string{
 	"recall":               {"store", "importer", "packets", "llm", "journal", "backoff"},
 	"importer":             {"store"},
 	"tts":                  {"config", "packets", "glob", "journal"},
-	"api":                  {"turn", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "recall", "importer", "journal", "router", "supervise", "tts", "bridge", "archive", "metrics", "glob"},
+	"api":                  {"turn", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "recall", "importer", "journal", "router", "supervise", "tts", "bridge", "archive", "metrics", "glob", "persona"},
 	"turn":                 {"store", "llm", "packets"},
 	"daemon":               {"*"},
 	"cmd":                  {"*"},

@@ -16,8 +16,8 @@ import (
 )
 
 // Read decodes a card file: a PNG with the card in a ccv3 (V3) or chara
-// (V2, V1) text chunk, or the card's JSON. Errors say what is wrong with the
-// file and, where it helps, what to do.
+// (V2, V1) text chunk, a CharX (.charx zip), or the card's JSON. Errors say
+// what is wrong with the file and, where it helps, what to do.
 func Read(data []byte) (*Card, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("the file is %d bytes; the limit for a card is %d", len(data), MaxFileBytes)
@@ -25,11 +25,14 @@ func Read(data []byte) (*Card, error) {
 	if IsPNG(data) {
 		return ReadPNG(data)
 	}
+	if IsZip(data) {
+		return ReadCharX(data)
+	}
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\ufeff")), " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		return Decode(data)
 	}
-	return nil, errors.New("not a character card: the file is neither a PNG image nor a JSON card")
+	return nil, errors.New("not a character card: the file is neither a PNG image, a CharX (.charx) nor a JSON card")
 }
 
 // ReadPNG reads the card inside a PNG. The ccv3 chunk wins over chara, as
@@ -127,6 +130,10 @@ func unbase64(s string) ([]byte, error) {
 	return raw, nil
 }
 
+// ErrWorldInfo is Decode's error for a SillyTavern World Info file: a
+// lorebook, not a character.
+var ErrWorldInfo = errors.New("this is a SillyTavern World Info file (a lorebook), not a character card: import it with cyan persona import --lorebook FILE")
+
 // Decode reads a card's JSON: V1 (the fields at the top, no spec), V2
 // (chara_card_v2) or V3 (chara_card_v3).
 func Decode(data []byte) (*Card, error) {
@@ -140,6 +147,9 @@ func Decode(data []byte) (*Card, error) {
 	}
 	if top == nil {
 		return nil, errors.New("the card's JSON is null, not a card")
+	}
+	if _, named := top["name"]; !named && top["data"] == nil && lorebook.IsWorldInfo(data) {
+		return nil, ErrWorldInfo
 	}
 	spec, err := optString(top, "spec")
 	if err != nil {

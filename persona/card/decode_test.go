@@ -112,7 +112,7 @@ func TestReadErrors(t *testing.T) {
 		data func(t *testing.T) []byte
 		want string
 	}{
-		{"not a card", func(*testing.T) []byte { return []byte("GIF89a, a picture") }, "neither a PNG image nor a JSON card"},
+		{"not a card", func(*testing.T) []byte { return []byte("GIF89a, a picture") }, "neither a PNG image, a CharX (.charx) nor a JSON card"},
 		{"a PNG without a card", func(t *testing.T) []byte { return picture(t) }, `no "chara" or "ccv3" text chunk`},
 		{"a PNG with other text", func(t *testing.T) []byte { return withChunks(picture(t), tEXt("Comment", "hi")) }, "plain picture"},
 		{"a damaged PNG", func(t *testing.T) []byte { p := cardPNG(t, "chara", v1Card); return p[:len(p)-30] }, "incomplete"},
@@ -137,9 +137,10 @@ func TestReadErrors(t *testing.T) {
 		{"wrong type", func(*testing.T) []byte { return []byte(v2(`{"name": "x", "first_mes": 12}`)) }, "data.first_mes: want text, got a number"},
 		{"greetings not a list", func(*testing.T) []byte { return []byte(v2(`{"name": "x", "alternate_greetings": "hi"}`)) }, "data.alternate_greetings: want a list of texts"},
 		{"extensions not an object", func(*testing.T) []byte { return []byte(v2(`{"name": "x", "extensions": [1]}`)) }, "data.extensions: want an object"},
-		{"an entry with no keys", func(*testing.T) []byte {
-			return []byte(v2(`{"name": "x", "character_book": {"entries": [{"keys": [], "content": "c", "enabled": true, "insertion_order": 0, "comment": "Lost"}]}}`))
-		}, "data.character_book: lorebook: entry 0 (Lost) has no keys and is not constant"},
+		{"a World Info file", func(*testing.T) []byte { return []byte(`{"entries": {"0": {"key": ["a"], "content": "b"}}}`) }, "World Info file (a lorebook), not a character card"},
+		{"a broken lorebook entry", func(*testing.T) []byte {
+			return []byte(v2(`{"name": "x", "character_book": {"entries": [{"keys": ["a"], "content": 7, "comment": "Lost"}]}}`))
+		}, "data.character_book: lorebook: entry 0 (Lost): content: want text, got a number"},
 		{"a broken asset chunk", func(t *testing.T) []byte {
 			return withChunks(cardPNG(t, "ccv3", v3Card), tEXt("chara-ext-asset_:a.png", "%%%"))
 		}, `the embedded asset "a.png" is not valid base64`},

@@ -13,7 +13,12 @@
 // card in a ccv3 chunk with a V2 copy in chara, both tEXt before IEND as
 // SillyTavern writes them, so SillyTavern and older readers can import it.
 // V3 assets embedded in a PNG ("chara-ext-asset_:path" chunks) are read and
-// written back.
+// written back. A CharX (ReadCharX: a zip with card.json and the assets its
+// "embeded://" URIs name, as RisuAI writes it) is read too; its assets
+// become embedded ones. What a card holds that cyan does not carry out —
+// regex and helper scripts, RisuAI's module.risum and trigger scripts, a
+// linked World Info it does not embed, unknown extensions — is kept in
+// card.json and named in the folder's notes, one line each.
 //
 // Bad cards are errors that say what is wrong: not a PNG or JSON, no card
 // chunk, broken base64 or JSON (with line and column), an unknown spec or
@@ -31,6 +36,8 @@
 //	               (creator_notes), the reference and lorebook files, and
 //	               variables: the built-in persona's, and the greetings
 //	               first_mes, alternate_greetings, group_only_greetings;
+//	               the Character's Note (extensions.depth_prompt) as
+//	               depth_prompt: {text, depth, role};
 //	               then the root prompt: the card's system_prompt,
 //	               description, personality and scenario under their own
 //	               headings ("# Instructions", "# ${agent_name}",
@@ -39,8 +46,10 @@
 //	               post_history_instructions last ("# Final instructions").
 //	examples.txt   mes_example, the persona's reference
 //	lorebook.json  character_book, as the card held it
-//	avatar.png     the card's picture, its card chunks taken out
-//	assets/…       PNG-embedded assets
+//	avatar/        neutral.png: the card's picture, its card chunks taken
+//	               out (the page's face); and the V3 "emotion" assets by
+//	               cyan's emotion (persona.EmotionOf: joy → happy.png)
+//	assets/…       embedded assets (PNG chunks, CharX files)
 //	card.json      what the card holds that the persona does not use
 //	               (tags, creator, character_version, extensions, assets,
 //	               source, creation_date, fields of newer versions), so that

@@ -110,8 +110,12 @@ func FromFolder(dir string, now time.Time) (*Card, error) {
 		if _, err := lorebook.Parse(p.Lorebook); err != nil {
 			return nil, fmt.Errorf("%s: %w", p.LorebookFile, err)
 		}
+		book, _, err := lorebook.FromWorldInfo(p.Lorebook, p.Name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.LorebookFile, err)
+		}
 		var b bytes.Buffer
-		if err := json.Compact(&b, p.Lorebook); err != nil {
+		if err := json.Compact(&b, book); err != nil {
 			return nil, fmt.Errorf("%s: %w", p.LorebookFile, err)
 		}
 		c.CharacterBook = b.Bytes()
@@ -119,12 +123,26 @@ func FromFolder(dir string, now time.Time) (*Card, error) {
 	if err := c.readMeta(fsys); err != nil {
 		return nil, err
 	}
+	if d := p.DepthPrompt; d != nil && !sameNote(c, d) {
+		dp, err := json.Marshal(DepthPrompt{Prompt: fromTemplateText(d.Text), Depth: d.Depth, Role: d.Role})
+		if err != nil {
+			return nil, err
+		}
+		if c.Extensions == nil {
+			c.Extensions = map[string]json.RawMessage{}
+		}
+		c.Extensions["depth_prompt"] = dp
+	}
 	if c.Other == nil {
 		c.Other = map[string]json.RawMessage{}
 	}
 	c.Other["modification_date"] = json.RawMessage(strconv.FormatInt(now.Unix(), 10))
 
-	if pic, err := fs.ReadFile(fsys, AvatarFile); err == nil {
+	pic, err := fs.ReadFile(fsys, AvatarFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		pic, err = fs.ReadFile(fsys, LegacyAvatar)
+	}
+	if err == nil {
 		if _, err := ReadChunks(pic); err != nil {
 			return nil, fmt.Errorf("%s: %w (replace it with a PNG picture, or remove it)", AvatarFile, err)
 		}
@@ -251,4 +269,11 @@ func (c *Card) WriteFile(path string) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o644)
+}
+
+// sameNote reports whether persona.md's depth_prompt is the one card.json
+// holds, so that the export gives back the card's own JSON for it.
+func sameNote(c *Card, d *persona.DepthPrompt) bool {
+	old, ok := c.DepthPrompt()
+	return ok && depthText(strings.TrimSpace(old.Prompt)) == d.Text && old.Depth == d.Depth && old.Role == d.Role
 }

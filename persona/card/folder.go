@@ -19,11 +19,12 @@ import (
 
 // The files of a persona folder made from a card.
 const (
-	ExamplesFile = "examples.txt"  // mes_example, the persona's reference
-	LorebookFile = "lorebook.json" // character_book, as the card held it
-	AvatarFile   = "avatar.png"    // the card's picture without the card
-	MetaFile     = "card.json"     // the card's fields the persona does not use
-	AssetsDir    = "assets"        // PNG-embedded assets, by their path
+	ExamplesFile = "examples.txt"       // mes_example, the persona's reference
+	LorebookFile = "lorebook.json"      // character_book, as the card held it
+	AvatarFile   = "avatar/neutral.png" // the card's picture without the card: the neutral face
+	LegacyAvatar = "avatar.png"         // where imports before avatar/ put the picture
+	MetaFile     = "card.json"          // the card's fields the persona does not use
+	AssetsDir    = "assets"             // PNG-embedded assets, by their path
 )
 
 // userName stands for {{user}} in the persona's reference, which is plain
@@ -122,6 +123,13 @@ func ToFolder(c *Card) (*Folder, error) {
 		}
 		f.Files[ExamplesFile] = []byte(ex)
 	}
+	if d, ok := c.DepthPrompt(); ok {
+		dp := &yaml.Node{Kind: yaml.MappingNode}
+		put(dp, "text", depthText(strings.TrimSpace(d.Prompt)))
+		put(dp, "depth", d.Depth)
+		put(dp, "role", d.Role)
+		put(fm, "depth_prompt", dp)
+	}
 	if c.CharacterBook != nil {
 		put(fm, "lorebook", LorebookFile)
 		var b bytes.Buffer
@@ -181,6 +189,8 @@ func ToFolder(c *Card) (*Folder, error) {
 		}
 		f.Files[AssetsDir+"/"+clean] = data
 	}
+	f.Notes = append(f.Notes, c.faces(f.Files)...)
+	f.Notes = append(f.Notes, c.extensionNotes()...)
 	meta, err := c.meta(name)
 	if err != nil {
 		return nil, err

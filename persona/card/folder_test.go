@@ -94,8 +94,15 @@ func TestImportV2(t *testing.T) {
 			t.Errorf("card.json lacks %s:\n%s", want, meta)
 		}
 	}
-	if len(f.Notes) != 1 || !strings.Contains(f.Notes[0], "{{original}}") {
+	wantNotes := []string{"{{original}} was taken out",
+		`extensions.agnai/voice is not an extension cyan knows`, `extensions.risu is not an extension cyan knows`}
+	if len(f.Notes) != len(wantNotes) {
 		t.Errorf("notes: %q", f.Notes)
+	}
+	for i, w := range wantNotes {
+		if i >= len(f.Notes) || !strings.Contains(f.Notes[i], w) {
+			t.Errorf("note %d: %q, want it to say %q", i, f.Notes, w)
+		}
 	}
 }
 

@@ -70,6 +70,26 @@ type Result struct {
 	Passes                int
 }
 
+// DefaultSharePercent is the share of the context SillyTavern gives World
+// Info by default (world_info_budget: 25 %): a book with no token_budget of
+// its own gets as much.
+const DefaultSharePercent = 25
+
+// Room is the tokens b's entries may take in a prompt whose conversation
+// may take context tokens: the book's token_budget, else SillyTavern's
+// default share of the context. configured (agent.sections.lorebook), when
+// above 0, is the owner's bound on both.
+func (b *Book) Room(configured, context int) int {
+	room := b.TokenBudget
+	if room <= 0 {
+		room = context * DefaultSharePercent / 100
+	}
+	if configured > 0 {
+		room = min(room, configured)
+	}
+	return max(room, 0)
+}
+
 // Depth is how many of the newest messages a scan of b may read: the
 // largest scan depth of the book and its entries.
 func (b *Book) Depth() int {
@@ -153,9 +173,11 @@ func (b *Book) Activate(in Input) Result {
 		if len(now) == 0 {
 			break
 		}
-		// Under the budget the highest priority is kept first.
+		// Under the budget constant entries are kept first (they are the
+		// book's standing world), then the highest priority.
 		slices.SortStableFunc(now, func(x, y Fired) int {
-			return cmp.Or(cmp.Compare(y.Entry.keep(), x.Entry.keep()), cmp.Compare(x.Entry.Index, y.Entry.Index))
+			return cmp.Or(cmp.Compare(rankConstant(y.Entry), rankConstant(x.Entry)),
+				cmp.Compare(y.Entry.keep(), x.Entry.keep()), cmp.Compare(x.Entry.Index, y.Entry.Index))
 		})
 		var next strings.Builder
 		for _, f := range now {
@@ -215,6 +237,29 @@ func (b *Book) Activate(in Input) Result {
 		}
 	}
 	return res
+}
+
+func rankConstant(e *Entry) int {
+	if e.Constant {
+		return 1
+	}
+	return 0
+}
+
+// ConstantTokens is what the book's enabled constant entries take together
+// (count counts a text's tokens; nil counts 1 per 4 bytes), with {{char}}
+// and {{user}} as written: the room the book needs before any key matches.
+func (b *Book) ConstantTokens(count func(string) int) int {
+	if count == nil {
+		count = func(s string) int { return (len(s) + 3) / 4 }
+	}
+	n := 0
+	for _, e := range b.Entries {
+		if e.Enabled && e.Constant && !e.dontActivate {
+			n += count(notation.Escape(strings.TrimSpace(e.Content)))
+		}
+	}
+	return n
 }
 
 // keep is the entry's rank under the token budget: higher is kept first.

@@ -176,6 +176,13 @@ func Parse(data []byte) (*Book, error) {
 	if len(data) > MaxBookBytes {
 		return nil, fmt.Errorf("lorebook: the book is %d bytes; the limit is %d", len(data), MaxBookBytes)
 	}
+	var notes []string
+	if IsWorldInfo(data) {
+		var err error
+		if data, notes, err = FromWorldInfo(data, ""); err != nil {
+			return nil, fmt.Errorf("lorebook: %w", err)
+		}
+	}
 	var rb rawBook
 	if err := strictObject(data, &rb); err != nil {
 		return nil, fmt.Errorf("lorebook: %w", err)
@@ -186,7 +193,7 @@ func Parse(data []byte) (*Book, error) {
 		}
 		return Parse(rb.Data)
 	}
-	b := &Book{ScanDepth: DefaultScanDepth}
+	b := &Book{ScanDepth: DefaultScanDepth, Warnings: notes}
 	var err error
 	if b.Name, err = optText(rb.Name); err != nil {
 		return nil, fmt.Errorf("lorebook: name: %w", err)
@@ -358,14 +365,24 @@ func parseEntry(i int, raw json.RawMessage) (*Entry, []string, error) {
 	}
 	e.decorate(&warn)
 	if e.Enabled && !e.Constant && !e.activate && len(e.Keys) == 0 {
-		return nil, nil, fmt.Errorf("%s has no keys and is not constant, so it could never fire: give it keys, make it constant, or disable it", e.Label())
+		e.Enabled = false
+		warn = append(warn, e.Label()+" has no keys and is not constant, so it could never fire: it was imported disabled (give it keys or make it constant to use it)")
 	}
+	warn = append(warn, unhonoured(e, ext)...)
 	return e, warn, nil
 }
 
 // position reads the spec's position ("before_char" | "after_char") and
 // SillyTavern's extensions.position, which wins when set.
 func (e *Entry) position(spec, st json.RawMessage) error {
+	if n, ok, err := optNumber(spec); err == nil && ok && JSONKind(spec) == "a number" {
+		// Some tools write SillyTavern's number in the spec's field.
+		if len(st) == 0 || isNull(st) {
+			st = spec
+		}
+		spec = nil
+		_ = n
+	}
 	p, err := optText(spec)
 	if err != nil {
 		return err

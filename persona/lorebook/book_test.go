@@ -13,10 +13,8 @@ func TestParseErrors(t *testing.T) {
 		{"not an object", `[1,2]`, "want a JSON object"},
 		{"broken JSON", "{\n  \"entries\": [\n    {\"keys\": [\"a\"] \"content\": \"x\"}\n  ]\n}", "broken JSON at line 3"},
 		{"no entries", `{"name": "x"}`, "entries: missing"},
-		{"entries not a list", `{"entries": {"a": 1}}`, "entries: want a list"},
-		{"no keys", `{"entries": [{"keys": [], "content": "lonely", "comment": "Orphan", "enabled": true, "insertion_order": 1, "extensions": {}}]}`,
-			`entry 0 (Orphan) has no keys and is not constant, so it could never fire`},
-		{"blank keys", `{"entries": [{"keys": ["  ", ""], "content": "x", "enabled": true}]}`, "has no keys"},
+		{"entries neither a list nor world info", `{"entries": {"a": 1}}`, `world info: entry "a": want a JSON object`},
+		{"entries a number", `{"entries": 3}`, "entries: want a list"},
 		{"keys of the wrong type", `{"entries": [{"keys": [{"a": 1}], "content": "x"}]}`, "entry 0: keys: want a list of texts"},
 		{"content not text", `{"entries": [{"keys": ["a"], "content": 3}]}`, "content: want text, got a number"},
 		{"enabled not a boolean", `{"entries": [{"keys": ["a"], "content": "x", "enabled": "maybe"}]}`, "enabled: want true or false"},
@@ -32,6 +30,30 @@ func TestParseErrors(t *testing.T) {
 				t.Fatalf("err = %v, want it to say %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestKeylessImportedDisabled: an enabled entry that could never fire is
+// kept, disabled, with a note that says so; the rest of the book stays.
+func TestKeylessImportedDisabled(t *testing.T) {
+	for _, book := range []string{
+		`{"entries": [{"keys": [], "content": "lonely", "comment": "Orphan", "enabled": true, "insertion_order": 1, "extensions": {}}, {"keys": ["a"], "content": "x"}]}`,
+		`{"entries": [{"keys": ["  ", ""], "content": "lonely", "comment": "Orphan", "enabled": true}, {"keys": ["a"], "content": "x"}]}`,
+	} {
+		b, err := Parse([]byte(book))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Entries) != 2 || b.Entries[0].Enabled || !b.Entries[1].Enabled {
+			t.Fatalf("entries: %+v", b.Entries)
+		}
+		want := "entry 0 (Orphan) has no keys and is not constant, so it could never fire: it was imported disabled"
+		if len(b.Warnings) != 1 || !strings.Contains(b.Warnings[0], want) {
+			t.Fatalf("warnings %q, want one saying %q", b.Warnings, want)
+		}
+		if r := b.Activate(Input{Messages: []string{"u: a lonely"}}); len(r.Matched) != 1 || r.Matched[0].Entry.Index != 1 {
+			t.Fatalf("matched %+v", r.Matched)
+		}
 	}
 }
 

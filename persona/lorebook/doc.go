@@ -52,8 +52,10 @@
 //     from firing others, delay_until_recursion lets an entry fire only from
 //     another's content (all levels count as one).
 //   - token budget: the smaller of the caller's budget and the book's
-//     token_budget. Entries are kept in order of priority (the entry's
-//     priority when set, else its insertion_order), higher first; an entry
+//     token_budget (the daemon gives the book its token_budget, or
+//     SillyTavern's default share of the context, see package daemon).
+//     Constant entries are kept first, then in order of priority (the
+//     entry's priority when set, else its insertion_order), higher first; an entry
 //     that does not fit is left out and the rest are still tried; once one
 //     did not fit, recursion stops.
 //   - position: before_char (SillyTavern position 0) entries go before the
@@ -68,9 +70,15 @@
 //   - not honoured: SillyTavern's timed effects (sticky, cooldown, delay),
 //     inclusion groups and vector matching; their fields are kept.
 //
+// SillyTavern's World Info files ({"entries": {"<uid>": {…}}}, the entries'
+// fields named key, keysecondary, order, disable…) are read too:
+// FromWorldInfo turns one into a character_book, and Parse reads either.
+//
 // Bad books are errors that say which entry and what to do: not JSON, a
-// field of the wrong type, an enabled entry that is neither constant nor
-// has a key (it could never fire), sizes over the limits below.
+// field of the wrong type, sizes over the limits below. An enabled entry
+// that is neither constant nor has a key (it could never fire) is not an
+// error: it is read disabled, and Warnings say so, so one entry never
+// costs the whole book.
 //
 // Content is escaped like any untrusted text before it enters a prompt.
 //

@@ -88,7 +88,8 @@ export async function getJSON(path) {
 
 /**
  * Reads server-sent events from a fetch response body, calling on(name,
- * data) for each; resolves when the body ends.
+ * data) for each; resolves when the body ends (rejects when the fetch's
+ * signal aborts it or the connection breaks).
  */
 export async function readEvents(resp, on) {
   const reader = resp.body.getReader();
@@ -121,9 +122,11 @@ export async function readEvents(resp, on) {
  * Last-Event-ID where the daemon numbers its events). handlers maps event
  * names to functions; "ready" fires on every (re)connection. A stream the
  * daemon refused (the session ended: a new token) signs in again and
- * reopens; one that failed otherwise reopens after a pause.
+ * reopens; one that failed otherwise reopens after a pause. state(s) hears
+ * "connecting" and "offline" as the stream loses the daemon ("ready" says
+ * it is back).
  */
-export function follow(channel, since, handlers) {
+export function follow(channel, since, handlers, state = () => {}) {
   const open = () => {
     const q = new URLSearchParams({ channel });
     const last = sessionStorage.getItem('cyan.last-event.' + channel) || since;
@@ -138,7 +141,8 @@ export function follow(channel, since, handlers) {
       });
     }
     es.addEventListener('error', () => {
-      if (es.readyState !== EventSource.CLOSED) return; // it reconnects by itself
+      if (es.readyState !== EventSource.CLOSED) { state('connecting'); return; } // it reconnects by itself
+      state('offline');
       setTimeout(() => signIn().catch(() => {}).finally(open), 2000);
     });
   };

@@ -1,11 +1,15 @@
-// main.js — the companion page: the conversation (streamed replies,
-// proactive messages), the voice (speech events played in order, with
-// subtitles and the avatar), the text box, mute and volume, and the
+// main.js — the companion page: the conversation (the character's greeting
+// when the page opens on an empty channel, streamed replies, proactive
+// messages, rendered markdown), the voice (speech events played in order,
+// with subtitles and the avatar; a new message interrupts the old reply's
+// speech), the text box with a stop button, the connection's state, unsent
+// messages marked and retried, the settings (voice on/off, volume), and the
 // browser's own speech recognition as an optional microphone.
 
 import { call, getJSON, readEvents, follow, signIn } from './api.js';
 import { Avatar } from './avatar.js';
 import { Player } from './player.js';
+import { render } from './markdown.js';
 
 const params = new URLSearchParams(location.search);
 const channel = params.get('channel') || 'desktop';
@@ -28,10 +32,22 @@ window.cyanEvents = [];
 
 function scrollDown() { log.scrollTop = log.scrollHeight; }
 
+/** Sets a bubble's text: the character's rendered as markdown. */
+function setText(li, text) {
+  li.raw = text;
+  if (li.classList.contains('user')) {
+    const span = li.querySelector('.text') || li.appendChild(document.createElement('span'));
+    span.className = 'text';
+    span.textContent = text;
+  } else {
+    li.innerHTML = render(text);
+  }
+}
+
 function bubble(role, text, opts = {}) {
   const li = document.createElement('li');
   li.className = role + (opts.proactive ? ' proactive' : '');
-  li.textContent = text;
+  setText(li, text);
   if (opts.id) { li.dataset.id = opts.id; shown.set(opts.id, li); }
   if (opts.before) log.insertBefore(li, opts.before); else log.appendChild(li);
   scrollDown();
@@ -64,12 +80,20 @@ function part(turn, i) {
   return turn.parts[i];
 }
 
-/** A stored reply of the live turn: it settles the next bubble. */
+/**
+ * A stored reply of the live turn: it settles the next bubble. A reply
+ * already shown on its own (the channel's stream can be first) keeps that
+ * bubble, and the streamed copy goes: the page never shows a reply twice.
+ */
 function stored(turn, id, text) {
-  if (shown.has(id)) return;
   const li = part(turn, turn.s++);
+  const other = shown.get(id);
+  if (other && other !== li) {
+    if (!li.dataset.id) li.remove();
+    return;
+  }
   li.classList.remove('streaming');
-  li.textContent = text;
+  setText(li, text);
   li.dataset.id = id;
   shown.set(id, li);
   scrollDown();
@@ -89,6 +113,11 @@ let avatar;
 const voiceErrors = new Set();
 const player = new Player({
   fetch: (url) => call(url),
+  voice: () => localStorage.getItem('cyan.voice') || '',
+  synthesize: (sp, voice) => call('/api/v1/speech', {
+    method: 'POST',
+    body: { segments: [{ text: sp.text, language: sp.language || '', emotion: sp.emotion || '' }], voice },
+  }),
   onStart(sp) {
     avatar.setEmotion(sp.emotion);
     const sub = $('subtitle');
@@ -96,7 +125,7 @@ const player = new Player({
     sub.dataset.lang = sp.language || '';
     sub.dataset.seq = String(sp.seq);
   },
-  onEnd() { avatar.setEmotion('neutral'); },
+  onEnd() { avatar.setEmotion('neutral'); busy(); },
   onLevel(level) { avatar.setLevel(level); },
   onError(sp, msg) {
     // Said once: the text stays on screen either way.
@@ -109,41 +138,117 @@ const player = new Player({
 
 function setupControls() {
   const mute = $('mute');
+  const voiceOn = $('voice-on');
   const vol = $('volume');
   const saved = JSON.parse(localStorage.getItem('cyan.sound') || '{}');
   if (typeof saved.volume === 'number') vol.value = saved.volume;
   const apply = (muted) => {
     mute.setAttribute('aria-pressed', String(muted));
-    mute.textContent = muted ? '🔇' : '🔊';
+    mute.textContent = '♪';
+    mute.classList.toggle('off', muted);
+    mute.title = muted ? 'voice off' : 'voice on';
+    voiceOn.checked = !muted;
     player.setMuted(muted);
     player.setVolume(Number(vol.value));
+    $('volume-value').textContent = Math.round(Number(vol.value) * 100) + '%';
     localStorage.setItem('cyan.sound', JSON.stringify({ muted, volume: Number(vol.value) }));
   };
   apply(!!saved.muted);
   mute.addEventListener('click', () => apply(mute.getAttribute('aria-pressed') !== 'true'));
+  voiceOn.addEventListener('change', () => apply(!voiceOn.checked));
   vol.addEventListener('input', () => apply(mute.getAttribute('aria-pressed') === 'true'));
+  const voice = $('voice-name');
+  voice.value = localStorage.getItem('cyan.voice') || '';
+  voice.addEventListener('change', () => {
+    const v = voice.value.trim();
+    if (v) localStorage.setItem('cyan.voice', v); else localStorage.removeItem('cyan.voice');
+  });
+  const panel = $('settings');
+  $('open-settings').addEventListener('click', () => {
+    panel.hidden = !panel.hidden;
+    $('open-settings').setAttribute('aria-expanded', String(!panel.hidden));
+  });
   for (const ev of ['pointerdown', 'keydown']) document.addEventListener(ev, () => player.unlock(), { passive: true });
 }
 
-// Sending: the reply streams into bubbles; "@br" starts a new one.
-async function send(text) {
-  const mine = bubble('user', text);
-  let resp;
-  try {
-    resp = await call('/api/v1/messages', { method: 'POST', body: { channel, user, text, stream: true } });
-  } catch (e) {
+// The connection: online while the channel's stream is open; a message
+// that could not be sent waits, marked, and is sent again (with the same
+// idempotency key, so never twice) when the daemon is back or on "retry".
+let online = false;
+function connection(state, detail = '') {
+  const el = $('conn');
+  el.dataset.state = state;
+  el.textContent = { online: 'connected', connecting: 'connecting…', offline: 'offline' }[state] || state;
+  el.title = detail || el.textContent;
+  document.body.dataset.connection = state;
+  const was = online;
+  online = state === 'online';
+  if (online && !was) for (const li of [...log.querySelectorAll('li.failed')]) li.retry?.();
+}
+
+// The live replies, for the stop button.
+const live = new Set();
+function busy() {
+  const on = live.size > 0 || player.active;
+  $('stop').hidden = !on;
+  $('send').hidden = on && !$('text').value.trim();
+}
+
+// Sending: the reply streams into bubbles; "@br" starts a new one. A new
+// message interrupts the voice of the replies before it.
+function newKey() {
+  return 'web-' + (crypto.randomUUID ? crypto.randomUUID() : Date.now().toString(36) + Math.random().toString(36).slice(2));
+}
+
+async function send(text, mine = null, key = newKey()) {
+  player.interrupt(...turns.keys());
+  $('subtitle').textContent = '';
+  if (!mine) mine = bubble('user', text);
+  mine.classList.remove('failed');
+  mine.querySelector('.retry')?.remove();
+  const unsent = (why) => {
     mine.classList.add('failed');
-    notice('not sent: ' + e.message);
-    return;
-  }
-  if (!resp.ok) {
-    const body = await resp.json().catch(() => ({}));
-    if (body?.error?.message_id) { mine.dataset.id = body.error.message_id; shown.set(body.error.message_id, mine); }
-    notice(body?.error?.message || `not answered (${resp.status})`);
-    return;
-  }
-  const turn = { turn: '', parts: [], d: 0, s: 0 };
+    mine.title = why;
+    mine.retry = () => send(text, mine, key);
+    if (!mine.querySelector('.retry')) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'retry';
+      b.textContent = 'retry';
+      b.addEventListener('click', () => mine.retry());
+      mine.appendChild(b);
+    }
+    notice('not sent: ' + why);
+  };
+  const ctl = new AbortController();
+  const turn = { turn: '', parts: [], d: 0, s: 0, ctl };
+  live.add(turn);
+  busy();
   try {
+    let resp;
+    try {
+      resp = await call('/api/v1/messages', { method: 'POST', body: { channel, user, text, stream: true, message_id: key }, signal: ctl.signal });
+    } catch (e) {
+      if (ctl.signal.aborted) return;
+      connection('offline', e.message);
+      unsent(e.message);
+      return;
+    }
+    if (!resp.ok) {
+      const body = await resp.json().catch(() => ({}));
+      if (body?.error?.message_id) {
+        mine.dataset.id = body.error.message_id;
+        shown.set(body.error.message_id, mine);
+        notice(body?.error?.message || `not answered (${resp.status})`);
+      } else if (resp.status >= 500 || resp.status === 429) {
+        unsent(body?.error?.message || `the daemon answered ${resp.status}`);
+      } else {
+        notice(body?.error?.message || `not answered (${resp.status})`);
+        mine.classList.add('failed');
+      }
+      return;
+    }
+    mine.retry = null;
     await readEvents(resp, (name, data) => {
       window.cyanEvents.push(name);
       switch (name) {
@@ -155,7 +260,7 @@ async function send(text) {
           break;
         case 'delta': {
           const li = part(turn, turn.d);
-          if (!li.dataset.id) li.textContent += data.text; // a settled one has its whole text
+          if (!li.dataset.id) setText(li, (li.raw || '') + data.text); // a settled one has its whole text
           scrollDown();
           break;
         }
@@ -172,10 +277,27 @@ async function send(text) {
           if (data.warning) notice(data.warning);
           break;
       }
+    }, ctl.signal).catch((e) => {
+      if (!ctl.signal.aborted) notice('the reply was cut off (' + e.message + '); it will show when it is stored');
     });
   } finally {
-    for (const li of turn.parts) if (!li.textContent) li.remove(); else li.classList.remove('streaming');
+    live.delete(turn);
+    busy();
+    for (const li of turn.parts) if (!li.raw && !li.dataset.id) li.remove(); else li.classList.remove('streaming');
   }
+}
+
+/**
+ * Stop: the page stops showing the replies as they stream and stops
+ * speaking. The daemon finishes the turn (a turn outlives its client): its
+ * reply is shown whole when it is stored.
+ */
+function stop() {
+  for (const t of live) t.ctl.abort();
+  player.interrupt(...turns.keys());
+  $('subtitle').textContent = '';
+  avatar.setEmotion('neutral');
+  busy();
 }
 
 function setupComposer() {
@@ -190,7 +312,10 @@ function setupComposer() {
   });
   box.addEventListener('keydown', (ev) => {
     if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); form.requestSubmit(); }
+    if (ev.key === 'Escape') stop();
   });
+  box.addEventListener('input', busy);
+  $('stop').addEventListener('click', stop);
   // The browser's own speech recognition, where it has one.
   const SR = window.SpeechRecognition || window.webkitSpeechRecognition;
   if (!SR) return;
@@ -217,6 +342,20 @@ function setupComposer() {
 async function loadHistory() {
   const { messages } = await getJSON('/api/v1/messages?' + new URLSearchParams({ channel, limit: '200' }));
   for (const m of messages) showMessage(m);
+  return messages.length;
+}
+
+/**
+ * A channel opened for the first time opens with the character's greeting,
+ * at the top, before anyone speaks, as SillyTavern shows it: the daemon
+ * stores it once (so it is voiced once), and it comes back here and on the
+ * channel's stream, shown once by its id.
+ */
+async function greet() {
+  const r = await call('/api/v1/greeting', { method: 'POST', body: { channel, user } });
+  const body = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(body?.error?.message || `greeting: ${r.status}`);
+  if (body.message) showMessage(body.message);
 }
 
 async function start() {
@@ -233,16 +372,21 @@ async function start() {
   // the history, so a dropped stream misses nothing either.
   let first = true;
   const since = sessionStorage.getItem('cyan.last-event.' + channel);
+  connection('connecting');
   follow(channel, since, {
     ready: () => {
-      loadHistory().catch((e) => notice('history: ' + e.message)).finally(() => {
-        if (first) { first = false; document.body.dataset.ready = 'true'; }
-      });
+      connection('online');
+      loadHistory()
+        .then((n) => (first && n === 0 ? greet() : null))
+        .catch((e) => notice('history: ' + e.message))
+        .finally(() => {
+          if (first) { first = false; document.body.dataset.ready = 'true'; }
+        });
     },
     message: (m) => showMessage(m),
-    speech: (sp) => player.add(sp),
+    speech: (sp) => { player.add(sp); busy(); },
     lagged: () => loadHistory().catch(() => {}),
-  });
+  }, connection);
 }
 
 start().catch((e) => {

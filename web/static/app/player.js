@@ -6,7 +6,10 @@
 
 export class Player {
   /**
-   * @param {{onStart(sp): void, onEnd(sp): void, onLevel(level: number): void, onError(sp, msg): void, fetch(url): Promise<Response>}} hooks
+   * @param {{onStart(sp): void, onEnd(sp): void, onLevel(level: number): void, onError(sp, msg): void, fetch(url): Promise<Response>, voice?(): string, synthesize?(sp, voice): Promise<Response>}} hooks
+   * voice, when it gives a name, is the voice the person chose in the
+   * settings: each segment is then voiced again with it (synthesize)
+   * instead of fetching the daemon's audio.
    */
   constructor(hooks) {
     this.hooks = hooks;
@@ -17,6 +20,12 @@ export class Player {
     this.played = [];
     window.cyanPlayed = this.played;
     this.ctx = null;
+    // Turns whose speech was interrupted: their later segments are dropped.
+    this.stale = new Set();
+    this.current = null; // {sp, stop()} of the segment playing
+    // Every speech event heard, for tests: {seq, turn, text}.
+    this.heard = [];
+    window.cyanHeard = this.heard;
   }
 
   #audio() {
@@ -44,9 +53,31 @@ export class Player {
 
   /** Queues a speech event; segments play in seq order. */
   add(sp) {
+    this.heard.push({ seq: sp.seq, turn: sp.turn || '', text: sp.text });
+    if (sp.turn && this.stale.has(sp.turn)) return;
     this.queue.push(sp);
     this.queue.sort((a, b) => a.seq - b.seq);
     this.#next();
+  }
+
+  /** Whether anything is playing or waiting to. */
+  get active() { return this.busy || this.queue.length > 0; }
+
+  /**
+   * Stops the voice: what plays stops, what waits is dropped, and the
+   * turns they belong to stay silent (a new message interrupts the old
+   * reply's speech). turns are more turns to keep silent, whose speech
+   * has not come yet.
+   */
+  interrupt(...turns) {
+    // Speech of no turn (a greeting, what the companion says on its own)
+    // is dropped where it waits, but what comes later still speaks.
+    const mark = (t) => { if (t) this.stale.add(t); };
+    turns.forEach(mark);
+    for (const sp of this.queue) mark(sp.turn);
+    for (const p of this.played) mark(p.turn);
+    if (this.current) { mark(this.current.sp.turn); this.current.stop(); }
+    this.queue.length = 0;
   }
 
   async #next() {
@@ -54,10 +85,14 @@ export class Player {
     this.busy = true;
     const sp = this.queue.shift();
     try {
-      if (sp.error || !sp.audio) {
+      if (sp.error || (!sp.audio && !this.hooks.voice?.())) {
         this.hooks.onError(sp, sp.error || 'no audio');
         this.hooks.onStart(sp);
-        await new Promise((r) => setTimeout(r, Math.min(6000, 400 + 120 * [...sp.text].length)));
+        await new Promise((r) => {
+          const t = setTimeout(r, Math.min(6000, 400 + 120 * [...sp.text].length));
+          this.current = { sp, stop: () => { clearTimeout(t); r(); } };
+        });
+        this.current = null;
       } else {
         await this.#play(sp);
       }
@@ -73,7 +108,8 @@ export class Player {
 
   async #play(sp) {
     const ctx = this.#audio();
-    const resp = await this.hooks.fetch(sp.audio);
+    const voice = this.hooks.voice?.() || '';
+    const resp = voice ? await this.hooks.synthesize(sp, voice) : await this.hooks.fetch(sp.audio);
     if (!resp.ok) throw new Error(`the audio is gone (${resp.status})`);
     const bytes = await resp.arrayBuffer();
     const size = bytes.byteLength;
@@ -83,7 +119,7 @@ export class Player {
     src.connect(this.analyser);
     const rec = {
       seq: sp.seq, turn: sp.turn, text: sp.text, emotion: sp.emotion, language: sp.language,
-      audio: sp.audio, type: sp.type, bytes: size, duration: buffer.duration, peak: 0, started: Date.now(),
+      audio: sp.audio, type: sp.type, voice, bytes: size, duration: buffer.duration, peak: 0, started: Date.now(),
     };
     this.played.push(rec);
     this.hooks.onStart(sp);
@@ -100,11 +136,13 @@ export class Player {
     };
     await new Promise((resolve) => {
       src.onended = resolve;
+      this.current = { sp, stop: () => { rec.interrupted = true; try { src.stop(); } catch { /* not started */ } resolve(); } };
       src.start();
       raf = requestAnimationFrame(tick);
       // A context that never runs (no audio device) must not stall the queue.
       setTimeout(resolve, buffer.duration * 1000 + 3000);
     });
+    this.current = null;
     cancelAnimationFrame(raf);
     rec.ended = Date.now();
   }

@@ -1,0 +1,190 @@
+package card
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cyan-agent/cyan/persona"
+	"github.com/cyan-agent/cyan/persona/lorebook"
+)
+
+// TestWildCards imports real public cards (testdata/wild/SOURCES.md says
+// where each comes from and under what licence; two were built where no
+// public sample was found) and checks what each carries and that the
+// import names, one line each, everything it left out — and nothing else.
+func TestWildCards(t *testing.T) {
+	tests := []struct {
+		file, version, name string
+		greetings, entries  int
+		faces               []string // avatar/ files besides neutral.png
+		depth               string   // the Character's Note, when the card has one
+		notes               []string // each note, in order
+		text                []string // in persona.md
+	}{
+		{file: "st-seraphina.png", version: "Character Card V2", name: "Seraphina", greetings: 1, entries: 4,
+			text: []string{"# ${agent_name}\n", "[Seraphina's Personality=", "guardian of this forest"}},
+		{file: "stc-coding-sensei.png", version: "Character Card V2", name: "Coding Sensei", greetings: 1},
+		{file: "stc-flux-the-cat.png", version: "Character Card V2", name: "Flux the Cat", greetings: 1},
+		{file: "stc-capogpt.png", version: "Character Card V2", name: "CapoGPT", greetings: 1},
+		{file: "stc-gloria.png", version: "Character Card V2", name: "Gloria, PA", greetings: 2},
+		{file: "st-aqua.png", version: "Character Card V2", name: "Aqua", greetings: 1},
+		{file: "st-darkness-v1.png", version: "Character Card V1", name: "Darkness", greetings: 1},
+		{file: "st-megumin-v1.png", version: "Character Card V1", name: "Megumin", greetings: 1, text: []string{"Arch Wizard of the Crimson Magic Clan"}},
+		{file: "narratium-wulin-zh.png", version: "Character Card V3", name: "# 武林外传之同福客栈", greetings: 7, entries: 28,
+			notes: []string{`SillyTavern regex script "状态栏美化" rewrites the chat's text`}, text: []string{"同福客栈"}},
+		{file: "narratium-wulin-zh.v3.json", version: "Character Card V3", name: "# 武林外传之同福客栈", greetings: 7, entries: 28,
+			notes: []string{`SillyTavern regex script "状态栏美化"`}},
+		{file: "narratium-gaozhen-zh.png", version: "Character Card V3", name: "高枕", greetings: 9, entries: 11,
+			notes: []string{`SillyTavern regex script "高枕状态栏"`, `SillyTavern regex script "高枕开场白"`}},
+		{file: "built-risu-seraphina.charx", version: "Character Card V3", name: "Seraphina", greetings: 1, entries: 5,
+			faces: []string{"angry.png", "happy.png"}, depth: "${agent_name} speaks softly and never leaves the glade.",
+			notes: []string{"x_meta/ (RisuAI's copy", "entry 0 (Eldoria) has no keys and is not constant, so it could never fire: it was imported disabled",
+				`RisuAI regex script "hide thoughts"`, `RisuAI trigger script "greet"`}},
+		{file: "built-chub-flux.json", version: "Character Card V2", name: "Flux the Cat", greetings: 1, entries: 2,
+			notes: []string{`SillyTavern regex script "purr"`, "extensions.tavern_helper: Tavern Helper scripts", `extensions.x_unknown_app is not an extension cyan knows`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "wild", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := Read(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Version() != tt.version || c.Name != tt.name {
+				t.Errorf("%s %q, want %s %q", c.Version(), c.Name, tt.version, tt.name)
+			}
+			dir := filepath.Join(t.TempDir(), "p")
+			f, err := ToFolder(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Write(dir, false); err != nil {
+				t.Fatal(err)
+			}
+			p, err := persona.Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(c.AlternateGreetings) + 1; n != tt.greetings || p.Vars["first_mes"] == nil {
+				t.Errorf("greetings: %d (first_mes %v), want %d", n, p.Vars["first_mes"] != nil, tt.greetings)
+			}
+			entries := 0
+			if p.Lorebook != nil {
+				b, err := lorebook.Parse(p.Lorebook)
+				if err != nil {
+					t.Fatal(err)
+				}
+				entries = len(b.Entries)
+			}
+			if entries != tt.entries {
+				t.Errorf("lorebook entries: %d, want %d", entries, tt.entries)
+			}
+			// The card's picture is the neutral face; its emotions the others.
+			if c.Picture != nil || strings.HasSuffix(tt.file, ".png") {
+				pic, err := os.ReadFile(filepath.Join(dir, "avatar", "neutral.png"))
+				if err != nil || !IsPNG(pic) {
+					t.Errorf("avatar/neutral.png: %v", err)
+				}
+				if chunks, _ := ReadChunks(pic); chunks != nil {
+					for _, ch := range chunks {
+						if tx, ok, _ := TextOf(ch); ok && (tx.Keyword == "chara" || tx.Keyword == "ccv3") {
+							t.Error("the face still holds the card")
+						}
+					}
+				}
+			}
+			faces, _ := os.ReadDir(filepath.Join(dir, "avatar"))
+			var got []string
+			for _, e := range faces {
+				if e.Name() != "neutral.png" {
+					got = append(got, e.Name())
+				}
+			}
+			if strings.Join(got, ",") != strings.Join(tt.faces, ",") {
+				t.Errorf("faces %v, want %v", got, tt.faces)
+			}
+			switch {
+			case tt.depth == "" && p.DepthPrompt != nil:
+				t.Errorf("a Character's Note from nowhere: %+v", p.DepthPrompt)
+			case tt.depth != "" && (p.DepthPrompt == nil || p.DepthPrompt.Text != tt.depth || p.DepthPrompt.Depth != 4 || p.DepthPrompt.Role != "system"):
+				t.Errorf("Character's Note %+v, want %q at 4 as system", p.DepthPrompt, tt.depth)
+			}
+			if len(f.Notes) != len(tt.notes) {
+				t.Errorf("notes:\n%s\nwant %d", strings.Join(f.Notes, "\n"), len(tt.notes))
+			}
+			for i, w := range tt.notes {
+				if i < len(f.Notes) && !strings.Contains(f.Notes[i], w) {
+					t.Errorf("note %d %q, want it to say %q", i, f.Notes[i], w)
+				}
+			}
+			md, _ := os.ReadFile(filepath.Join(dir, persona.FileName))
+			for _, w := range tt.text {
+				if !bytes.Contains(md, []byte(w)) {
+					t.Errorf("persona.md lacks %q", w)
+				}
+			}
+			// An export is read back whole.
+			back, err := FromFolder(dir, exportTime)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := back.PNG(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := Read(out)
+			if err != nil {
+				t.Fatalf("export read back: %v", err)
+			}
+			// The import writes <USER>, <BOT> as {{user}}, {{char}} (see the doc).
+			norm := func(s string) string {
+				s = userMacro.ReplaceAllLiteralString(charMacro.ReplaceAllLiteralString(s, "{{char}}"), "{{user}}")
+				return strings.TrimSpace(strings.ReplaceAll(s, "\r\n", "\n"))
+			}
+			if again.Name != c.Name || norm(again.FirstMes) != norm(c.FirstMes) || len(again.AlternateGreetings) != len(c.AlternateGreetings) {
+				a, b := norm(again.FirstMes), norm(c.FirstMes)
+				i := 0
+				for i < len(a) && i < len(b) && a[i] == b[i] {
+					i++
+				}
+				t.Errorf("export read back: %q, first_mes differs at %d: %q vs %q, %d greetings", again.Name, i, trim(a[i:]), trim(b[i:]), len(again.AlternateGreetings))
+			}
+		})
+	}
+}
+
+// TestWildWorldInfo: SillyTavern's own World Info file (Seraphina's
+// Eldoria) reads as a lorebook with its four entries, keys and order.
+func TestWildWorldInfo(t *testing.T) {
+	data, err := os.ReadFile("testdata/wild/st-eldoria.worldinfo.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !lorebook.IsWorldInfo(data) {
+		t.Fatal("not seen as World Info")
+	}
+	b, err := lorebook.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Entries) != 4 || len(b.Warnings) != 0 {
+		t.Fatalf("%d entries, warnings %q", len(b.Entries), b.Warnings)
+	}
+	r := b.Activate(lorebook.Input{Messages: []string{"User: what are the shadowfangs?"}, Char: "Seraphina", User: "User"})
+	if len(r.Before) != 1 || !strings.Contains(r.Before[0].Text, "Shadowfangs are beasts of darkness") || strings.Contains(r.Before[0].Text, "{{char}}") {
+		t.Fatalf("fired %+v", r.Before)
+	}
+}
+
+func trim(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40])
+	}
+	return s
+}

@@ -1,0 +1,38 @@
+package lorebook
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+)
+
+// FuzzWorldInfo: a World Info file never panics the conversion, and what
+// it gives is a character_book that Parse reads as the file read directly.
+func FuzzWorldInfo(f *testing.F) {
+	if real, err := os.ReadFile("../card/testdata/wild/st-eldoria.worldinfo.json"); err == nil {
+		f.Add(string(real))
+	}
+	f.Add(`{"entries": {}}`)
+	f.Add(`{"entries": {"0": {"uid": 0, "key": ["a", "b"], "keysecondary": ["c"], "selective": true, "selectiveLogic": 3, "content": "x", "order": 100, "position": 4, "depth": 2, "role": 1, "disable": false, "group": "g", "sticky": 2, "displayIndex": 1}}}`)
+	f.Add(`{"name": "W", "entries": {"7": {"key": "a,b", "content": null, "disable": "true", "probability": "50", "useProbability": 1}, "x": {"key": [], "constant": true, "content": "c"}}}`)
+	f.Add(`{"entries": {"0": {"key": [{"a": 1}]}}}`)
+	f.Add(`{"entries": {"0": 5}}`)
+	f.Add(`{"entries": {"1": {"uid": "1", "key": ["/re(/i"], "content": "{{char}}", "caseSensitive": null, "scanDepth": 9999, "extensions": {"x": 1}}}}`)
+	f.Fuzz(func(t *testing.T, file string) {
+		book, _, err := FromWorldInfo([]byte(file), "name")
+		if err != nil || !IsWorldInfo([]byte(file)) {
+			return
+		}
+		if !json.Valid(book) {
+			t.Fatalf("not JSON: %s", book)
+		}
+		a, errA := Parse(book)
+		b, errB := Parse([]byte(file))
+		if (errA == nil) != (errB == nil) {
+			t.Fatalf("converted %v, direct %v", errA, errB)
+		}
+		if errA == nil && len(a.Entries) != len(b.Entries) {
+			t.Fatalf("converted %d entries, direct %d", len(a.Entries), len(b.Entries))
+		}
+	})
+}
