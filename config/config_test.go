@@ -200,7 +200,7 @@ func TestToolSections(t *testing.T) {
 	}
 	_, err = Load(envOf(map[string]string{EnvDataDir: t.TempDir(), EnvConfig: "testdata/tools.bad.yml"}))
 	for _, want := range []string{"tools.bad.yml:3: permissions.owner: tools[1]", "cannot negate", "tools.bad.yml:5: permissions.guest", "maybe", "bad__name", "limits.forbidden",
-		"tools.secrets", `entry 1 ("../x")`, `entry 2 ("[x") is not a glob`, "tools.terminal.max_memory_mb", "tools.terminal.max_cpu_seconds"} {
+		"tools.secrets", `entry 1 ("../x")`, `entry 2 ("a\nb") is not a pattern`, "tools.terminal.max_memory_mb", "tools.terminal.max_cpu_seconds"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not say %q", err, want)
 		}

@@ -3,12 +3,10 @@ package config
 import (
 	"errors"
 	"fmt"
-	"github.com/cyan-agent/cyan/clock"
 	"io/fs"
 	"net"
 	"net/url"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -16,6 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cyan-agent/cyan/clock"
+	"github.com/cyan-agent/cyan/glob"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -324,8 +325,8 @@ func (c *Config) validateTools(bad func(key, format string, args ...any)) {
 		p := strings.Trim(strings.TrimPrefix(strings.TrimSpace(s), "!"), "/")
 		if p == "" || strings.Contains(p, "..") {
 			bad("tools.secrets", "entry %d (%q) is not a file or folder name; write .netrc, .aws or .docker/config.json", i, s)
-		} else if _, err := path.Match(p, ""); err != nil {
-			bad("tools.secrets", "entry %d (%q) is not a glob: %v", i, s, err)
+		} else if err := glob.Check(p); err != nil {
+			bad("tools.secrets", "entry %d (%q) is not a pattern: %v", i, s, err)
 		}
 	}
 	seen := map[string]bool{}

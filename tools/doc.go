@@ -28,5 +28,6 @@
 // function, and the effects decide what non-owners may call.
 //
 // A speak text's language is guessed with tts.LanguageOf. It may import
-// store, llm, config, packets, persona, notation, journal, backoff and tts.
+// store, llm, config, packets, persona, notation, journal, backoff, tts and
+// glob.
 package tools

@@ -3,11 +3,12 @@ package tools
 import (
 	"bytes"
 	"fmt"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/cyan-agent/cyan/glob"
 )
 
 // DefaultSecrets are the credential files and folders, by kind, that the
@@ -64,7 +65,7 @@ func NewSecrets(extra []string) (*Secrets, error) {
 			return nil, fmt.Errorf("tools.secrets[%d]: %q is not a file or folder name (write .netrc, .aws or .docker/config.json)", i, e)
 		}
 		for _, part := range strings.Split(p, "/") {
-			if _, err := path.Match(part, ""); err != nil {
+			if err := glob.Check(part); err != nil {
 				return nil, fmt.Errorf("tools.secrets[%d]: %q: %v", i, e, err)
 			}
 		}
@@ -81,12 +82,12 @@ func NewSecrets(extra []string) (*Secrets, error) {
 	for _, p := range list {
 		parts := strings.Split(p, "/")
 		s.patterns = append(s.patterns, parts)
-		if len(parts) == 1 && !strings.ContainsAny(p, "*?[") {
+		if len(parts) == 1 && !strings.ContainsAny(p, "*?") {
 			s.names[p] = true
 		} else {
 			s.globs = append(s.globs, parts)
 		}
-		if w := parts[len(parts)-1]; len(w) >= 4 && !strings.ContainsAny(w, "*?[") {
+		if w := parts[len(parts)-1]; len(w) >= 4 && !strings.ContainsAny(w, "*?") {
 			s.words = append(s.words, w)
 		}
 	}
@@ -104,7 +105,7 @@ func (s *Secrets) Match(p string) (string, bool) {
 		for i := 0; i+len(pat) <= len(parts); i++ {
 			ok := true
 			for j, g := range pat {
-				if m, _ := path.Match(g, parts[i+j]); !m {
+				if !glob.Path(g, parts[i+j]) {
 					ok = false
 					break
 				}
@@ -145,12 +146,11 @@ func (s *Secrets) MatchTail(p string) bool {
 }
 
 // matchPart matches one path component against one part of an entry.
-func matchPart(glob, name string) bool {
-	if !strings.ContainsAny(glob, "*?[") {
-		return glob == name
+func matchPart(pattern, name string) bool {
+	if !strings.ContainsAny(pattern, "*?") {
+		return pattern == name
 	}
-	m, _ := path.Match(glob, name)
-	return m
+	return glob.Path(pattern, name)
 }
 
 // Mentions reports a credential name (one without wildcards) a command

@@ -124,7 +124,7 @@ func TestSecretsList(t *testing.T) {
 			t.Errorf("%s matched %s", p, what)
 		}
 	}
-	for _, bad := range [][]string{{""}, {"!"}, {"../x"}, {"a//b"}, {"!.not-a-default"}, {"[x"}} {
+	for _, bad := range [][]string{{""}, {"!"}, {"../x"}, {"a//b"}, {"!.not-a-default"}, {"a\nb"}} {
 		if _, err := NewSecrets(bad); err == nil || !strings.Contains(err.Error(), "tools.secrets[0]") {
 			t.Errorf("%q: %v", bad, err)
 		}

@@ -37,7 +37,7 @@ var allowed = map[string][]string{
 	"script":               {"generate", "llm"},
 	"memory":               {"store", "config", "packets", "llm", "notation", "journal", "clock"},
 	"events":               {"store", "config", "packets", "llm", "notation", "journal", "backoff", "clock"},
-	"tools":                {"store", "llm", "config", "packets", "persona", "notation", "journal", "backoff", "tts"},
+	"tools":                {"store", "llm", "config", "packets", "persona", "notation", "journal", "backoff", "tts", "glob"},
 	"limitproc":            {"config", "packets", "glob"},
 	"observer":             {"memory", "events", "tools", "llm", "config", "packets", "store", "journal", "clock"},
 	"mainvirtual":          {"store", "persona", "llm", "config", "notation", "journal", "packets", "turn"},
