@@ -20,8 +20,10 @@ import (
 // and processes as RLIMIT_NPROC, counted in the sandbox's own user
 // namespace. The kernel exempts root from RLIMIT_NPROC, so the sandbox
 // also counts the processes of its PID namespace while the program runs
-// and stops it whole at the limit (Sandbox.Run): a fork bomb ends either
-// way.
+// and stops it whole at the limit (Sandbox.Run), and where a pids cgroup
+// can be made (pidCap) the kernel refuses every fork past the limit
+// meanwhile, so the bomb never takes the machine's processes even for the
+// poll's interval: a fork bomb ends either way.
 type Limits struct {
 	MemoryMB   int
 	Processes  int

@@ -103,6 +103,15 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, dir string, stdin io.R
 		}
 		argv = wrapped
 	}
+	// A pids cgroup caps the run at its process limit (and bwrap's own
+	// two processes) where one can be made; the poll below stops it.
+	var pids *pidCap
+	if s.Jail != nil && s.Jail.prlimit != "" && s.Jail.limits.Processes > 0 {
+		if pids = newPidCap(s.Jail.limits.Processes + 2); pids != nil {
+			argv = pids.wrap(argv)
+			defer func() { _ = pids.remove() }()
+		}
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = s.environ(extraEnv...)
@@ -161,6 +170,9 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, dir string, stdin io.R
 		res.Note = "stopped: the call was cancelled"
 	}
 	killGroup(pgid)
+	if res.Note == "" && pids != nil && pids.refused() {
+		res.Note = fmt.Sprintf("a fork was refused at the process limit %d (tools.terminal.max_processes)", s.Jail.limits.Processes)
+	}
 	if waitErr == nil && (res.Note != "") {
 		waitErr = <-exited
 	}
