@@ -91,7 +91,7 @@ func newStrangerRig(t *testing.T) *strangerRig {
 		must(t, os.Symlink(target, link))
 	}
 	cfgFile := filepath.Join(dir, "cyan.yaml")
-	must(t, os.WriteFile(cfgFile, []byte(fmt.Sprintf("persona: ./p\npermissions: {owners: [\"id:qq:1\"]}\ntools: {roots: [%s]}\n", r.root)), 0o600))
+	must(t, os.WriteFile(cfgFile, []byte(fmt.Sprintf("persona: ./p\npermissions: {owners: [\"id:qq:1\"]}\nbridges: {onebot: [{name: qq, mode: reverse, access_token: tok}]}\ntools: {roots: [%s]}\n", r.root)), 0o600))
 	env := map[string]string{"CYAN_DATA_DIR": filepath.Join(dir, "data"), "CYAN_CONFIG": cfgFile, "CYAN_ADDR": "127.0.0.1:0",
 		"CYAN_LLM_BASE_URL": srv.URL + "/v1", "CYAN_LLM_MODEL": "fake-model"}
 	cfg, err := config.Load(func(k string) string { return env[k] })

@@ -309,7 +309,7 @@ func TestCommandLine(t *testing.T) {
 	dir := t.TempDir()
 	envv := env(dir, url, "CYAN_LLM_API_KEY=sk-secret-123456789")
 	stdout, _, rc := cli(t, envv, "", "config", "check")
-	if rc != 0 || !strings.Contains(stdout, "****6789") || strings.Contains(stdout, "secret") {
+	if rc != 0 || !strings.Contains(stdout, "****6789") || strings.Contains(stdout, "sk-secret") {
 		t.Fatalf("config check: rc=%d\n%s", rc, stdout)
 	}
 	_, stderr, rc := cli(t, append(envv, "CYAN_LLM_PROVIDER=gemini"), "", "config", "check")
