@@ -281,8 +281,9 @@ const valueLogFileSize = 256 << 20
 // may keep: what Badger may write at once through its memory maps, where
 // running out of space kills the process with SIGBUS instead of
 // returning an error (minFreeFloor sums it from the options, and a test
-// holds this constant to it). The daemon refuses to start below it and
-// cyan config check says so.
+// holds this constant to it). The configuration refuses a lower
+// store.min_free_mb (config.MinFreeFloorMB, held equal by a test), so
+// neither cyan config check nor a start accepts one.
 const MinFreeFloor = 222 << 20
 
 // minFreeFloor is what Badger may write at once with options o:
@@ -302,15 +303,4 @@ func minFreeFloor(o badger.Options) uint64 {
 	others := int64(o.NumCompactors-1) * int64(1+o.LevelSizeMultiplier) * o.BaseTableSize
 	vlog := 15 * o.MemTableSize / 100 // Badger's largest write batch (db.go)
 	return uint64(wal + flush + l0 + others + vlog)
-}
-
-// CheckMinFree returns an error that says what to set when minFree (bytes)
-// is below MinFreeFloor.
-func CheckMinFree(minFree uint64) error {
-	if minFree >= MinFreeFloor {
-		return nil
-	}
-	return fmt.Errorf("store.min_free_mb is %d, below the floor of %d: cyan's database may write up to %s at once (a new %s write-ahead log, a %s table flush, compactions of up to %s) through memory maps, and a disk that runs out in the middle of that kills cyan (SIGBUS) instead of refusing the write; set store.min_free_mb to %d or more",
-		minFree>>20, MinFreeFloor>>20, humanBytes(MinFreeFloor), humanBytes(2*memTableSize), humanBytes(memTableSize),
-		humanBytes(MinFreeFloor-3*memTableSize), MinFreeFloor>>20)
 }

@@ -234,3 +234,22 @@ func (st *state) vlog(id uint64) (int64, bool) {
 	n, ok := st.VLogs[id]
 	return n, ok
 }
+
+// Record is what the store last recorded of its database (StateFile), as
+// cyan doctor shows it.
+type Record struct {
+	Clean    bool       // written by a clean close
+	Messages uint64     // messages stored then
+	Written  time.Time  // when
+	Short    *Shortfall // an open found fewer messages than recorded
+}
+
+// LastRecord reads a data dir's record; nil without error when the store
+// has made none yet.
+func LastRecord(dir string) (*Record, error) {
+	st, err := readState(dir)
+	if st == nil || err != nil {
+		return nil, err
+	}
+	return &Record{Clean: st.Clean, Messages: st.Messages, Written: st.Written, Short: st.Short}, nil
+}
