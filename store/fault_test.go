@@ -10,7 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
+	"maps"
 	"strings"
 	"syscall"
 	"testing"
@@ -297,18 +297,22 @@ func TestDamagedDataDir(t *testing.T) {
 			db := filepath.Join(dir, "db")
 			path := d.file(db)
 			if path == "" {
-				rows = append(rows, fmt.Sprintf("| %s | %s | (no such file: nothing to damage) |", d.name, tmpl.name))
+				rows = append(rows, fmt.Sprintf("| %s | %s | (no such file: nothing to damage) | |", d.name, tmpl.name))
 				continue
 			}
 			if err := d.do(path); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			before := filesOf(t, dir)
-			outcome := openDamaged(t, name, dir, path, tmpl.acked, before)
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s |", d.name, tmpl.name, outcome))
+			outcome, refused := openDamaged(t, name, dir, path, tmpl.acked, before)
+			repaired := ""
+			if refused {
+				repaired = repairDamaged(t, name, dir, tmpl.acked)
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |", d.name, tmpl.name, outcome, repaired))
 		}
 	}
-	table := "| damage | data dir | outcome |\n|---|---|---|\n" + strings.Join(rows, "\n") + "\n"
+	table := "| damage | data dir | outcome | cyan repair NEW_DIR |\n|---|---|---|---|\n" + strings.Join(rows, "\n") + "\n"
 	if *faultTable {
 		fmt.Print(table)
 	} else {
@@ -318,7 +322,7 @@ func TestDamagedDataDir(t *testing.T) {
 
 // openDamaged opens a damaged data dir and checks the outcome; it
 // returns the outcome's line for the table.
-func openDamaged(t *testing.T, name, dir, damaged string, acked []string, before map[string]bool) (outcome string) {
+func openDamaged(t *testing.T, name, dir, damaged string, acked []string, before map[string]bool) (outcome string, refused bool) {
 	t.Helper()
 	defer func() {
 		if r := recover(); r != nil {
@@ -346,9 +350,9 @@ func openDamaged(t *testing.T, name, dir, damaged string, acked []string, before
 			t.Errorf("%s: the refusal does not say what to do: %v", name, err)
 		}
 		if de == nil {
-			return "refused without naming the file: " + msg
+			return "refused without naming the file: " + msg, false
 		}
-		return fmt.Sprintf("refuses to start: `%s`: %s", filepath.Base(de.File), de.Problem)
+		return fmt.Sprintf("refuses to start: `%s`: %s", filepath.Base(de.File), de.Problem), true
 	}
 	defer s.Close()
 	missing := 0
@@ -359,14 +363,48 @@ func openDamaged(t *testing.T, name, dir, damaged string, acked []string, before
 	}
 	if missing > 0 {
 		t.Errorf("%s: opened with %d of %d acknowledged messages missing (shortfall reported: %v)", name, missing, len(acked), s.Shortfall())
-		return fmt.Sprintf("OPENED WITH %d MESSAGES MISSING", missing)
+		return fmt.Sprintf("OPENED WITH %d MESSAGES MISSING", missing), false
 	}
 	note := ""
 	if strings.Contains(logged.String(), "moved aside") || strings.Contains(logged.String(), "out of the database") {
 		note = " (the damaged file moved aside, logged)"
 	}
-	if !slices.ContainsFunc(acked, func(string) bool { return true }) {
-		return "opened (no messages)"
+	return fmt.Sprintf("opens with all %d messages%s", len(acked), note), false
+}
+
+// repairDamaged salvages a refused data dir into a new one, checks that
+// the new one opens with what the report says it kept and that the
+// damaged one was not changed, and returns the table's cell.
+func repairDamaged(t *testing.T, name, dir string, acked []string) string {
+	t.Helper()
+	before := filesOf(t, dir)
+	to := dir + ".new"
+	rep, err := salvage(dir, to, nil, faultTune)
+	if err != nil {
+		t.Errorf("%s: repair: %v", name, err)
+		return "REPAIR FAILED: " + err.Error()
 	}
-	return fmt.Sprintf("opens with all %d messages%s", len(acked), note)
+	if after := filesOf(t, dir); !maps.Equal(before, after) {
+		t.Errorf("%s: the repair changed the damaged data dir: %v → %v", name, before, after)
+	}
+	s, err := Open(Options{Dir: to, tune: faultTune})
+	if err != nil {
+		t.Errorf("%s: the repaired data dir does not open: %v", name, err)
+		return "REPAIRED DIR DOES NOT OPEN"
+	}
+	defer s.Close()
+	found := 0
+	for _, id := range acked {
+		if _, err := s.Get(id); err == nil {
+			found++
+		}
+	}
+	if found != rep.Messages {
+		t.Errorf("%s: the repair reports %d messages, the new data dir has %d of the acknowledged", name, rep.Messages, found)
+	}
+	lost := "lost: none"
+	if rep.Lost() > 0 {
+		lost = fmt.Sprintf("reports %d lost", rep.Lost())
+	}
+	return fmt.Sprintf("%d of %d messages kept; %s", found, len(acked), lost)
 }
