@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"maps"
 	"strings"
 	"syscall"
 	"testing"
@@ -27,7 +27,8 @@ var faultTable = flag.Bool("fault-table", false, "print TestDamagedDataDir's tab
 // puts a long message there), so the value log holds messages too; no
 // compactions, so the files of a killed run stay as the kill left them.
 func faultTune(o badger.Options) badger.Options {
-	return o.WithMemTableSize(1 << 20).WithValueThreshold(64 << 10).WithValueLogFileSize(1 << 20).WithNumCompactors(0)
+	return o.WithMemTableSize(1 << 20).WithValueThreshold(64 << 10).WithValueLogFileSize(1 << 20).WithNumCompactors(0).
+		WithBlockCacheSize(1 << 20).WithIndexCacheSize(1 << 20)
 }
 
 const faultMessages = 3000
@@ -288,30 +289,45 @@ func TestDamagedDataDir(t *testing.T) {
 	templates[0].acked = stoppedDir(t, templates[0].dir)
 	templates[1].acked = killedDir(t, templates[1].dir)
 
-	var rows []string
+	type faultCase struct {
+		d    damage
+		tmpl int
+	}
+	var cases []faultCase
 	for _, d := range faultDamages() {
-		for _, tmpl := range templates {
-			name := d.name + " after a " + tmpl.name
-			dir := filepath.Join(base, fmt.Sprintf("case%d", len(rows)))
-			copyDir(t, tmpl.dir, dir)
-			db := filepath.Join(dir, "db")
-			path := d.file(db)
-			if path == "" {
-				rows = append(rows, fmt.Sprintf("| %s | %s | (no such file: nothing to damage) | |", d.name, tmpl.name))
-				continue
-			}
-			if err := d.do(path); err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			before := filesOf(t, dir)
-			outcome, refused := openDamaged(t, name, dir, path, tmpl.acked, before)
-			repaired := ""
-			if refused {
-				repaired = repairDamaged(t, name, dir, tmpl.acked)
-			}
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |", d.name, tmpl.name, outcome, repaired))
+		for i := range templates {
+			cases = append(cases, faultCase{d, i})
 		}
 	}
+	rows := make([]string, len(cases))
+	t.Run("cases", func(t *testing.T) {
+		for i, c := range cases {
+			tmpl := templates[c.tmpl]
+			d := c.d
+			name := d.name + " after a " + tmpl.name
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				dir := filepath.Join(base, fmt.Sprintf("case%d", i))
+				copyDir(t, tmpl.dir, dir)
+				db := filepath.Join(dir, "db")
+				path := d.file(db)
+				if path == "" {
+					rows[i] = fmt.Sprintf("| %s | %s | (no such file: nothing to damage) | |", d.name, tmpl.name)
+					return
+				}
+				if err := d.do(path); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				before := filesOf(t, dir)
+				outcome, refused := openDamaged(t, name, dir, path, tmpl.acked, before)
+				repaired := ""
+				if refused {
+					repaired = repairDamaged(t, name, dir, tmpl.acked)
+				}
+				rows[i] = fmt.Sprintf("| %s | %s | %s | %s |", d.name, tmpl.name, outcome, repaired)
+			})
+		}
+	})
 	table := "| damage | data dir | outcome | cyan repair NEW_DIR |\n|---|---|---|---|\n" + strings.Join(rows, "\n") + "\n"
 	if *faultTable {
 		fmt.Print(table)

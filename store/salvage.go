@@ -92,15 +92,6 @@ func salvage(from, to string, log *slog.Logger, tune func(badger.Options) badger
 	if err := copyKeys(scratch, to, rep, log, tune); err != nil {
 		return nil, err
 	}
-	// Open and close once more: the new store counts its messages and
-	// records them (state.go).
-	st, err := Open(Options{Dir: to, Logger: log, tune: tune})
-	if err != nil {
-		return nil, fmt.Errorf("store: open the salvaged data dir %s: %w", to, err)
-	}
-	if err := st.Close(); err != nil {
-		return nil, err
-	}
 	return rep, nil
 }
 
@@ -278,7 +269,10 @@ func copyKeys(scratch, to string, rep *SalvageReport, log *slog.Logger, tune fun
 	}
 	rep.Messages = len(kept)
 
-	dst, err := Open(Options{Dir: to, Logger: log, tune: tune})
+	// The copy is written unsynced and synced once at the end (a
+	// salvage cut short is started again into a new folder).
+	unsynced := func(o badger.Options) badger.Options { return tune(o).WithSyncWrites(false) }
+	dst, err := Open(Options{Dir: to, Logger: log, tune: unsynced})
 	if err != nil {
 		return fmt.Errorf("store: salvage: create %s: %w", to, err)
 	}
@@ -316,6 +310,18 @@ func copyKeys(scratch, to string, rep *SalvageReport, log *slog.Logger, tune fun
 		err = wb.Flush()
 	} else {
 		wb.Cancel()
+	}
+	if err == nil {
+		err = dst.DB().Sync()
+	}
+	if err == nil {
+		// The close records the messages now there (state.go).
+		var n uint64
+		if n, err = dst.countMessages(); err == nil {
+			dst.wmu.Lock()
+			dst.counted, dst.seqOpen = n, dst.seq
+			dst.wmu.Unlock()
+		}
 	}
 	return errors.Join(err, dst.Close())
 }
