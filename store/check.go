@@ -51,6 +51,18 @@ const AsideDir = "db.aside"
 // (Badger would delete them). It returns a *DamageError naming the file
 // when the folder cannot be opened without losing data.
 func checkDB(dir string, walSize, vlogSize int64, log *slog.Logger) error {
+	return checkDir(dir, walSize, vlogSize, log, false)
+}
+
+// CheckDir checks a stopped data dir's database as Open does, but only
+// reads: a table that Open would move aside, or a key registry it would
+// replace, is not touched. It returns a *DamageError when Open would
+// refuse the folder.
+func CheckDir(dir string) error {
+	return checkDir(dir, 2*memTableSize, 2*valueLogFileSize, slog.New(slog.DiscardHandler), true)
+}
+
+func checkDir(dir string, walSize, vlogSize int64, log *slog.Logger, readOnly bool) error {
 	dbDir := filepath.Join(dir, "db")
 	tables, wals, vlogs, err := listDB(dbDir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -172,6 +184,9 @@ func checkDB(dir string, walSize, vlogSize int64, log *slog.Logger) error {
 		}
 		// cyan does not encrypt: the registry holds no key, and Badger
 		// writes a new one. Keep the damaged one.
+		if readOnly {
+			return nil
+		}
 		to, merr := moveAside(dir, dbDir, KeyRegistryFile)
 		if merr != nil {
 			return merr
@@ -181,6 +196,9 @@ func checkDB(dir string, walSize, vlogSize int64, log *slog.Logger) error {
 
 	// Badger deletes the tables its MANIFEST does not list; keep them.
 	for id := range tables {
+		if readOnly {
+			break
+		}
 		if _, ok := m.Tables[id]; ok {
 			continue
 		}
