@@ -39,12 +39,12 @@ func repairCmd(f *flags) run {
 		w := io.Stdout
 		fmt.Fprintf(w, "salvaged the database of %s into %s in %s; the damaged data dir was not changed\n", cfg.DataDir, to, time.Since(began).Round(time.Millisecond))
 		switch lost := rep.Lost(); {
-		case lost < 0:
-			fmt.Fprintf(w, "  messages: %d kept (the damaged data dir has no record of how many it held)\n", rep.Messages)
+		case rep.Recorded == 0:
+			fmt.Fprintf(w, "  messages: %d kept, %d known lost (the damaged data dir has no record of how many it held)\n", rep.Messages, lost)
 		case lost == 0:
 			fmt.Fprintf(w, "  messages: %d kept of %d recorded: none lost\n", rep.Messages, rep.Recorded)
 		default:
-			fmt.Fprintf(w, "  messages: %d kept of %d recorded: %d LOST\n", rep.Messages, rep.Recorded, lost)
+			fmt.Fprintf(w, "  messages: %d kept of %d recorded: at least %d LOST\n", rep.Messages, rep.Recorded, lost)
 		}
 		fmt.Fprintf(w, "  keys copied: %d (messages and their indexes, memory, events, recall, …)\n", rep.Keys)
 		if rep.LostValues > 0 {

@@ -149,7 +149,7 @@ func checkDir(dir string, walSize, vlogSize int64, log *slog.Logger, readOnly bo
 		name := fmt.Sprintf("%06d.vlog", id) // Badger's vlog.fpath
 		if size == 0 {
 			if last != nil && slices.Contains(last.VLogIDs, id) {
-				return damaged(name, "it is empty, but it was a value log when cyan last checked")
+				return damaged(name, "it is empty (zero bytes), but it held values when cyan last checked")
 			}
 			continue // left by a start killed as it made the file (repair.go)
 		}
@@ -172,7 +172,7 @@ func checkDir(dir string, walSize, vlogSize int64, log *slog.Logger, readOnly bo
 		}
 		for _, id := range last.VLogIDs {
 			if _, ok := vlogs[id]; !ok {
-				return damaged(fmt.Sprintf("%06d.vlog", id), "this value log is missing; it was there when cyan last checked, and Badger removes none while it runs")
+				return damaged(fmt.Sprintf("%06d.vlog", id), "this value log is missing; it held values when cyan last checked, and Badger removes none that does")
 			}
 		}
 	}

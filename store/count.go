@@ -82,22 +82,18 @@ func (s *Store) checkpoint(clean bool) error {
 		return err
 	}
 	s.manifest = st.Manifest.Size
-	s.nextWAL, s.nextVlog = 0, 0
-	if n := len(st.WALs); n > 0 {
-		s.nextWAL = st.WALs[n-1] + 1
-	}
-	if n := len(st.VLogIDs); n > 0 {
-		s.nextVlog = st.VLogIDs[n-1] + 1
-	}
+	s.nextWAL, s.nextVlog = st.nextWAL, st.nextVlog
+	s.emptyWAL, s.emptyVlog = st.emptyWAL, st.emptyVlog
 	return nil
 }
 
 // noteWrite checkpoints when Badger's MANIFEST changed since the last one
-// (a flush or a compaction) or a new write-ahead log or value log was
-// made: the record then lists the files as they are. A write is
-// acknowledged only after this, so every file holding an acknowledged
-// write is in the record. Called with wmu held, after a write; it costs
-// three stat calls when nothing changed.
+// (a flush or a compaction), a new write-ahead log or value log was made,
+// or one that was empty took its first write: the record then lists the
+// files as they are. A write is acknowledged only after this, so every
+// file holding an acknowledged write is in the record. Called with wmu
+// held, after a write; when nothing changed it costs three stat calls and
+// reads of the empty logs' first bytes.
 func (s *Store) noteWrite() {
 	if s.dir == "" {
 		return
@@ -115,6 +111,13 @@ func (s *Store) noteWrite() {
 	if !changed && s.nextVlog > 0 {
 		_, err := os.Stat(filepath.Join(db, fmt.Sprintf("%06d.vlog", s.nextVlog)))
 		changed = err == nil
+	}
+	// A log that was empty at the checkpoint and now holds writes.
+	if !changed && s.emptyWAL > 0 {
+		changed = holdsWrites(filepath.Join(db, fmt.Sprintf("%05d.mem", s.emptyWAL-1)))
+	}
+	if !changed && s.emptyVlog > 0 {
+		changed = holdsWrites(filepath.Join(db, fmt.Sprintf("%06d.vlog", s.emptyVlog-1)))
 	}
 	if !changed {
 		return

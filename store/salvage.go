@@ -40,13 +40,16 @@ type SalvageReport struct {
 	Dropped int
 }
 
-// Lost is how many recorded messages the new data dir lacks (-1: no
-// record to compare with).
+// Lost is how many messages are known lost: those whose value did not
+// read, or the recorded count less those kept, whichever is more. The
+// record is of the last clean stop or checkpoint, so after a kill more
+// may be lost than it shows: it is a lower bound.
 func (r *SalvageReport) Lost() int {
-	if r.Recorded == 0 {
-		return -1
+	lost := r.LostMessages
+	if r.Recorded > 0 {
+		lost = max(lost, int(r.Recorded)-r.Messages)
 	}
-	return max(0, int(r.Recorded)-r.Messages)
+	return lost
 }
 
 // Salvage copies what a damaged data dir's database still holds into a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,22 +37,27 @@ type state struct {
 	Manifest manifestMark `json:"manifest"`
 	// Tables are the ids of the tables the MANIFEST listed.
 	Tables []uint64 `json:"tables"`
-	// WALs are the ids of the write-ahead logs (*.mem) then present.
+	// WALs are the ids of the write-ahead logs (*.mem) then present
+	// that held writes.
 	WALs []uint64 `json:"wals,omitempty"`
 	// VLogs are the value logs that held values, by id, with their
 	// length (a value log being written is left out: its length is
 	// Badger's preallocation). cyan never collects the value log, so
 	// none of them goes away.
 	VLogs map[uint64]int64 `json:"vlogs,omitempty"`
-	// VLogIDs are the ids of every value log then present. Badger
-	// removes an empty value log only as it opens (value.go), before the
-	// checkpoint that follows every open.
+	// VLogIDs are the ids of the value logs then present that held
+	// values: Badger removes only empty ones, as it opens (value.go).
 	VLogIDs []uint64 `json:"vlog_ids,omitempty"`
 	// Written is when the record was made.
 	Written time.Time `json:"written"`
 	// Short, once an open found fewer messages than recorded, stays
 	// until the owner accepts the loss or repairs the database.
 	Short *Shortfall `json:"short,omitempty"`
+
+	// nextWAL and nextVlog are the ids the next logs Badger makes will
+	// have; emptyWAL and emptyVlog, plus one, the newest logs that held
+	// nothing yet (0: none). Not recorded: noteWrite watches them.
+	nextWAL, nextVlog, emptyWAL, emptyVlog uint64
 }
 
 type manifestMark struct {
@@ -150,7 +156,12 @@ func snapshot(dbDir string, vlogFull int64) (*state, error) {
 		return nil, err
 	}
 	for id := range vlogs {
-		st.VLogIDs = append(st.VLogIDs, id)
+		st.nextVlog = max(st.nextVlog, id+1)
+		if holdsWrites(filepath.Join(dbDir, fmt.Sprintf("%06d.vlog", id))) {
+			st.VLogIDs = append(st.VLogIDs, id)
+		} else {
+			st.emptyVlog = max(st.emptyVlog, id+1)
+		}
 	}
 	slices.Sort(st.VLogIDs)
 	for id, size := range vlogs {
@@ -161,13 +172,30 @@ func snapshot(dbDir string, vlogFull int64) (*state, error) {
 			st.VLogs[id] = size
 		}
 	}
-	for id, size := range wals {
-		if size > 0 {
+	for id := range wals {
+		st.nextWAL = max(st.nextWAL, id+1)
+		if holdsWrites(filepath.Join(dbDir, fmt.Sprintf("%05d.mem", id))) {
 			st.WALs = append(st.WALs, id)
+		} else {
+			st.emptyWAL = max(st.emptyWAL, id+1)
 		}
 	}
 	slices.Sort(st.WALs)
 	return st, nil
+}
+
+// holdsWrites reports whether a write-ahead or value log has an entry
+// after its header. Only such logs are recorded: Badger removes an empty
+// one as it opens, and a start killed then must not look damaged.
+func holdsWrites(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, walHeaderSize+8)
+	n, _ := io.ReadFull(f, b)
+	return n > walHeaderSize && !allZero(b[walHeaderSize:n])
 }
 
 // listDB lists a database folder's tables, write-ahead logs and value

@@ -64,15 +64,17 @@ type Store struct {
 
 	// dir is the data dir ("" in memory); the fields below keep its
 	// record (state.go), under wmu.
-	dir      string
-	counted  uint64     // messages counted at open
-	seqOpen  uint64     // s.seq then
-	manifest int64      // the MANIFEST's size at the last checkpoint
-	short    *Shortfall // this open found fewer messages than recorded
-	prior    *state     // the record found at open
-	vlogFull int64      // the size Badger gives a value log being written
-	nextWAL  uint64     // the id of the next write-ahead log (0: unknown)
-	nextVlog uint64     // the id of the next value log (0: unknown)
+	dir       string
+	counted   uint64     // messages counted at open
+	seqOpen   uint64     // s.seq then
+	manifest  int64      // the MANIFEST's size at the last checkpoint
+	short     *Shortfall // this open found fewer messages than recorded
+	prior     *state     // the record found at open
+	vlogFull  int64      // the size Badger gives a value log being written
+	nextWAL   uint64     // the id of the next write-ahead log (0: unknown)
+	nextVlog  uint64     // the id of the next value log (0: unknown)
+	emptyWAL  uint64     // 1 + the id of the newest log empty at the checkpoint
+	emptyVlog uint64     // (0: none)
 }
 
 // Open opens (creating if needed) the store of a data dir and takes its
