@@ -53,6 +53,9 @@ func repairCmd(f *flags) run {
 		if rep.Dropped > 0 {
 			fmt.Fprintf(w, "  index entries of lost messages left out: %d\n", rep.Dropped)
 		}
+		if rep.Reindexed > 0 {
+			fmt.Fprintf(w, "  index entries written anew for kept messages: %d\n", rep.Reindexed)
+		}
 		for _, u := range rep.Unreadable {
 			fmt.Fprintf(w, "  left out: %s\n", u)
 		}

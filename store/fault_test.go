@@ -277,6 +277,11 @@ func TestDamagedDataDir(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and kills a database")
 	}
+	if raceOn {
+		// Minutes under the race detector; the other store tests run the
+		// same code (the checks, the record, the salvage) under it.
+		t.Skip("too slow under the race detector")
+	}
 	base := t.TempDir()
 	templates := []struct {
 		name  string
@@ -400,6 +405,7 @@ func repairDamaged(t *testing.T, name, dir string, acked []string) string {
 		t.Errorf("%s: repair: %v", name, err)
 		return "REPAIR FAILED: " + err.Error()
 	}
+	t.Logf("%s: repair: %+v", name, rep)
 	if after := filesOf(t, dir); !maps.Equal(before, after) {
 		t.Errorf("%s: the repair changed the damaged data dir: %v → %v", name, before, after)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,8 +37,9 @@ type SalvageReport struct {
 	// value log); LostMessages how many of those were messages.
 	LostValues, LostMessages int
 	// Dropped counts index entries left out because their message was
-	// lost.
-	Dropped int
+	// lost; Reindexed, index entries written anew for a message kept
+	// whose entries were lost.
+	Dropped, Reindexed int
 }
 
 // Lost is how many messages are known lost: those whose value did not
@@ -147,7 +149,16 @@ func gatherFiles(from, scratch string, walFull int64, rep *SalvageReport) error 
 					}
 				}
 				if verr != nil {
-					rep.Unreadable = append(rep.Unreadable, fmt.Sprintf("%s: %v", path, verr))
+					// Keep the blocks that still read.
+					tm.Compression = kinds[0]
+					lost, kept, serr := salvageTable(path, filepath.Join(scratch, name), tm)
+					if serr != nil {
+						rep.Unreadable = append(rep.Unreadable, fmt.Sprintf("%s: %v; %v", path, verr, serr))
+						continue
+					}
+					rep.Unreadable = append(rep.Unreadable, fmt.Sprintf("%s: %d blocks did not read (%v); the %d entries of the others were kept", path, lost, verr, kept))
+					changes = append(changes, &pb.ManifestChange{Id: id, Op: pb.ManifestChange_CREATE, Level: uint32(tm.Level),
+						EncryptionAlgo: pb.EncryptionAlgo_aes, Compression: uint32(options.None)})
 					continue
 				}
 				if err := copyFile(path, filepath.Join(scratch, name), -1); err != nil {
@@ -235,6 +246,7 @@ func copyKeys(scratch, to string, rep *SalvageReport, log *slog.Logger, tune fun
 
 	// First the messages that read whole.
 	kept := map[uuid.UUID]bool{}
+	msgs := map[uuid.UUID]*Message{}
 	err = src.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixMessage)})
 		defer it.Close()
@@ -249,13 +261,14 @@ func copyKeys(scratch, to string, rep *SalvageReport, log *slog.Logger, tune fun
 			}
 			// A message is kept when its value reads and is the message.
 			err = it.Item().Value(func(v []byte) error {
-				var m Message
-				if err := json.Unmarshal(v, &m); err != nil {
+				m := new(Message)
+				if err := json.Unmarshal(v, m); err != nil {
 					return err
 				}
 				if m.ID != id.String() {
 					return fmt.Errorf("the value of message %s holds message %q", id, m.ID)
 				}
+				msgs[id] = m
 				return nil
 			})
 			if err != nil {
@@ -280,6 +293,8 @@ func copyKeys(scratch, to string, rep *SalvageReport, log *slog.Logger, tune fun
 		return fmt.Errorf("store: salvage: create %s: %w", to, err)
 	}
 	wb := dst.DB().NewWriteBatch()
+	indexed := map[string]map[uuid.UUID]bool{prefixMsgID: {}, prefixArrival: {}, prefixToolIndex: {}, prefixExternal: {}}
+	var lastSeq uint64
 	err = src.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{})
 		defer it.Close()
@@ -302,6 +317,12 @@ func copyKeys(scratch, to string, rep *SalvageReport, log *slog.Logger, tune fun
 				rep.Dropped++
 				continue
 			}
+			if p, id, ok := indexOf(k, v); ok {
+				indexed[p][id] = true
+				if p == prefixArrival {
+					lastSeq = max(lastSeq, binary.BigEndian.Uint64(k[len(prefixArrival):]))
+				}
+			}
 			if err := wb.Set(k, v); err != nil {
 				return err
 			}
@@ -309,6 +330,15 @@ func copyKeys(scratch, to string, rep *SalvageReport, log *slog.Logger, tune fun
 		}
 		return nil
 	})
+	// A kept message whose index entries were in a lost block gets them
+	// anew; the arrival log takes it after the last arrival kept.
+	if err == nil {
+		for _, id := range slices.SortedFunc(maps.Keys(msgs), func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) }) {
+			if err = reindex(wb, msgs[id], id, indexed, &lastSeq, rep); err != nil {
+				break
+			}
+		}
+	}
 	if err == nil {
 		err = wb.Flush()
 	} else {
@@ -327,6 +357,48 @@ func copyKeys(scratch, to string, rep *SalvageReport, log *slog.Logger, tune fun
 		}
 	}
 	return errors.Join(err, dst.Close())
+}
+
+// indexOf names the message an index entry points at.
+func indexOf(k, v []byte) (prefix string, id uuid.UUID, ok bool) {
+	for _, p := range []string{prefixMsgID, prefixToolIndex, prefixArrival, prefixExternal} {
+		if !bytes.HasPrefix(k, []byte(p)) {
+			continue
+		}
+		raw := k[max(0, len(k)-16):]
+		if p == prefixArrival || p == prefixExternal {
+			raw = v[:min(16, len(v))]
+		}
+		u, err := uuid.FromBytes(raw)
+		return p, u, err == nil
+	}
+	return "", id, false
+}
+
+// reindex writes the index entries a kept message lacks.
+func reindex(wb *badger.WriteBatch, m *Message, id uuid.UUID, indexed map[string]map[uuid.UUID]bool, lastSeq *uint64, rep *SalvageReport) error {
+	var sets [][2][]byte
+	if !indexed[prefixMsgID][id] {
+		sets = append(sets, [2][]byte{idKey(id), []byte(m.Channel)})
+	}
+	if !indexed[prefixArrival][id] {
+		*lastSeq++
+		sets = append(sets, [2][]byte{arrivalKey(*lastSeq), append(id[:len(id):len(id)], m.Channel...)})
+	}
+	if m.Role == RoleTool && !indexed[prefixToolIndex][id] {
+		sets = append(sets, [2][]byte{append(toolIndexPrefix(m.Channel), id[:]...), nil})
+	}
+	if m.ExternalID != "" && !indexed[prefixExternal][id] {
+		sets = append(sets, [2][]byte{externalKey(m.Channel, m.ExternalID), id[:]})
+	}
+	for _, kv := range sets {
+		if err := wb.Set(kv[0], kv[1]); err != nil {
+			return err
+		}
+		rep.Reindexed++
+		rep.Keys++
+	}
+	return nil
 }
 
 // indexKept reports whether a key is kept: every key but an index entry
