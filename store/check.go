@@ -258,7 +258,7 @@ func verifyTable(path string, tm badger.TableManifest, size int64) (err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("the table cannot be read: it was cut or overwritten (reading it panicked: %s)", oneLine(fmt.Sprint(r)))
+			err = fmt.Errorf("the table cannot be read: it was cut or overwritten (Badger's table reader failed on it: %s)", oneLine(fmt.Sprint(r), 80))
 		}
 		_ = mf.Close(-1)
 	}()
@@ -313,11 +313,12 @@ func checkKeyRegistry(dbDir string) error {
 const sanityText = "Hello Badger"
 
 // oneLine folds a panic's text (Badger's span several lines) into one
-// line of at most 200 characters.
-func oneLine(s string) string {
+// line of at most n bytes.
+func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 200 {
-		s = s[:200] + "…"
+	s = strings.TrimPrefix(s, "== Recovering from initIndex crash == ")
+	if len(s) > n {
+		s = s[:n] + "…"
 	}
 	return s
 }

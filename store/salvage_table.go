@@ -24,7 +24,7 @@ func salvageTable(from, to string, tm badger.TableManifest) (lostBlocks, kept in
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("its index cannot be read (%s)", oneLine(fmt.Sprint(r)))
+			err = fmt.Errorf("its index cannot be read (%s)", oneLine(fmt.Sprint(r), 80))
 		}
 		_ = mf.Close(-1)
 	}()
