@@ -360,6 +360,9 @@ func openDamaged(t *testing.T, name, dir, damaged string, acked []string, before
 		}
 	}
 	if err != nil {
+		if !maps.Equal(before, after) {
+			t.Errorf("%s: a refused start changed the data dir's files: %v → %v", name, before, after)
+		}
 		var de *DamageError
 		msg := err.Error()
 		switch {
