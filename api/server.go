@@ -92,6 +92,9 @@ type Options struct {
 	// Parts and Components are shown by /healthz (nil: left out).
 	Parts      Parts
 	Components Components
+	// Model tells /healthz whether the model answered at its last call
+	// (nil: not watched).
+	Model Model
 	// Voice serves /api/v1/speech (nil: those routes answer 503); it
 	// speaks the voiced channels by following the journal itself.
 	Voice *tts.Voice

@@ -64,6 +64,8 @@ func commands() []verb {
 			example: []string{"cyan.backup"}},
 		{name: "restore", args: "FILE", summary: "load a backup into a data dir that has no database yet", setup: restoreCmd,
 			example: []string{"cyan.backup"}},
+		{name: "repair", args: "NEW_DIR", summary: "salvage what a damaged database still holds into a new data dir, and say what was lost (the damaged one is only read)", setup: repairCmd,
+			example: []string{"~/cyan-repaired"}},
 		{name: "export", args: "FILE", summary: "write everything cyan remembers as documented JSON lines (- for stdout); cyan import takes it back", setup: exportCmd,
 			example: []string{"cyan-export.jsonl"}},
 		{name: "say", args: "TEXT...", summary: "speak a text with the configured voice (no daemon needed): play it, or write it with --out", setup: sayCmd,

@@ -44,7 +44,7 @@ func doctorCmd(f *flags) run {
 			src = "built-in defaults and environment"
 		}
 		checks = append(checks, check{name: "config", ok: true, msg: "valid (" + src + ")"})
-		checks = append(checks, checkDataDir(cfg))
+		checks = append(checks, checkDataDir(cfg), checkDatabase(cfg))
 		checks = append(checks, checkParts(cfg)...)
 		checks = append(checks, checkPersona(cfg), checkFiles(cfg), checkSandbox(cfg), checkUser(), checkOwners(cfg, cfg.Bridges.BridgeNames()))
 		checks = append(checks, checkLLM(cfg, *timeout)...)
@@ -145,6 +145,48 @@ func checkDataDir(cfg *config.Config) check {
 		}
 	default:
 		c.msg = fmt.Sprintf("%s is writable; no daemon runs on it (start one with 'cyan serve')", cfg.DataDir)
+	}
+	return c
+}
+
+// checkDatabase checks the database of a stopped data dir as a start
+// would (read only), and says what the store last recorded: a start that
+// found fewer messages than recorded fails until the owner repairs it.
+func checkDatabase(cfg *config.Config) check {
+	c := check{name: "database"}
+	_, held, _ := store.Holder(cfg.DataDir)
+	if !held {
+		var de *store.DamageError
+		if err := store.CheckDir(cfg.DataDir); errors.As(err, &de) {
+			c.msg = fmt.Sprintf("%s: %s", de.File, de.Problem)
+			c.fix = "load a backup into an empty data dir (cyan restore BACKUP), or salvage what can be read into a new one (cyan repair NEW_DIR)"
+			return c
+		} else if err != nil {
+			c.msg = err.Error()
+			return c
+		}
+	}
+	rec, err := store.LastRecord(cfg.DataDir)
+	switch {
+	case err != nil:
+		c.msg = err.Error()
+		c.fix = "cyan repair NEW_DIR copies the database into a new data dir with a new record"
+	case rec == nil:
+		c.ok = true
+		c.msg = "no record yet (the store writes one at its first start)"
+	case rec.Short != nil:
+		c.msg = rec.Short.String()
+		c.fix = "cyan repair NEW_DIR salvages what the files still hold; cyan restore BACKUP loads a backup into an empty data dir"
+	default:
+		c.ok = true
+		how := "at a checkpoint"
+		if rec.Clean {
+			how = "at its last clean stop"
+		}
+		c.msg = fmt.Sprintf("%d messages %s (%s); the files check out", rec.Messages, how, rec.Written.Local().Format("2006-01-02 15:04:05"))
+		if held {
+			c.msg = fmt.Sprintf("%d messages at the last checkpoint (%s); the running daemon's /healthz says how it is now", rec.Messages, rec.Written.Local().Format("2006-01-02 15:04:05"))
+		}
 	}
 	return c
 }

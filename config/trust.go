@@ -7,6 +7,14 @@ import (
 	"time"
 )
 
+// MinFreeFloorMB is the least store.min_free_mb accepted: what the
+// database may write at once through its memory maps (a new write-ahead
+// log, a table flush, the compactions that may run together), where a
+// disk that runs out kills the process (SIGBUS) instead of failing the
+// write. The store derives it from its database's options, and a test
+// holds the two equal (store.MinFreeFloor).
+const MinFreeFloorMB = 222
+
 // Store tunes the database's safety margin.
 type Store struct {
 	// MinFreeMB is the free space, in megabytes, the store keeps on the
@@ -43,8 +51,12 @@ func (c *Config) validateTrust(bad func(key, format string, args ...any)) {
 	if d := time.Duration(c.ShutdownTimeout); d < time.Second || d > 10*time.Minute {
 		bad("shutdown_timeout", "%s is out of range 1s–10m", d)
 	}
-	if c.Store.MinFreeMB < 1 || c.Store.MinFreeMB > 1<<20 {
-		bad("store.min_free_mb", "%d is out of range 1–1048576 (megabytes kept free on the data dir's disk; 256 is the default)", c.Store.MinFreeMB)
+	switch m := c.Store.MinFreeMB; {
+	case m < MinFreeFloorMB:
+		bad("store.min_free_mb", "%d is below the floor of %d: the database may write up to %d MB at once (a new 16 MB write-ahead log, an 8 MB table flush, compactions of up to %d MB) through memory maps, and a disk that runs out in the middle of that kills cyan (SIGBUS) instead of refusing the write; set %d or more (256 is the default)",
+			m, MinFreeFloorMB, MinFreeFloorMB, MinFreeFloorMB-24, MinFreeFloorMB)
+	case m > 1<<20:
+		bad("store.min_free_mb", "%d is out of range %d–1048576 (megabytes kept free on the data dir's disk; 256 is the default)", m, MinFreeFloorMB)
 	}
 	b := c.Backup
 	if strings.TrimSpace(b.Schedule) != "" {

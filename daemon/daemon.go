@@ -66,6 +66,7 @@ type Daemon struct {
 	root    *slog.Logger // the parts get theirs from it
 	store   *store.Store
 	llm     llm.Client
+	model   *llm.Watched
 	persona atomic.Pointer[persona.Persona]
 	events  *events.Log
 	gen     *generate.Generator
@@ -123,6 +124,8 @@ func New(o Options) (*Daemon, error) {
 	}
 	d.metrics = metrics.New()
 	client = d.metrics.LLM(client, cfg.LLM.Provider, observer.AccountOf)
+	d.model = llm.Watch(client, now) // for /healthz
+	client = d.model
 	d.llm = client
 
 	if !loopback(cfg.Addr) {
@@ -302,7 +305,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
 		AllowedOrigins: cfg.API.AllowedOrigins,
-		Parts:          partStates{d}, Components: d.router,
+		Parts:          partStates{d}, Components: d.router, Model: d.model,
 		Version: version, Logger: log.With("component", "api"), Now: now,
 		Metrics: d.metrics,
 	})

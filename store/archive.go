@@ -100,6 +100,7 @@ func (s *Store) RestoreMessages(raw []json.RawMessage) (int, error) {
 		return 0, fmt.Errorf("store: restore messages: %w", err)
 	}
 	s.seq = seq
+	s.noteWrite()
 	if added > 0 {
 		for _, p := range ps {
 			s.ids.seedAtLeast(p.id)

@@ -105,5 +105,6 @@ func (s *Store) put(msgs []*Message) error {
 		return fmt.Errorf("store: append: %w", err)
 	}
 	s.seq = seq
+	s.noteWrite()
 	return nil
 }

@@ -16,6 +16,16 @@
 // (repair.go), and CloseWithin never hangs on a disk that is gone, full or
 // failing (close.go).
 //
+// A damaged database says so and loses nothing it can keep: the store
+// records what the database held at each clean close and checkpoint
+// (state.go), and before Badger opens the folder it checks the MANIFEST,
+// every table (each block's checksum), every write-ahead and value log
+// against that record (check.go, wal.go). A damaged file stops Open with a
+// *DamageError naming it; Badger never opens such a folder, so it neither
+// starts empty nor deletes a table. Salvage copies what still reads into a
+// new data dir (salvage.go, salvage_table.go); an open that finds fewer
+// messages than recorded is logged and kept as a Shortfall (count.go).
+//
 // Later packages (memory, events, recall) keep their own key spaces in the
 // same database through DB; the prefixes in keys.go are the registry.
 //

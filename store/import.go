@@ -130,6 +130,7 @@ func (s *Store) importKeyed(msgs []*Message, key string) ([]*Message, *ImportAns
 		return nil, nil, fmt.Errorf("store: import: %w", err)
 	}
 	s.seq = seq
+	s.noteWrite()
 	if len(added) > 0 {
 		s.journal.Post(journal.New(journal.MessagesImported, "", journal.Imported{Added: len(added), Skipped: len(msgs) - len(added)}))
 	}

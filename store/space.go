@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/dgraph-io/badger/v4"
 )
 
 // DefaultMinFree is the free space the store keeps on the disk of its data
@@ -270,4 +272,35 @@ func (s *Store) DiskFree() (uint64, error) {
 		return 0, errors.New("store: in memory, or no statfs here")
 	}
 	return s.guard.sys.free(s.guard.dbDir)
+}
+
+// valueLogFileSize is the size of Badger's value log files in this store.
+const valueLogFileSize = 256 << 20
+
+// MinFreeFloor is the least free space Options.MinFree (store.min_free_mb)
+// may keep: what Badger may write at once through its memory maps, where
+// running out of space kills the process with SIGBUS instead of
+// returning an error (minFreeFloor sums it from the options, and a test
+// holds this constant to it). The configuration refuses a lower
+// store.min_free_mb (config.MinFreeFloorMB, held equal by a test), so
+// neither cyan config check nor a start accepts one.
+const MinFreeFloor = 222 << 20
+
+// minFreeFloor is what Badger may write at once with options o:
+//   - a new write-ahead log when a memtable fills (preallocated whole:
+//     twice the memtable);
+//   - the flush of a full memtable into a level-0 table;
+//   - the level-0 compaction, which rewrites every level-0 table (up to
+//     NumLevelZeroTablesStall memtables) with the base level, writing
+//     the new tables before removing the old;
+//   - the other compactors at once, each one table with the tables
+//     below it overlaps (up to LevelSizeMultiplier of them);
+//   - one batch into the value log.
+func minFreeFloor(o badger.Options) uint64 {
+	wal := 2 * o.MemTableSize
+	flush := o.MemTableSize
+	l0 := int64(o.NumLevelZeroTablesStall)*o.MemTableSize + o.BaseLevelSize
+	others := int64(o.NumCompactors-1) * int64(1+o.LevelSizeMultiplier) * o.BaseTableSize
+	vlog := 15 * o.MemTableSize / 100 // Badger's largest write batch (db.go)
+	return uint64(wal + flush + l0 + others + vlog)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 	"github.com/google/uuid"
 
 	"github.com/cyan-agent/cyan/journal"
@@ -60,6 +61,20 @@ type Store struct {
 	committing bool
 
 	journal *journal.Journal
+
+	// dir is the data dir ("" in memory); the fields below keep its
+	// record (state.go), under wmu.
+	dir       string
+	counted   uint64     // messages counted at open
+	seqOpen   uint64     // s.seq then
+	manifest  int64      // the MANIFEST's size at the last checkpoint
+	short     *Shortfall // this open found fewer messages than recorded
+	prior     *state     // the record found at open
+	vlogFull  int64      // the size Badger gives a value log being written
+	nextWAL   uint64     // the id of the next write-ahead log (0: unknown)
+	nextVlog  uint64     // the id of the next value log (0: unknown)
+	emptyWAL  uint64     // 1 + the id of the newest log empty at the checkpoint
+	emptyVlog uint64     // (0: none)
 }
 
 // Open opens (creating if needed) the store of a data dir and takes its
@@ -80,6 +95,26 @@ func Open(o Options) (*Store, error) {
 		if o.Dir == "" {
 			return nil, errors.New("store: no data dir given; set CYAN_DATA_DIR")
 		}
+		opts = badger.DefaultOptions(filepath.Join(o.Dir, "db"))
+	}
+	opts = opts.
+		WithSyncWrites(true).
+		WithLogger(badgerLogger{log}).
+		WithMemTableSize(memTableSize).
+		WithValueLogFileSize(valueLogFileSize).
+		WithBlockCacheSize(64 << 20).
+		WithIndexCacheSize(32 << 20).
+		WithNumVersionsToKeep(1).
+		// Every block read is checked against its checksum (a flipped
+		// bit is an error, never a silently wrong or missing message);
+		// whole tables are checked before open (check.go).
+		WithChecksumVerificationMode(options.OnBlockRead).
+		WithVerifyValueChecksum(true)
+	if o.tune != nil {
+		opts = o.tune(opts)
+	}
+	var last *state
+	if !o.InMemory {
 		if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 			return nil, fmt.Errorf("store: create data dir %s: %w (check its permissions or set CYAN_DATA_DIR)", o.Dir, err)
 		}
@@ -88,24 +123,19 @@ func Open(o Options) (*Store, error) {
 			return nil, err
 		}
 		lock = l
-		if err := repair(filepath.Join(o.Dir, "db"), log); err != nil {
+		err = checkDB(o.Dir, 2*opts.MemTableSize, 2*opts.ValueLogFileSize, log)
+		if err == nil {
+			err = repair(filepath.Join(o.Dir, "db"), log)
+		}
+		if err == nil {
+			last, err = readState(o.Dir)
+		}
+		if err != nil {
 			lock.release()
 			return nil, err
 		}
-		opts = badger.DefaultOptions(filepath.Join(o.Dir, "db"))
 	}
-	opts = opts.
-		WithSyncWrites(true).
-		WithLogger(badgerLogger{log}).
-		WithMemTableSize(memTableSize).
-		WithValueLogFileSize(256 << 20).
-		WithBlockCacheSize(64 << 20).
-		WithIndexCacheSize(32 << 20).
-		WithNumVersionsToKeep(1)
-	if o.tune != nil {
-		opts = o.tune(opts)
-	}
-	db, err := badger.Open(opts)
+	db, err := openBadger(opts, o.Dir)
 	if err != nil {
 		lock.release()
 		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
@@ -131,6 +161,14 @@ func Open(o Options) (*Store, error) {
 	if err == nil {
 		err = s.seedArrivals()
 	}
+	if err == nil && !o.InMemory {
+		s.dir = o.Dir
+		now := time.Now
+		if o.Now != nil {
+			now = o.Now
+		}
+		err = s.startCount(last, 2*opts.ValueLogFileSize, now())
+	}
 	if err == nil {
 		s.journal, err = journal.Open(journal.Options{DB: db, Prefix: PrefixJournal, Now: o.Now, Logger: log})
 	}
@@ -153,7 +191,14 @@ func (s *Store) Journal() *journal.Journal { return s.journal }
 // database and releases the lock.
 func (s *Store) Close() error {
 	_ = s.journal.Close()
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	err := s.db.Close()
+	if err == nil && s.dir != "" {
+		if cerr := s.checkpoint(true); cerr != nil {
+			s.log.Warn("could not record the database's state at close; the next start checks less", "err", cerr)
+		}
+	}
 	s.lock.release()
 	if err != nil {
 		return fmt.Errorf("store: close: %w", err)

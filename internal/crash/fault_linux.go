@@ -14,7 +14,7 @@ import (
 )
 
 // fault sets up and perturbs the disk under the data dir.
-//   - disk-full: a 384 MB tmpfs with min_free 96 MB; before a cycle, often
+//   - disk-full: a 512 MB tmpfs with min_free 224 MB; before a cycle, often
 //     a file takes all but a little less than min_free, so writes are
 //     refused (507) until a later cycle frees it.
 //   - slow-disk: a 1 GB ext4 loop device; the daemon runs in a blkio cgroup
@@ -49,9 +49,9 @@ func newFault(mode, dir string) (*fault, error) {
 		return nil, err
 	}
 	if mode == FaultDiskFull {
-		f.minFreeMB = 96
+		f.minFreeMB = 224
 		f.filler = filepath.Join(f.mount, "filler")
-		if err := unix.Mount("tmpfs", f.mount, "tmpfs", 0, "size=384m,mode=0700"); err != nil {
+		if err := unix.Mount("tmpfs", f.mount, "tmpfs", 0, "size=512m,mode=0700"); err != nil {
 			return nil, fmt.Errorf("crash: mount a tmpfs: %w", err)
 		}
 		return f, nil

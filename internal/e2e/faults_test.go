@@ -49,21 +49,21 @@ func noise(n int) string {
 	return b.String()
 }
 
-// TestASmallDiskFillsUp runs the real daemon on a 320 MB tmpfs that another
+// TestASmallDiskFillsUp runs the real daemon on a 448 MB tmpfs that another
 // file has mostly filled, and imports history until the disk is full: each
 // acknowledged message survives a SIGTERM on the full disk and a restart,
 // each refused batch and message got a 507 naming the data folder, reads go
 // on, and writes resume by themselves once space is freed.
 func TestASmallDiskFillsUp(t *testing.T) {
 	t.Parallel()
-	mnt := smallfs.Mount(t, 320<<20)
+	mnt := smallfs.Mount(t, 448<<20)
 	fake, url := fakeLLM(t)
 	dir := filepath.Join(mnt, "data")
-	envv := env(dir, url, configFile(t, "store: {min_free_mb: 96}\n"))
+	envv := env(dir, url, configFile(t, "store: {min_free_mb: 222}\n"))
 	filler := filepath.Join(mnt, "filler")
 	// Leave min_free, the space reserve and a preallocated write-ahead log
 	// (16 MB each), and 8 MB to write.
-	if _, err := smallfs.Fill(filler, (96+16+16+8)<<20); err != nil {
+	if _, err := smallfs.Fill(filler, (222+16+16+8)<<20); err != nil {
 		t.Fatal(err)
 	}
 	d := start(t, dir, envv)

@@ -1,0 +1,6 @@
+//go:build race
+
+package store
+
+// raceOn: built with the race detector.
+const raceOn = true
