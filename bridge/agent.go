@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/cyan-agent/cyan/clock"
 )
 
 // Agent is what a bridge needs of the companion. The daemon implements it
@@ -65,19 +67,8 @@ type Turn struct {
 	SpeakerID string
 }
 
-// Clock is the bridge's time: Now and After, as package time has them.
-type Clock interface {
-	Now() time.Time
-	After(d time.Duration) <-chan time.Time
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time                         { return time.Now() }
-func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
-
 // sleep waits d on the clock, or until ctx ends.
-func sleep(ctx context.Context, c Clock, d time.Duration) error {
+func sleep(ctx context.Context, c clock.Clock, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

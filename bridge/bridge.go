@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cyan-agent/cyan/clock"
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/router"
@@ -48,7 +49,7 @@ type Options struct {
 	AgentName func() string
 	// DataDir is where images are kept ("" keeps none).
 	DataDir string
-	Clock   Clock          // nil: the real clock
+	Clock   clock.Clock    // nil: the real clock
 	Rand    func() float64 // the chime-in's dice; nil: math/rand/v2
 	Logger  *slog.Logger   // nil: discard
 	// MediaBudget bounds the downloads of one incoming message's media,
@@ -76,7 +77,7 @@ type Bridge struct {
 	quiet        quiet
 	images       *imageKeeper
 	agentNm      func() string
-	clock        Clock
+	clock        clock.Clock
 	rand         func() float64
 	log          *slog.Logger
 	stored       func(Chat, string)
@@ -161,7 +162,7 @@ func New(o Options) (*Bridge, error) {
 		return nil, err
 	}
 	if o.Clock == nil {
-		o.Clock = realClock{}
+		o.Clock = clock.Real{}
 	}
 	if o.Rand == nil {
 		o.Rand = rand.Float64

@@ -50,7 +50,7 @@
 //
 // The companion side is consumed through a small interface declared here
 // (Agent: store without a turn, answer over what is stored, note, the
-// platform id of a quoted message). Time is injected through a Clock.
+// platform id of a quoted message). Time is injected through a clock.Clock.
 //
-// It may import router, journal, store, config and notation.
+// It may import router, journal, store, config, notation and clock.
 package bridge

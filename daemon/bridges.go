@@ -16,6 +16,7 @@ import (
 	"github.com/cyan-agent/cyan/bridge"
 	"github.com/cyan-agent/cyan/bridge/onebot"
 	"github.com/cyan-agent/cyan/bridge/telegram"
+	"github.com/cyan-agent/cyan/clock"
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
@@ -49,7 +50,7 @@ func bridgeSubscriber(name string) string { return "bridge:" + name }
 // keeps the replies and proactive messages of its chats while it is away.
 // The subscriptions of bridges no longer configured are dropped with
 // what waited in them.
-func (d *Daemon) buildBridges(cfg *config.Config, clock bridge.Clock, log *slog.Logger) (*bridgeParts, error) {
+func (d *Daemon) buildBridges(cfg *config.Config, clk clock.Clock, log *slog.Logger) (*bridgeParts, error) {
 	bp := &bridgeParts{hooks: map[string]http.Handler{}}
 	agent := bridgeAgent{mv: d.mv, reg: d.tools.reg, st: d.store}
 	reverse := map[string]*onebot.Adapter{}
@@ -73,7 +74,7 @@ func (d *Daemon) buildBridges(cfg *config.Config, clock bridge.Clock, log *slog.
 			Owed:   bridge.NewStoreOwed(d.store, name), ResumeMaxAge: resume, Who: bridge.NewStoreWho(d.store, name),
 			Undelivered: bridge.NewStoreUndelivered(d.store, name),
 			Sent:        sent, Queue: func() int { return d.routerPending(sub) }, Journal: d.store.Journal(),
-			Manners: cfg.Bridges.Manners.Over(own), AgentName: d.mv.AgentName, DataDir: cfg.DataDir, Clock: clock,
+			Manners: cfg.Bridges.Manners.Over(own), AgentName: d.mv.AgentName, DataDir: cfg.DataDir, Clock: clk,
 			Logger: log.With("component", "bridge", "bridge", name)})
 		if err != nil {
 			return err
@@ -83,7 +84,7 @@ func (d *Daemon) buildBridges(cfg *config.Config, clock bridge.Clock, log *slog.
 	}
 	for _, o := range cfg.Bridges.OneBot {
 		ad, err := onebot.New(onebot.Options{Name: o.Name, Mode: o.Mode, URL: o.URL, AccessToken: o.AccessToken, SelfID: o.SelfID,
-			Format: o.MessageFormat, Reconnect: time.Duration(o.Reconnect), Timeout: time.Duration(o.Timeout), Clock: clock,
+			Format: o.MessageFormat, Reconnect: time.Duration(o.Reconnect), Timeout: time.Duration(o.Timeout), Clock: clk,
 			Logger: log.With("component", "bridge", "bridge", o.Name)})
 		if err != nil {
 			return nil, err
@@ -101,7 +102,7 @@ func (d *Daemon) buildBridges(cfg *config.Config, clock bridge.Clock, log *slog.
 	if len(reverse) > 0 {
 		bp.reverse = onebot.NewReverseMux(log.With("component", "bridge"), reverse)
 	}
-	if err := d.buildTelegram(cfg, bp, add, clock, log); err != nil {
+	if err := d.buildTelegram(cfg, bp, add, clk, log); err != nil {
 		return nil, err
 	}
 	for _, s := range d.router.Status() {
@@ -285,10 +286,10 @@ func (a bridgeAgent) Owner(speakerID string) bool {
 
 // buildTelegram adds one bridge per Telegram bot; a webhook bot's
 // endpoint is routed like the OneBot socket.
-func (d *Daemon) buildTelegram(cfg *config.Config, bp *bridgeParts, add func(string, bridge.Adapter, *config.Manners) error, clock bridge.Clock, log *slog.Logger) error {
+func (d *Daemon) buildTelegram(cfg *config.Config, bp *bridgeParts, add func(string, bridge.Adapter, *config.Manners) error, clk clock.Clock, log *slog.Logger) error {
 	for _, t := range cfg.Bridges.Telegram {
 		ad, err := telegram.New(telegram.Options{Name: t.Name, Token: t.Token, APIURL: t.APIURL, PollTimeout: time.Duration(t.PollTimeout),
-			WebhookURL: t.Webhook.URL, WebhookSecret: t.Webhook.Secret, Clock: clock, Logger: log.With("component", "bridge", "bridge", t.Name)})
+			WebhookURL: t.Webhook.URL, WebhookSecret: t.Webhook.Secret, Clock: clk, Logger: log.With("component", "bridge", "bridge", t.Name)})
 		if err != nil {
 			return err
 		}

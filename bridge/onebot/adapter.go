@@ -17,6 +17,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/cyan-agent/cyan/bridge"
+	"github.com/cyan-agent/cyan/clock"
 )
 
 // Options configure New.
@@ -32,7 +33,7 @@ type Options struct {
 	Reconnect time.Duration
 	// Timeout bounds one API call. 0: 15 s.
 	Timeout    time.Duration
-	Clock      bridge.Clock
+	Clock      clock.Clock
 	HTTPClient *http.Client // dials and media downloads; nil: a default
 	Logger     *slog.Logger
 }
@@ -81,7 +82,7 @@ func New(o Options) (*Adapter, error) {
 		o.Format = "array"
 	}
 	if o.Clock == nil {
-		o.Clock = realClock{}
+		o.Clock = clock.Real{}
 	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{Timeout: 30 * time.Second}
@@ -91,11 +92,6 @@ func New(o Options) (*Adapter, error) {
 	}
 	return &Adapter{o: o, log: o.Logger, fetch: httpFetch(o.HTTPClient), started: make(chan struct{})}, nil
 }
-
-type realClock struct{}
-
-func (realClock) Now() time.Time                         { return time.Now() }
-func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // PushesWithoutAck implements bridge.Pusher: OneBot pushes events and
 // never hears whether they were taken, so a message whose media is slow

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/bridge"
+	"github.com/cyan-agent/cyan/clock"
 )
 
 // nopNoticer takes what the adapter reports and checks nothing but that
@@ -65,7 +66,7 @@ func FuzzParseFrame(f *testing.F) {
 			return
 		}
 		if fr.Event != nil && fr.Event.PostType == "notice" {
-			a := &Adapter{o: Options{Clock: realClock{}}, sink: nopNoticer{}}
+			a := &Adapter{o: Options{Clock: clock.Real{}}, sink: nopNoticer{}}
 			a.notice(context.Background(), fr.Event, "10001")
 		}
 		if fr.Event != nil && fr.Event.PostType == "message" {

@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/cyan-agent/cyan/bridge"
+	"github.com/cyan-agent/cyan/clock"
 	"github.com/cyan-agent/cyan/internal/clocktest"
 	"github.com/cyan-agent/cyan/internal/onebottest"
 )
@@ -50,9 +51,9 @@ func (s *stallSink) Poked(_ context.Context, c bridge.Chat, from bridge.User, _ 
 }
 
 // clockRig runs a reverse adapter on a fake clock.
-func clockRig(t *testing.T, s bridge.Sink, clock bridge.Clock) (*Adapter, string) {
+func clockRig(t *testing.T, s bridge.Sink, clk clock.Clock) (*Adapter, string) {
 	t.Helper()
-	a, err := New(Options{Name: "qq", Mode: "reverse", AccessToken: "tok", Timeout: 5 * time.Second, Clock: clock})
+	a, err := New(Options{Name: "qq", Mode: "reverse", AccessToken: "tok", Timeout: 5 * time.Second, Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/cyan-agent/cyan/bridge"
+	"github.com/cyan-agent/cyan/clock"
 )
 
 // DefaultAPIURL is Telegram's Bot API server.
@@ -32,7 +33,7 @@ type Options struct {
 	// WebhookPath) instead of long polling; WebhookSecret is checked.
 	WebhookURL    string
 	WebhookSecret string
-	Clock         bridge.Clock
+	Clock         clock.Clock
 	HTTPClient    *http.Client // downloads; nil: a default
 	Logger        *slog.Logger
 }
@@ -69,7 +70,7 @@ func New(o Options) (*Adapter, error) {
 		o.PollTimeout = 50 * time.Second
 	}
 	if o.Clock == nil {
-		o.Clock = realClock{}
+		o.Clock = clock.Real{}
 	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{Timeout: 60 * time.Second}
@@ -79,11 +80,6 @@ func New(o Options) (*Adapter, error) {
 	}
 	return &Adapter{o: o, log: o.Logger}, nil
 }
-
-type realClock struct{}
-
-func (realClock) Now() time.Time                         { return time.Now() }
-func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // Platform implements bridge.Adapter.
 func (a *Adapter) Platform() string { return "telegram" }
