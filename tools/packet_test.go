@@ -30,7 +30,7 @@ func TestNaturalToolsTakeThePacket(t *testing.T) {
 	// A natural tool that reads its own arguments strictly (as recall
 	// does) and reports the packet it got.
 	var got *packets.Natural
-	strict := Tool{Spec: Spec{Name: "strict", Description: "a strict natural tool", Kind: Natural, AimParam: "prompt",
+	strict := Tool{Spec: Spec{Name: "strict", Description: "a strict natural tool", Kind: Natural, AimParam: "prompt", Effects: []string{},
 		Parameters: json.RawMessage(`{"type": "object", "properties": {"prompt": {"type": "string"}, "scene": {"type": "number"}}}`)},
 		Run: func(_ context.Context, c *Call) (packets.Result, error) {
 			var a struct {
@@ -48,7 +48,7 @@ func TestNaturalToolsTakeThePacket(t *testing.T) {
 	if err := r.Register(strict); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Register(Tool{Spec: Spec{Name: "plain", Description: "a process tool", Kind: Process}, Run: func(context.Context, *Call) (packets.Result, error) {
+	if err := r.Register(Tool{Spec: Spec{Name: "plain", Description: "a process tool", Kind: Process, Effects: []string{}}, Run: func(context.Context, *Call) (packets.Result, error) {
 		return packets.Result{}, nil
 	}}); err != nil {
 		t.Fatal(err)

@@ -27,15 +27,17 @@ var confinedFiles = []string{"tools/paths.go", "tools/confined.go"}
 // allowed to read with the plain os package, each with why it reads no
 // file for a caller.
 var readsAllowed = map[string]string{
-	"tools/sandbox.go:Wrap":          "looks at /bin, /lib… to build the sandbox's own file system",
-	"tools/sandbox.go:masks":         "walks the roots to find the credential files to cover",
-	"tools/sandbox.go:isKey":         "reads a root file's first bytes to cover it when it holds a key",
-	"tools/limits.go:pidNamespace":   "reads /proc for the sandbox's PID namespace",
-	"tools/limits.go:countProcesses": "reads /proc to count the sandbox's processes",
-	"tools/extras.go:reload":         "loads the manifests of cyan's own extra folders (data dir), not for a caller",
-	"tools/extras.go:checkScript":    "parses a script tool's file next to its manifest through os.Root",
-	"tools/extras.go:scriptRun":      "reads a script tool's file next to its manifest through os.Root",
-	"recall/vectors.go:save":         "recall's own index file in the data dir",
+	"tools/sandbox.go:Wrap":             "looks at /bin, /lib… to build the sandbox's own file system",
+	"tools/sandbox.go:masks":            "walks the roots to find the credential files to cover",
+	"tools/sandbox.go:isKey":            "reads a root file's first bytes to cover it when it holds a key",
+	"tools/limits.go:pidNamespace":      "reads /proc for the sandbox's PID namespace",
+	"tools/limits.go:countProcesses":    "reads /proc to count the sandbox's processes",
+	"tools/pidcap_linux.go:pidsParents": "reads /proc/self/cgroup and looks at /sys/fs/cgroup for the sandbox's pids cgroup",
+	"tools/pidcap_linux.go:refused":     "reads the sandbox's pids cgroup's events",
+	"tools/extras.go:reload":            "loads the manifests of cyan's own extra folders (data dir), not for a caller",
+	"tools/extras.go:checkScript":       "parses a script tool's file next to its manifest through os.Root",
+	"tools/extras.go:scriptRun":         "reads a script tool's file next to its manifest through os.Root",
+	"recall/vectors.go:save":            "recall's own index file in the data dir",
 }
 
 // A tool reads the owner's files only through the confined-path code:

@@ -121,6 +121,10 @@ func TestPageFirstChatWithACard(t *testing.T) {
 			t.Errorf("%q is in %d speech events, want 1: %+v", w, n, got)
 		}
 	}
+	// The reply's code block is shown, never spoken.
+	if n := count("glade"); n != 0 {
+		t.Errorf("the code block is in %d speech events, want none: %+v", n, got)
+	}
 	shoot(t, b, "first-chat-reply-1280x800.png")
 	b.do(t, chromedp.EmulateViewport(390, 844))
 	ratio := eval[float64](t, b, `document.getElementById('avatar').getBoundingClientRect().height / innerHeight`)
