@@ -42,7 +42,11 @@ func (s *Server) personaInfo(w http.ResponseWriter, r *http.Request) {
 	avatars := avatarsOf(info.Dir)
 	ch := r.URL.Query().Get("channel")
 	voiced := s.o.Voice != nil && ch != "" && s.o.Voice.Voiced(ch)
-	writeJSON(w, http.StatusOK, map[string]any{"name": info.Name, "color": info.Color, "avatars": avatars, "voiced": voiced})
+	out := map[string]any{"name": info.Name, "color": info.Color, "avatars": avatars, "voiced": voiced}
+	if u := vrmURL(info.Dir); u != "" {
+		out["vrm"] = u
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // legacyAvatar is the card's picture of a folder imported before avatar/.

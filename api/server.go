@@ -192,6 +192,7 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("GET /api/v1/speech/{key}", s.speechAudio)
 	s.mux.HandleFunc("GET /api/v1/persona", s.personaInfo)
 	s.mux.HandleFunc("GET /api/v1/persona/avatar/{file}", s.personaAvatar)
+	s.mux.HandleFunc("GET /api/v1/persona/avatar.vrm", s.personaVRM)
 	if o.Page != nil {
 		if err := s.routePage(); err != nil {
 			return nil, err
