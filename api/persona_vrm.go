@@ -4,11 +4,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+
+	"github.com/cyan-agent/cyan/persona/vrm"
 )
 
 // VRMFile is the persona folder's 3D avatar, a VRM model (0.x or 1.0):
 // the page shows it in place of the drawn face when it is there.
-const VRMFile = "avatar.vrm"
+const VRMFile = vrm.FileName
 
 // vrmURL is where the page fetches the persona's VRM ("" when its folder
 // has none).

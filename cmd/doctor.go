@@ -183,6 +183,12 @@ func checkPersona(cfg *config.Config) check {
 		where = p.Dir
 	}
 	c.msg = fmt.Sprintf("%s (%s)", p.Name, where)
+	if av, err := avatarInUse(p.Dir); err != nil {
+		c.ok, c.msg = false, c.msg+"; "+err.Error()
+		c.fix = "replace avatar.vrm with a model exported as .vrm (VRoid Studio, UniVRM), or remove it: the page shows the pictures or the drawn face"
+	} else {
+		c.msg += "; " + av
+	}
 	return c
 }
 
