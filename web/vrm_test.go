@@ -127,8 +127,15 @@ func newGLBrowser(t *testing.T) *browser {
 // are logged.
 func TestPageVRMAvatar(t *testing.T) {
 	requireTool(t, "espeak-ng")
+	for _, v := range []string{"1.0", "0.x"} {
+		t.Run("VRM "+v, func(t *testing.T) { testPageVRM(t, v) })
+	}
+}
+
+func testPageVRM(t *testing.T, version string) {
 	b := newGLBrowser(t)
-	model := testVRM()
+	model := testVRM(version == "0.x")
+	shot := func(name string) { shoot(t, b, strings.ReplaceAll("vrm"+version+"-"+name, ".", "")+".png") }
 	r := startVRMRig(t, vrmPersona(t, model))
 	b.do(t, chromedp.EmulateViewport(1280, 800))
 	b.do(t, chromedp.Navigate(r.base+"/?channel=desktop"))
@@ -156,21 +163,21 @@ func TestPageVRMAvatar(t *testing.T) {
 	weight := eval[float64](t, b, `performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource')).reduce((s, e) => s + e.transferSize, 0)`)
 	first := eval[float64](t, b, `window.cyanAvatar.firstFrameAt`)
 	mount := eval[float64](t, b, `window.cyanAvatar.firstFrameMs`)
-	t.Logf("page weight with the model: %.0f bytes (model %d bytes); first frame %.0f ms after navigation, %.0f ms after the model was asked for", weight, len(model), first, mount)
-	shoot(t, b, "vrm-1280x800.png")
+	t.Logf("VRM %s: page weight with the model: %.0f bytes (model %d bytes); first frame %.0f ms after navigation, %.0f ms after the model was asked for", version, weight, len(model), first, mount)
+	shot("1280x800")
 
 	b.do(t, chromedp.SendKeys(chromedp.CSS("#text"), "今天去公园吗"), chromedp.Click(chromedp.CSS("#send")))
 	b.until(t, "the happy segment plays", fmt.Sprintf(`(window.cyanPlayed || []).some(p => p.text === %q && p.emotion === 'happy' && !p.ended)`, happyLine))
 	b.until(t, "the happy expression rises", `window.cyanAvatar.weights().happy > 0.6`)
 	b.until(t, "the mouth opens", `(w => Math.max(w.aa, w.ih, w.ou, w.ee, w.oh))(window.cyanAvatar.weights()) > 0.2`)
-	shoot(t, b, "vrm-speaking.png")
+	shot("speaking")
 	b.until(t, "the segment ends", `(window.cyanPlayed || []).some(p => p.emotion === 'happy' && p.ended)`)
 	b.until(t, "the happy expression falls", `window.cyanAvatar.weights().happy < 0.05`)
 	b.until(t, "the mouth closes", `(w => Math.max(w.aa, w.ih, w.ou, w.ee, w.oh))(window.cyanAvatar.weights()) < 0.02`)
 
 	b.do(t, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(1)))
 	b.until(t, "the phone layout draws", `(c => c && c.width > 50 && c.height > 50 && c.getBoundingClientRect().height <= window.innerHeight / 3 + 1)(document.querySelector('#avatar canvas'))`)
-	shoot(t, b, "vrm-390x844.png")
+	shot("390x844")
 
 	if errs := b.ConsoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))

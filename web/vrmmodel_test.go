@@ -7,15 +7,21 @@ import (
 	"math"
 )
 
-// testVRM builds a small VRM 1.0 model (a glTF 2.0 binary with the
-// VRMC_vrm extension) for the page's tests, so no downloaded model is
-// needed: the 15 humanoid bones VRM requires as a chain of nodes, a torso
+// testVRM builds a small VRM model for the page's tests, so no downloaded
+// model is needed: VRM 1.0 (a glTF 2.0 binary with the VRMC_vrm
+// extension, facing +Z) or, with v0, VRM 0.x (the VRM extension, facing
+// -Z, blend shape groups joy, angry, sorrow, fun, blink, a, i, u, e, o and a
+// custom "surprised"). Either has the 15 humanoid bones VRM requires as a chain of nodes, a torso
 // box, and a flat face (head disc, two eyes, a mouth, coloured by vertex)
 // whose morph targets are bound to the expressions happy, angry, sad,
 // relaxed, surprised, blink and the visemes aa, ih, ou, ee, oh. The
 // materials are unlit (KHR_materials_unlit), so the model needs no normals.
-func testVRM() []byte {
+func testVRM(v0 bool) []byte {
 	g := &glb{}
+	zs := float32(1) // the way the face looks
+	if v0 {
+		zs = -1
+	}
 
 	// The face, in the head's frame: +Y up, facing +Z (VRM 1.0).
 	type quad struct{ x0, y0, x1, y1 float32 }
@@ -39,7 +45,7 @@ func testVRM() []byte {
 		idx = append(idx, centre, uint16(1+i), uint16(1+(i+1)%16))
 	}
 	rect := func(q quad, c [3]float32) [4]uint16 { // bottom-left, bottom-right, top-right, top-left
-		v := [4]uint16{vert(q.x0, q.y0, 0.002, c), vert(q.x1, q.y0, 0.002, c), vert(q.x1, q.y1, 0.002, c), vert(q.x0, q.y1, 0.002, c)}
+		v := [4]uint16{vert(q.x0, q.y0, 0.002*zs, c), vert(q.x1, q.y0, 0.002*zs, c), vert(q.x1, q.y1, 0.002*zs, c), vert(q.x0, q.y1, 0.002*zs, c)}
 		idx = append(idx, v[0], v[1], v[2], v[0], v[2], v[3])
 		return v
 	}
@@ -141,7 +147,7 @@ func testVRM() []byte {
 		{"chest", 1, [3]float32{0, 0.18, 0}, -1, true},
 		{"neck", 2, [3]float32{0, 0.2, 0}, -1, true},
 		{"head", 3, [3]float32{0, 0.1, 0}, -1, true},
-		{"face", 4, [3]float32{0, 0.12, 0.05}, 0, false},
+		{"face", 4, [3]float32{0, 0.12, 0.05 * zs}, 0, false},
 		{"leftUpperLeg", 0, [3]float32{0.09, -0.05, 0}, -1, true},
 		{"leftLowerLeg", 6, [3]float32{0, -0.4, 0}, -1, true},
 		{"leftFoot", 7, [3]float32{0, -0.4, 0}, -1, true},
@@ -188,22 +194,46 @@ func testVRM() []byte {
 	}
 	preset["neutral"] = map[string]any{}
 
+	ext := map[string]any{"VRMC_vrm": map[string]any{
+		"specVersion": "1.0",
+		"meta": map[string]any{"name": "cyan test model", "version": "1", "authors": []string{"cyan"},
+			"licenseUrl": "https://vrm.dev/licenses/1.0/", "avatarPermission": "everyone", "commercialUsage": "personalNonProfit",
+			"creditNotation": "unnecessary", "allowRedistribution": true, "modification": "allowModificationRedistribution"},
+		"humanoid":    map[string]any{"humanBones": human},
+		"expressions": map[string]any{"preset": preset},
+	}}
+	if v0 {
+		v0names := map[string]string{"happy": "joy", "angry": "angry", "sad": "sorrow", "relaxed": "fun", "blink": "blink",
+			"aa": "a", "ih": "i", "ou": "u", "ee": "e", "oh": "o", "surprised": "unknown"}
+		var groups, bones0 []any
+		for i, t := range targets {
+			groups = append(groups, map[string]any{"name": t.name, "presetName": v0names[t.name],
+				"binds": []any{map[string]any{"mesh": 0, "index": i, "weight": 100}}})
+		}
+		groups = append(groups, map[string]any{"name": "Neutral", "presetName": "neutral"})
+		for name, b := range human {
+			bones0 = append(bones0, map[string]any{"bone": name, "node": b.(map[string]any)["node"]})
+		}
+		ext = map[string]any{"VRM": map[string]any{
+			"specVersion":      "0.0",
+			"meta":             map[string]any{"title": "cyan test model 0.x", "version": "1", "author": "cyan", "allowedUserName": "Everyone", "licenseName": "CC0"},
+			"humanoid":         map[string]any{"humanBones": bones0},
+			"blendShapeMaster": map[string]any{"blendShapeGroups": groups},
+		}}
+	}
+	used := []string{"KHR_materials_unlit"}
+	for k := range ext {
+		used = append(used, k)
+	}
 	doc := map[string]any{
 		"asset":          map[string]any{"version": "2.0", "generator": "cyan web tests"},
-		"extensionsUsed": []string{"VRMC_vrm", "KHR_materials_unlit"},
+		"extensionsUsed": used,
 		"scene":          0,
 		"scenes":         []any{map[string]any{"nodes": []int{0}}},
 		"nodes":          nodes,
 		"meshes":         meshes,
 		"materials":      []any{material},
-		"extensions": map[string]any{"VRMC_vrm": map[string]any{
-			"specVersion": "1.0",
-			"meta": map[string]any{"name": "cyan test model", "version": "1", "authors": []string{"cyan"},
-				"licenseUrl": "https://vrm.dev/licenses/1.0/", "avatarPermission": "everyone", "commercialUsage": "personalNonProfit",
-				"creditNotation": "unnecessary", "allowRedistribution": true, "modification": "allowModificationRedistribution"},
-			"humanoid":    map[string]any{"humanBones": human},
-			"expressions": map[string]any{"preset": preset},
-		}},
+		"extensions":     ext,
 	}
 	return g.encode(doc)
 }
