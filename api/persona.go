@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cyan-agent/cyan/persona"
+	"github.com/cyan-agent/cyan/persona/vrm"
 )
 
 // PersonaInfo is what the page shows of the persona.
@@ -45,6 +46,9 @@ func (s *Server) personaInfo(w http.ResponseWriter, r *http.Request) {
 	out := map[string]any{"name": info.Name, "color": info.Color, "avatars": avatars, "voiced": voiced}
 	if u := vrmURL(info.Dir); u != "" {
 		out["vrm"] = u
+		if t, err := vrm.ReadTable(info.Dir); err == nil && t != nil {
+			out["vrm_expressions"] = t
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
 }

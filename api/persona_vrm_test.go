@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -28,7 +29,9 @@ func TestPersonaVRM(t *testing.T) {
 		t.Fatalf("missing VRM: %d", resp.StatusCode)
 	}
 	os.WriteFile(filepath.Join(dir, VRMFile), []byte("glTF-model"), 0o644)
-	if code, body := r.do(t, "GET", "/api/v1/persona", ""); code != 200 || body["vrm"] != "/api/v1/persona/avatar.vrm" {
+	os.WriteFile(filepath.Join(dir, "avatar-expressions.json"), []byte(`{"happy": {"relaxed": 1}}`), 0o644)
+	if code, body := r.do(t, "GET", "/api/v1/persona", ""); code != 200 || body["vrm"] != "/api/v1/persona/avatar.vrm" ||
+		fmt.Sprint(body["vrm_expressions"]) != "map[happy:map[relaxed:1]]" {
 		t.Fatalf("with VRM: %d %v", code, body)
 	}
 	resp, err = http.Get(r.srv.URL + "/api/v1/persona/avatar.vrm")

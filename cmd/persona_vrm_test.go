@@ -70,6 +70,10 @@ func TestPersonaImportAvatar(t *testing.T) {
 	if c := checkPersona(&config.Config{Persona: filepath.Join(dir, "Kiri")}); c.ok || !strings.Contains(c.fix, "remove it") {
 		t.Errorf("doctor with a broken avatar.vrm: %+v", c)
 	}
+	os.WriteFile(filepath.Join("Kiri", "avatar-expressions.json"), []byte(`{"happy": {"happy": 3}}`), 0o600)
+	if c := checkPersona(&config.Config{Persona: filepath.Join(dir, "Kiri")}); c.ok || !strings.Contains(c.msg, "avatar-expressions.json: happy: happy: the weight 3") {
+		t.Errorf("doctor with a bad vrm_expressions: %+v", c)
+	}
 	if c := checkPersona(&config.Config{}); !c.ok || !strings.Contains(c.msg, "avatar: the drawn face") {
 		t.Errorf("doctor, built-in persona: %+v", c)
 	}

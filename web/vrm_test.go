@@ -27,13 +27,16 @@ const happyLine = "太好了，今天我真的非常非常开心，我们一起�
 // vrmPersona writes a persona folder whose replies are cut by the speak
 // script (so a segment's emotion comes from the model) and, when model is
 // not nil, holds it as avatar.vrm.
-func vrmPersona(t *testing.T, model []byte) string {
+func vrmPersona(t *testing.T, model []byte, table string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "persona")
 	os.MkdirAll(dir, 0o755)
 	md := "---\nname: Vivi\ncolor: \"#C04080\"\nvariables:\n  voice_segments: speak\n---\nI am Vivi, a cheerful companion.\n"
 	if err := os.WriteFile(filepath.Join(dir, "persona.md"), []byte(md), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if table != "" {
+		os.WriteFile(filepath.Join(dir, "avatar-expressions.json"), []byte(table), 0o644)
 	}
 	if model != nil {
 		if err := os.WriteFile(filepath.Join(dir, "avatar.vrm"), model, 0o644); err != nil {
@@ -136,7 +139,12 @@ func testPageVRM(t *testing.T, version string) {
 	b := newGLBrowser(t)
 	model := testVRM(version == "0.x")
 	shot := func(name string) { shoot(t, b, strings.ReplaceAll("vrm"+version+"-"+name, ".", "")+".png") }
-	r := startVRMRig(t, vrmPersona(t, model))
+	// The 0.x persona overrides the table: happy is happy and half surprised.
+	table := ""
+	if version == "0.x" {
+		table = `{"happy": {"happy": 1, "surprised": 0.5}}`
+	}
+	r := startVRMRig(t, vrmPersona(t, model, table))
 	b.do(t, chromedp.EmulateViewport(1280, 800))
 	b.do(t, chromedp.Navigate(r.base+"/?channel=desktop"))
 	b.until(t, "the page is ready", `document.body.dataset.ready === 'true'`)
@@ -169,10 +177,13 @@ func testPageVRM(t *testing.T, version string) {
 	b.do(t, chromedp.SendKeys(chromedp.CSS("#text"), "今天去公园吗"), chromedp.Click(chromedp.CSS("#send")))
 	b.until(t, "the happy segment plays", fmt.Sprintf(`(window.cyanPlayed || []).some(p => p.text === %q && p.emotion === 'happy' && !p.ended)`, happyLine))
 	b.until(t, "the happy expression rises", `window.cyanAvatar.weights().happy > 0.6`)
+	if version == "0.x" {
+		b.until(t, "the persona's table adds surprise", `window.cyanAvatar.weights().surprised > 0.3`)
+	}
 	b.until(t, "the mouth opens", `(w => Math.max(w.aa, w.ih, w.ou, w.ee, w.oh))(window.cyanAvatar.weights()) > 0.2`)
 	shot("speaking")
 	b.until(t, "the segment ends", `(window.cyanPlayed || []).some(p => p.emotion === 'happy' && p.ended)`)
-	b.until(t, "the happy expression falls", `window.cyanAvatar.weights().happy < 0.05`)
+	b.until(t, "the happy expression falls", `window.cyanAvatar.weights().happy < 0.05 && window.cyanAvatar.weights().surprised < 0.05`)
 	b.until(t, "the mouth closes", `(w => Math.max(w.aa, w.ih, w.ou, w.ee, w.oh))(window.cyanAvatar.weights()) < 0.02`)
 
 	b.do(t, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(1)))
@@ -193,7 +204,7 @@ func testPageVRM(t *testing.T, version string) {
 // and leaves the drawn face.
 func TestPageVRMFallsBack(t *testing.T) {
 	b := newGLBrowser(t)
-	r := startVRMRig(t, vrmPersona(t, []byte("glTF but not really")))
+	r := startVRMRig(t, vrmPersona(t, []byte("glTF but not really"), ""))
 	b.do(t, chromedp.EmulateViewport(1280, 800))
 	b.do(t, chromedp.Navigate(r.base+"/?channel=desktop"))
 	b.until(t, "the page says the model did not load", `/avatar.vrm did not load/.test(document.getElementById('avatar-note')?.textContent || '')`)

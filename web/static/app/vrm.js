@@ -75,7 +75,7 @@ function say(el, text) {
  * Shows persona.vrm in el in place of the drawn face, driven by avatar's
  * setEmotion/setLevel calls and player's analyser. Resolves when it draws
  * (or has fallen back to the face, saying why).
- * @param {HTMLElement} el @param {{vrm: string}} persona
+ * @param {HTMLElement} el @param {{vrm: string, vrm_expressions?: Object<string, Object<string, number>>}} persona
  * @param {{setEmotion(name): void, setLevel(l): void}} avatar @param {{analyser?: AnalyserNode}} player
  */
 export async function mountVRM(el, persona, avatar, player) {
@@ -160,10 +160,16 @@ export async function mountVRM(el, persona, avatar, player) {
   const target = {};
   const now = {};
   for (const n of [...MOODS, ...VISEMES, 'blink']) { target[n] = 0; now[n] = 0; }
+  // The persona may override the table, emotion by emotion
+  // (its folder's avatar-expressions.json, served as vrm_expressions).
+  const table = { ...EXPRESSIONS, ...(persona.vrm_expressions || {}) };
+  const moods = new Set(MOODS);
+  for (const row of Object.values(table)) for (const n of Object.keys(row)) moods.add(n);
+  for (const n of moods) { target[n] = 0; now[n] = 0; }
   const setMood = (emotion) => {
-    state.emotion = EXPRESSIONS[emotion] ? emotion : 'neutral';
-    for (const n of MOODS) target[n] = 0;
-    for (const [n, w] of Object.entries(EXPRESSIONS[state.emotion])) target[n] = w;
+    state.emotion = table[emotion] ? emotion : 'neutral';
+    for (const n of moods) target[n] = 0;
+    for (const [n, w] of Object.entries(table[state.emotion])) target[n] = w;
   };
   setMood('neutral');
 
@@ -207,7 +213,7 @@ export async function mountVRM(el, persona, avatar, player) {
 
   state.weights = () => {
     const w = {};
-    for (const n of [...MOODS, ...VISEMES, 'blink']) w[n] = has(n) ? em.getValue(n) : 0;
+    for (const n of [...moods, ...VISEMES, 'blink']) w[n] = has(n) ? em.getValue(n) : 0;
     return w;
   };
 
