@@ -212,3 +212,31 @@ func TestPageVRMFallsBack(t *testing.T) {
 		t.Error("the drawn face is not back")
 	}
 }
+
+// TestPageVRMWithoutWebGL: in a browser without WebGL the page says so and
+// keeps the drawn face; three.js is not even fetched.
+func TestPageVRMWithoutWebGL(t *testing.T) {
+	b := &browser{Browser: browsertest.Start(t, chromedp.Flag("disable-3d-apis", true))}
+	err := chromedp.Listen(b.Context(), func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			b.mu.Lock()
+			b.requests = append(b.requests, e.Request.URL)
+			b.mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := startVRMRig(t, vrmPersona(t, testVRM(false), ""))
+	b.do(t, chromedp.EmulateViewport(1280, 800))
+	b.do(t, chromedp.Navigate(r.base+"/?channel=desktop"))
+	b.until(t, "the page says there is no WebGL", `/no WebGL/.test(document.getElementById('avatar-note')?.textContent || '')`)
+	if !eval[bool](t, b, `!!document.querySelector('#avatar svg') && !document.querySelector('#avatar canvas')`) {
+		t.Error("the drawn face is not there")
+	}
+	for _, u := range b.urls() {
+		if strings.Contains(u, "/vendor/") || strings.HasSuffix(u, ".vrm") {
+			t.Errorf("without WebGL the page fetched %s", u)
+		}
+	}
+}
