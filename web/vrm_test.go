@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
@@ -173,6 +174,14 @@ func testPageVRM(t *testing.T, version string) {
 	mount := eval[float64](t, b, `window.cyanAvatar.firstFrameMs`)
 	t.Logf("VRM %s: page weight with the model: %.0f bytes (model %d bytes); first frame %.0f ms after navigation, %.0f ms after the model was asked for", version, weight, len(model), first, mount)
 	shot("1280x800")
+
+	// Alive when quiet: it blinks, and its head turns toward the pointer
+	// (right and down of the page).
+	b.until(t, "it blinks", `window.cyanAvatar.blinks >= 1`)
+	b.do(t, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, 1270, 790))
+	b.until(t, "the head turns toward the pointer", `(l => l.yaw > 0.15 && l.pitch > 0.08)(window.cyanAvatar.look())`)
+	shot("looking")
+	b.do(t, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, 640, 400))
 
 	b.do(t, chromedp.SendKeys(chromedp.CSS("#text"), "今天去公园吗"), chromedp.Click(chromedp.CSS("#send")))
 	b.until(t, "the happy segment plays", fmt.Sprintf(`(window.cyanPlayed || []).some(p => p.text === %q && p.emotion === 'happy' && !p.ended)`, happyLine))

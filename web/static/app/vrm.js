@@ -46,7 +46,9 @@ const state = {
   firstFrameAt: 0, // from the page's navigation
   emotion: 'neutral',
   level: 0,
+  blinks: 0, // blinks so far
   weights: () => ({}),
+  look: () => ({ yaw: 0, pitch: 0 }), // the head's turn, radians: + is toward the viewer's right, + down
 };
 window.cyanAvatar = state;
 
@@ -223,13 +225,15 @@ export async function mountVRM(el, persona, avatar, player) {
   const neck = vrm.humanoid?.getNormalizedBoneNode('neck');
   const chest = vrm.humanoid?.getNormalizedBoneNode('chest') || vrm.humanoid?.getNormalizedBoneNode('spine');
   const approach = (a, b, dt, k) => a + (b - a) * (1 - Math.exp(-dt / k));
+  const pitchSign = vrm.meta?.metaVersion === '0' ? -1 : 1;
+  state.look = () => ({ yaw: (head || neck)?.rotation.y || 0, pitch: pitchSign * (head?.rotation.x || 0) });
   const tick = () => {
     const dt = Math.min(0.1, clock.getDelta());
     t += dt;
     // Blink: a 150 ms close-open every 2–6 s.
     const sinceBlink = t - blinkAt;
     target.blink = sinceBlink > 0 && sinceBlink < 0.15 ? Math.sin((sinceBlink / 0.15) * Math.PI) : 0;
-    if (sinceBlink >= 0.15) blinkAt = t + 2 + Math.random() * 4;
+    if (sinceBlink >= 0.15) { blinkAt = t + 2 + Math.random() * 4; state.blinks++; }
     const mouth = visemes();
     for (const n of VISEMES) target[n] = mouth[n];
     for (const n of Object.keys(target)) {
@@ -242,8 +246,10 @@ export async function mountVRM(el, persona, avatar, player) {
     if (chest) chest.rotation.x = Math.sin(t * 1.6) * 0.015;
     vrm.scene.position.y = Math.sin(t * 1.6) * 0.002;
     if (head) {
+      // A VRM 0.x model's normalized bones turn about X the other way
+      // (it faces -Z; three-vrm's own retargeting example flips x and z).
       head.rotation.y = approach(head.rotation.y, pointer.x * 0.35, dt, 0.3);
-      head.rotation.x = approach(head.rotation.x, pointer.y * 0.2, dt, 0.3);
+      head.rotation.x = approach(head.rotation.x, pitchSign * pointer.y * 0.2, dt, 0.3);
     } else if (neck) {
       neck.rotation.y = approach(neck.rotation.y, pointer.x * 0.35, dt, 0.3);
     }
