@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cyan-agent/cyan/persona"
+	"github.com/cyan-agent/cyan/persona/vrm"
 )
 
 // PersonaInfo is what the page shows of the persona.
@@ -42,7 +43,14 @@ func (s *Server) personaInfo(w http.ResponseWriter, r *http.Request) {
 	avatars := avatarsOf(info.Dir)
 	ch := r.URL.Query().Get("channel")
 	voiced := s.o.Voice != nil && ch != "" && s.o.Voice.Voiced(ch)
-	writeJSON(w, http.StatusOK, map[string]any{"name": info.Name, "color": info.Color, "avatars": avatars, "voiced": voiced})
+	out := map[string]any{"name": info.Name, "color": info.Color, "avatars": avatars, "voiced": voiced}
+	if u := vrmURL(info.Dir); u != "" {
+		out["vrm"] = u
+		if t, err := vrm.ReadTable(info.Dir); err == nil && t != nil {
+			out["vrm_expressions"] = t
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // legacyAvatar is the card's picture of a folder imported before avatar/.

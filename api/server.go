@@ -200,6 +200,7 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("GET /api/v1/persona", s.personaInfo)
 	s.mux.HandleFunc("POST /api/v1/llm/check", s.llmCheck)
 	s.mux.HandleFunc("GET /api/v1/persona/avatar/{file}", s.personaAvatar)
+	s.mux.HandleFunc("GET /api/v1/persona/avatar.vrm", s.personaVRM)
 	if o.Page != nil {
 		if err := s.routePage(); err != nil {
 			return nil, err

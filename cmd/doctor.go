@@ -13,6 +13,7 @@ import (
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/persona/lorebook"
+	"github.com/cyan-agent/cyan/persona/vrm"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -225,6 +226,15 @@ func checkPersona(cfg *config.Config) check {
 		where = p.Dir
 	}
 	c.msg = fmt.Sprintf("%s (%s)", p.Name, where)
+	if _, err := vrm.ReadTable(p.Dir); err != nil {
+		c.ok, c.msg = false, c.msg+"; "+err.Error()
+		c.fix = "fix " + vrm.TableFile + ` ({"emotion": {"expression": weight from 0 to 1}}), or remove it`
+	} else if av, err := avatarInUse(p.Dir); err != nil {
+		c.ok, c.msg = false, c.msg+"; "+err.Error()
+		c.fix = "replace avatar.vrm with a model exported as .vrm (VRoid Studio, UniVRM), or remove it: the page shows the pictures or the drawn face"
+	} else {
+		c.msg += "; " + av
+	}
 	return c
 }
 

@@ -23,9 +23,12 @@ func personaImport(f *flags) run {
 	out := f.String("out", "", "the persona `folder` to write (default ./<character name>); with --lorebook alone, the persona folder the lorebook goes into")
 	force := f.Bool("force", false, "replace the folder --out names when it exists (with --lorebook alone: replace its lorebook)")
 	book := f.String("lorebook", "", "a SillyTavern World Info `file` (or lorebook): with a card, added to the card's lorebook; alone, made the lorebook of the persona folder --out names")
+	avatar := f.String("avatar", "", "a VRM model `file` (.vrm, VRM 0.x or 1.0) beside the card: the folder's avatar.vrm, the body the page shows")
 	asJSON := f.json()
 	return func(io IO, args []string) error {
 		switch {
+		case len(args) == 0 && *avatar != "":
+			return &usageError{msg: "--avatar goes with a card: cyan persona import CARD --avatar model.vrm (or copy the model into the persona folder as avatar.vrm)"}
 		case len(args) == 0 && *book == "":
 			return &usageError{msg: "missing arguments: it takes a card FILE, or --lorebook FILE --out DIR; e.g. cyan persona import Seraphina.png"}
 		case len(args) == 0:
@@ -35,7 +38,7 @@ func personaImport(f *flags) run {
 			fmt.Fprintf(io.Stderr, "%s is a SillyTavern World Info file (a lorebook, not a character): importing it as a lorebook\n", args[0])
 			return importLorebook(io, args[0], *out, *force, *asJSON)
 		}
-		return importCard(io, args[0], *book, *out, *force, *asJSON)
+		return importCard(io, args[0], *book, *avatar, *out, *force, *asJSON)
 	}
 }
 
@@ -58,13 +61,14 @@ type imported struct {
 	Examples       int      `json:"examples"`
 	Lorebook       int      `json:"lorebook_entries"`
 	Avatar         bool     `json:"avatar"`
+	VRM            string   `json:"vrm,omitempty"`
 	Assets         int      `json:"assets"`
 	Notes          []string `json:"notes"`
 	ConfigFile     string   `json:"config_file"`
 	ConfigLine     string   `json:"config_line"`
 }
 
-func importCard(io IO, file, bookFile, out string, force, asJSON bool) error {
+func importCard(io IO, file, bookFile, vrmFile, out string, force, asJSON bool) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return badInput("%w (check the path)", err)
@@ -93,6 +97,10 @@ func importCard(io IO, file, bookFile, out string, force, asJSON bool) error {
 	if err != nil {
 		return badInput("%s: %w", file, err)
 	}
+	model, err := addVRM(f, vrmFile)
+	if err != nil {
+		return err
+	}
 	if c.CharacterBook != nil {
 		if b, err := lorebook.Parse(c.CharacterBook); err == nil {
 			f.Notes = append(f.Notes, roomNotes(io, b)...)
@@ -109,7 +117,7 @@ func importCard(io IO, file, bookFile, out string, force, asJSON bool) error {
 		abs = out
 	}
 	r := imported{Name: f.Name, CardVersion: c.Version(), Folder: abs, GroupGreetings: len(c.GroupOnlyGreetings),
-		Greetings: len(c.AlternateGreetings), Assets: len(c.Embedded), Notes: f.Notes, ConfigLine: "persona: " + abs}
+		Greetings: len(c.AlternateGreetings), Assets: len(c.Embedded), Notes: f.Notes, ConfigLine: "persona: " + abs, VRM: model}
 	if strings.TrimSpace(c.FirstMes) != "" {
 		r.Greetings++
 	}
@@ -152,6 +160,9 @@ func importCard(io IO, file, bookFile, out string, force, asJSON bool) error {
 	}
 	if r.Avatar {
 		fmt.Fprintf(w, "  %-14s the card's picture: the neutral face\n", face)
+	}
+	if r.VRM != "" {
+		fmt.Fprintf(w, "  %-14s %s: the body the page shows\n", "avatar.vrm", r.VRM)
 	}
 	if n := faces(f.Files); n > 0 {
 		fmt.Fprintf(w, "  %-14s %d more face(s), one per emotion\n", "avatar/", n)

@@ -5,7 +5,9 @@
 // the persona); it renders replies' markdown itself (app/markdown.js,
 // escaping first), marks and resends unsent messages with their
 // idempotency key, shows the connection's state, stops and interrupts the
-// voice (app/player.js). Handler serves its
+// voice (app/player.js). A persona's avatar.vrm replaces the drawn face
+// with the model (app/vrm.js, on three.js and three-vrm vendored under
+// app/vendor/ by vendor/update.sh). Handler serves its
 // files at / and /app/, and Paths lists them: on a bind that needs the
 // token, exactly those paths open without it (the page then signs in for
 // the session cookie).

@@ -13,7 +13,7 @@ var files embed.FS
 // CSP keeps the page to its own origin: scripts, styles, audio, images
 // and connections come from the daemon or nowhere.
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
-	"media-src 'self' blob:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+	"media-src 'self' blob:; connect-src 'self' blob:; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // Files is the page's file tree (index.html and app/…).
 func Files() fs.FS {

@@ -52,7 +52,10 @@ func Binary() (string, error) {
 
 // Start starts the browser and opens its tab. Without Chromium the test is
 // skipped — or fails, when CYAN_REQUIRE_TOOLS=1 (CI never skips silently).
-func Start(t testing.TB) *Browser {
+//
+// more are more allocator options (flags), applied after cyan's own: a
+// test of WebGL turns SwiftShader on with them.
+func Start(t testing.TB, more ...chromedp.ExecAllocatorOption) *Browser {
 	t.Helper()
 	bin, err := Binary()
 	if err != nil {
@@ -74,6 +77,7 @@ func Start(t testing.TB) *Browser {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
 	}
+	opts = append(opts, more...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	b := &Browser{ctx: ctx}

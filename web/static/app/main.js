@@ -364,6 +364,8 @@ async function start() {
   document.title = persona.name;
   $('name').textContent = persona.name;
   avatar = new Avatar($('avatar'), persona);
+  // A persona's avatar.vrm takes the face's place (app/vrm.js, loaded only then).
+  if (persona.vrm) import('./vrm.js').then((m) => m.mountVRM($('avatar'), persona, avatar, player)).catch((e) => notice('avatar: ' + e.message));
   if (!persona.voiced) $('voice-note').textContent = `channel ${channel} is not voiced (tts.channels)`;
   setupControls();
   setupComposer();
