@@ -50,5 +50,5 @@
 //
 // It may import turn, tools, packets, events, generate, store, llm, config,
 // memory, recall, importer, journal, router, supervise, tts, bridge,
-// archive, metrics, glob and persona.
+// archive, metrics, glob, persona and persona/vrm.
 package api

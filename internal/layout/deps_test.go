@@ -27,7 +27,7 @@ var layer = map[string]int{
 	"glob": -1, "clock": -1, "packets": 0, "journal": 0, "backoff": 0, "notation": 0, "persona": 0, "internal/clocktest": 0, "internal/browsertest": 0, "internal/embedtest": 0,
 	"llm": 1, "store": 1, "config": 1,
 	"generate": 2, "importer": 2, "turn": 2, "supervise": 2, "router": 2, "internal/llmtest": 2, "tts": 2, "web": 0,
-	"internal/ttstest": 3, "persona/lorebook": 1, "persona/card": 2,
+	"internal/ttstest": 3, "persona/lorebook": 1, "persona/vrm": 0, "persona/card": 2,
 	"script": 3, "memory": 3, "events": 3, "tools": 3, "limitproc": 3, "recall": 3,
 	"mainvirtual": 4, "observer": 4, "internal/scripttest": 4,
 	"bridge": 3, "bridge/onebot": 4, "bridge/telegram": 4, "internal/onebottest": 0, "internal/tgtest": 0,

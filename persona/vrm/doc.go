@@ -3,4 +3,6 @@
 // that it is a glTF 2.0 binary whose JSON chunk uses the VRM 0.x ("VRM")
 // or VRM 1.0 ("VRMC_vrm") extension, its version, title and expressions.
 // It reads the JSON chunk only; the page's three-vrm loads the model.
+//
+// It imports nothing of cyan's.
 package vrm
