@@ -76,6 +76,9 @@ type Index struct {
 	recs     atomic.Pointer[recordIndex]
 	rs       recordState
 	p        params
+	// vecOff: the ranking gives the vectors no weight (the built-in
+	// embedder by default), so none are made, loaded or kept.
+	vecOff bool
 }
 
 type vectorHolder struct{ idx vectorIndex }
@@ -115,6 +118,7 @@ func New(o Options) (*Index, error) {
 	case !isBuiltin(o.Embedder):
 		x.p.vecWeight = modelVectorWeight
 	}
+	x.vecOff = x.p.vecWeight == 0
 	sum := sha256.Sum256([]byte(o.Embedder.ID()))
 	copy(x.fp[:], sum[:8])
 	x.vecs.Store(&vectorHolder{idx: x.newVectorIndex()})
@@ -429,7 +433,12 @@ func (x *Index) catchUpVectors(ctx context.Context) error {
 // dropOtherEmbedders deletes the vectors and cursors of embedders other
 // than the current one, once the current one has caught up: Badger keeps
 // the embeddings of the configured embedder only.
-func (x *Index) dropOtherEmbedders() error {
+func (x *Index) dropOtherEmbedders() error { return x.dropVectors(false) }
+
+// dropVectors deletes the vectors and cursors of other embedders, and of
+// the current one too when all is set (the vectors are off: nobody reads
+// them; turning them on again re-embeds in the background).
+func (x *Index) dropVectors(all bool) error {
 	var stale [][]byte
 	err := x.st.DB().View(func(txn *badger.Txn) error {
 		for _, kind := range []byte{'e', 's'} {
@@ -437,7 +446,7 @@ func (x *Index) dropOtherEmbedders() error {
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: p})
 			for it.Rewind(); it.Valid(); it.Next() {
 				k := it.Item().Key()
-				if len(k) >= len(p)+8 && string(k[len(p):len(p)+8]) != string(x.fp[:]) {
+				if len(k) >= len(p)+8 && (all || string(k[len(p):len(p)+8]) != string(x.fp[:])) {
 					stale = append(stale, it.Item().KeyCopy(nil))
 				}
 			}
@@ -458,6 +467,10 @@ func (x *Index) dropOtherEmbedders() error {
 	if err := wb.Flush(); err != nil {
 		return err
 	}
-	x.log.Info("removed the vectors of a previous embedder", "keys", len(stale))
+	if all {
+		x.log.Info("removed the stored vectors: the ranking gives them no weight (embed.vector_weight)", "keys", len(stale))
+	} else {
+		x.log.Info("removed the vectors of a previous embedder", "keys", len(stale))
+	}
 	return nil
 }

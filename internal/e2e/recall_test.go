@@ -54,7 +54,7 @@ func waitIndexed(t *testing.T, d *daemon) map[string]any {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		code, st, err := d.get("/api/v1/recall/status")
-		if err == nil && code == 200 && st["vector_ready"] == true && st["embedded"] == st["messages"] && st["indexed"] == st["messages"] {
+		if err == nil && code == 200 && (st["vectors_off"] == true || st["vector_ready"] == true && st["embedded"] == st["messages"]) && st["indexed"] == st["messages"] {
 			return st
 		}
 		if time.Now().After(deadline) {
