@@ -31,6 +31,9 @@ type Options struct {
 	// write that would leave less is refused with ErrDiskFull (0:
 	// DefaultMinFree).
 	MinFree uint64
+	// MemoryMB is what Badger may hold in memory, in megabytes: its
+	// memtables, block cache and index cache (0: DefaultMemoryMB).
+	MemoryMB int
 
 	// tune changes Badger's options (tests only).
 	tune func(badger.Options) badger.Options
@@ -97,11 +100,9 @@ func Open(o Options) (*Store, error) {
 	opts = opts.
 		WithSyncWrites(true).
 		WithLogger(badgerLogger{log}).
-		WithMemTableSize(memTableSize).
 		WithValueLogFileSize(256 << 20).
-		WithBlockCacheSize(64 << 20).
-		WithIndexCacheSize(32 << 20).
 		WithNumVersionsToKeep(1)
+	opts = memoryOptions(opts, o.MemoryMB)
 	if o.tune != nil {
 		opts = o.tune(opts)
 	}
