@@ -79,6 +79,8 @@ type Index struct {
 	// vecOff: the ranking gives the vectors no weight (the built-in
 	// embedder by default), so none are made, loaded or kept.
 	vecOff bool
+	// lexDirty: the corpus changed since the last lexical snapshot.
+	lexDirty atomic.Bool
 }
 
 type vectorHolder struct{ idx vectorIndex }
@@ -216,6 +218,9 @@ func (x *Index) readState() (cursor, count uint64, err error) {
 func (x *Index) catchUpLexical(ctx context.Context) error {
 	x.lexMu.Lock()
 	defer x.lexMu.Unlock()
+	if !x.lexLoaded && x.openLexical() {
+		x.lexLoaded = true
+	}
 	if !x.lexLoaded {
 		batches := make(chan []*store.Message, 4)
 		var cursor uint64
@@ -235,6 +240,7 @@ func (x *Index) catchUpLexical(ctx context.Context) error {
 			x.c.add(ms)
 			x.scanned.Add(uint64(len(ms)))
 		}
+		x.lexDirty.Store(true)
 		if scanErr != nil {
 			return scanErr
 		}
@@ -255,7 +261,43 @@ func (x *Index) catchUpLexical(ctx context.Context) error {
 		}
 		x.c.add(msgs)
 		x.lexCur.Store(next)
+		x.lexDirty.Store(true)
 	}
+}
+
+// openLexical fills the corpus from the lexical snapshot, when there is
+// one that fits the store: its cursor not past the store's last arrival
+// and its newest document still stored. Anything else is thrown away (the
+// caller then reads the whole store). The caller holds lexMu.
+func (x *Index) openLexical() bool {
+	path := x.lexPath()
+	if path == "" {
+		return false
+	}
+	c, cursor, err := readLexical(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	if err == nil && cursor > x.st.LastArrival() {
+		err = fmt.Errorf("%w: stale (it has read to %d, the store has %d)", errSnap, cursor, x.st.LastArrival())
+	}
+	if err == nil && len(c.docs) > 0 {
+		if _, gerr := x.st.Get(c.docs[len(c.docs)-1].id.String()); gerr != nil {
+			err = fmt.Errorf("%w: stale (its newest message is not in the store: %v)", errSnap, gerr)
+		}
+	}
+	if err != nil {
+		x.log.Warn("the lexical snapshot does not fit the store; rebuilding the index from it", "err", err)
+		_ = os.Remove(path)
+		return false
+	}
+	x.c.mu.Lock()
+	x.c.docs, x.c.byID, x.c.chans, x.c.chIdx, x.c.order, x.c.lex, x.c.sessions = c.docs, c.byID, c.chans, c.chIdx, c.order, c.lex, c.sessions
+	x.c.mu.Unlock()
+	x.lexCur.Store(cursor)
+	x.scanned.Store(cursor)
+	x.log.Info("lexical index opened from its snapshot", "messages", len(c.docs), "cursor", cursor)
+	return true
 }
 
 // loadVectors fills the vector index from the cache file, or from the

@@ -61,6 +61,9 @@ func (x *Index) Run(ctx context.Context) error {
 		}
 	}
 	x.log.Info("lexical index ready", "messages", x.c.size())
+	if err := x.saveLexical(); err != nil {
+		x.log.Warn("the lexical snapshot was not written; the next start reads the store", "err", err)
+	}
 	if x.vecOff {
 		x.log.Info("vectors off: the ranking gives them no weight", "embedder", x.emb.ID())
 		if err := x.dropVectors(true); err != nil {
@@ -95,10 +98,19 @@ func (x *Index) Run(ctx context.Context) error {
 // followLexical indexes new messages by words on each signal until ctx
 // ends, then passes the signal on to vecSig (nil: the vectors are off).
 func (x *Index) followLexical(ctx context.Context, sig <-chan struct{}, vecSig chan<- struct{}) {
+	var save <-chan time.Time // followVectors saves when the vectors are on
+	if vecSig == nil {
+		t := time.NewTicker(x.o.SaveEvery)
+		defer t.Stop()
+		save = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-save:
+			x.saveCache()
+			continue
 		case <-sig:
 		}
 		if err := x.catchUpLexical(ctx); err != nil {
@@ -239,8 +251,12 @@ func (x *Index) followRecords(ctx context.Context) {
 	}
 }
 
-// saveCache writes the vector cache when it has changed.
+// saveCache writes the lexical snapshot and the vector cache when they
+// have changed.
 func (x *Index) saveCache() {
+	if err := x.saveLexical(); err != nil {
+		x.log.Warn("the lexical snapshot was not written; the next start reads the store", "err", err)
+	}
 	path := x.cachePath()
 	if path == "" || !x.dirty.Swap(false) {
 		return
