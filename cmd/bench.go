@@ -135,13 +135,14 @@ func benchRecall(f *flags) run {
 			if *dims < 8 || *dims > 8192 {
 				return &usageError{msg: "--model-dims must be 8–8192 (or 0 for the built-in embedder)"}
 			}
-			srv := httptest.NewServer(&embedtest.Server{Dims: *dims, Models: []string{"bench-embed"}, Forget: true})
+			model := fmt.Sprintf("bench-embed-%d", *dims)
+			srv := httptest.NewServer(&embedtest.Server{Dims: *dims, Models: []string{model}, Forget: true})
 			defer srv.Close()
-			e, err := llm.NewEmbedder(llm.EmbedOptions{Provider: "ollama", BaseURL: srv.URL, Model: "bench-embed"})
+			e, err := llm.NewEmbedder(llm.EmbedOptions{Provider: "ollama", BaseURL: srv.URL, Model: model})
 			if err != nil {
 				return err
 			}
-			emb = recall.NewModelEmbedder(e, "ollama", fmt.Sprintf("bench-embed-%d", *dims))
+			emb = recall.NewModelEmbedder(e, "ollama", model)
 		}
 		rep, err := recall.Bench(context.Background(), recall.BenchOptions{Dir: dir, Messages: *n, Queries: *queries, Kinds: ks, MemoryMB: *memoryMB, Embedder: emb}, io.Stderr)
 		if err != nil {
