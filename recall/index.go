@@ -31,10 +31,12 @@ type Options struct {
 	// words and cost recall under cross-validation on LoCoMo; 1 for a model
 	// embedder, whose semantic matches BM25 cannot make).
 	VectorWeight float64
-	// CacheDir holds the vector index cache file ("" keeps none).
+	// CacheDir holds the lexical snapshot and the vector index cache file
+	// ("" keeps neither: every start reads the whole store).
 	CacheDir string
-	// SaveEvery bounds how long new vectors stay out of the cache file
-	// (0: 5 minutes). The cache is also written on a clean stop.
+	// SaveEvery bounds how long new messages and vectors stay out of the
+	// snapshot and cache files (0: 5 minutes). Both are also written on a
+	// clean stop.
 	SaveEvery time.Duration
 	Logger    *slog.Logger // nil: discard
 	// Judge runs tool mode's LLM pass (nil: tool mode answers like search
