@@ -152,6 +152,9 @@ func TestImportAndRecall(t *testing.T) {
 	if err != nil || code != 200 || !strings.Contains(fmt.Sprint(out["results"]), "physics exam is next friday") {
 		t.Fatalf("recall after restart: %d %v %v", code, out, err)
 	}
+	if !strings.Contains(d.stderr.String(), "lexical index opened from its snapshot") {
+		t.Fatalf("the restart did not open the lexical snapshot:\n%s", d.stderr.String())
+	}
 	if !strings.Contains(d.stderr.String(), "vectors off") {
 		t.Fatalf("no index log:\n%s", d.stderr.String())
 	}
