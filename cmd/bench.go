@@ -3,11 +3,14 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/cyan-agent/cyan/daemon"
+	"github.com/cyan-agent/cyan/internal/embedtest"
+	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/store"
 )
@@ -104,6 +107,8 @@ func benchRecall(f *flags) run {
 	n := f.Int("messages", 100000, "how many synthetic `messages` to index (the workload's size)")
 	queries := f.Int("queries", 500, "how many `queries` to time")
 	kinds := f.String("index", "flat", "vector `indexes` to measure, comma-separated: flat,chromem")
+	memoryMB := f.Int("memory-mb", 0, "the store's memory_mb, in `megabytes` (0: the default)")
+	dims := f.Int("model-dims", 0, "embed with a model of `N` dimensions (the fake embedding server, in this process) instead of the built-in embedder; 0: built-in")
 	asJSON := f.json()
 	return func(io IO, _ []string) error {
 		if *n < 1 {
@@ -125,7 +130,21 @@ func benchRecall(f *flags) run {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		rep, err := recall.Bench(context.Background(), recall.BenchOptions{Dir: dir, Messages: *n, Queries: *queries, Kinds: ks}, io.Stderr)
+		var emb recall.Embedder
+		if *dims != 0 {
+			if *dims < 8 || *dims > 8192 {
+				return &usageError{msg: "--model-dims must be 8–8192 (or 0 for the built-in embedder)"}
+			}
+			model := fmt.Sprintf("bench-embed-%d", *dims)
+			srv := httptest.NewServer(&embedtest.Server{Dims: *dims, Models: []string{model}, Forget: true})
+			defer srv.Close()
+			e, err := llm.NewEmbedder(llm.EmbedOptions{Provider: "ollama", BaseURL: srv.URL, Model: model})
+			if err != nil {
+				return err
+			}
+			emb = recall.NewModelEmbedder(e, "ollama", model)
+		}
+		rep, err := recall.Bench(context.Background(), recall.BenchOptions{Dir: dir, Messages: *n, Queries: *queries, Kinds: ks, MemoryMB: *memoryMB, Embedder: emb}, io.Stderr)
 		if err != nil {
 			return err
 		}

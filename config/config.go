@@ -433,7 +433,7 @@ func Defaults() Config {
 		TTS:      defaultTTS(),
 
 		ShutdownTimeout: Duration(DefaultShutdownTimeout),
-		Store:           Store{MinFreeMB: 256},
+		Store:           Store{MinFreeMB: 256, MemoryMB: 64},
 		Backup:          Backup{Keep: 7},
 	}
 }

@@ -21,6 +21,10 @@ type Store struct {
 	// disk of the data dir: a write that would leave less is refused with
 	// a clear error (the API answers 507) until space is freed.
 	MinFreeMB int `yaml:"min_free_mb"`
+	// MemoryMB is what the database may hold in memory, in megabytes: its
+	// memtables, block cache and index cache (64 fits a 1 GB VPS; more
+	// makes reads of a large history and bursts of writes faster).
+	MemoryMB int `yaml:"memory_mb"`
 }
 
 // Backup schedules backups of the running daemon.
@@ -57,6 +61,9 @@ func (c *Config) validateTrust(bad func(key, format string, args ...any)) {
 			m, MinFreeFloorMB, MinFreeFloorMB, MinFreeFloorMB-24, MinFreeFloorMB)
 	case m > 1<<20:
 		bad("store.min_free_mb", "%d is out of range %d–1048576 (megabytes kept free on the data dir's disk; 256 is the default)", m, MinFreeFloorMB)
+	}
+	if c.Store.MemoryMB < 24 || c.Store.MemoryMB > 1<<16 {
+		bad("store.memory_mb", "%d is out of range 24–65536 (megabytes the database may hold in memory; 64 is the default)", c.Store.MemoryMB)
 	}
 	b := c.Backup
 	if strings.TrimSpace(b.Schedule) != "" {

@@ -12,7 +12,7 @@ func TestTrustSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if time.Duration(c.ShutdownTimeout) != 10*time.Second || c.Store.MinFreeMB != 256 || c.Backup.Keep != 7 || c.Backup.Schedule != "" {
+	if time.Duration(c.ShutdownTimeout) != 10*time.Second || c.Store.MinFreeMB != 256 || c.Store.MemoryMB != 64 || c.Backup.Keep != 7 || c.Backup.Schedule != "" {
 		t.Fatalf("defaults: %v %+v %+v", c.ShutdownTimeout, c.Store, c.Backup)
 	}
 	if c.BackupDir() != dir+"/backups" {
@@ -22,7 +22,7 @@ func TestTrustSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if time.Duration(c.ShutdownTimeout) != 20*time.Second || c.Store.MinFreeMB != 300 || c.Backup.Keep != 14 ||
+	if time.Duration(c.ShutdownTimeout) != 20*time.Second || c.Store.MinFreeMB != 300 || c.Store.MemoryMB != 256 || c.Backup.Keep != 14 ||
 		c.Backup.Schedule != "30 3 * * *" || c.BackupDir() != "/var/backups/cyan" {
 		t.Fatalf("from the file: %v %+v %+v", c.ShutdownTimeout, c.Store, c.Backup)
 	}
@@ -33,9 +33,10 @@ func TestTrustSection(t *testing.T) {
 	for _, want := range []string{
 		"trust.bad.yml:1: shutdown_timeout: 0s is out of range",
 		"trust.bad.yml:3: store.min_free_mb: 0 is below the floor of 222",
-		"trust.bad.yml:5: backup.schedule: \"every night\" is not a cron spec",
-		"trust.bad.yml:6: backup.dir: \"backups\" is not a full path",
-		"trust.bad.yml:7: backup.keep: 0 is out of range",
+		"trust.bad.yml:4: store.memory_mb: 8 is out of range",
+		"trust.bad.yml:6: backup.schedule: \"every night\" is not a cron spec",
+		"trust.bad.yml:7: backup.dir: \"backups\" is not a full path",
+		"trust.bad.yml:8: backup.keep: 0 is out of range",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in:\n%v", want, err)

@@ -136,7 +136,7 @@ func New(o Options) (*Daemon, error) {
 		d.token = tok
 	}
 
-	st, err := store.Open(store.Options{Dir: cfg.DataDir, Logger: log.With("component", "store"), Now: now, MinFree: uint64(cfg.Store.MinFreeMB) << 20})
+	st, err := store.Open(store.Options{Dir: cfg.DataDir, Logger: log.With("component", "store"), Now: now, MinFree: uint64(cfg.Store.MinFreeMB) << 20, MemoryMB: cfg.Store.MemoryMB})
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +26,13 @@ type BenchOptions struct {
 	Queries  int      // 0: 500
 	Kinds    []string // vector index kinds to measure (nil: flat)
 	Channels int      // 0: 20
+	// MemoryMB is the store's store.memory_mb (0: the default).
+	MemoryMB int
+	// Embedder makes the hybrid rows' vectors (nil: the built-in one at
+	// weight 0.1). The restarted index runs the default configuration with
+	// it: the built-in embedder with its vectors off, a model embedder
+	// with its vectors on.
+	Embedder Embedder
 }
 
 // BenchReport holds the measurements.
@@ -28,11 +40,30 @@ type BenchReport struct {
 	Messages     int
 	Import       time.Duration // durable import, no embedding
 	Lexical      time.Duration // lexical index build
+	LexicalSave  time.Duration // writing the lexical snapshot
 	Embed        time.Duration // embedding + keeping vectors in Badger + indexing them
 	VectorLoad   map[string]time.Duration
 	Search       map[string][]time.Duration // per kind, every query's latency, sorted
 	LexicalOnly  []time.Duration
 	ChannelQuery map[string][]time.Duration
+
+	Embedder string
+	// PeakRSS is the process's peak resident memory while it built the
+	// history (VmHWM); 0 where /proc is missing.
+	PeakRSS uint64
+	// The restart: the store is closed and opened again and a fresh index
+	// in the default configuration reads it, as a restarted daemon does.
+	// RestartWords is the time until recall is complete by words,
+	// RestartVectors until its vectors are loaded too (0: vectors off);
+	// RestartPeakRSS and SteadyRSS are the resident memory's peak during
+	// the restart and its level after the queries, the build's garbage
+	// returned to the system first.
+	RestartWords, RestartVectors time.Duration
+	RestartPeakRSS, SteadyRSS    uint64
+	// Restarted is every query's latency on the restarted index, sorted.
+	Restarted []time.Duration
+	// Load is the system's load average (1 minute) at the start and end.
+	LoadBefore, LoadAfter string
 }
 
 // Bench builds a synthetic history of o.Messages messages (a Zipf
@@ -49,12 +80,17 @@ func Bench(ctx context.Context, o BenchOptions, w io.Writer) (*BenchReport, erro
 	if len(o.Kinds) == 0 {
 		o.Kinds = []string{IndexFlat}
 	}
-	st, err := store.Open(store.Options{Dir: o.Dir})
+	hybrid := Options{Embedder: o.Embedder}
+	if o.Embedder == nil || isBuiltin(o.Embedder) {
+		hybrid.VectorWeight = 0.1
+	}
+	st, err := store.Open(store.Options{Dir: o.Dir, MemoryMB: o.MemoryMB})
 	if err != nil {
 		return nil, err
 	}
-	defer st.Close()
+	defer func() { st.Close() }()
 	rep := &BenchReport{Messages: o.Messages, VectorLoad: map[string]time.Duration{}, Search: map[string][]time.Duration{}, ChannelQuery: map[string][]time.Duration{}}
+	rep.LoadBefore = loadAvg()
 	gen := newSynth(1)
 	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	began := time.Now()
@@ -85,7 +121,9 @@ func Bench(ctx context.Context, o BenchOptions, w io.Writer) (*BenchReport, erro
 		// The hybrid rows fuse the built-in embedder's vectors (weight 0.1,
 		// as a model embedder's would be); the words-only row is the
 		// default ranking with the built-in embedder.
-		x, err := New(Options{Store: st, IndexKind: kind, VectorWeight: 0.1})
+		ho := hybrid
+		ho.Store, ho.IndexKind, ho.CacheDir = st, kind, filepath.Join(o.Dir, "recall")
+		x, err := New(ho)
 		if err != nil {
 			return nil, err
 		}
@@ -95,6 +133,11 @@ func Bench(ctx context.Context, o BenchOptions, w io.Writer) (*BenchReport, erro
 		}
 		if ki == 0 {
 			rep.Lexical = time.Since(began)
+			began = time.Now()
+			if err := x.saveLexical(); err != nil { // as Run does once it is ready
+				return nil, err
+			}
+			rep.LexicalSave = time.Since(began)
 			// Words only: the default with the built-in embedder, and
 			// every embedder while the vectors load.
 			for _, q := range queries {
@@ -131,7 +174,99 @@ func Bench(ctx context.Context, o BenchOptions, w io.Writer) (*BenchReport, erro
 		slices.Sort(rep.ChannelQuery[kind])
 	}
 	slices.Sort(rep.LexicalOnly)
+	rep.PeakRSS, _ = procStatus("VmHWM")
+	if err := benchRestart(ctx, o, rep, &st, queries); err != nil {
+		return nil, err
+	}
+	rep.LoadAfter = loadAvg()
 	return rep, nil
+}
+
+// benchRestart closes the store, returns the build's memory to the system,
+// opens the store again with a fresh index in the default configuration
+// and times it until recall is complete, then its queries.
+func benchRestart(ctx context.Context, o BenchOptions, rep *BenchReport, st **store.Store, queries []string) error {
+	if err := (*st).Close(); err != nil {
+		return err
+	}
+	runtime.GC()
+	debug.FreeOSMemory()
+	resetPeak()
+	began := time.Now()
+	s, err := store.Open(store.Options{Dir: o.Dir, MemoryMB: o.MemoryMB})
+	if err != nil {
+		return err
+	}
+	*st = s
+	x, err := New(Options{Store: s, Embedder: o.Embedder, CacheDir: filepath.Join(o.Dir, "recall")})
+	if err != nil {
+		return err
+	}
+	rep.Embedder = x.emb.ID()
+	if err := x.catchUpLexical(ctx); err != nil {
+		return err
+	}
+	rep.RestartWords = time.Since(began)
+	if !x.vecOff {
+		if err := x.loadVectors(ctx); err != nil {
+			return err
+		}
+		rep.RestartVectors = time.Since(began)
+	}
+	if err := x.Sync(ctx); err != nil { // nothing new: must not embed
+		return err
+	}
+	for _, q := range queries {
+		t := time.Now()
+		if _, err := x.Search(ctx, Query{Prompt: q, MaxResults: 10}); err != nil {
+			return err
+		}
+		rep.Restarted = append(rep.Restarted, time.Since(t))
+	}
+	slices.Sort(rep.Restarted)
+	rep.RestartPeakRSS, _ = procStatus("VmHWM")
+	runtime.GC()
+	debug.FreeOSMemory()
+	rep.SteadyRSS, _ = procStatus("VmRSS")
+	runtime.KeepAlive(x)
+	return nil
+}
+
+// procStatus reads a memory figure (in bytes) of this process from
+// /proc/self/status.
+func procStatus(field string) (uint64, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		rest, ok := strings.CutPrefix(line, field+":")
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+		return kb << 10, err
+	}
+	return 0, fmt.Errorf("no %s in /proc/self/status", field)
+}
+
+// resetPeak restarts VmHWM from the current resident memory (Linux's
+// clear_refs 5); where it cannot, the peak is the whole run's.
+func resetPeak() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// loadAvg is the system's 1, 5 and 15 minute load averages ("" where
+// unknown): the machine may be shared, and the numbers mean little
+// without it.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func pct(d []time.Duration, p float64) time.Duration {
@@ -151,6 +286,7 @@ func (r *BenchReport) Print(w io.Writer) {
 	fmt.Fprintf(w, "recall benchmark, %d messages\n", r.Messages)
 	fmt.Fprintf(w, "  %-34s %12s  (%s)\n", "durable import (no embedding)", r.Import.Round(time.Millisecond), rate(r.Import))
 	fmt.Fprintf(w, "  %-34s %12s  (%s)\n", "lexical index build", r.Lexical.Round(time.Millisecond), rate(r.Lexical))
+	fmt.Fprintf(w, "  %-34s %12s\n", "lexical snapshot write", r.LexicalSave.Round(time.Millisecond))
 	fmt.Fprintf(w, "  %-34s %12s  (%s)\n", "embed + keep + index vectors", r.Embed.Round(time.Millisecond), rate(r.Embed))
 	fmt.Fprintf(w, "\n  %-28s %10s %10s %10s\n", "search mode, top 10", "p50", "p99", "max")
 	row := func(name string, d []time.Duration) {
@@ -164,6 +300,21 @@ func (r *BenchReport) Print(w io.Writer) {
 	for kind, d := range r.VectorLoad {
 		fmt.Fprintf(w, "  vector index load (%s): %s\n", kind, d.Round(time.Millisecond))
 	}
+	mib := func(b uint64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
+	fmt.Fprintf(w, "\n  restarted over the history (%s, default weight)\n", r.Embedder)
+	fmt.Fprintf(w, "  %-34s %12s\n", "complete by words after", r.RestartWords.Round(time.Millisecond))
+	if r.RestartVectors > 0 {
+		fmt.Fprintf(w, "  %-34s %12s\n", "vectors loaded after", r.RestartVectors.Round(time.Millisecond))
+	} else {
+		fmt.Fprintf(w, "  %-34s %12s\n", "vectors", "off")
+	}
+	if len(r.Restarted) > 0 {
+		row("search after restart", r.Restarted)
+	}
+	fmt.Fprintf(w, "  %-34s %12s\n", "resident peak, building", mib(r.PeakRSS))
+	fmt.Fprintf(w, "  %-34s %12s\n", "resident peak, restart", mib(r.RestartPeakRSS))
+	fmt.Fprintf(w, "  %-34s %12s\n", "resident steady, restarted", mib(r.SteadyRSS))
+	fmt.Fprintf(w, "  load average before / after: %s / %s\n", r.LoadBefore, r.LoadAfter)
 }
 
 // synth makes synthetic chat lines.

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"net/http/httptest"
+
+	"github.com/cyan-agent/cyan/internal/embedtest"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -132,5 +135,38 @@ func BenchmarkSearchWithRecords(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestBenchRestartsOverTheHistory: the benchmark's restart reads the
+// history it built with a fresh index in the default configuration — the
+// built-in embedder with its vectors off, a model embedder (the fake
+// server at 768 dimensions) with its vectors loaded, not made again — and
+// reports resident memory.
+func TestBenchRestartsOverTheHistory(t *testing.T) {
+	fake := &embedtest.Server{Dims: 768, Models: []string{"m"}}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	for _, emb := range []Embedder{nil, newModelEmbedder(t, "ollama", srv.URL, "m")} {
+		rep, err := Bench(context.Background(), BenchOptions{Dir: t.TempDir(), Messages: 600, Queries: 20, Embedder: emb}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.RestartWords <= 0 || len(rep.Restarted) != 20 || rep.SteadyRSS == 0 || rep.PeakRSS == 0 {
+			t.Fatalf("%v: %+v", emb, rep)
+		}
+		if model := emb != nil; model != (rep.RestartVectors > 0) {
+			t.Fatalf("%v: vectors loaded after %v", emb, rep.RestartVectors)
+		}
+		var b strings.Builder
+		rep.Print(&b)
+		if !strings.Contains(b.String(), "resident steady, restarted") {
+			t.Fatalf("report:\n%s", b.String())
+		}
+	}
+	// The messages once, and the queries of the hybrid rows (all, one
+	// channel) and of the restart: the restart loads the vectors.
+	if texts := fake.Texts(); texts != 600+3*20 {
+		t.Fatalf("the model embedded %d texts, want the 600 messages once and 60 queries", texts)
 	}
 }

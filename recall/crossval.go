@@ -462,6 +462,7 @@ func buildConv(ctx context.Context, c importer.Conversation, emb Embedder, base 
 		st.Close()
 		return nil, err
 	}
+	ci.x.vecOff = false // the ablation tries the vectors whatever the shipped weight
 	if err := ci.x.Sync(ctx); err != nil {
 		st.Close()
 		return nil, err

@@ -41,7 +41,10 @@
 // Incremental indexing follows the store's arrival log: the Indexer is an
 // actor that reads every message after its cursor and wakes on the store's
 // coalescing signal; the embedding cursor is durable, so a restart resumes
-// where it stopped.
+// where it stopped. The lexical index is written to a snapshot with its
+// cursor (lexsnap.go) and opened at start; a torn or stale one is thrown
+// away and the index rebuilt from the store. With the vectors at weight 0
+// (the built-in embedder's default) none are made or kept.
 //
 // It imports importer for the LoCoMo benchmark, llm for the embeddings
 // client, packets for the knowledge scopes its tool checks, and journal to

@@ -31,10 +31,12 @@ type Options struct {
 	// words and cost recall under cross-validation on LoCoMo; 1 for a model
 	// embedder, whose semantic matches BM25 cannot make).
 	VectorWeight float64
-	// CacheDir holds the vector index cache file ("" keeps none).
+	// CacheDir holds the lexical snapshot and the vector index cache file
+	// ("" keeps neither: every start reads the whole store).
 	CacheDir string
-	// SaveEvery bounds how long new vectors stay out of the cache file
-	// (0: 5 minutes). The cache is also written on a clean stop.
+	// SaveEvery bounds how long new messages and vectors stay out of the
+	// snapshot and cache files (0: 5 minutes). Both are also written on a
+	// clean stop.
 	SaveEvery time.Duration
 	Logger    *slog.Logger // nil: discard
 	// Judge runs tool mode's LLM pass (nil: tool mode answers like search
@@ -76,6 +78,11 @@ type Index struct {
 	recs     atomic.Pointer[recordIndex]
 	rs       recordState
 	p        params
+	// vecOff: the ranking gives the vectors no weight (the built-in
+	// embedder by default), so none are made, loaded or kept.
+	vecOff bool
+	// lexDirty: the corpus changed since the last lexical snapshot.
+	lexDirty atomic.Bool
 }
 
 type vectorHolder struct{ idx vectorIndex }
@@ -115,6 +122,7 @@ func New(o Options) (*Index, error) {
 	case !isBuiltin(o.Embedder):
 		x.p.vecWeight = modelVectorWeight
 	}
+	x.vecOff = x.p.vecWeight == 0
 	sum := sha256.Sum256([]byte(o.Embedder.ID()))
 	copy(x.fp[:], sum[:8])
 	x.vecs.Store(&vectorHolder{idx: x.newVectorIndex()})
@@ -212,6 +220,9 @@ func (x *Index) readState() (cursor, count uint64, err error) {
 func (x *Index) catchUpLexical(ctx context.Context) error {
 	x.lexMu.Lock()
 	defer x.lexMu.Unlock()
+	if !x.lexLoaded && x.openLexical() {
+		x.lexLoaded = true
+	}
 	if !x.lexLoaded {
 		batches := make(chan []*store.Message, 4)
 		var cursor uint64
@@ -231,6 +242,7 @@ func (x *Index) catchUpLexical(ctx context.Context) error {
 			x.c.add(ms)
 			x.scanned.Add(uint64(len(ms)))
 		}
+		x.lexDirty.Store(true)
 		if scanErr != nil {
 			return scanErr
 		}
@@ -251,7 +263,43 @@ func (x *Index) catchUpLexical(ctx context.Context) error {
 		}
 		x.c.add(msgs)
 		x.lexCur.Store(next)
+		x.lexDirty.Store(true)
 	}
+}
+
+// openLexical fills the corpus from the lexical snapshot, when there is
+// one that fits the store: its cursor not past the store's last arrival
+// and its newest document still stored. Anything else is thrown away (the
+// caller then reads the whole store). The caller holds lexMu.
+func (x *Index) openLexical() bool {
+	path := x.lexPath()
+	if path == "" {
+		return false
+	}
+	c, cursor, err := readLexical(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	if err == nil && cursor > x.st.LastArrival() {
+		err = fmt.Errorf("%w: stale (it has read to %d, the store has %d)", errSnap, cursor, x.st.LastArrival())
+	}
+	if err == nil && len(c.docs) > 0 {
+		if _, gerr := x.st.Get(c.docs[len(c.docs)-1].id.String()); gerr != nil {
+			err = fmt.Errorf("%w: stale (its newest message is not in the store: %v)", errSnap, gerr)
+		}
+	}
+	if err != nil {
+		x.log.Warn("the lexical snapshot does not fit the store; rebuilding the index from it", "err", err)
+		_ = os.Remove(path)
+		return false
+	}
+	x.c.mu.Lock()
+	x.c.docs, x.c.byID, x.c.chans, x.c.chIdx, x.c.order, x.c.lex, x.c.sessions = c.docs, c.byID, c.chans, c.chIdx, c.order, c.lex, c.sessions
+	x.c.mu.Unlock()
+	x.lexCur.Store(cursor)
+	x.scanned.Store(cursor)
+	x.log.Info("lexical index opened from its snapshot", "messages", len(c.docs), "cursor", cursor)
+	return true
 }
 
 // loadVectors fills the vector index from the cache file, or from the
@@ -429,7 +477,12 @@ func (x *Index) catchUpVectors(ctx context.Context) error {
 // dropOtherEmbedders deletes the vectors and cursors of embedders other
 // than the current one, once the current one has caught up: Badger keeps
 // the embeddings of the configured embedder only.
-func (x *Index) dropOtherEmbedders() error {
+func (x *Index) dropOtherEmbedders() error { return x.dropVectors(false) }
+
+// dropVectors deletes the vectors and cursors of other embedders, and of
+// the current one too when all is set (the vectors are off: nobody reads
+// them; turning them on again re-embeds in the background).
+func (x *Index) dropVectors(all bool) error {
 	var stale [][]byte
 	err := x.st.DB().View(func(txn *badger.Txn) error {
 		for _, kind := range []byte{'e', 's'} {
@@ -437,7 +490,7 @@ func (x *Index) dropOtherEmbedders() error {
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: p})
 			for it.Rewind(); it.Valid(); it.Next() {
 				k := it.Item().Key()
-				if len(k) >= len(p)+8 && string(k[len(p):len(p)+8]) != string(x.fp[:]) {
+				if len(k) >= len(p)+8 && (all || string(k[len(p):len(p)+8]) != string(x.fp[:])) {
 					stale = append(stale, it.Item().KeyCopy(nil))
 				}
 			}
@@ -458,6 +511,10 @@ func (x *Index) dropOtherEmbedders() error {
 	if err := wb.Flush(); err != nil {
 		return err
 	}
-	x.log.Info("removed the vectors of a previous embedder", "keys", len(stale))
+	if all {
+		x.log.Info("removed the stored vectors: the ranking gives them no weight (embed.vector_weight)", "keys", len(stale))
+	} else {
+		x.log.Info("removed the vectors of a previous embedder", "keys", len(stale))
+	}
 	return nil
 }

@@ -155,6 +155,9 @@ func (x *Index) SyncRecords(ctx context.Context) error {
 			missing = append(missing, i)
 		}
 	}
+	if x.vecOff {
+		missing = nil // nobody reads their vectors
+	}
 	for start := 0; start < len(missing); start += x.embedBatch() {
 		batch := missing[start:min(start+x.embedBatch(), len(missing))]
 		texts := make([]string, len(batch))

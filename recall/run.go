@@ -15,6 +15,9 @@ func (x *Index) Sync(ctx context.Context) error {
 	if err := x.catchUpLexical(ctx); err != nil {
 		return err
 	}
+	if x.vecOff {
+		return x.SyncRecords(ctx)
+	}
 	if !x.vecReady.Load() {
 		if err := x.loadVectors(ctx); err != nil {
 			return err
@@ -58,6 +61,17 @@ func (x *Index) Run(ctx context.Context) error {
 		}
 	}
 	x.log.Info("lexical index ready", "messages", x.c.size())
+	if err := x.saveLexical(); err != nil {
+		x.log.Warn("the lexical snapshot was not written; the next start reads the store", "err", err)
+	}
+	if x.vecOff {
+		x.log.Info("vectors off: the ranking gives them no weight", "embedder", x.emb.ID())
+		if err := x.dropVectors(true); err != nil {
+			x.log.Warn("could not remove the stored vectors", "err", err)
+		}
+		x.followLexical(ctx, sig, nil)
+		return nil
+	}
 	for attempt := 0; ; attempt++ {
 		err := x.loadVectors(ctx)
 		if err == nil {
@@ -77,17 +91,36 @@ func (x *Index) Run(ctx context.Context) error {
 	wg.Go(func() { x.followVectors(ctx, vecSig) })
 	defer wg.Wait()
 	vecSig <- struct{}{}
+	x.followLexical(ctx, sig, vecSig)
+	return nil
+}
+
+// followLexical indexes new messages by words on each signal until ctx
+// ends, then passes the signal on to vecSig (nil: the vectors are off).
+func (x *Index) followLexical(ctx context.Context, sig <-chan struct{}, vecSig chan<- struct{}) {
+	var save <-chan time.Time // followVectors saves when the vectors are on
+	if vecSig == nil {
+		t := time.NewTicker(x.o.SaveEvery)
+		defer t.Stop()
+		save = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return
+		case <-save:
+			x.saveCache()
+			continue
 		case <-sig:
 		}
 		if err := x.catchUpLexical(ctx); err != nil {
 			if ctx.Err() != nil {
-				return nil
+				return
 			}
 			x.log.Error("lexical indexing failed; the next message retries it", "err", err)
+		}
+		if vecSig == nil {
+			continue
 		}
 		select {
 		case vecSig <- struct{}{}:
@@ -218,8 +251,12 @@ func (x *Index) followRecords(ctx context.Context) {
 	}
 }
 
-// saveCache writes the vector cache when it has changed.
+// saveCache writes the lexical snapshot and the vector cache when they
+// have changed.
 func (x *Index) saveCache() {
+	if err := x.saveLexical(); err != nil {
+		x.log.Warn("the lexical snapshot was not written; the next start reads the store", "err", err)
+	}
 	path := x.cachePath()
 	if path == "" || !x.dirty.Swap(false) {
 		return
@@ -243,14 +280,17 @@ type Status struct {
 	Embedded uint64 `json:"embedded"`
 	// Documents and Vectors count what is searchable; Records the events
 	// and theories indexed beside the messages.
-	Documents    int    `json:"documents"`
-	Records      int    `json:"records"`
-	Vectors      int    `json:"vectors"`
-	LexicalReady bool   `json:"lexical_ready"`
-	VectorReady  bool   `json:"vector_ready"`
-	Embedder     string `json:"embedder"`
-	IndexKind    string `json:"index"`
-	EmbedError   string `json:"embed_error,omitempty"`
+	Documents    int  `json:"documents"`
+	Records      int  `json:"records"`
+	Vectors      int  `json:"vectors"`
+	LexicalReady bool `json:"lexical_ready"`
+	VectorReady  bool `json:"vector_ready"`
+	// VectorsOff: the ranking gives the vectors no weight (the built-in
+	// embedder's default), so none are made or kept; Embedded stays 0.
+	VectorsOff bool   `json:"vectors_off,omitempty"`
+	Embedder   string `json:"embedder"`
+	IndexKind  string `json:"index"`
+	EmbedError string `json:"embed_error,omitempty"`
 	// EmbedUsage meters a model embedder's calls (nil for the built-in).
 	EmbedUsage *EmbedUsage `json:"embed_usage,omitempty"`
 }
@@ -260,7 +300,7 @@ func (x *Index) Status() Status {
 	s := Status{
 		Messages: x.st.LastArrival(), Indexed: max(x.lexCur.Load(), x.scanned.Load()), Embedded: x.embCur.Load(),
 		Documents: x.c.size(), Records: x.recordCount(), Vectors: x.vecs.Load().idx.count(),
-		LexicalReady: x.lexReady.Load(), VectorReady: x.vecReady.Load(), Embedder: x.emb.ID(), IndexKind: x.o.IndexKind,
+		LexicalReady: x.lexReady.Load(), VectorReady: x.vecReady.Load(), VectorsOff: x.vecOff, Embedder: x.emb.ID(), IndexKind: x.o.IndexKind,
 	}
 	if e := x.embedErr.Load(); e != nil {
 		s.EmbedError = *e

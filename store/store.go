@@ -32,6 +32,9 @@ type Options struct {
 	// write that would leave less is refused with ErrDiskFull (0:
 	// DefaultMinFree).
 	MinFree uint64
+	// MemoryMB is what Badger may hold in memory, in megabytes: its
+	// memtables, block cache and index cache (0: DefaultMemoryMB).
+	MemoryMB int
 
 	// tune changes Badger's options (tests only).
 	tune func(badger.Options) badger.Options
@@ -102,14 +105,13 @@ func Open(o Options) (*Store, error) {
 		WithLogger(badgerLogger{log}).
 		WithMemTableSize(memTableSize).
 		WithValueLogFileSize(valueLogFileSize).
-		WithBlockCacheSize(64 << 20).
-		WithIndexCacheSize(32 << 20).
 		WithNumVersionsToKeep(1).
 		// Every block read is checked against its checksum (a flipped
 		// bit is an error, never a silently wrong or missing message);
 		// whole tables are checked before open (check.go).
 		WithChecksumVerificationMode(options.OnBlockRead).
 		WithVerifyValueChecksum(true)
+	opts = memoryOptions(opts, o.MemoryMB)
 	if o.tune != nil {
 		opts = o.tune(opts)
 	}

@@ -23,6 +23,9 @@ type Server struct {
 	Models []string
 	// Synonyms maps a word to the word whose feature it shares.
 	Synonyms map[string]string
+	// Forget keeps no Request (long benchmarks, whose memory it would
+	// grow); Requests and Texts then report none.
+	Forget bool
 
 	mu   sync.Mutex
 	reqs []Request
@@ -146,7 +149,9 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request, proto string) {
 		texts = []string{one}
 	}
 	s.mu.Lock()
-	s.reqs = append(s.reqs, Request{Path: r.URL.Path, Model: in.Model, Input: texts, Header: r.Header.Clone()})
+	if !s.Forget {
+		s.reqs = append(s.reqs, Request{Path: r.URL.Path, Model: in.Model, Input: texts, Header: r.Header.Clone()})
+	}
 	var status int
 	if len(s.fail) > 0 {
 		status, s.fail = s.fail[0], s.fail[1:]
