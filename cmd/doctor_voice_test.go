@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -18,6 +19,9 @@ import (
 // checks each segment is audio a page plays.
 func TestDoctorAcceptsOgg(t *testing.T) {
 	if _, err := exec.LookPath("sox"); err != nil {
+		if os.Getenv("CYAN_REQUIRE_TOOLS") == "1" {
+			t.Fatal("sox makes the fake's ogg and CYAN_REQUIRE_TOOLS=1: install sox")
+		}
 		t.Skip("sox makes the fake's ogg; it is not installed")
 	}
 	fake := &ttstest.GPTSoVITS{}
