@@ -34,7 +34,8 @@ var avatarTypes = map[string]string{".png": "image/png", ".jpg": "image/jpeg", "
 	".webp": "image/webp", ".gif": "image/gif", ".svg": "image/svg+xml"}
 
 // personaInfo: GET /api/v1/persona[?channel=C] → {name, color, avatars:
-// {emotion: url}, voiced}: voiced says whether C's replies are spoken.
+// {emotion: url}, voiced, actions}: voiced says whether C's replies are
+// spoken, actions what their *actions* become (with a voice).
 func (s *Server) personaInfo(w http.ResponseWriter, r *http.Request) {
 	info := PersonaInfo{Name: "cyan", Color: "#1D75B3"}
 	if s.o.Persona != nil {
@@ -44,6 +45,9 @@ func (s *Server) personaInfo(w http.ResponseWriter, r *http.Request) {
 	ch := r.URL.Query().Get("channel")
 	voiced := s.o.Voice != nil && ch != "" && s.o.Voice.Voiced(ch)
 	out := map[string]any{"name": info.Name, "color": info.Color, "avatars": avatars, "voiced": voiced}
+	if s.o.Voice != nil {
+		out["actions"] = s.o.Voice.Actions()
+	}
 	if u := vrmURL(info.Dir); u != "" {
 		out["vrm"] = u
 		if t, err := vrm.ReadTable(info.Dir); err == nil && t != nil {

@@ -197,6 +197,7 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("GET /api/v1/bridges", s.listBridges)
 	s.mux.HandleFunc("POST /api/v1/speech", s.speech)
 	s.mux.HandleFunc("GET /api/v1/speech/{key}", s.speechAudio)
+	s.mux.HandleFunc("PUT /api/v1/speech/actions", s.speechActions)
 	s.mux.HandleFunc("GET /api/v1/persona", s.personaInfo)
 	s.mux.HandleFunc("POST /api/v1/llm/check", s.llmCheck)
 	s.mux.HandleFunc("GET /api/v1/persona/avatar/{file}", s.personaAvatar)

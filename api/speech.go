@@ -143,3 +143,26 @@ func writeAudio(w http.ResponseWriter, a tts.Audio) {
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(a.Data)
 }
+
+// speechActions: PUT /api/v1/speech/actions {"actions": "skip" | "speak" |
+// "narrate"} → {"actions"}: what the *actions* of the replies begun from
+// now on become, the page's setting. It lasts until the daemon stops
+// (tts.actions is the mode at start); the page sends its choice again
+// each time it opens.
+func (s *Server) speechActions(w http.ResponseWriter, r *http.Request) {
+	if s.o.Voice == nil {
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "the voice is not running")
+		return
+	}
+	var req struct {
+		Actions string `json:"actions"`
+	}
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	if err := s.o.Voice.SetActions(strings.TrimSpace(req.Actions)); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", `actions is "skip" (leave *actions* unsaid), "speak" (read them in the reply's voice) or "narrate" (read them apart, in tts.narrator's voice)`)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"actions": s.o.Voice.Actions()})
+}

@@ -236,3 +236,26 @@ func TestAnUnstreamedReplyIsVoicedAsItIsWritten(t *testing.T) {
 	}
 	<-done
 }
+
+// TestSpeechActionsIsThePagesSetting: PUT /api/v1/speech/actions changes
+// what *actions* become, /api/v1/persona says the mode in force, and a
+// mode that is not skip, speak or narrate is refused, saying which are.
+func TestSpeechActionsIsThePagesSetting(t *testing.T) {
+	r, _ := voiceRig(t)
+	if code, out := r.do(t, "GET", "/api/v1/persona?channel=desktop", ""); code != 200 || out["actions"] != "skip" {
+		t.Fatalf("persona: %d %v, want actions skip", code, out)
+	}
+	if code, out := r.do(t, "PUT", "/api/v1/speech/actions", `{"actions": "narrate"}`); code != 200 || out["actions"] != "narrate" {
+		t.Fatalf("PUT narrate: %d %v", code, out)
+	}
+	if _, out := r.do(t, "GET", "/api/v1/persona?channel=desktop", ""); out["actions"] != "narrate" {
+		t.Fatalf("persona after PUT: %v", out)
+	}
+	code, out := r.do(t, "PUT", "/api/v1/speech/actions", `{"actions": "shout"}`)
+	if msg, _ := out["error"].(map[string]any)["message"].(string); code != 400 || !strings.Contains(msg, `"narrate"`) {
+		t.Fatalf("PUT shout: %d %v", code, out)
+	}
+	if _, out := r.do(t, "GET", "/api/v1/persona?channel=desktop", ""); out["actions"] != "narrate" {
+		t.Fatalf("a refused mode changed it: %v", out)
+	}
+}

@@ -38,6 +38,10 @@ var readsAllowed = map[string]string{
 	"tools/extras.go:checkScript":       "parses a script tool's file next to its manifest through os.Root",
 	"tools/extras.go:scriptRun":         "reads a script tool's file next to its manifest through os.Root",
 	"recall/vectors.go:save":            "recall's own index file in the data dir",
+	"recall/lexsnap.go:readLexical":     "recall's own lexical snapshot in the data dir",
+	"recall/lexsnap.go:writeLexical":    "writes recall's own lexical snapshot in the data dir",
+	"recall/bench.go:procStatus":        "cyan bench reads its own /proc/self/status",
+	"recall/bench.go:loadAvg":           "cyan bench reads /proc/loadavg",
 }
 
 // A tool reads the owner's files only through the confined-path code:

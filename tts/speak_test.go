@@ -84,3 +84,39 @@ func TestVoiceFollowsLiveTextAndKeys(t *testing.T) {
 	v.Close()
 	out.none(t)
 }
+
+// TestSetActionsChangesTheNextReply: the page's settings change what
+// *actions* become for the replies begun after it; a mode that is not
+// skip, speak or narrate is refused and changes nothing.
+func TestSetActionsChangesTheNextReply(t *testing.T) {
+	g := newGated()
+	out := newSink()
+	v, err := tts.NewVoice(tts.Options{Provider: g, Channels: []string{"desktop"}, Actions: tts.ActionsSkip, Emit: out.emit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if v.Actions() != tts.ActionsSkip {
+		t.Fatalf("Actions() = %q at start", v.Actions())
+	}
+	if err := v.SetActions("loud"); err == nil || v.Actions() != tts.ActionsSkip {
+		t.Fatalf("SetActions(loud) = %v, now %q", err, v.Actions())
+	}
+	if err := v.SetActions(tts.ActionsNarrate); err != nil || v.Actions() != tts.ActionsNarrate {
+		t.Fatalf("SetActions(narrate) = %v, now %q", err, v.Actions())
+	}
+	// The next reply reads its action as a narrated segment of its own.
+	v.Delta("desktop", "m2", "Hi! *waves* Bye.", false)
+	v.Delta("desktop", "m2", "", true)
+	v.TurnDone("desktop", "m2")
+	for _, s := range []string{"Hi!", "waves", "Bye."} {
+		g.open(s)
+	}
+	a, b := out.next(t), out.next(t)
+	if a.Text != "Hi!" || b.Text != "waves" || b.Emotion != tts.Narration {
+		t.Fatalf("after SetActions(narrate): %+v, %+v", a, b)
+	}
+	if _, err := tts.NewVoice(tts.Options{Provider: newGated(), Actions: "loud"}); err == nil {
+		t.Fatal("a voice made with actions loud")
+	}
+}

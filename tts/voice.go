@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cyan-agent/cyan/glob"
@@ -87,6 +88,8 @@ type Voice struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	actions atomic.Value // string: Options.Actions until SetActions
+
 	mu       sync.Mutex
 	chans    map[string]*channelState
 	failing  bool
@@ -145,9 +148,40 @@ func NewVoice(o Options) (*Voice, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if o.Actions == "" {
+		o.Actions = ActionsSkip
+	}
+	if err := checkActions(o.Actions); err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Voice{o: o, log: log, cache: o.Cache, sem: make(chan struct{}, o.Parallel),
-		ctx: ctx, cancel: cancel, chans: map[string]*channelState{}}, nil
+	v := &Voice{o: o, log: log, cache: o.Cache, sem: make(chan struct{}, o.Parallel),
+		ctx: ctx, cancel: cancel, chans: map[string]*channelState{}}
+	v.actions.Store(o.Actions)
+	return v, nil
+}
+
+// Actions is what a reply's *actions* become now: tts.actions, or what
+// SetActions chose since.
+func (v *Voice) Actions() string { return v.actions.Load().(string) }
+
+// SetActions changes what the *actions* of replies begun from now on
+// become (the page's settings): skip, speak or narrate. It lasts until the
+// daemon stops; tts.actions is the mode at start.
+func (v *Voice) SetActions(mode string) error {
+	if err := checkActions(mode); err != nil {
+		return err
+	}
+	v.actions.Store(mode)
+	return nil
+}
+
+func checkActions(mode string) error {
+	switch mode {
+	case ActionsSkip, ActionsSpeak, ActionsNarrate:
+		return nil
+	}
+	return fmt.Errorf("tts: actions %q is not skip, speak or narrate", mode)
 }
 
 // Provider is the voice's provider.
@@ -275,7 +309,7 @@ func (v *Voice) newUtterance(channel, turn string) *Utterance {
 		words = v.o.Words()
 	}
 	return &Utterance{v: v, channel: channel, turn: turn, scripted: scripted,
-		split: Splitter{FirstClause: 8, Actions: v.o.Actions, Words: words}}
+		split: Splitter{FirstClause: 8, Actions: v.Actions(), Words: words}}
 }
 
 // enqueue synthesizes segs and emits them after everything handed out
@@ -499,7 +533,7 @@ func (u *Utterance) flush() {
 	}
 	text := u.text.String()
 	u.text.Reset()
-	if strings.TrimSpace(Speakable(Unmark(text, u.v.o.Actions))) == "" {
+	if strings.TrimSpace(Speakable(Unmark(text, u.split.Actions))) == "" {
 		return
 	}
 	u.v.later(u.channel, u.turn, true, func() []packets.Segment { return u.v.script(u.channel, text) })
@@ -512,7 +546,7 @@ func (v *Voice) script(channel, text string) []packets.Segment {
 	cancel()
 	if err != nil || len(segs) == 0 {
 		v.log.Warn("the speak script failed; the rules cut the text instead", "channel", channel, "err", err)
-		sp := Splitter{Actions: v.o.Actions}
+		sp := Splitter{Actions: v.Actions()}
 		return append(sp.Feed(text), sp.Flush()...)
 	}
 	return cleanSegments(segs)

@@ -160,3 +160,59 @@ func shoot(t *testing.T, b *browser, name string) {
 	}
 	t.Logf("screenshot: %s", name)
 }
+
+// TestPageChoosesWhatActionsBecome: the settings' actions choice sets the
+// daemon's voice (PUT /api/v1/speech/actions), and a page opened again
+// sends the kept choice to a daemon that started from tts.actions.
+func TestPageChoosesWhatActionsBecome(t *testing.T) {
+	requireTool(t, "espeak-ng")
+	b := newBrowser(t)
+	r := startRigWith(t, "127.0.0.1:0", "")
+	actions := func() string {
+		resp, err := http.Get(r.base + "/api/v1/persona?channel=desktop")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var p struct{ Actions string }
+		json.NewDecoder(resp.Body).Decode(&p)
+		return p.Actions
+	}
+	b.do(t, chromedp.Navigate(r.base+"/?channel=desktop"))
+	b.until(t, "the page is ready", `document.body.dataset.ready === 'true'`)
+	if got := eval[string](t, b, `document.getElementById('actions').value`); got != "skip" || actions() != "skip" {
+		t.Fatalf("at start the page shows %q, the daemon %q; want skip", got, actions())
+	}
+	b.do(t, chromedp.Click(chromedp.CSS("#open-settings")))
+	eval[bool](t, b, `(() => { const s = document.getElementById('actions'); s.value = 'narrate'; s.dispatchEvent(new Event('change')); return true; })()`)
+	b.until(t, "the choice is kept", `localStorage.getItem('cyan.actions') === 'narrate'`)
+	for i := 0; actions() != "narrate"; i++ {
+		if i > 500 {
+			t.Fatalf("the daemon's actions stayed %q", actions())
+		}
+		time.Sleep(10 * time.Millisecond) // the page's PUT is on its way
+	}
+	// The daemon starts over from tts.actions; the page opened again sends
+	// the kept choice.
+	if code := put(t, r.base+"/api/v1/speech/actions", `{"actions": "skip"}`); code != 200 {
+		t.Fatalf("PUT skip: %d", code)
+	}
+	b.do(t, chromedp.Navigate(r.base+"/?channel=desktop"))
+	b.until(t, "the page is ready again", `document.body.dataset.ready === 'true'`)
+	b.until(t, "the kept choice is shown", `document.getElementById('actions').value === 'narrate'`)
+	if got := actions(); got != "narrate" {
+		t.Fatalf("after opening again the daemon's actions are %q, want the kept narrate", got)
+	}
+}
+
+func put(t *testing.T, url, body string) int {
+	t.Helper()
+	req, _ := http.NewRequest("PUT", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}

@@ -3,7 +3,8 @@
 // messages, rendered markdown), the voice (speech events played in order,
 // with subtitles and the avatar; a new message interrupts the old reply's
 // speech), the text box with a stop button, the connection's state, unsent
-// messages marked and retried, the settings (voice on/off, volume), and the
+// messages marked and retried, the settings (voice on/off, volume, which
+// voice, what *actions* become), and the
 // browser's own speech recognition as an optional microphone.
 
 import { call, getJSON, readEvents, follow, signIn } from './api.js';
@@ -136,7 +137,7 @@ const player = new Player({
   },
 });
 
-function setupControls() {
+function setupControls(persona) {
   const mute = $('mute');
   const voiceOn = $('voice-on');
   const vol = $('volume');
@@ -162,6 +163,24 @@ function setupControls() {
   voice.addEventListener('change', () => {
     const v = voice.value.trim();
     if (v) localStorage.setItem('cyan.voice', v); else localStorage.removeItem('cyan.voice');
+  });
+  // What *actions* become: the daemon's voice setting (PUT
+  // /api/v1/speech/actions); the choice is kept here and sent again each
+  // time the page opens, since the daemon starts from tts.actions.
+  const actions = $('actions');
+  const putActions = async (mode) => {
+    const r = await call('/api/v1/speech/actions', { method: 'PUT', body: { actions: mode } });
+    const body = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(body?.error?.message || `actions: ${r.status}`);
+    actions.value = body.actions;
+  };
+  actions.value = persona.actions || 'skip';
+  actions.disabled = !persona.actions;
+  const chosen = localStorage.getItem('cyan.actions');
+  if (persona.actions && chosen && chosen !== persona.actions) putActions(chosen).catch((e) => notice(e.message));
+  actions.addEventListener('change', () => {
+    localStorage.setItem('cyan.actions', actions.value);
+    putActions(actions.value).catch((e) => notice(e.message));
   });
   const panel = $('settings');
   $('open-settings').addEventListener('click', () => {
@@ -367,7 +386,7 @@ async function start() {
   // A persona's avatar.vrm takes the face's place (app/vrm.js, loaded only then).
   if (persona.vrm) import('./vrm.js').then((m) => m.mountVRM($('avatar'), persona, avatar, player)).catch((e) => notice('avatar: ' + e.message));
   if (!persona.voiced) $('voice-note').textContent = `channel ${channel} is not voiced (tts.channels)`;
-  setupControls();
+  setupControls(persona);
   setupComposer();
   // The stream first, then the history: whatever is stored in between is
   // in one or the other (shown once, by id). Each reconnection re-reads
