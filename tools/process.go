@@ -170,11 +170,12 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, dir string, stdin io.R
 		res.Note = "stopped: the call was cancelled"
 	}
 	killGroup(pgid)
-	if res.Note == "" && pids != nil && pids.refused() {
-		res.Note = fmt.Sprintf("a fork was refused at the process limit %d (tools.terminal.max_processes)", s.Jail.limits.Processes)
-	}
 	if waitErr == nil && (res.Note != "") {
 		waitErr = <-exited
+	}
+	if res.Note == "" && pids != nil && pids.refused() {
+		// It ended on its own, but the cap refused it a fork on the way.
+		res.Note = fmt.Sprintf("a fork was refused at the process limit %d (tools.terminal.max_processes)", s.Jail.limits.Processes)
 	}
 	select {
 	case <-readDone:
