@@ -150,7 +150,7 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, dir string, stdin io.R
 	}()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	procLimit, stopWatch := s.watchProcesses(pgid)
+	procLimit, stopWatch := s.watchProcesses(pgid, pids)
 	defer stopWatch()
 
 	res := RunResult{PGID: pgid}
@@ -259,9 +259,10 @@ const processWatch = 20 * time.Millisecond
 
 // watchProcesses counts the processes of the sandbox that bwrap (pid) made
 // while it runs, and closes the returned channel once they pass the
-// process limit (RLIMIT_NPROC does not hold for root: Limits). stop ends
-// the watch and waits for it.
-func (s *Sandbox) watchProcesses(pid int) (over <-chan struct{}, stop func()) {
+// process limit (RLIMIT_NPROC does not hold for root: Limits), or once
+// its pids cgroup (pc, when there is one) refused a fork: the program
+// reached the limit either way. stop ends the watch and waits for it.
+func (s *Sandbox) watchProcesses(pid int, pc *pidCap) (over <-chan struct{}, stop func()) {
 	ch := make(chan struct{})
 	if s.Jail == nil || s.Jail.prlimit == "" || s.Jail.limits.Processes <= 0 {
 		return ch, func() {}
@@ -279,6 +280,10 @@ func (s *Sandbox) watchProcesses(pid int) (over <-chan struct{}, stop func()) {
 			case <-quit:
 				return
 			case <-t.C:
+			}
+			if pc != nil && pc.refused() {
+				close(ch)
+				return
 			}
 			if ns == "" {
 				ns = pidNamespace(pid)
