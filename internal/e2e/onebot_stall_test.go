@@ -72,7 +72,9 @@ func TestQQStalledImagesDelayNoOtherChat(t *testing.T) {
 	if err := r.impl.Connect(ctx, r.wsURL()+"/"); err != nil {
 		t.Fatalf("connect at the path with a trailing slash: %v", err)
 	}
-	since := r.waitBridge(t, func(b map[string]any) bool { return b["connected"] == true })["since"]
+	// Connected and logged in: the login's answer (the bot's name) posts the
+	// state again, with a new since.
+	since := r.waitBridge(t, func(b map[string]any) bool { return b["connected"] == true && b["self_name"] != nil && b["self_name"] != "" })["since"]
 	images, requests := stallServer(t)
 
 	owner := onebottest.Sender{UserID: 1001, Nickname: "hareru"}
@@ -124,7 +126,7 @@ func TestQQStalledImagesDelayNoOtherChat(t *testing.T) {
 	}
 	b := r.waitBridge(t, func(b map[string]any) bool { return true })
 	if b["connected"] != true || b["since"] != since || !r.impl.Connected() {
-		t.Fatalf("the link dropped during %s of stalls: %v", time.Since(stalledAt).Round(time.Second), b)
+		t.Fatalf("the link dropped during %s of stalls: %v\n%s", time.Since(stalledAt).Round(time.Second), b, r.d.stderr.String())
 	}
 	if log := r.d.stderr.String(); strings.Contains(log, "no heartbeat") {
 		t.Fatalf("the heartbeat watch closed a live link:\n%s", log)
