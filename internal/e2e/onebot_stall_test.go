@@ -74,7 +74,9 @@ func TestQQStalledImagesDelayNoOtherChat(t *testing.T) {
 	}
 	// Connected and logged in: the login's answer (the bot's name) posts the
 	// state again, with a new since.
-	since := r.waitBridge(t, func(b map[string]any) bool { return b["connected"] == true && b["self_name"] != nil && b["self_name"] != "" })["since"]
+	since := r.waitBridge(t, func(b map[string]any) bool {
+		return b["connected"] == true && b["self_name"] != nil && b["self_name"] != ""
+	})["since"]
 	images, requests := stallServer(t)
 
 	owner := onebottest.Sender{UserID: 1001, Nickname: "hareru"}
