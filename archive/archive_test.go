@@ -14,11 +14,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/cyan-agent/cyan/internal/clocktest"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -297,39 +297,50 @@ func TestBackupDuringTraffic(t *testing.T) {
 }
 
 func TestScheduledBackupsKeepTheNewest(t *testing.T) {
-	// The store lives outside the bubble: its background tickers would
-	// otherwise tick through five fake days.
+	// A settable clock, not a synctest bubble: the store's own goroutines
+	// must not share channels with a bubble.
 	st, err := store.Open(store.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 	fill(t, st)
-	synctest.Test(t, func(t *testing.T) {
-		dir := t.TempDir()
-		s := &Schedule{Store: st, Spec: "30 3 * * *", Dir: dir, Keep: 3, Version: "test"}
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan error, 1)
-		go func() { done <- s.Run(ctx) }()
-		time.Sleep(5*24*time.Hour + time.Hour) // five nights
-		synctest.Wait()
-		cancel()
-		if err := <-done; err != nil {
+	clk := clocktest.New(time.Date(2000, 1, 1, 0, 0, 0, 0, time.Local))
+	dir := t.TempDir()
+	made := make(chan error, 10)
+	s := &Schedule{Store: st, Spec: "30 3 * * *", Dir: dir, Keep: 3, Version: "test", Clock: clk, OnBackup: func(err error) { made <- err }}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	for night := range 5 { // five nights, one backup each
+		if !clk.WaitFor(1, 10*time.Second) {
+			t.Fatalf("night %d: the schedule does not wait for its time", night+1)
+		}
+		step := 24 * time.Hour
+		if night == 0 {
+			step = 3*time.Hour + 30*time.Minute // to 03:30 of the first night
+		}
+		clk.Advance(step)
+		if err := <-made; err != nil {
 			t.Fatal(err)
 		}
-		entries, _ := os.ReadDir(dir)
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		day := func(d int) string { return time.Date(2000, 1, d, 3, 30, 0, 0, time.Local).Format(backupName) }
-		if want := []string{day(3), day(4), day(5)}; fmt.Sprint(names) != fmt.Sprint(want) {
-			t.Fatalf("backups = %v, want %v", names, want)
-		}
-		f, _ := os.Open(filepath.Join(dir, names[2]))
-		defer f.Close()
-		if _, err := Restore(t.TempDir(), f, nil); err != nil {
-			t.Fatalf("a scheduled backup does not restore: %v", err)
-		}
-	})
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	day := func(d int) string { return time.Date(2000, 1, d, 3, 30, 0, 0, time.Local).Format(backupName) }
+	if want := []string{day(3), day(4), day(5)}; fmt.Sprint(names) != fmt.Sprint(want) {
+		t.Fatalf("backups = %v, want %v", names, want)
+	}
+	f, _ := os.Open(filepath.Join(dir, names[2]))
+	defer f.Close()
+	if _, err := Restore(t.TempDir(), f, nil); err != nil {
+		t.Fatalf("a scheduled backup does not restore: %v", err)
+	}
 }

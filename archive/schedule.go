@@ -3,13 +3,14 @@ package archive
 import (
 	"context"
 	"fmt"
-	"github.com/cyan-agent/cyan/clock"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cyan-agent/cyan/clock"
 
 	"github.com/cyan-agent/cyan/store"
 )
@@ -21,9 +22,9 @@ type Schedule struct {
 	Spec    string // five cron fields
 	Dir     string
 	Keep    int
-	Version string           // written into each backup's header
-	Now     func() time.Time // nil: time.Now
-	Logger  *slog.Logger     // nil: discard
+	Version string       // written into each backup's header
+	Clock   clock.Clock  // nil: the wall clock
+	Logger  *slog.Logger // nil: discard
 	// OnBackup, if set, hears of each scheduled backup (nil: made).
 	OnBackup func(error)
 }
@@ -38,22 +39,21 @@ func (s *Schedule) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("archive: backup schedule: %w", err)
 	}
-	now := s.Now
-	if now == nil {
-		now = time.Now
+	clk := s.Clock
+	if clk == nil {
+		clk = clock.Real{}
 	}
+	now := clk.Now
 	log := s.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	for {
 		next := sched.Next(now())
-		timer := time.NewTimer(next.Sub(now()))
 		select {
 		case <-ctx.Done():
-			timer.Stop()
 			return nil
-		case <-timer.C:
+		case <-clk.After(next.Sub(now())):
 		}
 		path, info, err := s.Once(now())
 		if s.OnBackup != nil {

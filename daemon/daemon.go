@@ -291,7 +291,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	}
 
 	d.watchParts(d.metrics, now)
-	if p := d.backups(version, now); p != nil {
+	if p := d.backups(version, clk); p != nil {
 		d.extra = append(d.extra, *p)
 	}
 	if d.bridges, err = d.buildBridges(cfg, clk, log); err != nil {
