@@ -302,7 +302,19 @@ func TestOneReplyReachesThreeComponentsAcrossARestart(t *testing.T) {
 	if got := qq.received(t, 3); got != want {
 		t.Errorf("qq received %q, want %q", got, want)
 	}
-	detach() // each component's last acknowledgement is written
+	// Each component's last acknowledgement is written a moment after its
+	// Deliver returns; a detach before that rightly hands it over again.
+	deadline := time.Now().Add(10 * time.Second)
+	for busy := true; busy && time.Now().Before(deadline); {
+		busy = false
+		for _, s := range r.d.Router().Status() {
+			if s.Name != voiceSubscriber && (s.Pending != 0 || s.Delivered == 0) {
+				busy = true
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	detach()
 	for _, s := range r.d.Router().Status() {
 		if s.Name == voiceSubscriber {
 			continue // the daemon's own voice (of the desktop channel)

@@ -199,6 +199,11 @@ func TestPermanentFailureAndPanic(t *testing.T) {
 	})})
 	publish(t, r, "c", "refused", "boom", "last")
 	<-done
+	// The acknowledgement of "last" is recorded a moment after Deliver returns.
+	deadline := time.Now().Add(10 * time.Second)
+	for r.Status()[0].Delivered < 2 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
 	stop()
 	mu.Lock()
 	defer mu.Unlock()
