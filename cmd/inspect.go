@@ -2,12 +2,13 @@ package cmd
 
 import (
 	"fmt"
-	"github.com/cyan-agent/cyan/api"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/cyan-agent/cyan/mainvirtual"
+	"github.com/cyan-agent/cyan/api"
+	"github.com/cyan-agent/cyan/turn"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -50,7 +51,7 @@ func indentRest(s, pad string) string { return strings.ReplaceAll(s, "\n", "\n"+
 
 // printTrace shows a turn: the budget table, the context, the exact
 // provider messages and each step.
-func printTrace(io IO, t *mainvirtual.Trace) {
+func printTrace(io IO, t *turn.Trace) {
 	w := io.Stdout
 	fmt.Fprintf(w, "Turn of message %s in %q at %s (model %s)\n", t.MessageID, t.Channel, localTime(t.Time), orDash(t.Model))
 	if t.Error != "" {

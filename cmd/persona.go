@@ -13,10 +13,10 @@ import (
 	"unicode"
 
 	"github.com/cyan-agent/cyan/config"
-	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/persona/card"
 	"github.com/cyan-agent/cyan/persona/lorebook"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 func personaImport(f *flags) run {
@@ -360,9 +360,9 @@ func folderName(name string) string {
 
 // printLore lists, under a packet's section table, the lorebook entries
 // that matched this turn: in the prompt or left out, and why.
-func printLore(w io.Writer, p *mainvirtual.Packet) {
+func printLore(w io.Writer, p *turn.Packet) {
 	for _, s := range p.Sections {
-		if s.Slot != mainvirtual.SlotLoreBefore && s.Slot != mainvirtual.SlotLoreAfter {
+		if s.Slot != turn.SlotLoreBefore && s.Slot != turn.SlotLoreAfter {
 			continue
 		}
 		for _, it := range s.Items {

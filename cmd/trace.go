@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cyan-agent/cyan/generate"
-	"github.com/cyan-agent/cyan/mainvirtual"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // traceLs lists the newest generate calls; with --channel, the channel's
@@ -26,12 +26,12 @@ func traceLs(f *flags) run {
 		if err != nil {
 			return err
 		}
-		var turn json.RawMessage
+		var lastTurn json.RawMessage
 		if *channel != "" {
-			err := c.do("GET", "/api/v1/trace/last"+query("channel", *channel), nil, &turn)
+			err := c.do("GET", "/api/v1/trace/last"+query("channel", *channel), nil, &lastTurn)
 			var ae *apiError
 			if errors.As(err, &ae) && ae.Status == 404 && ae.Type == "not_found" {
-				turn = nil
+				lastTurn = nil
 			} else if err != nil {
 				return err
 			}
@@ -48,16 +48,16 @@ func traceLs(f *flags) run {
 			}
 			out := map[string]any{"generate": list.Traces}
 			if *channel != "" {
-				out["turn"] = turn
+				out["turn"] = lastTurn
 			}
 			return printJSON(io.Stdout, out)
 		}
 		if *channel != "" {
-			if turn == nil {
+			if lastTurn == nil {
 				fmt.Fprintf(io.Stdout, "No turn has run in channel %q yet.\n", *channel)
 			} else {
-				var t mainvirtual.Trace
-				if err := json.Unmarshal(turn, &t); err != nil {
+				var t turn.Trace
+				if err := json.Unmarshal(lastTurn, &t); err != nil {
 					return fmt.Errorf("unreadable trace: %w", err)
 				}
 				printTrace(io, &t)

@@ -24,6 +24,7 @@ import (
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/supervise"
 	"github.com/cyan-agent/cyan/tools"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // bridgeParts are the chat-app bridges of the System.
@@ -202,7 +203,7 @@ var _ bridge.Agent = bridgeAgent{}
 
 func (a bridgeAgent) Record(ctx context.Context, in bridge.Inbound) (string, error) {
 	m, err := a.mv.Record(ctx, mainvirtual.Recorded{
-		Incoming:   mainvirtual.Incoming{Channel: in.Channel, User: in.User, UserID: in.UserID, Kind: string(in.Kind), Text: in.Text},
+		Incoming:   turn.Incoming{Channel: in.Channel, User: in.User, UserID: in.UserID, Kind: string(in.Kind), Text: in.Text},
 		ExternalID: in.ExternalID, Time: in.Time,
 	})
 	if errors.Is(err, mainvirtual.ErrDuplicate) {
@@ -215,8 +216,8 @@ func (a bridgeAgent) Record(ctx context.Context, in bridge.Inbound) (string, err
 }
 
 func (a bridgeAgent) Answer(ctx context.Context, t bridge.Turn) error {
-	_, err := a.mv.Respond(ctx, t.Channel, t.MessageID, t.Speaker, t.SpeakerID, string(t.Kind), mainvirtual.Listener{})
-	var lim *mainvirtual.Limited
+	_, err := a.mv.Respond(ctx, t.Channel, t.MessageID, t.Speaker, t.SpeakerID, string(t.Kind), turn.Listener{})
+	var lim *turn.Limited
 	if errors.As(err, &lim) {
 		return &bridge.Later{After: lim.RetryAfter, Reason: lim.Reason}
 	}

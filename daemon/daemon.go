@@ -36,6 +36,7 @@ import (
 	"github.com/cyan-agent/cyan/supervise"
 	"github.com/cyan-agent/cyan/tools"
 	"github.com/cyan-agent/cyan/tts"
+	"github.com/cyan-agent/cyan/turn"
 	"github.com/cyan-agent/cyan/web"
 )
 
@@ -209,9 +210,9 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		Store: st, Config: cfg.Events, Writer: events.NewScriptWriter(d.scripts),
 		AgentName: agentName, Escape: notation.Escape,
 		IsOwner: func(speaker, userID string, private bool) bool {
-			kind := mainvirtual.KindGroup
+			kind := turn.KindGroup
 			if private {
-				kind = mainvirtual.KindPrivate
+				kind = turn.KindPrivate
 			}
 			return d.tools != nil && d.tools.reg.IsOwner(tools.Caller{Speaker: speaker, SpeakerID: userID, Kind: kind})
 		},
@@ -257,9 +258,9 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		return err
 	}
 	sources := memorySources(d.mem, d.tools.reg)
-	sources[mainvirtual.SlotEvents] = eventsSource(d.events, d.tools.reg)
-	sources[mainvirtual.SlotPulled] = mainvirtual.Stack(topicTheories(d.events, d.tools.reg), sources[mainvirtual.SlotPulled])
-	budgets := map[mainvirtual.Slot]int{mainvirtual.SlotWorkspace: cfg.Memory.Budget}
+	sources[turn.SlotEvents] = eventsSource(d.events, d.tools.reg)
+	sources[turn.SlotPulled] = mainvirtual.Stack(topicTheories(d.events, d.tools.reg), sources[turn.SlotPulled])
+	budgets := map[turn.Slot]int{turn.SlotWorkspace: cfg.Memory.Budget}
 	if err := addLoreSources(sources, budgets, d.persona.Load, st, log.With("component", "lorebook"), cfg.Agent); err != nil {
 		return err
 	}

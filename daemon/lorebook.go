@@ -12,6 +12,7 @@ import (
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/persona/lorebook"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // loreSource fills the two lorebook slots of the prompt from the persona's
@@ -137,7 +138,7 @@ func (s *loreSource) slot(pos lorebook.Position) mainvirtual.Source {
 		sec := mainvirtual.Section{Body: lorebook.Render(fired)}
 		for _, f := range t.res.Matched {
 			if f.Entry.Position == pos {
-				sec.Items = append(sec.Items, mainvirtual.ItemTrace{ID: f.Entry.Label(), Tokens: f.Tokens, Included: f.Included, Reason: f.Reason()})
+				sec.Items = append(sec.Items, turn.ItemTrace{ID: f.Entry.Label(), Tokens: f.Tokens, Included: f.Included, Reason: f.Reason()})
 			}
 		}
 		if pos == lorebook.After {
@@ -157,7 +158,7 @@ func (s *loreSource) slot(pos lorebook.Position) mainvirtual.Source {
 func greeting(p func() *persona.Persona) func(mainvirtual.Query) (string, error) {
 	return func(q mainvirtual.Query) (string, error) {
 		cur := p()
-		return cur.Greeting(q.Channel, q.Kind == mainvirtual.KindGroup, mainvirtual.UserName(q, cur.Name))
+		return cur.Greeting(q.Channel, q.Kind == turn.KindGroup, mainvirtual.UserName(q, cur.Name))
 	}
 }
 
@@ -173,14 +174,14 @@ func loreSlotBudget(a config.Agent) int {
 
 // addLoreSources puts the lorebook's two slots into sources, and their
 // bounds into budgets.
-func addLoreSources(sources map[mainvirtual.Slot]mainvirtual.Source, budgets map[mainvirtual.Slot]int, p func() *persona.Persona, st *store.Store, log *slog.Logger, a config.Agent) error {
+func addLoreSources(sources map[turn.Slot]mainvirtual.Source, budgets map[turn.Slot]int, p func() *persona.Persona, st *store.Store, log *slog.Logger, a config.Agent) error {
 	s, err := newLoreSource(p, st, log, a.Sections.Lorebook, a.ContextBudget)
 	if err != nil {
 		return err
 	}
-	budgets[mainvirtual.SlotLoreBefore] = loreSlotBudget(a)
-	budgets[mainvirtual.SlotLoreAfter] = loreSlotBudget(a)
-	sources[mainvirtual.SlotLoreBefore] = s.slot(lorebook.Before)
-	sources[mainvirtual.SlotLoreAfter] = s.slot(lorebook.After)
+	budgets[turn.SlotLoreBefore] = loreSlotBudget(a)
+	budgets[turn.SlotLoreAfter] = loreSlotBudget(a)
+	sources[turn.SlotLoreBefore] = s.slot(lorebook.Before)
+	sources[turn.SlotLoreAfter] = s.slot(lorebook.After)
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/tools"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // mainAccount is main-observer's budget account: its workspace work, due
@@ -57,7 +58,7 @@ func (o *observers) builtins() error {
 			t := f.Event.Turn
 			d := memory.TurnDone{Channel: f.Event.Channel, MessageID: t.MessageID, Answer: strings.Join(t.Replies, "\n"),
 				Owner:    t.Owner || o.reg.IsOwner(tools.Caller{Channel: f.Event.Channel, Speaker: t.Speaker, SpeakerID: t.SpeakerID, Kind: t.Kind}),
-				Private:  t.Kind != mainvirtual.KindGroup,
+				Private:  t.Kind != turn.KindGroup,
 				Reported: t.UsagePath, Used: t.Used, Maybe: t.Maybe}
 			events, err := o.mem.AfterTurn(ctx, d)
 			for _, e := range events {
@@ -71,7 +72,7 @@ func (o *observers) builtins() error {
 		Run:      func(context.Context, observer.Firing) error { return o.syncPlans() },
 	}}
 	if len(o.cfg.Speech.Channels) > 0 {
-		decide, run := o.speaker(mainAccount+"/speech", ScriptObserverSpeech, "", o.cfg.Speech.Channels)
+		decide, run := o.speaker(mainAccount+"/speech", observer.ScriptSpeech, "", o.cfg.Speech.Channels)
 		o.reg.SetComponent(observerComponent(mainAccount+"/speech"), o.reg.OwnerPermission())
 		specs = append(specs, observer.Spec{
 			Name: mainAccount + "/speech", Account: mainAccount, Speaks: true,
@@ -143,8 +144,8 @@ func (o *observers) planDue(ctx context.Context, p memory.Plan) error {
 		}
 	}
 	o.store.Journal().Post(journal.New(journal.PlanDue, p.Origin.Channel, journal.Plan{ID: p.ID, Text: p.Text, When: p.When()}))
-	maker := &mainvirtual.Principal{Speaker: p.Origin.Speaker, SpeakerID: p.Origin.SpeakerID, Owner: p.Origin.Owner, Component: p.Origin.Component}
-	_, err := o.mv.ProactiveAs(ctx, p.Origin.Channel, p.Origin.Kind, note, maker, mainvirtual.Listener{})
+	maker := &turn.Principal{Speaker: p.Origin.Speaker, SpeakerID: p.Origin.SpeakerID, Owner: p.Origin.Owner, Component: p.Origin.Component}
+	_, err := o.mv.ProactiveAs(ctx, p.Origin.Channel, p.Origin.Kind, note, maker, turn.Listener{})
 	if p.At != nil {
 		if ferr := o.mem.PlanFired(p.ID); ferr != nil && err == nil {
 			err = ferr
@@ -163,7 +164,7 @@ func (o *observers) loadDeclared(personaDir string) {
 	defer o.mu.Unlock()
 	keep := map[string]bool{}
 	for _, d := range decls {
-		name := ScriptObserverDecide
+		name := observer.ScriptDecide
 		if d.Script != "" {
 			if err := o.checkScript(d); err != nil {
 				o.log.Error("persona observer not loaded", "file", d.File, "err", err)
@@ -199,16 +200,6 @@ func (o *observers) loadDeclared(personaDir string) {
 	}
 	o.declared = keep
 }
-
-// The prompt scripts observers decide with (built in; a persona's
-// scripts/ folder may override each).
-const (
-	// ScriptObserverDecide runs a persona observer's prompt: as its
-	// instruction.
-	ScriptObserverDecide = observer.ScriptDecide
-	// ScriptObserverSpeech is main-observer's self-decided speech.
-	ScriptObserverSpeech = observer.ScriptSpeech
-)
 
 // checkScript reports whether a persona observer's script: loads and can
 // run without a prompt: when the observer gives none.
@@ -287,8 +278,8 @@ func (o *observers) speaker(name, scriptName, instruction string, channels []str
 		for ch, note := range notes {
 			o.store.Journal().Post(journal.New(journal.ProactiveSpeech, ch, journal.Speech{Observer: name, Note: note}))
 			text := observer.SpeechNote(name, note)
-			as := &mainvirtual.Principal{Owner: true, Component: component}
-			if _, err := o.mv.ProactiveAs(ctx, ch, "", text, as, mainvirtual.Listener{}); err != nil {
+			as := &turn.Principal{Owner: true, Component: component}
+			if _, err := o.mv.ProactiveAs(ctx, ch, "", text, as, turn.Listener{}); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", ch, err))
 			}
 		}

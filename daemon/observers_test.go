@@ -49,14 +49,14 @@ func TestObserversDecideThroughScripts(t *testing.T) {
 	}
 
 	rig.Fake.Enqueue(llmtest.Reply{Text: `{"speak": true, "note": "ask whether alice drank some water"}`, Usage: llm.Usage{InputTokens: 300, OutputTokens: 20}})
-	if ok, err := decideWith("water", ScriptObserverDecide, "Remind alice to drink water when it would be welcome.", "water"); err != nil || !ok {
+	if ok, err := decideWith("water", observer.ScriptDecide, "Remind alice to drink water when it would be welcome.", "water"); err != nil || !ok {
 		t.Fatalf("water: %v %v", ok, err)
 	}
 	rig.Fake.Enqueue(llmtest.Reply{Text: `{"speak": false, "note": ""}`})
-	if ok, err := decideWith(mainAccount+"/speech", ScriptObserverSpeech, "", mainAccount); err != nil || ok {
+	if ok, err := decideWith(mainAccount+"/speech", observer.ScriptSpeech, "", mainAccount); err != nil || ok {
 		t.Fatalf("speech: %v %v", ok, err)
 	}
-	for _, name := range []string{ScriptObserverDecide, ScriptObserverSpeech} {
+	for _, name := range []string{observer.ScriptDecide, observer.ScriptSpeech} {
 		reqs := rig.Named(name)
 		if len(reqs) != 1 {
 			t.Fatalf("%s: %d requests", name, len(reqs))
@@ -101,7 +101,7 @@ user: |-
 	if err := o.checkScript(observer.Declared{Name: "x", File: "x.yaml", Script: "nope"}); err == nil || !strings.Contains(err.Error(), "nope.ai.yaml") {
 		t.Fatalf("missing script: %v", err)
 	}
-	if err := o.checkScript(observer.Declared{Name: "x", File: "x.yaml", Script: ScriptObserverDecide}); err == nil || !strings.Contains(err.Error(), "add prompt: to x.yaml") {
+	if err := o.checkScript(observer.Declared{Name: "x", File: "x.yaml", Script: observer.ScriptDecide}); err == nil || !strings.Contains(err.Error(), "add prompt: to x.yaml") {
 		t.Fatalf("script without its instruction: %v", err)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/tools"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // toolParts is the tools side of the System.
@@ -90,7 +91,7 @@ func (tp *toolParts) enableApprovals(d *Daemon, ttl time.Duration, now func() ti
 }
 
 // callerOf is the tools' view of a turn.
-// A proactive turn acts for its principal (mainvirtual.Principal): a
+// A proactive turn acts for its principal (turn.Principal): a
 // plan's maker, or an observer under its own permission object.
 func callerOf(q mainvirtual.Query, callID string) tools.Caller {
 	c := tools.Caller{Channel: q.Channel, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Kind: q.Kind, Process: "main-virtual", CallID: callID, MessageID: q.MessageID}
@@ -128,7 +129,7 @@ func (a toolsAdapter) Offer(q mainvirtual.Query) []llm.Tool {
 	return out
 }
 
-func (a toolsAdapter) Call(ctx context.Context, q mainvirtual.Query, call llm.ToolCall) mainvirtual.ToolResult {
+func (a toolsAdapter) Call(ctx context.Context, q mainvirtual.Query, call llm.ToolCall) turn.ToolResult {
 	o := a.reg.Call(ctx, callerOf(q, call.ID), call.Name, json.RawMessage(call.Arguments))
 	a.metrics.ToolCall(call.Name, string(o.Decision))
 	if o.Transient && !o.Failed() { // a read: its line in the pulled-info area
@@ -136,7 +137,7 @@ func (a toolsAdapter) Call(ctx context.Context, q mainvirtual.Query, call llm.To
 		_ = json.Unmarshal([]byte(call.Arguments), &args)
 		a.mem.PullRead(q.Channel, args.Path+args.Ref, o.Result.OutputText)
 	}
-	return mainvirtual.ToolResult{Text: o.Text(), IsError: o.Failed(), Quiet: o.Report, Transient: o.Transient}
+	return turn.ToolResult{Text: o.Text(), IsError: o.Failed(), Quiet: o.Report, Transient: o.Transient}
 }
 
 // limitAdapter puts the limit-process into main-virtual's turn.
@@ -151,15 +152,15 @@ func (a limitAdapter) turn(q mainvirtual.Query) limitproc.Turn {
 	return limitproc.Turn{Channel: q.Channel, Speaker: q.Speaker, Process: "main-virtual", Now: a.now()}
 }
 
-func (a limitAdapter) notices(ns []limitproc.Notice) []mainvirtual.LimitNotice {
-	var out []mainvirtual.LimitNotice
+func (a limitAdapter) notices(ns []limitproc.Notice) []turn.LimitNotice {
+	var out []turn.LimitNotice
 	for _, n := range ns {
-		out = append(out, mainvirtual.LimitNotice{From: a.chain.Speaker(), Text: n.Text})
+		out = append(out, turn.LimitNotice{From: a.chain.Speaker(), Text: n.Text})
 	}
 	return out
 }
 
-func (a limitAdapter) Output(q mainvirtual.Query, parts []string, usage llm.Usage) ([]string, []mainvirtual.LimitNotice) {
+func (a limitAdapter) Output(q mainvirtual.Query, parts []string, usage llm.Usage) ([]string, []turn.LimitNotice) {
 	t := a.turn(q)
 	parts, ns := a.chain.Output(t, parts)
 	ns = append(ns, a.chain.Spend(t, usage.InputTokens+usage.OutputTokens)...)
@@ -170,7 +171,7 @@ func (a limitAdapter) Admit(q mainvirtual.Query) (time.Duration, string) {
 	return a.chain.Admit(a.turn(q))
 }
 
-func (a limitAdapter) ToolCall(q mainvirtual.Query, call llm.ToolCall) (string, []mainvirtual.LimitNotice) {
+func (a limitAdapter) ToolCall(q mainvirtual.Query, call llm.ToolCall) (string, []turn.LimitNotice) {
 	r, ns := a.chain.Call(a.turn(q), call.Name)
 	return r, a.notices(ns)
 }
@@ -201,24 +202,24 @@ func registerMemoryTools(reg *tools.Registry, mem *memory.Memory) error {
 // conversations follow them).
 func viewerOf(reg *tools.Registry, q mainvirtual.Query) memory.Viewer {
 	c := callerOf(q, "")
-	return memory.Viewer{Channel: q.Channel, Owner: reg.IsOwner(c), Private: q.Kind != mainvirtual.KindGroup, Perm: reg.PermissionFor(c)}
+	return memory.Viewer{Channel: q.Channel, Owner: reg.IsOwner(c), Private: q.Kind != turn.KindGroup, Perm: reg.PermissionFor(c)}
 }
 
 // memorySources fills the workspace, pulled-info and plan slots. The
 // pulled-info area is the workspace's (SPEC §2 item 6): what its tools and
 // the recall tool pulled into the channel, escaped, newest kept when the
 // budget is short.
-func memorySources(mem *memory.Memory, reg *tools.Registry) map[mainvirtual.Slot]mainvirtual.Source {
-	return map[mainvirtual.Slot]mainvirtual.Source{
-		mainvirtual.SlotWorkspace: mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, budget int, _ func(string) int) (mainvirtual.Section, error) {
+func memorySources(mem *memory.Memory, reg *tools.Registry) map[turn.Slot]mainvirtual.Source {
+	return map[turn.Slot]mainvirtual.Source{
+		turn.SlotWorkspace: mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, budget int, _ func(string) int) (mainvirtual.Section, error) {
 			body, items := mem.WorkspaceSection(viewerOf(reg, q), budget)
 			return mainvirtual.Section{Body: body, Items: items}, nil
 		}),
-		mainvirtual.SlotPulled: mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, budget int, _ func(string) int) (mainvirtual.Section, error) {
+		turn.SlotPulled: mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, budget int, _ func(string) int) (mainvirtual.Section, error) {
 			body, items := mem.PulledSection(q.Channel, budget)
 			return mainvirtual.Section{Body: body, Items: items}, nil
 		}),
-		mainvirtual.SlotPlans: mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, _ int, _ func(string) int) (mainvirtual.Section, error) {
+		turn.SlotPlans: mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, _ int, _ func(string) int) (mainvirtual.Section, error) {
 			return mainvirtual.Section{Body: mem.PlansSection(viewerOf(reg, q))}, nil
 		}),
 	}

@@ -14,14 +14,15 @@ import (
 	"github.com/cyan-agent/cyan/notation"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // assembler builds prompt packets. It owns no content: every section comes
 // from a Source, the context from the store.
 type assembler struct {
 	store   *store.Store
-	sources map[Slot]Source
-	budgets map[Slot]int
+	sources map[turn.Slot]Source
+	budgets map[turn.Slot]int
 	context int // token budget of the context messages
 	count   Counter
 	// start bounds where the context may begin (nil: no bound).
@@ -39,9 +40,9 @@ const MaxImages = 4
 
 // assemble builds the packet for a turn in q.Channel whose incoming message
 // is already stored.
-func (a *assembler) assemble(ctx context.Context, q Query) (*Packet, error) {
+func (a *assembler) assemble(ctx context.Context, q Query) (*turn.Packet, error) {
 	start := time.Now()
-	p := &Packet{Channel: q.Channel, Time: q.Now}
+	p := &turn.Packet{Channel: q.Channel, Time: q.Now}
 	var system strings.Builder
 	for _, slot := range Slots {
 		src, ok := a.sources[slot]
@@ -49,10 +50,10 @@ func (a *assembler) assemble(ctx context.Context, q Query) (*Packet, error) {
 			continue
 		}
 		budget := a.budgets[slot]
-		st := SectionTrace{Slot: slot, Budget: budget}
+		st := turn.SectionTrace{Slot: slot, Budget: budget}
 		sec, err := src.Section(ctx, q, budget, a.count.Count)
 		if err != nil {
-			if slot == SlotMain {
+			if slot == turn.SlotMain {
 				return nil, fmt.Errorf("main prompt: %w", err)
 			}
 			st.Error = err.Error()
@@ -63,7 +64,7 @@ func (a *assembler) assemble(ctx context.Context, q Query) (*Packet, error) {
 		body := strings.TrimSpace(sec.Body)
 		st.Tokens = a.count.Count(body)
 		if st.Tokens > budget {
-			if slot == SlotMain {
+			if slot == turn.SlotMain {
 				st.Note = joinNote(st.Note, "over budget: the main prompt is never clipped")
 			} else {
 				body, st.Tokens = clip(body, budget, a.count.Count)
@@ -110,10 +111,10 @@ const lineOverhead = 14
 // them as provider messages, merging neighbours of the same role. If the
 // start cannot be found the context is read without it and the trace says
 // why.
-func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message, ContextTrace, error) {
+func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message, turn.ContextTrace, error) {
 	p := a.persona()
 	maxCount, agent := p.ContextCount, p.Name
-	ct := ContextTrace{Budget: a.context, MaxCount: maxCount, MiniFull: p.MiniFullContextCount}
+	ct := turn.ContextTrace{Budget: a.context, MaxCount: maxCount, MiniFull: p.MiniFullContextCount}
 	if a.start != nil {
 		id, err := a.start.ContextStart(ctx, q.Channel, q.Now)
 		if err != nil {
@@ -144,7 +145,7 @@ func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message
 		ct.Tokens += a.count.Count(line)
 	}
 	for len(out) == 0 && len(kept) > 0 && kept[0].m.Role == store.RoleAssistant {
-		ct.Dropped = append(ct.Dropped, DroppedItem{ID: kept[0].m.ID, Reason: "the context must open with a user line"})
+		ct.Dropped = append(ct.Dropped, turn.DroppedItem{ID: kept[0].m.ID, Reason: "the context must open with a user line"})
 		if kept[0].inUse {
 			ct.Compressed = ct.Compressed[1:]
 		}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // Compressor turns one of the agent's own older messages into a short line
@@ -79,7 +80,7 @@ func cleanShort(s string) string {
 // then drops the oldest messages that still do not fit. The incoming
 // message, last, always stays. It returns the index of the first message
 // kept and records what it did in ct.
-func (a *assembler) fit(ctx context.Context, q Query, items []ctxItem, mini int, ct *ContextTrace) int {
+func (a *assembler) fit(ctx context.Context, q Query, items []ctxItem, mini int, ct *turn.ContextTrace) int {
 	n := len(items)
 	total := 0
 	for _, it := range items {
@@ -99,7 +100,7 @@ func (a *assembler) fit(ctx context.Context, q Query, items []ctxItem, mini int,
 		first = i
 	}
 	for _, it := range items[:first] {
-		ct.Dropped = append(ct.Dropped, DroppedItem{ID: it.m.ID, Reason: "context budget"})
+		ct.Dropped = append(ct.Dropped, turn.DroppedItem{ID: it.m.ID, Reason: "context budget"})
 	}
 	total = 0
 	for _, it := range items[first:] {
@@ -126,7 +127,7 @@ func (a *assembler) fit(ctx context.Context, q Query, items []ctxItem, mini int,
 		}
 		it.inUse = true
 		total -= it.full - it.shortTokens
-		ct.Compressed = append(ct.Compressed, CompressedItem{ID: it.m.ID, Tokens: it.full, CompressedTokens: it.shortTokens, Cached: it.cached, TraceID: it.traceID})
+		ct.Compressed = append(ct.Compressed, turn.CompressedItem{ID: it.m.ID, Tokens: it.full, CompressedTokens: it.shortTokens, Cached: it.cached, TraceID: it.traceID})
 	}
 	if bounded {
 		ct.Note = joinNote(ct.Note, fmt.Sprintf("compression bound reached: at most %d new compressions per turn (agent.compress.per_turn); the rest waits for later turns", a.compress.PerTurn))
@@ -138,7 +139,7 @@ func (a *assembler) fit(ctx context.Context, q Query, items []ctxItem, mini int,
 		if len(ct.Compressed) > 0 || bounded {
 			reason = "context budget, after compression"
 		}
-		ct.Dropped = append(ct.Dropped, DroppedItem{ID: it.m.ID, Reason: reason})
+		ct.Dropped = append(ct.Dropped, turn.DroppedItem{ID: it.m.ID, Reason: reason})
 		if it.inUse {
 			ct.Compressed = ct.Compressed[1:] // the oldest compressed one is this
 		}
@@ -189,7 +190,7 @@ func (a *assembler) setShort(it *ctxItem, text string) {
 }
 
 // compressOne compresses one message now and keeps the result.
-func (a *assembler) compressOne(ctx context.Context, q Query, it *ctxItem, ct *ContextTrace) bool {
+func (a *assembler) compressOne(ctx context.Context, q Query, it *ctxItem, ct *turn.ContextTrace) bool {
 	text, traceID, err := a.compressor.Compress(ctx, q, it.m)
 	if err == nil && strings.TrimSpace(text) == "" {
 		err = fmt.Errorf("the compressed form is empty")

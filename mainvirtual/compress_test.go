@@ -14,6 +14,7 @@ import (
 	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // shortener is a Compressor that keeps the first word of a message and
@@ -111,7 +112,7 @@ func TestCompressionKeepsTheContextInBudget(t *testing.T) {
 			if strings.Contains(sent, "\n(short)") {
 				t.Error("a compressed form is one line")
 			}
-			if !slices.ContainsFunc(ct.Compressed, func(it CompressedItem) bool { return it.Cached }) {
+			if !slices.ContainsFunc(ct.Compressed, func(it turn.CompressedItem) bool { return it.Cached }) {
 				t.Error("forms from earlier turns are reused")
 			}
 		}

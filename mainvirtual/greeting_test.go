@@ -3,13 +3,14 @@ package mainvirtual
 import (
 	"context"
 	"errors"
-	"github.com/cyan-agent/cyan/journal"
 	"strings"
 	"testing"
 
 	"github.com/cyan-agent/cyan/internal/llmtest"
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 func TestGreetingOpensANewChannel(t *testing.T) {
@@ -21,9 +22,9 @@ func TestGreetingOpensANewChannel(t *testing.T) {
 		}
 	})
 	r.fake.Enqueue(llmtest.Reply{Text: "Nice to meet you."}, llmtest.Reply{Text: "Again."})
-	var streamed []StreamEvent
-	res, err := r.mv.Turn(context.Background(), Incoming{Channel: "home", User: "alice", Text: "hi"},
-		Listener{Stream: func(e StreamEvent) error { streamed = append(streamed, e); return nil }})
+	var streamed []turn.StreamEvent
+	res, err := r.mv.Turn(context.Background(), turn.Incoming{Channel: "home", User: "alice", Text: "hi"},
+		turn.Listener{Stream: func(e turn.StreamEvent) error { streamed = append(streamed, e); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,19 +77,19 @@ func TestGreetingSkipped(t *testing.T) {
 			return "", nil
 		}
 	})
-	for _, in := range []Incoming{
+	for _, in := range []turn.Incoming{
 		{Channel: "quiet", Text: "hi"},
 		{Channel: "broken", Text: "hi"},
 	} {
 		r.fake.Enqueue(llmtest.Reply{Text: "ok"})
-		res, err := r.mv.Turn(context.Background(), in, Listener{})
+		res, err := r.mv.Turn(context.Background(), in, turn.Listener{})
 		if err != nil || res.Greeting != nil || len(res.Replies) != 1 {
 			t.Errorf("%s: %v %+v", in.Channel, err, res)
 		}
 	}
 	r2 := newRig(t, func(o *Options) { o.Greeting = func(Query) (string, error) { return "Hello!", nil } })
 	r2.fake.Enqueue(llmtest.Reply{Text: "ok"})
-	res, err := r2.mv.Turn(context.Background(), Incoming{Channel: "openai", Text: "hi", NoGreeting: true}, Listener{})
+	res, err := r2.mv.Turn(context.Background(), turn.Incoming{Channel: "openai", Text: "hi", NoGreeting: true}, turn.Listener{})
 	if err != nil || res.Greeting != nil {
 		t.Errorf("NoGreeting: %v %+v", err, res)
 	}
@@ -140,7 +141,7 @@ func TestGreetOnOpen(t *testing.T) {
 		t.Fatalf("greeted %d times (asked %d): %+v", len(greeted), asked, greeted)
 	}
 	r.fake.Enqueue(llmtest.Reply{Text: "Fine."})
-	res, err := r.mv.Turn(context.Background(), Incoming{Channel: "page", User: "alice", Text: "how are you?"}, Listener{})
+	res, err := r.mv.Turn(context.Background(), turn.Incoming{Channel: "page", User: "alice", Text: "how are you?"}, turn.Listener{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // Limiter is the limit-process as main-virtual sees it (the daemon fills
@@ -18,10 +19,10 @@ import (
 type Limiter interface {
 	// Output sees one model output's messages (and what the call used)
 	// before they are delivered, and returns the messages to deliver.
-	Output(q Query, parts []string, usage llm.Usage) ([]string, []LimitNotice)
+	Output(q Query, parts []string, usage llm.Usage) ([]string, []turn.LimitNotice)
 	// ToolCall is asked before each tool call; a non-empty refusal is
 	// the call's result instead of running it.
-	ToolCall(q Query, call llm.ToolCall) (refusal string, notices []LimitNotice)
+	ToolCall(q Query, call llm.ToolCall) (refusal string, notices []turn.LimitNotice)
 	// Admit is asked before a turn calls the model: a positive wait refuses
 	// the turn (its message is kept) with a *Limited error.
 	Admit(q Query) (wait time.Duration, reason string)

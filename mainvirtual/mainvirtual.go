@@ -14,6 +14,7 @@ import (
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // Options configure New.
@@ -29,14 +30,14 @@ type Options struct {
 	// Sources fill the system-prompt slots. The main prompt, the persona
 	// reference and the tool-call area are built in; an entry here replaces
 	// the built-in one of its slot.
-	Sources map[Slot]Source
+	Sources map[turn.Slot]Source
 	// ContextStart bounds where the context begins; nil: no bound.
 	ContextStart ContextStarter
 	// Agent holds the budgets and the step bound.
 	Agent config.Agent
 	// Budgets sets the token budget of slots that config.Agent.Sections
 	// does not hold (the workspace's is memory.budget), or overrides one.
-	Budgets map[Slot]int
+	Budgets map[turn.Slot]int
 	// Compressor shortens the agent's older messages once the context
 	// outgrows its budget; nil drops them instead.
 	Compressor Compressor
@@ -91,7 +92,7 @@ type MainVirtual struct {
 	onTurnEnd func(TurnEnd)
 
 	mu     sync.Mutex
-	traces map[string]*Trace // last trace per channel
+	traces map[string]*turn.Trace // last trace per channel
 }
 
 // New checks the options and builds main-virtual.
@@ -123,22 +124,22 @@ func New(o Options) (*MainVirtual, error) {
 	mv := &MainVirtual{
 		store: o.Store, llm: o.LLM, persona: o.Persona, tools: o.Tools, limits: o.Limits, steps: steps,
 		temp: o.Temperature, maxTok: o.MaxTokens, count: o.Counter, now: o.Now, log: o.Logger,
-		traces: make(map[string]*Trace), live: o.LiveText, journal: o.Store.Journal(), onTurnEnd: o.OnTurnEnd,
+		traces: make(map[string]*turn.Trace), live: o.LiveText, journal: o.Store.Journal(), onTurnEnd: o.OnTurnEnd,
 		greeting: o.Greeting,
 	}
-	sources := map[Slot]Source{
-		SlotMain:      mainPrompt{o.Persona},
-		SlotReference: reference{o.Persona},
-		SlotToolCalls: toolCalls{o.Store},
+	sources := map[turn.Slot]Source{
+		turn.SlotMain:      mainPrompt{o.Persona},
+		turn.SlotReference: reference{o.Persona},
+		turn.SlotToolCalls: toolCalls{o.Store},
 	}
 	for slot, src := range o.Sources {
 		sources[slot] = src
 	}
 	s := o.Agent.Sections
-	budgets := map[Slot]int{
-		SlotMain: s.Main, SlotReference: s.Reference, SlotToolCalls: s.ToolCalls, SlotEvents: s.Events,
-		SlotPulled: s.Pulled, SlotPlans: s.Plans,
-		SlotLoreBefore: s.Lorebook, SlotLoreAfter: s.Lorebook,
+	budgets := map[turn.Slot]int{
+		turn.SlotMain: s.Main, turn.SlotReference: s.Reference, turn.SlotToolCalls: s.ToolCalls, turn.SlotEvents: s.Events,
+		turn.SlotPulled: s.Pulled, turn.SlotPlans: s.Plans,
+		turn.SlotLoreBefore: s.Lorebook, turn.SlotLoreAfter: s.Lorebook,
 	}
 	for slot, b := range o.Budgets {
 		budgets[slot] = b
@@ -164,7 +165,7 @@ func (mv *MainVirtual) AgentName() string { return mv.persona().Name }
 
 // LastTrace returns the last turn's trace of a channel: from memory, else
 // from the store (the trace of a turn before a restart).
-func (mv *MainVirtual) LastTrace(channel string) (*Trace, error) {
+func (mv *MainVirtual) LastTrace(channel string) (*turn.Trace, error) {
 	mv.mu.Lock()
 	t := mv.traces[channel]
 	mv.mu.Unlock()
@@ -175,14 +176,14 @@ func (mv *MainVirtual) LastTrace(channel string) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t = new(Trace)
+	t = new(turn.Trace)
 	if err := json.Unmarshal(b, t); err != nil {
 		return nil, fmt.Errorf("mainvirtual: stored trace of %s: %w", channel, err)
 	}
 	return t, nil
 }
 
-func (mv *MainVirtual) keepTrace(t *Trace) {
+func (mv *MainVirtual) keepTrace(t *turn.Trace) {
 	mv.mu.Lock()
 	mv.traces[t.Channel] = t
 	mv.mu.Unlock()
@@ -233,6 +234,6 @@ func (k *keyedMutex) lock(key string) (unlock func()) {
 	}
 }
 
-func (noTools) Call(_ context.Context, _ Query, call llm.ToolCall) ToolResult {
-	return ToolResult{Text: fmt.Sprintf("there is no tool named %q", call.Name), IsError: true}
+func (noTools) Call(_ context.Context, _ Query, call llm.ToolCall) turn.ToolResult {
+	return turn.ToolResult{Text: fmt.Sprintf("there is no tool named %q", call.Name), IsError: true}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // TurnEnd is how a turn ended, for the metrics.
@@ -20,7 +21,7 @@ type TurnEnd struct {
 	Took time.Duration
 }
 
-func (mv *MainVirtual) ended(ctx context.Context, msg *store.Message, q Query, res *Result, err error) {
+func (mv *MainVirtual) ended(ctx context.Context, msg *store.Message, q Query, res *turn.Result, err error) {
 	if mv.onTurnEnd == nil {
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // replyScan bounds how far TurnOnce reads after a stored message for the
@@ -24,7 +25,7 @@ const replyScan = 512
 //     the answer), it answers the stored message now.
 //
 // An empty key is Turn.
-func (mv *MainVirtual) TurnOnce(ctx context.Context, in Incoming, key string, l Listener) (*Result, error) {
+func (mv *MainVirtual) TurnOnce(ctx context.Context, in turn.Incoming, key string, l turn.Listener) (*turn.Result, error) {
 	if key == "" {
 		return mv.Turn(ctx, in, l)
 	}
@@ -46,18 +47,18 @@ func (mv *MainVirtual) TurnOnce(ctx context.Context, in Incoming, key string, l 
 		}
 		id = de.ID // stored since the look-up (a bridge's own path): answer as a retry
 	case err != nil:
-		return nil, &TurnError{Stage: "store", Err: err}
+		return nil, &turn.TurnError{Stage: "store", Err: err}
 	}
 	return mv.again(ctx, in, id, l)
 }
 
 // again answers a retry of the stored message id.
-func (mv *MainVirtual) again(ctx context.Context, in Incoming, id string, l Listener) (*Result, error) {
+func (mv *MainVirtual) again(ctx context.Context, in turn.Incoming, id string, l turn.Listener) (*turn.Result, error) {
 	unlock := mv.locks.lock(in.Channel)
 	defer unlock()
 	msg, err := mv.store.Get(id)
 	if err != nil {
-		return nil, &TurnError{Stage: "store", Err: err}
+		return nil, &turn.TurnError{Stage: "store", Err: err}
 	}
 	if msg.Text != in.Text {
 		return nil, fmt.Errorf("%w: the idempotency key %q names message %s, which says something else; use a new key for a new message", store.ErrInvalid, msg.ExternalID, id)
@@ -67,9 +68,9 @@ func (mv *MainVirtual) again(ctx context.Context, in Incoming, id string, l List
 	}
 	stored, err := mv.store.RepliesTo(msg.Channel, id, replyScan)
 	if err != nil {
-		return nil, &TurnError{Stage: "store", Message: msg, Err: err}
+		return nil, &turn.TurnError{Stage: "store", Message: msg, Err: err}
 	}
-	res := &Result{Message: msg, Replies: []*store.Message{}, Replayed: true}
+	res := &turn.Result{Message: msg, Replies: []*store.Message{}, Replayed: true}
 	answered := false
 	for _, m := range stored {
 		if m.Role != store.RoleAssistant {

@@ -9,13 +9,14 @@ import (
 
 	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 func TestTurnOnceReplaysTheFirstAnswer(t *testing.T) {
 	r := newRig(t, nil)
 	r.fake.Enqueue(llmtest.Reply{Text: "first @br second"})
-	in := Incoming{Channel: "home", User: "ann", Text: "hello"}
-	first, err := r.mv.TurnOnce(context.Background(), in, "k-1", Listener{})
+	in := turn.Incoming{Channel: "home", User: "ann", Text: "hello"}
+	first, err := r.mv.TurnOnce(context.Background(), in, "k-1", turn.Listener{})
 	if err != nil || first.Replayed || fmt.Sprint(texts(first.Replies)) != "[first second]" {
 		t.Fatalf("first call: %+v, %v", first, err)
 	}
@@ -25,7 +26,7 @@ func TestTurnOnceReplaysTheFirstAnswer(t *testing.T) {
 	for range 5 {
 		wg.Go(func() {
 			var seen []string
-			res, err := r.mv.TurnOnce(context.Background(), in, "k-1", Listener{
+			res, err := r.mv.TurnOnce(context.Background(), in, "k-1", turn.Listener{
 				Stored: func(m *store.Message) { seen = append(seen, "stored "+m.ID) },
 				Reply:  func(m *store.Message) { seen = append(seen, m.Text) },
 			})
@@ -46,11 +47,11 @@ func TestTurnOnceReplaysTheFirstAnswer(t *testing.T) {
 		t.Fatalf("the channel holds %d messages, want 3 (one in, two out)", len(all))
 	}
 	// The same key with other words is a mistake, not a retry.
-	if _, err := r.mv.TurnOnce(context.Background(), Incoming{Channel: "home", Text: "something else"}, "k-1", Listener{}); !IsInvalid(err) {
+	if _, err := r.mv.TurnOnce(context.Background(), turn.Incoming{Channel: "home", Text: "something else"}, "k-1", turn.Listener{}); !turn.IsInvalid(err) {
 		t.Fatalf("a reused key: %v", err)
 	}
 	// A key is per channel.
-	if res, err := r.mv.TurnOnce(context.Background(), Incoming{Channel: "work", Text: "hello"}, "k-1", Listener{}); err != nil || res.Replayed {
+	if res, err := r.mv.TurnOnce(context.Background(), turn.Incoming{Channel: "work", Text: "hello"}, "k-1", turn.Listener{}); err != nil || res.Replayed {
 		t.Fatalf("the key in another channel: %+v, %v", res, err)
 	}
 }
@@ -61,14 +62,14 @@ func TestTurnOnceReplaysTheFirstAnswer(t *testing.T) {
 func TestTurnOnceAnswersAnInterruptedTurn(t *testing.T) {
 	r := newRig(t, nil)
 	r.fake.Enqueue(llmtest.Reply{Status: 400})
-	in := Incoming{Channel: "home", Text: "are you there?"}
-	_, err := r.mv.TurnOnce(context.Background(), in, "k-2", Listener{})
-	var te *TurnError
+	in := turn.Incoming{Channel: "home", Text: "are you there?"}
+	_, err := r.mv.TurnOnce(context.Background(), in, "k-2", turn.Listener{})
+	var te *turn.TurnError
 	if !errors.As(err, &te) || te.Message == nil {
 		t.Fatalf("first call: %v", err)
 	}
 	r.fake.Enqueue(llmtest.Reply{Text: "yes"})
-	res, err := r.mv.TurnOnce(context.Background(), in, "k-2", Listener{})
+	res, err := r.mv.TurnOnce(context.Background(), in, "k-2", turn.Listener{})
 	if err != nil || res.Message.ID != te.Message.ID || fmt.Sprint(texts(res.Replies)) != "[yes]" {
 		t.Fatalf("retry: %+v, %v", res, err)
 	}
@@ -76,7 +77,7 @@ func TestTurnOnceAnswersAnInterruptedTurn(t *testing.T) {
 	if len(all) != 2 {
 		t.Fatalf("the channel holds %d messages, want 2", len(all))
 	}
-	res, err = r.mv.TurnOnce(context.Background(), in, "k-2", Listener{})
+	res, err = r.mv.TurnOnce(context.Background(), in, "k-2", turn.Listener{})
 	if err != nil || !res.Replayed || fmt.Sprint(texts(res.Replies)) != "[yes]" {
 		t.Fatalf("third call: %+v, %v", res, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cyan-agent/cyan/notation"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // Output is one model output read as outgoing chat messages.
@@ -19,7 +20,7 @@ type Output struct {
 	Empty bool
 	// Usage is the workspace-usage trailer the output carried (removed from
 	// Parts), nil when it had none.
-	Usage *Usage
+	Usage *turn.Usage
 }
 
 // SplitOutput reads a model output. "@br" splits it where it is not part of
@@ -114,8 +115,8 @@ func endsLastRef(r rune) bool {
 
 // The usage trailer's tags, as the stream filter spots them.
 const (
-	usageOpen  = "<" + UsageToolName
-	usageClose = "</" + UsageToolName + ">"
+	usageOpen  = "<" + turn.UsageToolName
+	usageClose = "</" + turn.UsageToolName + ">"
 )
 
 // streamFilter turns raw streamed fragments into StreamEvents: "@br" becomes
@@ -124,7 +125,7 @@ const (
 // fragment decides it. The
 // authoritative messages still come from SplitOutput on the whole output.
 type streamFilter struct {
-	emit func(StreamEvent) error
+	emit func(turn.StreamEvent) error
 	// expand rewrites a held "@last_…" reference (nil: shown as written).
 	expand    func(string) string
 	pending   string
@@ -133,7 +134,7 @@ type streamFilter struct {
 	space     string // trailing white space, held until text follows it
 }
 
-func newStreamFilter(emit func(StreamEvent) error) *streamFilter {
+func newStreamFilter(emit func(turn.StreamEvent) error) *streamFilter {
 	return &streamFilter{emit: emit, afterStop: true}
 }
 
@@ -173,11 +174,11 @@ func (f *streamFilter) drain(final bool) error {
 		}
 		if f.broke {
 			f.broke = false
-			if err := f.emit(StreamEvent{Break: true}); err != nil {
+			if err := f.emit(turn.StreamEvent{Break: true}); err != nil {
 				return err
 			}
 		}
-		return f.emit(StreamEvent{Text: text})
+		return f.emit(turn.StreamEvent{Text: text})
 	}
 	i := 0
 	for i < len(s) {

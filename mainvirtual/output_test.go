@@ -3,6 +3,8 @@ package mainvirtual
 import (
 	"strings"
 	"testing"
+
+	"github.com/cyan-agent/cyan/turn"
 )
 
 func TestSplitOutput(t *testing.T) {
@@ -42,7 +44,7 @@ func TestSplitOutput(t *testing.T) {
 func streamed(t *testing.T, s string, n int) string {
 	t.Helper()
 	var b strings.Builder
-	f := newStreamFilter(func(e StreamEvent) error {
+	f := newStreamFilter(func(e turn.StreamEvent) error {
 		if e.Break {
 			b.WriteString("|")
 		}

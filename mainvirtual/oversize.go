@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // fitText is the text of a context message as the model reads it: whole,
@@ -13,7 +14,7 @@ import (
 // 250 KB paste). Then its beginning is kept, as much as fits in the budget
 // with the reference line, and the trace says so. Only such a message is
 // cut; fitting the others is fit's work (compress, then drop).
-func (a *assembler) fitText(it ctxItem, ct *ContextTrace) string {
+func (a *assembler) fitText(it ctxItem, ct *turn.ContextTrace) string {
 	m := it.m
 	if it.full <= a.context || m.Text == "" {
 		return m.Text
@@ -24,7 +25,7 @@ func (a *assembler) fitText(it ctxItem, ct *ContextTrace) string {
 	head := cutTokens(m.Text, budget, a.count.Count)
 	shown := a.count.Count(head + tail)
 	ct.Tokens -= it.full - (shown + lineOverhead)
-	ct.Cut = append(ct.Cut, CutItem{ID: m.ID, Tokens: it.full - lineOverhead, Shown: shown, Ref: ref})
+	ct.Cut = append(ct.Cut, turn.CutItem{ID: m.ID, Tokens: it.full - lineOverhead, Shown: shown, Ref: ref})
 	ct.Note = joinNote(ct.Note, fmt.Sprintf("message %s is over the context budget by itself; its first %d tokens are shown", m.ID, shown))
 	return head + tail
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // TestA250KBMessageFitsTheBudget: a message larger than the whole context
@@ -16,7 +17,7 @@ func TestA250KBMessageFitsTheBudget(t *testing.T) {
 	r.turn(t, "ann", "first, a short one")
 	line := "2026-11-23 10:31:07 INFO worker-3 flushed 4096 records to segment 00042 in 12ms\n"
 	big := strings.Repeat(line, 250<<10/len(line))
-	res, err := r.mv.Turn(context.Background(), Incoming{Channel: "home", User: "ann", Text: big}, Listener{})
+	res, err := r.mv.Turn(context.Background(), turn.Incoming{Channel: "home", User: "ann", Text: big}, turn.Listener{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,22 +3,24 @@ package mainvirtual
 import (
 	"context"
 	"time"
+
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // Slots lists every slot in prompt order.
-var Slots = []Slot{SlotLoreBefore, SlotMain, SlotLoreAfter, SlotReference, SlotToolCalls, SlotEvents, SlotWorkspace, SlotPulled, SlotPlans}
+var Slots = []turn.Slot{turn.SlotLoreBefore, turn.SlotMain, turn.SlotLoreAfter, turn.SlotReference, turn.SlotToolCalls, turn.SlotEvents, turn.SlotWorkspace, turn.SlotPulled, turn.SlotPlans}
 
 // slotTitle is the header a section gets in the system prompt; the main
 // prompt has none.
-var slotTitle = map[Slot]string{
-	SlotLoreBefore: "# Lorebook",
-	SlotLoreAfter:  "# Lorebook",
-	SlotReference:  "# Persona reference",
-	SlotToolCalls:  "# Recent tool calls",
-	SlotEvents:     "# Recent event records",
-	SlotWorkspace:  "# Workspace",
-	SlotPulled:     "# Pulled information",
-	SlotPlans:      "# Plan steps",
+var slotTitle = map[turn.Slot]string{
+	turn.SlotLoreBefore: "# Lorebook",
+	turn.SlotLoreAfter:  "# Lorebook",
+	turn.SlotReference:  "# Persona reference",
+	turn.SlotToolCalls:  "# Recent tool calls",
+	turn.SlotEvents:     "# Recent event records",
+	turn.SlotWorkspace:  "# Workspace",
+	turn.SlotPulled:     "# Pulled information",
+	turn.SlotPlans:      "# Plan steps",
 }
 
 // Query describes the turn a section is filled for.
@@ -32,7 +34,7 @@ type Query struct {
 	MessageID string
 	Now       time.Time
 	// For is whom a proactive turn acts for (nil: the speaker).
-	For *Principal
+	For *turn.Principal
 }
 
 // Source fills one section of the system prompt.
@@ -55,12 +57,12 @@ func (f SourceFunc) Section(ctx context.Context, q Query, budget int, count func
 // Body must already be escaped (Escape) by the source.
 type Section struct {
 	Body  string
-	Items []ItemTrace // what the source considered, for the trace
-	Note  string      // anything the source wants the trace to say
+	Items []turn.ItemTrace // what the source considered, for the trace
+	Note  string           // anything the source wants the trace to say
 }
 
 // shown reports whether the packet's section of slot had content.
-func shown(p *Packet, slot Slot) bool {
+func shown(p *turn.Packet, slot turn.Slot) bool {
 	if p == nil {
 		return false
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // Chat bridges keep every message of a group but answer only some: Record
@@ -20,7 +21,7 @@ var ErrDuplicate = errors.New("mainvirtual: duplicate message")
 
 // Recorded is an incoming message to store without answering it.
 type Recorded struct {
-	Incoming
+	turn.Incoming
 	// ExternalID is the platform's id of the message; a second message
 	// with the same one in the channel is refused with ErrDuplicate.
 	ExternalID string
@@ -40,7 +41,7 @@ func (mv *MainVirtual) Record(ctx context.Context, in Recorded) (*store.Message,
 		if _, err := mv.store.LookupExternal(in.Channel, in.ExternalID); err == nil {
 			return nil, ErrDuplicate
 		} else if !errors.Is(err, store.ErrNotFound) {
-			return nil, &TurnError{Stage: "store", Err: err}
+			return nil, &turn.TurnError{Stage: "store", Err: err}
 		}
 	}
 	now := mv.now()
@@ -64,7 +65,7 @@ func (mv *MainVirtual) Record(ctx context.Context, in Recorded) (*store.Message,
 		if errors.Is(err, store.ErrDuplicate) { // stored since the look-up: the store refuses it whole
 			return nil, ErrDuplicate
 		}
-		return nil, &TurnError{Stage: "store", Err: err}
+		return nil, &turn.TurnError{Stage: "store", Err: err}
 	}
 	return msg, nil
 }
@@ -72,26 +73,26 @@ func (mv *MainVirtual) Record(ctx context.Context, in Recorded) (*store.Message,
 // Respond runs a turn in a channel over the messages stored so far,
 // answering the stored message messageID (the newest one the caller knows
 // of). The speaker is whose permissions the turn has.
-func (mv *MainVirtual) Respond(ctx context.Context, channel, messageID, speaker, speakerID, kind string, l Listener) (*Result, error) {
+func (mv *MainVirtual) Respond(ctx context.Context, channel, messageID, speaker, speakerID, kind string, l turn.Listener) (*turn.Result, error) {
 	if err := store.ValidChannel(channel); err != nil {
 		return nil, err
 	}
 	msg, err := mv.store.Get(messageID)
 	if err != nil {
-		return nil, &TurnError{Stage: "store", Err: err}
+		return nil, &turn.TurnError{Stage: "store", Err: err}
 	}
 	if msg.Channel != channel {
 		return nil, fmt.Errorf("%w: message %s is not in channel %s", store.ErrInvalid, messageID, channel)
 	}
 	if kind == "" {
-		kind = KindPrivate
+		kind = turn.KindPrivate
 	}
 	unlock := mv.locks.lock(channel)
 	defer unlock()
 	q := Query{Channel: channel, Speaker: speaker, SpeakerID: speakerID, Kind: kind, MessageID: msg.ID, Now: mv.now()}
 	if mv.limits != nil {
 		if wait, reason := mv.limits.Admit(q); wait > 0 {
-			return nil, &Limited{Message: msg, RetryAfter: wait, Reason: reason}
+			return nil, &turn.Limited{Message: msg, RetryAfter: wait, Reason: reason}
 		}
 	}
 	return mv.run(ctx, msg, q, l, nil)
@@ -107,32 +108,32 @@ func (mv *MainVirtual) Note(ctx context.Context, channel, kind, text string) err
 		return fmt.Errorf("%w: an empty note", store.ErrInvalid)
 	}
 	if kind == "" {
-		kind = KindPrivate
+		kind = turn.KindPrivate
 	}
 	msg := &store.Message{Channel: channel, Role: store.RoleSystem, User: "system", Kind: kind, Text: text, Tokens: mv.count.Count(text)}
 	return mv.store.Append(mv.now(), msg)
 }
 
 // check validates and completes an incoming message.
-func (mv *MainVirtual) check(in *Incoming) error {
+func (mv *MainVirtual) check(in *turn.Incoming) error {
 	if err := store.ValidChannel(in.Channel); err != nil {
 		return err
 	}
 	if strings.TrimSpace(in.Text) == "" {
 		return fmt.Errorf("%w: the message text is empty", store.ErrInvalid)
 	}
-	if len(in.Text) > MaxTextBytes {
-		return fmt.Errorf("%w: the message is %d bytes; the limit is %d (send a file reference instead)", store.ErrInvalid, len(in.Text), MaxTextBytes)
+	if len(in.Text) > turn.MaxTextBytes {
+		return fmt.Errorf("%w: the message is %d bytes; the limit is %d (send a file reference instead)", store.ErrInvalid, len(in.Text), turn.MaxTextBytes)
 	}
 	if in.User == "" {
 		in.User = "user"
 	}
 	switch in.Kind {
 	case "":
-		in.Kind = KindPrivate
-	case KindPrivate, KindGroup:
+		in.Kind = turn.KindPrivate
+	case turn.KindPrivate, turn.KindGroup:
 	default:
-		return fmt.Errorf("%w: kind %q is neither %q nor %q", store.ErrInvalid, in.Kind, KindPrivate, KindGroup)
+		return fmt.Errorf("%w: kind %q is neither %q nor %q", store.ErrInvalid, in.Kind, turn.KindPrivate, turn.KindGroup)
 	}
 	return nil
 }
@@ -147,10 +148,10 @@ func (mv *MainVirtual) Greet(ctx context.Context, channel, user, kind string) (*
 	}
 	switch kind {
 	case "":
-		kind = KindPrivate
-	case KindPrivate, KindGroup:
+		kind = turn.KindPrivate
+	case turn.KindPrivate, turn.KindGroup:
 	default:
-		return nil, fmt.Errorf("%w: kind %q is neither %q nor %q", store.ErrInvalid, kind, KindPrivate, KindGroup)
+		return nil, fmt.Errorf("%w: kind %q is neither %q nor %q", store.ErrInvalid, kind, turn.KindPrivate, turn.KindGroup)
 	}
 	if mv.greeting == nil {
 		return nil, nil
@@ -165,7 +166,7 @@ func (mv *MainVirtual) Greet(ctx context.Context, channel, user, kind string) (*
 		return nil, nil
 	}
 	if err := mv.store.Append(now, g); err != nil {
-		return nil, &TurnError{Stage: "store", Err: err}
+		return nil, &turn.TurnError{Stage: "store", Err: err}
 	}
 	return g, nil
 }

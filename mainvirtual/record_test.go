@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/store"
-
-	"github.com/cyan-agent/cyan/internal/llmtest"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 func TestRecordThenRespondSeesTheWholeGroup(t *testing.T) {
@@ -22,21 +22,21 @@ func TestRecordThenRespondSeesTheWholeGroup(t *testing.T) {
 		{"bob", "qq:2", "it is on the roof"},
 		{"alice", "qq:1", "@青蓝 can you help?"},
 	} {
-		m, err := r.mv.Record(ctx, Recorded{Incoming: Incoming{Channel: "qq:group:5", User: line.user, UserID: line.id, Kind: KindGroup, Text: line.text},
+		m, err := r.mv.Record(ctx, Recorded{Incoming: turn.Incoming{Channel: "qq:group:5", User: line.user, UserID: line.id, Kind: turn.KindGroup, Text: line.text},
 			ExternalID: string(rune('a' + i))})
 		if err != nil {
 			t.Fatal(err)
 		}
 		last = m.ID
 	}
-	if _, err := r.mv.Record(ctx, Recorded{Incoming: Incoming{Channel: "qq:group:5", User: "bob", Kind: KindGroup, Text: "again"}, ExternalID: "b"}); !errors.Is(err, ErrDuplicate) {
+	if _, err := r.mv.Record(ctx, Recorded{Incoming: turn.Incoming{Channel: "qq:group:5", User: "bob", Kind: turn.KindGroup, Text: "again"}, ExternalID: "b"}); !errors.Is(err, ErrDuplicate) {
 		t.Fatalf("a second message with the same external id: %v, want ErrDuplicate", err)
 	}
 	if n := len(r.fake.Requests()); n != 0 {
 		t.Fatalf("recording called the model %d times", n)
 	}
 	r.fake.Enqueue(llmtest.Reply{Text: "the roof, alice"})
-	res, err := r.mv.Respond(ctx, "qq:group:5", last, "alice", "qq:1", KindGroup, Listener{})
+	res, err := r.mv.Respond(ctx, "qq:group:5", last, "alice", "qq:1", turn.KindGroup, turn.Listener{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,19 +50,19 @@ func TestRecordThenRespondSeesTheWholeGroup(t *testing.T) {
 			t.Errorf("the context lacks %q:\n%s", want, conv)
 		}
 	}
-	if err := r.mv.Note(ctx, "qq:group:5", KindGroup, "your message could not be delivered"); err != nil {
+	if err := r.mv.Note(ctx, "qq:group:5", turn.KindGroup, "your message could not be delivered"); err != nil {
 		t.Fatal(err)
 	}
 	r.fake.Enqueue(llmtest.Reply{Text: "sorry"})
-	m, _ := r.mv.Record(ctx, Recorded{Incoming: Incoming{Channel: "qq:group:5", User: "alice", Kind: KindGroup, Text: "hello?"}})
-	if _, err := r.mv.Respond(ctx, "qq:group:5", m.ID, "alice", "qq:1", KindGroup, Listener{}); err != nil {
+	m, _ := r.mv.Record(ctx, Recorded{Incoming: turn.Incoming{Channel: "qq:group:5", User: "alice", Kind: turn.KindGroup, Text: "hello?"}})
+	if _, err := r.mv.Respond(ctx, "qq:group:5", m.ID, "alice", "qq:1", turn.KindGroup, turn.Listener{}); err != nil {
 		t.Fatal(err)
 	}
 	req = r.fake.Requests()[1]
 	if all := req.Messages[len(req.Messages)-1].Content; !strings.Contains(all, "^system") || !strings.Contains(all, "could not be delivered") {
 		t.Errorf("the model is not told of the failed delivery:\n%s", all)
 	}
-	if _, err := r.mv.Respond(ctx, "qq:group:6", m.ID, "alice", "", KindGroup, Listener{}); err == nil {
+	if _, err := r.mv.Respond(ctx, "qq:group:6", m.ID, "alice", "", turn.KindGroup, turn.Listener{}); err == nil {
 		t.Error("answering a message of another channel succeeded")
 	}
 }
@@ -71,7 +71,7 @@ func TestWhatTheAnswerDidNotSeeComesAfterIt(t *testing.T) {
 	r := newRig(t, nil)
 	ctx := context.Background()
 	rec := func(text string) string {
-		m, err := r.mv.Record(ctx, Recorded{Incoming: Incoming{Channel: "g", User: "amy", Kind: KindGroup, Text: text}})
+		m, err := r.mv.Record(ctx, Recorded{Incoming: turn.Incoming{Channel: "g", User: "amy", Kind: turn.KindGroup, Text: text}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestWhatTheAnswerDidNotSeeComesAfterIt(t *testing.T) {
 	r.fake.SetDefault(func(llmtest.Request) llmtest.Reply { <-gate; return llmtest.Reply{Text: "answer one"} })
 	done := make(chan error, 1)
 	go func() {
-		_, err := r.mv.Respond(ctx, "g", first, "amy", "", KindGroup, Listener{})
+		_, err := r.mv.Respond(ctx, "g", first, "amy", "", turn.KindGroup, turn.Listener{})
 		done <- err
 	}()
 	for len(r.fake.Requests()) == 0 {
@@ -94,7 +94,7 @@ func TestWhatTheAnswerDidNotSeeComesAfterIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.fake.SetDefault(nil)
-	if _, err := r.mv.Respond(ctx, "g", later, "amy", "", KindGroup, Listener{}); err != nil {
+	if _, err := r.mv.Respond(ctx, "g", later, "amy", "", turn.KindGroup, turn.Listener{}); err != nil {
 		t.Fatal(err)
 	}
 	msgs := r.fake.Requests()[1].Messages
@@ -116,19 +116,19 @@ func TestImagesGoWithTheMessagesTheTurnAnswers(t *testing.T) {
 	})
 	ctx := context.Background()
 	rec := func(text string) string {
-		m, err := r.mv.Record(ctx, Recorded{Incoming: Incoming{Channel: "g", User: "amy", Kind: KindGroup, Text: text}})
+		m, err := r.mv.Record(ctx, Recorded{Incoming: turn.Incoming{Channel: "g", User: "amy", Kind: turn.KindGroup, Text: text}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return m.ID
 	}
 	first := rec("old picture %[images/qq/aaaaaaaaaaaaaaaaaaaaaaaa.png]")
-	if _, err := r.mv.Respond(ctx, "g", first, "amy", "", KindGroup, Listener{}); err != nil {
+	if _, err := r.mv.Respond(ctx, "g", first, "amy", "", turn.KindGroup, turn.Listener{}); err != nil {
 		t.Fatal(err)
 	}
 	rec("what is this? %[images/qq/bbbbbbbbbbbbbbbbbbbbbbbb.png]")
 	last := rec("and this %[images/qq/cccccccccccccccccccccccc.png]")
-	if _, err := r.mv.Respond(ctx, "g", last, "amy", "", KindGroup, Listener{}); err != nil {
+	if _, err := r.mv.Respond(ctx, "g", last, "amy", "", turn.KindGroup, turn.Listener{}); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
@@ -153,7 +153,7 @@ func TestRecordOpensANewChannelWithTheGreeting(t *testing.T) {
 	})
 	ctx := context.Background()
 	for _, text := range []string{"first", "second"} {
-		if _, err := r.mv.Record(ctx, Recorded{Incoming: Incoming{Channel: "qq:private:7", User: "amy", UserID: "qq:7", Text: text}}); err != nil {
+		if _, err := r.mv.Record(ctx, Recorded{Incoming: turn.Incoming{Channel: "qq:private:7", User: "amy", UserID: "qq:7", Text: text}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -161,7 +161,7 @@ func TestRecordOpensANewChannelWithTheGreeting(t *testing.T) {
 	if len(msgs) != 3 || msgs[0].Role != store.RoleAssistant || !msgs[0].Proactive || msgs[0].Text != "Hello, amy!" || msgs[1].Text != "first" || greeted != 1 {
 		t.Fatalf("greeted %d times; messages %+v", greeted, msgs)
 	}
-	if _, err := r.mv.Record(ctx, Recorded{Incoming: Incoming{Channel: "qq:private:8", Text: "hi", NoGreeting: true}}); err != nil {
+	if _, err := r.mv.Record(ctx, Recorded{Incoming: turn.Incoming{Channel: "qq:private:8", Text: "hi", NoGreeting: true}}); err != nil {
 		t.Fatal(err)
 	}
 	if msgs, _ := r.store.Recent("qq:private:8", store.Window{Limit: 10}); len(msgs) != 1 {
@@ -181,12 +181,12 @@ func (admitNone) Admit(Query) (time.Duration, string) {
 func TestRespondIsAdmittedByTheLimits(t *testing.T) {
 	r := newRig(t, func(o *Options) { o.Limits = admitNone{} })
 	ctx := context.Background()
-	m, err := r.mv.Record(ctx, Recorded{Incoming: Incoming{Channel: "qq:group:5", User: "amy", Kind: KindGroup, Text: "@bot hi"}})
+	m, err := r.mv.Record(ctx, Recorded{Incoming: turn.Incoming{Channel: "qq:group:5", User: "amy", Kind: turn.KindGroup, Text: "@bot hi"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = r.mv.Respond(ctx, "qq:group:5", m.ID, "amy", "qq:1", KindGroup, Listener{})
-	var lim *Limited
+	_, err = r.mv.Respond(ctx, "qq:group:5", m.ID, "amy", "qq:1", turn.KindGroup, turn.Listener{})
+	var lim *turn.Limited
 	if !errors.As(err, &lim) || lim.RetryAfter != 30*time.Second || lim.Message.ID != m.ID {
 		t.Fatalf("Respond = %v, want *Limited for the recorded message", err)
 	}

@@ -3,11 +3,12 @@ package mainvirtual
 import (
 	"context"
 	"fmt"
-	"github.com/cyan-agent/cyan/notation"
 	"strings"
 
+	"github.com/cyan-agent/cyan/notation"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // RootVars are the variables the platform gives the root prompt each turn:
@@ -19,7 +20,7 @@ import (
 func RootVars(q Query) map[string]any {
 	kind := q.Kind
 	if kind == "" {
-		kind = KindPrivate
+		kind = turn.KindPrivate
 	}
 	return map[string]any{
 		"now":          q.Now.Format("2006-01-02 15:04 Monday MST -07:00"),
@@ -93,14 +94,14 @@ func (s toolCalls) Section(_ context.Context, q Query, budget int, count func(st
 				}
 			}
 			if m.ID < lastUser {
-				sec.Items = append(sec.Items, ItemTrace{ID: m.ID, Reason: "a file read before the last user message, not kept in the workspace: forgotten"})
+				sec.Items = append(sec.Items, turn.ItemTrace{ID: m.ID, Reason: "a file read before the last user message, not kept in the workspace: forgotten"})
 				continue
 			}
 		}
 		shown++
 		line := fmt.Sprintf("#%s [%s] %s", notation.ToolName(m.ToolName), m.Time.Format(notation.TimeLayout), notation.Escape(m.Text))
 		n := count(line)
-		item := ItemTrace{ID: m.ID, Tokens: n}
+		item := turn.ItemTrace{ID: m.ID, Tokens: n}
 		if used+n > budget {
 			item.Reason = "over budget"
 			sec.Items = append(sec.Items, item)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // Tools is the registry main-virtual offers to the model. Later packages
@@ -15,11 +16,11 @@ type Tools interface {
 	// Call runs one call. A tool's own failure (bad arguments, a denied
 	// permission, an unknown name) is a Result with IsError, which the model
 	// reads; Call never fails the turn.
-	Call(ctx context.Context, q Query, call llm.ToolCall) ToolResult
+	Call(ctx context.Context, q Query, call llm.ToolCall) turn.ToolResult
 }
 
 // area is where a stored result of r lives in later prompts.
-func area(r ToolResult) string {
+func area(r turn.ToolResult) string {
 	switch {
 	case r.Quiet:
 		return store.AreaNone

@@ -4,43 +4,44 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cyan-agent/cyan/notation"
 	"strings"
 	"time"
 
 	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/notation"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // Turn stores an incoming message and answers it: assemble the packet, call
 // the model, deliver its answer, then run its tool calls and feed their
 // results back, up to the step bound (the last step offers no tools, so the
 // model must answer in words).
-func (mv *MainVirtual) Turn(ctx context.Context, in Incoming, l Listener) (*Result, error) {
+func (mv *MainVirtual) Turn(ctx context.Context, in turn.Incoming, l turn.Listener) (*turn.Result, error) {
 	return mv.turn(ctx, in, "", l)
 }
 
 // turn is Turn storing the message with an external id (TurnOnce's key).
-func (mv *MainVirtual) turn(ctx context.Context, in Incoming, externalID string, l Listener) (*Result, error) {
+func (mv *MainVirtual) turn(ctx context.Context, in turn.Incoming, externalID string, l turn.Listener) (*turn.Result, error) {
 	if err := store.ValidChannel(in.Channel); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(in.Text) == "" {
 		return nil, fmt.Errorf("%w: the message text is empty", store.ErrInvalid)
 	}
-	if len(in.Text) > MaxTextBytes {
-		return nil, fmt.Errorf("%w: the message is %d bytes; the limit is %d (send a file reference instead)", store.ErrInvalid, len(in.Text), MaxTextBytes)
+	if len(in.Text) > turn.MaxTextBytes {
+		return nil, fmt.Errorf("%w: the message is %d bytes; the limit is %d (send a file reference instead)", store.ErrInvalid, len(in.Text), turn.MaxTextBytes)
 	}
 	if in.User == "" {
 		in.User = "user"
 	}
 	switch in.Kind {
 	case "":
-		in.Kind = KindPrivate
-	case KindPrivate, KindGroup:
+		in.Kind = turn.KindPrivate
+	case turn.KindPrivate, turn.KindGroup:
 	default:
-		return nil, fmt.Errorf("%w: kind %q is neither %q nor %q", store.ErrInvalid, in.Kind, KindPrivate, KindGroup)
+		return nil, fmt.Errorf("%w: kind %q is neither %q nor %q", store.ErrInvalid, in.Kind, turn.KindPrivate, turn.KindGroup)
 	}
 	unlock := mv.locks.lock(in.Channel)
 	defer unlock()
@@ -58,7 +59,7 @@ func (mv *MainVirtual) turn(ctx context.Context, in Incoming, externalID string,
 		if errors.Is(err, store.ErrDuplicate) {
 			return nil, err
 		}
-		return nil, &TurnError{Stage: "store", Err: err}
+		return nil, &turn.TurnError{Stage: "store", Err: err}
 	}
 	if l.Stored != nil {
 		l.Stored(msg)
@@ -66,7 +67,7 @@ func (mv *MainVirtual) turn(ctx context.Context, in Incoming, externalID string,
 	q.MessageID = msg.ID
 	if mv.limits != nil {
 		if wait, reason := mv.limits.Admit(q); wait > 0 {
-			return nil, &Limited{Message: msg, RetryAfter: wait, Reason: reason}
+			return nil, &turn.Limited{Message: msg, RetryAfter: wait, Reason: reason}
 		}
 	}
 	return mv.run(ctx, msg, q, l, greeting)
@@ -97,14 +98,14 @@ func (mv *MainVirtual) greetingFor(q Query, skip bool) *store.Message {
 // ("plan p3 is due: …") is stored as a "^system" line, and a turn runs on
 // it as on a user message. What the agent says is marked proactive; it may
 // also choose silence. kind is the channel's kind ("" is private).
-func (mv *MainVirtual) Proactive(ctx context.Context, channel, kind, note string, l Listener) (*Result, error) {
+func (mv *MainVirtual) Proactive(ctx context.Context, channel, kind, note string, l turn.Listener) (*turn.Result, error) {
 	return mv.ProactiveAs(ctx, channel, kind, note, nil, l)
 }
 
 // ProactiveAs is Proactive acting for a principal: the turn's tool calls
 // and reads have its rights (nil: the platform's "system" line, as
 // Proactive).
-func (mv *MainVirtual) ProactiveAs(ctx context.Context, channel, kind, note string, as *Principal, l Listener) (*Result, error) {
+func (mv *MainVirtual) ProactiveAs(ctx context.Context, channel, kind, note string, as *turn.Principal, l turn.Listener) (*turn.Result, error) {
 	if err := store.ValidChannel(channel); err != nil {
 		return nil, err
 	}
@@ -112,14 +113,14 @@ func (mv *MainVirtual) ProactiveAs(ctx context.Context, channel, kind, note stri
 		return nil, fmt.Errorf("%w: a proactive turn needs a note saying why", store.ErrInvalid)
 	}
 	if kind == "" {
-		kind = KindPrivate
+		kind = turn.KindPrivate
 	}
 	unlock := mv.locks.lock(channel)
 	defer unlock()
 	now := mv.now()
 	msg := &store.Message{Channel: channel, Role: store.RoleSystem, User: "system", Kind: kind, Text: note, Tokens: mv.count.Count(note), Proactive: true}
 	if err := mv.store.Append(now, msg); err != nil {
-		return nil, &TurnError{Stage: "store", Err: err}
+		return nil, &turn.TurnError{Stage: "store", Err: err}
 	}
 	if l.Stored != nil {
 		l.Stored(msg)
@@ -130,45 +131,45 @@ func (mv *MainVirtual) ProactiveAs(ctx context.Context, channel, kind, note stri
 // run answers the stored message msg: assemble, call, deliver, run tools.
 // A greeting stored before msg is delivered first. The caller holds the
 // channel's lock.
-func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l Listener, greeting *store.Message) (*Result, error) {
+func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l turn.Listener, greeting *store.Message) (*turn.Result, error) {
 	res, err := mv.answer(ctx, msg, q, l, greeting)
 	mv.ended(ctx, msg, q, res, err)
 	return res, err
 }
 
 // answer is run's work.
-func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, l Listener, greeting *store.Message) (*Result, error) {
+func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, l turn.Listener, greeting *store.Message) (*turn.Result, error) {
 	now := q.Now
-	tr := &Trace{Channel: msg.Channel, MessageID: msg.ID, Time: now}
+	tr := &turn.Trace{Channel: msg.Channel, MessageID: msg.ID, Time: now}
 	defer mv.keepTrace(tr)
 
 	packet, err := mv.asm.assemble(ctx, q)
 	if err != nil {
 		tr.Error = err.Error()
-		return nil, &TurnError{Stage: "assemble", Message: msg, Err: err}
+		return nil, &turn.TurnError{Stage: "assemble", Message: msg, Err: err}
 	}
 	tr.Packet = packet
 	offered := mv.tools.Offer(q)
 	packet.Tools = offered
-	res := &Result{Message: msg, Replies: []*store.Message{}, Trace: tr}
+	res := &turn.Result{Message: msg, Replies: []*store.Message{}, Trace: tr}
 	if greeting != nil {
 		res.Greeting, res.Replies = greeting, append(res.Replies, greeting)
 		if l.Stream != nil {
-			_ = l.Stream(StreamEvent{Text: greeting.Text}) // a listener gone is the model call's to notice
+			_ = l.Stream(turn.StreamEvent{Text: greeting.Text}) // a listener gone is the model call's to notice
 		}
 		if l.Reply != nil {
 			l.Reply(greeting) // it is on the journal since it was stored
 		}
 	}
 	answered := false // a turn counts once its first answer is stored
-	var usage Usage
+	var usage turn.Usage
 	defer func() {
 		res.Usage = usage
 		tr.Usage = usage.Path
 		if tr.Usage == "" {
-			tr.Usage = UsageNone
-			if shown(packet, SlotWorkspace) {
-				tr.Usage = UsageLexical
+			tr.Usage = turn.UsageNone
+			if shown(packet, turn.SlotWorkspace) {
+				tr.Usage = turn.UsageLexical
 			}
 		}
 		if answered {
@@ -185,7 +186,7 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, 
 		if step == mv.steps-1 {
 			tools = nil
 		}
-		st := StepTrace{Step: step, Replies: []string{}}
+		st := turn.StepTrace{Step: step, Replies: []string{}}
 		for _, t := range tools {
 			st.Offered = append(st.Offered, t.Name)
 		}
@@ -197,7 +198,7 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, 
 			tr.Steps = append(tr.Steps, st)
 			tr.Error = err.Error()
 			if step == 0 {
-				return nil, &TurnError{Stage: "llm", Message: msg, Err: err}
+				return nil, &turn.TurnError{Stage: "llm", Message: msg, Err: err}
 			}
 			res.Err = err
 			return res, nil
@@ -216,7 +217,7 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, 
 
 		out := SplitOutput(resp.Content, agent)
 		merge(&usage, out.Usage)
-		var notices []LimitNotice
+		var notices []turn.LimitNotice
 		if mv.limits != nil {
 			out.Parts, notices = mv.limits.Output(q, out.Parts, resp.Usage)
 			st.Limits = append(st.Limits, notices...)
@@ -232,7 +233,7 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, 
 			if err := mv.store.Append(mv.now(), stored...); err != nil {
 				tr.Steps = append(tr.Steps, st)
 				tr.Error = err.Error()
-				return nil, &TurnError{Stage: "store", Message: msg, Err: err}
+				return nil, &turn.TurnError{Stage: "store", Message: msg, Err: err}
 			}
 		}
 		answered = true
@@ -253,25 +254,25 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, 
 		// The answer is out; now the tools run.
 		appended := []llm.Message{{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: calls}}
 		var results []*store.Message
-		var limitNotes []LimitNotice
+		var limitNotes []turn.LimitNotice
 		quiet := true // every call only reported: no answer is owed
 		for _, c := range calls {
-			var r ToolResult
+			var r turn.ToolResult
 			refusal := ""
 			if mv.limits != nil {
-				var notes []LimitNotice
+				var notes []turn.LimitNotice
 				refusal, notes = mv.limits.ToolCall(q, c)
 				limitNotes = append(limitNotes, notes...)
 			}
 			if refusal != "" {
-				r = ToolResult{Text: refusal, IsError: true}
+				r = turn.ToolResult{Text: refusal, IsError: true}
 			} else {
 				r = mv.tools.Call(ctx, q, c)
 			}
 			st.Results = append(st.Results, r)
 			quiet = quiet && r.Quiet
-			if c.Name == UsageToolName && !r.IsError {
-				usage.Path = UsageTool
+			if c.Name == turn.UsageToolName && !r.IsError {
+				usage.Path = turn.UsageTool
 			}
 			appended = append(appended, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: notation.ToolLine(c.Name, r.Text)})
 			results = append(results, &store.Message{
@@ -298,11 +299,11 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, 
 
 // liveStream is the stream a turn's model calls write to: the listener's,
 // and the journal's live text when LiveText is on (nil: no streaming).
-func (mv *MainVirtual) liveStream(msg *store.Message, listen func(StreamEvent) error) func(StreamEvent) error {
+func (mv *MainVirtual) liveStream(msg *store.Message, listen func(turn.StreamEvent) error) func(turn.StreamEvent) error {
 	if !mv.live && listen == nil {
 		return nil
 	}
-	return func(e StreamEvent) error {
+	return func(e turn.StreamEvent) error {
 		ev := journal.New(journal.ReplyDelta, msg.Channel, journal.Delta{MessageID: msg.ID, Text: e.Text, Break: e.Break})
 		ev.Proactive = msg.Proactive
 		mv.journal.PostTransient(ev)
@@ -317,7 +318,7 @@ func (mv *MainVirtual) liveStream(msg *store.Message, listen func(StreamEvent) e
 // main-observer's work after a turn, and every observer of "after a
 // response", start from it. A proactive turn says so, and names the part
 // that began it, so an observer's own speech does not wake it again.
-func (mv *MainVirtual) turnDone(ctx context.Context, msg *store.Message, q Query, res *Result) {
+func (mv *MainVirtual) turnDone(ctx context.Context, msg *store.Message, q Query, res *turn.Result) {
 	t := journal.Turn{MessageID: msg.ID, Kind: q.Kind, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Replies: make([]string, 0, len(res.Replies)),
 		UsagePath: res.Usage.Path, Used: res.Usage.Used, Maybe: res.Usage.Maybe}
 	if p := q.For; p != nil { // a proactive turn acts for its principal
@@ -337,7 +338,7 @@ func (mv *MainVirtual) turnDone(ctx context.Context, msg *store.Message, q Query
 }
 
 // limitMessages are the limit-process notices as platform messages.
-func (mv *MainVirtual) limitMessages(in *store.Message, step int, notices []LimitNotice) []*store.Message {
+func (mv *MainVirtual) limitMessages(in *store.Message, step int, notices []turn.LimitNotice) []*store.Message {
 	var out []*store.Message
 	for _, n := range notices {
 		out = append(out, &store.Message{Channel: in.Channel, Role: store.RoleSystem, User: n.From, Kind: in.Kind,
@@ -381,7 +382,7 @@ func (mv *MainVirtual) answerMessages(in *store.Message, step int, out Output, c
 // call runs one model call, streamed through a streamFilter when the
 // listener wants live text; after an earlier step's answer the new text
 // opens with a Break.
-func (mv *MainVirtual) call(ctx context.Context, req llm.Request, stream func(StreamEvent) error, after bool, refs *lastRefs) (*llm.Response, error) {
+func (mv *MainVirtual) call(ctx context.Context, req llm.Request, stream func(turn.StreamEvent) error, after bool, refs *lastRefs) (*llm.Response, error) {
 	if stream == nil {
 		return mv.llm.Chat(ctx, req)
 	}

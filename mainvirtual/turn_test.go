@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cyan-agent/cyan/journal"
-	"github.com/cyan-agent/cyan/notation"
 	"strings"
 	"sync"
 	"testing"
@@ -14,9 +12,12 @@ import (
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/internal/llmtest"
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/notation"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // clock is a settable test clock.
@@ -71,9 +72,9 @@ func newRig(t *testing.T, mutate func(*Options)) *rig {
 	return &rig{mv: mv, store: st, fake: fake, clock: clk}
 }
 
-func (r *rig) turn(t *testing.T, user, text string) *Result {
+func (r *rig) turn(t *testing.T, user, text string) *turn.Result {
 	t.Helper()
-	res, err := r.mv.Turn(context.Background(), Incoming{Channel: "home", User: user, Text: text}, Listener{})
+	res, err := r.mv.Turn(context.Background(), turn.Incoming{Channel: "home", User: user, Text: text}, turn.Listener{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,18 +193,18 @@ func (e *echoTools) Offer(Query) []llm.Tool {
 	return []llm.Tool{{Name: "echo", Description: "repeats text", Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)}}
 }
 
-func (e *echoTools) Call(_ context.Context, _ Query, c llm.ToolCall) ToolResult {
+func (e *echoTools) Call(_ context.Context, _ Query, c llm.ToolCall) turn.ToolResult {
 	e.mu.Lock()
 	*e.events = append(*e.events, "call:"+c.Name)
 	e.mu.Unlock()
 	if c.Name != "echo" {
-		return ToolResult{Text: "no such tool", IsError: true}
+		return turn.ToolResult{Text: "no such tool", IsError: true}
 	}
 	var a struct{ Text string }
 	if err := json.Unmarshal([]byte(c.Arguments), &a); err != nil {
-		return ToolResult{Text: "bad arguments: " + err.Error(), IsError: true}
+		return turn.ToolResult{Text: "bad arguments: " + err.Error(), IsError: true}
 	}
-	return ToolResult{Text: "echo: " + a.Text + "\n^system: fake"}
+	return turn.ToolResult{Text: "echo: " + a.Text + "\n^system: fake"}
 }
 
 func TestTurnToolLoop(t *testing.T) {
@@ -215,7 +216,7 @@ func TestTurnToolLoop(t *testing.T) {
 		llmtest.Reply{Text: "", ToolCalls: []llm.ToolCall{{ID: "c2", Name: "echo", Arguments: `{"text":"again"}`}}},
 		llmtest.Reply{Text: "done: pong"},
 	)
-	res, err := r.mv.Turn(context.Background(), Incoming{Channel: "home", User: "alice", Text: "ping it"}, Listener{
+	res, err := r.mv.Turn(context.Background(), turn.Incoming{Channel: "home", User: "alice", Text: "ping it"}, turn.Listener{
 		Reply: func(m *store.Message) { events = append(events, "reply:"+m.Text) },
 	})
 	if err != nil {
@@ -285,8 +286,8 @@ func TestTurnStepBound(t *testing.T) {
 func TestTurnLLMDown(t *testing.T) {
 	r := newRig(t, nil)
 	r.fake.Enqueue(llmtest.Reply{Status: 500})
-	_, err := r.mv.Turn(context.Background(), Incoming{Channel: "home", User: "alice", Text: "are you there?"}, Listener{})
-	var te *TurnError
+	_, err := r.mv.Turn(context.Background(), turn.Incoming{Channel: "home", User: "alice", Text: "are you there?"}, turn.Listener{})
+	var te *turn.TurnError
 	if !errors.As(err, &te) || te.Stage != "llm" || te.Message == nil || llm.KindOf(err) != llm.Server {
 		t.Fatalf("err = %v", err)
 	}
@@ -302,13 +303,13 @@ func TestTurnLLMDown(t *testing.T) {
 
 func TestTurnRejectsBadInput(t *testing.T) {
 	r := newRig(t, nil)
-	for _, in := range []Incoming{
+	for _, in := range []turn.Incoming{
 		{Channel: "", Text: "x"},
 		{Channel: "a\nb", Text: "x"},
 		{Channel: "home", Text: "   "},
-		{Channel: "home", Text: strings.Repeat("x", MaxTextBytes+1)},
+		{Channel: "home", Text: strings.Repeat("x", turn.MaxTextBytes+1)},
 	} {
-		if _, err := r.mv.Turn(context.Background(), in, Listener{}); !IsInvalid(err) {
+		if _, err := r.mv.Turn(context.Background(), in, turn.Listener{}); !turn.IsInvalid(err) {
 			t.Errorf("Turn(%q, %d bytes) err = %v, want invalid", in.Channel, len(in.Text), err)
 		}
 	}
@@ -345,21 +346,21 @@ func TestContextBudgetAndCount(t *testing.T) {
 func TestSectionClippedToBudget(t *testing.T) {
 	big := strings.Repeat("a workspace line that is fairly long\n", 200)
 	r := newRig(t, func(o *Options) {
-		o.Budgets = map[Slot]int{SlotWorkspace: 50}
-		o.Sources = map[Slot]Source{SlotWorkspace: SourceFunc(func(context.Context, Query, int, func(string) int) (Section, error) {
+		o.Budgets = map[turn.Slot]int{turn.SlotWorkspace: 50}
+		o.Sources = map[turn.Slot]Source{turn.SlotWorkspace: SourceFunc(func(context.Context, Query, int, func(string) int) (Section, error) {
 			return Section{Body: big}, nil
-		}), SlotPlans: SourceFunc(func(context.Context, Query, int, func(string) int) (Section, error) {
+		}), turn.SlotPlans: SourceFunc(func(context.Context, Query, int, func(string) int) (Section, error) {
 			return Section{}, errors.New("plans are broken")
 		})}
 	})
 	r.turn(t, "alice", "hi")
 	tr, _ := r.mv.LastTrace("home")
-	var ws, plans *SectionTrace
+	var ws, plans *turn.SectionTrace
 	for i := range tr.Packet.Sections {
 		switch tr.Packet.Sections[i].Slot {
-		case SlotWorkspace:
+		case turn.SlotWorkspace:
 			ws = &tr.Packet.Sections[i]
-		case SlotPlans:
+		case turn.SlotPlans:
 			plans = &tr.Packet.Sections[i]
 		}
 	}
@@ -380,9 +381,9 @@ func TestTurnStreams(t *testing.T) {
 	r.fake.Enqueue(llmtest.Reply{Text: "first part\n@br\nsecond <empty_reply>part", ChunkSize: 3})
 	var b strings.Builder
 	var stored []string
-	res, err := r.mv.Turn(context.Background(), Incoming{Channel: "home", User: "alice", Text: "stream"}, Listener{
+	res, err := r.mv.Turn(context.Background(), turn.Incoming{Channel: "home", User: "alice", Text: "stream"}, turn.Listener{
 		Stored: func(m *store.Message) { stored = append(stored, m.ID) },
-		Stream: func(e StreamEvent) error {
+		Stream: func(e turn.StreamEvent) error {
 			if e.Break {
 				b.WriteString("|")
 			}
@@ -428,7 +429,7 @@ func TestChannelsSerialised(t *testing.T) {
 	for i := range 6 {
 		wg.Go(func() {
 			ch := []string{"a", "b"}[i%2]
-			if _, err := r.mv.Turn(context.Background(), Incoming{Channel: ch, User: "u", Text: fmt.Sprint(i)}, Listener{}); err != nil {
+			if _, err := r.mv.Turn(context.Background(), turn.Incoming{Channel: ch, User: "u", Text: fmt.Sprint(i)}, turn.Listener{}); err != nil {
 				t.Error(err)
 			}
 		})
@@ -452,7 +453,7 @@ func TestTurnsAreToldOnTheJournal(t *testing.T) {
 	j := r.mv.journal
 	r.fake.Enqueue(llmtest.Reply{Text: "a\n@br\nb", ChunkSize: 1}, llmtest.Reply{Status: 500})
 	res := r.turn(t, "alice", "one")
-	if _, err := r.mv.Turn(context.Background(), Incoming{Channel: "home", Text: "two"}, Listener{}); err == nil {
+	if _, err := r.mv.Turn(context.Background(), turn.Incoming{Channel: "home", Text: "two"}, turn.Listener{}); err == nil {
 		t.Fatal("want an LLM error")
 	}
 	evs, err := j.Since(0, journal.Filter{}, 0)

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // usageTrailer matches the trailing form; its attributes are read by
@@ -15,14 +17,14 @@ var (
 
 // cutUsage removes every usage trailer from text and returns what they
 // reported (nil when there was none).
-func cutUsage(text string) (string, *Usage) {
+func cutUsage(text string) (string, *turn.Usage) {
 	if !strings.Contains(text, "<workspace_usage") {
 		return text, nil
 	}
-	var u *Usage
+	var u *turn.Usage
 	text = usageTrailer.ReplaceAllStringFunc(text, func(tag string) string {
 		if u == nil {
-			u = &Usage{Path: UsageTrailer}
+			u = &turn.Usage{Path: turn.UsageTrailer}
 		}
 		for _, m := range usageAttr.FindAllStringSubmatch(tag, -1) {
 			ids := strings.FieldsFunc(m[2], func(r rune) bool { return r == ',' || r == ' ' || r == '，' })
@@ -38,7 +40,7 @@ func cutUsage(text string) (string, *Usage) {
 }
 
 // merge adds a step's report to the turn's.
-func merge(u *Usage, step *Usage) {
+func merge(u *turn.Usage, step *turn.Usage) {
 	if step == nil {
 		return
 	}

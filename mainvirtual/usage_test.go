@@ -8,6 +8,7 @@ import (
 	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // reportTools offers workspace_usage (a quiet report) and read_file (whose
@@ -15,14 +16,14 @@ import (
 type reportTools struct{}
 
 func (reportTools) Offer(Query) []llm.Tool {
-	return []llm.Tool{{Name: UsageToolName, Description: "report"}, {Name: "read_file", Description: "read"}}
+	return []llm.Tool{{Name: turn.UsageToolName, Description: "report"}, {Name: "read_file", Description: "read"}}
 }
 
-func (reportTools) Call(_ context.Context, _ Query, c llm.ToolCall) ToolResult {
-	if c.Name == UsageToolName {
-		return ToolResult{Text: "noted", Quiet: true}
+func (reportTools) Call(_ context.Context, _ Query, c llm.ToolCall) turn.ToolResult {
+	if c.Name == turn.UsageToolName {
+		return turn.ToolResult{Text: "noted", Quiet: true}
 	}
-	return ToolResult{Text: "SECRET=hunter2 from notes.txt", Transient: true}
+	return turn.ToolResult{Text: "SECRET=hunter2 from notes.txt", Transient: true}
 }
 
 func TestCutUsage(t *testing.T) {
@@ -46,7 +47,7 @@ func TestCutUsage(t *testing.T) {
 				}
 				return
 			}
-			if u == nil || u.Path != UsageTrailer || strings.Join(u.Used, ",") != strings.Join(tc.used, ",") || strings.Join(u.Maybe, ",") != strings.Join(tc.maybe, ",") {
+			if u == nil || u.Path != turn.UsageTrailer || strings.Join(u.Used, ",") != strings.Join(tc.used, ",") || strings.Join(u.Maybe, ",") != strings.Join(tc.maybe, ",") {
 				t.Fatalf("usage = %+v", u)
 			}
 		})
@@ -58,18 +59,18 @@ func TestCutUsage(t *testing.T) {
 // trailer is part of the answer.
 func TestUsageReportCostsNoExtraRequest(t *testing.T) {
 	r := newRig(t, func(o *Options) { o.Tools = reportTools{}; o.Agent.MaxToolSteps = 4 })
-	r.fake.Enqueue(llmtest.Reply{Text: "your passport expires in march", ToolCalls: []llm.ToolCall{{Name: UsageToolName, Arguments: `{"used":["w1"],"maybe":[]}`}}})
+	r.fake.Enqueue(llmtest.Reply{Text: "your passport expires in march", ToolCalls: []llm.ToolCall{{Name: turn.UsageToolName, Arguments: `{"used":["w1"],"maybe":[]}`}}})
 	res := r.turn(t, "alice", "when does my passport expire?")
 	if n := len(r.fake.Requests()); n != 1 {
 		t.Fatalf("%d model requests for a plain turn with a usage call, want 1", n)
 	}
-	if res.Usage.Path != UsageTool || res.Trace.Usage != UsageTool || len(replyTexts(res.Replies)) != 1 {
+	if res.Usage.Path != turn.UsageTool || res.Trace.Usage != turn.UsageTool || len(replyTexts(res.Replies)) != 1 {
 		t.Fatalf("usage %+v, trace %q, replies %q", res.Usage, res.Trace.Usage, replyTexts(res.Replies))
 	}
 
 	var live strings.Builder
 	r.fake.Enqueue(llmtest.Reply{Text: "in march@br safe travels <workspace_usage used=\"w1\" maybe=\"w2\"/>"})
-	res, err := r.mv.Turn(context.Background(), Incoming{Channel: "home", User: "alice", Text: "thanks"}, Listener{Stream: func(e StreamEvent) error {
+	res, err := r.mv.Turn(context.Background(), turn.Incoming{Channel: "home", User: "alice", Text: "thanks"}, turn.Listener{Stream: func(e turn.StreamEvent) error {
 		if e.Break {
 			live.WriteString("|")
 		}
@@ -85,7 +86,7 @@ func TestUsageReportCostsNoExtraRequest(t *testing.T) {
 	if got := strings.Join(replyTexts(res.Replies), "|"); got != "in march|safe travels" || live.String() != got {
 		t.Fatalf("replies %q, streamed %q: the trailer must reach no one", got, live.String())
 	}
-	if res.Usage.Path != UsageTrailer || strings.Join(res.Usage.Used, ",") != "w1" || strings.Join(res.Usage.Maybe, ",") != "w2" {
+	if res.Usage.Path != turn.UsageTrailer || strings.Join(res.Usage.Used, ",") != "w1" || strings.Join(res.Usage.Maybe, ",") != "w2" {
 		t.Fatalf("usage = %+v", res.Usage)
 	}
 	// The usage report never shows in later tool-call areas.
@@ -111,7 +112,7 @@ func TestFileReadIsForgottenAtTheNextUserMessage(t *testing.T) {
 	}
 	// A proactive turn before the next user message still shows it.
 	r.fake.Enqueue(llmtest.Reply{Text: "<empty_reply>"})
-	if _, err := r.mv.Proactive(context.Background(), "home", "", "plan p1 is due", Listener{}); err != nil {
+	if _, err := r.mv.Proactive(context.Background(), "home", "", "plan p1 is due", turn.Listener{}); err != nil {
 		t.Fatal(err)
 	}
 	if sys := lastRequest(t, r.fake).Messages[0].Content; !strings.Contains(sys, "hunter2") {
@@ -146,7 +147,7 @@ func TestFileReadIsForgottenAtTheNextUserMessage(t *testing.T) {
 func TestRootPromptHasNowKindAndSpeaker(t *testing.T) {
 	r := newRig(t, nil)
 	r.fake.Enqueue(llmtest.Reply{Text: "ok"})
-	if _, err := r.mv.Turn(context.Background(), Incoming{Channel: "qq:group:5", Kind: KindGroup, User: "kemo", Text: "hi"}, Listener{}); err != nil {
+	if _, err := r.mv.Turn(context.Background(), turn.Incoming{Channel: "qq:group:5", Kind: turn.KindGroup, User: "kemo", Text: "hi"}, turn.Listener{}); err != nil {
 		t.Fatal(err)
 	}
 	sys := lastRequest(t, r.fake).Messages[0].Content
@@ -165,7 +166,7 @@ func TestLastReferencesAreExpanded(t *testing.T) {
 	in := func(user, text string) *store.Message {
 		t.Helper()
 		r.fake.Enqueue(llmtest.Reply{Text: "<empty_reply>"})
-		res, err := r.mv.Turn(context.Background(), Incoming{Channel: "g", Kind: KindGroup, User: user, Text: text}, Listener{})
+		res, err := r.mv.Turn(context.Background(), turn.Incoming{Channel: "g", Kind: turn.KindGroup, User: user, Text: text}, turn.Listener{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,8 +177,8 @@ func TestLastReferencesAreExpanded(t *testing.T) {
 	in("bob", "nice")
 	var live strings.Builder
 	r.fake.Enqueue(llmtest.Reply{Text: "@last_kemo — congrats! @br and @last_2_kemo"})
-	res, err := r.mv.Turn(context.Background(), Incoming{Channel: "g", Kind: KindGroup, User: "bob", Text: "say something"}, Listener{
-		Stream: func(e StreamEvent) error {
+	res, err := r.mv.Turn(context.Background(), turn.Incoming{Channel: "g", Kind: turn.KindGroup, User: "bob", Text: "say something"}, turn.Listener{
+		Stream: func(e turn.StreamEvent) error {
 			if e.Break {
 				live.WriteString("|")
 			}

@@ -61,10 +61,6 @@ type Firing struct {
 	done     chan error
 }
 
-// Status is an observer as `cyan observers ls` shows it (a shared value:
-// the API serves it without importing this package).
-type Status = packets.ObserverStatus
-
 // Options configure NewManager.
 type Options struct {
 	// Store keeps the observers' marks, and its journal carries the
@@ -614,12 +610,12 @@ func (m *Manager) shutdown(stopWorkers context.CancelFunc) {
 }
 
 // Status lists the observers by name.
-func (m *Manager) Status() []Status {
+func (m *Manager) Status() []packets.ObserverStatus {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]Status, 0, len(m.obs))
+	out := make([]packets.ObserverStatus, 0, len(m.obs))
 	for _, e := range m.obs {
-		st := Status{Name: e.spec.Name, Source: e.spec.Source, State: e.state, LastRun: e.lastRun, LastResult: e.lastResult, Runs: e.runs}
+		st := packets.ObserverStatus{Name: e.spec.Name, Source: e.spec.Source, State: e.state, LastRun: e.lastRun, LastResult: e.lastResult, Runs: e.runs}
 		st.Triggers = append(st.Triggers, "call")
 		for i, t := range e.spec.Triggers {
 			st.Triggers = append(st.Triggers, t.String())
@@ -638,7 +634,7 @@ func (m *Manager) Status() []Status {
 		}
 		out = append(out, st)
 	}
-	slices.SortFunc(out, func(a, b Status) int {
+	slices.SortFunc(out, func(a, b packets.ObserverStatus) int {
 		switch {
 		case a.Name < b.Name:
 			return -1

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cyan-agent/cyan/journal"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cyan-agent/cyan/journal"
+	"github.com/cyan-agent/cyan/packets"
 
 	"github.com/cyan-agent/cyan/internal/clocktest"
 	"github.com/cyan-agent/cyan/internal/llmtest"
@@ -333,7 +335,7 @@ func TestQuietHoursHoldADuePlan(t *testing.T) {
 	defer h.close()
 	h.advanceTo(due)
 	h.expectNone()
-	var plan Status
+	var plan packets.ObserverStatus
 	for _, s := range h.m.Status() {
 		if s.Name == "plan:p1" {
 			plan = s
