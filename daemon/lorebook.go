@@ -9,6 +9,7 @@ import (
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/mainvirtual"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/persona/lorebook"
 	"github.com/cyan-agent/cyan/store"
@@ -138,7 +139,7 @@ func (s *loreSource) slot(pos lorebook.Position) mainvirtual.Source {
 		sec := mainvirtual.Section{Body: lorebook.Render(fired)}
 		for _, f := range t.res.Matched {
 			if f.Entry.Position == pos {
-				sec.Items = append(sec.Items, turn.ItemTrace{ID: f.Entry.Label(), Tokens: f.Tokens, Included: f.Included, Reason: f.Reason()})
+				sec.Items = append(sec.Items, packets.SectionItem{ID: f.Entry.Label(), Tokens: f.Tokens, Included: f.Included, Reason: f.Reason()})
 			}
 		}
 		if pos == lorebook.After {

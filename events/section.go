@@ -36,12 +36,9 @@ func (q SectionQuery) reader() packets.Reader {
 // Section is the filled "recent event records" section.
 type Section struct {
 	Body  string
-	Items []Item
+	Items []packets.SectionItem
 	Note  string
 }
-
-// Item is a record or object the section considered, for the trace.
-type Item = packets.SectionItem
 
 // recencyHalfLife is how fast the recency term of the selection fades.
 const recencyHalfLife = 30 * 24 * time.Hour
@@ -90,7 +87,7 @@ func (l *Log) Section(_ context.Context, q SectionQuery, budget int, count func(
 	var sec Section
 	var cands []*Event
 	var people string
-	var peopleItems []Item
+	var peopleItems []packets.SectionItem
 	err := l.db.View(func(txn *badger.Txn) error {
 		var err error
 		if cands, err = l.candidates(txn, q.Channel); err != nil {
@@ -124,7 +121,7 @@ func (l *Log) Section(_ context.Context, q SectionQuery, budget int, count func(
 	var chosen []scored
 	for _, s := range ss {
 		s.n = count(s.line) + 1
-		item := Item{ID: s.e.ID, Tokens: s.n}
+		item := packets.SectionItem{ID: s.e.ID, Tokens: s.n}
 		if s.n <= left {
 			left -= s.n
 			item.Included = true
@@ -169,7 +166,7 @@ func cmpFloat(a, b float64) int {
 
 // peopleBlock renders the agent's object and those of the speakers present,
 // with the valid lines between each speaker and the agent, within budget.
-func (l *Log) peopleBlock(txn *badger.Txn, q SectionQuery, budget int, count func(string) int) (string, []Item, error) {
+func (l *Log) peopleBlock(txn *badger.Txn, q SectionQuery, budget int, count func(string) int) (string, []packets.SectionItem, error) {
 	if budget <= 0 {
 		return "", nil, nil
 	}
@@ -209,7 +206,7 @@ func (l *Log) peopleBlock(txn *badger.Txn, q SectionQuery, budget int, count fun
 	head := "Who is here:"
 	used := count(head) + 1
 	var b strings.Builder
-	var items []Item
+	var items []packets.SectionItem
 	for _, o := range objs {
 		name := l.escape(o.Name)
 		if o.ID == SelfID {
@@ -250,7 +247,7 @@ func (l *Log) peopleBlock(txn *badger.Txn, q SectionQuery, budget int, count fun
 				used += n
 				b.WriteString(text)
 				b.WriteByte('\n')
-				items = append(items, Item{ID: "object:" + o.ID, Tokens: n, Included: true})
+				items = append(items, packets.SectionItem{ID: "object:" + o.ID, Tokens: n, Included: true})
 				break
 			}
 			if len(rel) > len(parts) {
@@ -260,7 +257,7 @@ func (l *Log) peopleBlock(txn *badger.Txn, q SectionQuery, budget int, count fun
 			}
 		}
 		if len(parts) == 0 && len(rel) == 0 && shown > 0 {
-			items = append(items, Item{ID: "object:" + o.ID, Reason: "over budget"})
+			items = append(items, packets.SectionItem{ID: "object:" + o.ID, Reason: "over budget"})
 		}
 	}
 	if b.Len() == 0 {

@@ -88,7 +88,7 @@ func (l *Log) TopicTheories(ctx context.Context, q SectionQuery, budget int, cou
 			line = "%[" + l.theoryRef(t) + "] " + l.escape(strings.Join(strings.Fields(t.Title), " ")) + " - " + l.escape(theoryLeadOf(t.Article))
 		}
 		why := fmt.Sprintf("the topic's talk touches it (recall score %.0f; shared: %s)", m.Score, strings.Join(m.Shared, ", "))
-		item := Item{ID: "theory:" + t.ID, Tokens: count(line) + 1, Reason: why}
+		item := packets.SectionItem{ID: "theory:" + t.ID, Tokens: count(line) + 1, Reason: why}
 		if used+item.Tokens > budget {
 			item.Reason = fmt.Sprintf("%s; over the theories' budget (%d tokens)", why, budget)
 		} else {

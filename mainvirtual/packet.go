@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/turn"
 )
 
@@ -57,8 +58,8 @@ func (f SourceFunc) Section(ctx context.Context, q Query, budget int, count func
 // Body must already be escaped (Escape) by the source.
 type Section struct {
 	Body  string
-	Items []turn.ItemTrace // what the source considered, for the trace
-	Note  string           // anything the source wants the trace to say
+	Items []packets.SectionItem // what the source considered, for the trace
+	Note  string                // anything the source wants the trace to say
 }
 
 // shown reports whether the packet's section of slot had content.

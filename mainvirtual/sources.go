@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cyan-agent/cyan/notation"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/turn"
@@ -94,14 +95,14 @@ func (s toolCalls) Section(_ context.Context, q Query, budget int, count func(st
 				}
 			}
 			if m.ID < lastUser {
-				sec.Items = append(sec.Items, turn.ItemTrace{ID: m.ID, Reason: "a file read before the last user message, not kept in the workspace: forgotten"})
+				sec.Items = append(sec.Items, packets.SectionItem{ID: m.ID, Reason: "a file read before the last user message, not kept in the workspace: forgotten"})
 				continue
 			}
 		}
 		shown++
 		line := fmt.Sprintf("#%s [%s] %s", notation.ToolName(m.ToolName), m.Time.Format(notation.TimeLayout), notation.Escape(m.Text))
 		n := count(line)
-		item := turn.ItemTrace{ID: m.ID, Tokens: n}
+		item := packets.SectionItem{ID: m.ID, Tokens: n}
 		if used+n > budget {
 			item.Reason = "over budget"
 			sec.Items = append(sec.Items, item)

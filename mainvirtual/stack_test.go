@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cyan-agent/cyan/turn"
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // fixed is a source that takes tokens of the budget it is given (one
@@ -24,7 +24,7 @@ func (f fixed) Section(_ context.Context, _ Query, budget int, _ func(string) in
 		return Section{}, f.err
 	}
 	n := min(f.words, budget)
-	return Section{Body: strings.TrimSpace(strings.Repeat("w ", n)), Items: []turn.ItemTrace{{ID: f.note, Tokens: n, Included: n > 0}}, Note: f.note}, nil
+	return Section{Body: strings.TrimSpace(strings.Repeat("w ", n)), Items: []packets.SectionItem{{ID: f.note, Tokens: n, Included: n > 0}}, Note: f.note}, nil
 }
 
 func TestStackGivesEachSourceWhatTheOnesBeforeLeft(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cyan-agent/cyan/notation"
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // Pulled is an entry of the pulled-info area: something a tool fetched
@@ -91,10 +92,10 @@ func (m *Memory) PulledArea(channel string) []Pulled {
 // PulledSection renders channel's pulled-info area within budget tokens:
 // when it does not fit, the newest entries are shown and the older ones
 // traced as left out. The lines keep their pull order.
-func (m *Memory) PulledSection(channel string, budget int) (string, []SectionItem) {
+func (m *Memory) PulledSection(channel string, budget int) (string, []packets.SectionItem) {
 	list := m.PulledArea(channel)
 	lines := make([]string, len(list))
-	items := make([]SectionItem, len(list))
+	items := make([]packets.SectionItem, len(list))
 	used := 0
 	for i := len(list) - 1; i >= 0; i-- {
 		line := list[i].Line()
@@ -103,7 +104,7 @@ func (m *Memory) PulledSection(channel string, budget int) (string, []SectionIte
 		if list[i].Location != "" {
 			id += " " + list[i].Location
 		}
-		items[i] = SectionItem{ID: id, Tokens: n}
+		items[i] = packets.SectionItem{ID: id, Tokens: n}
 		if used+n > budget {
 			items[i].Reason = fmt.Sprintf("over budget (%d tokens); older than what fits", budget)
 			continue

@@ -2,13 +2,10 @@ package memory
 
 import (
 	"fmt"
-	"github.com/cyan-agent/cyan/packets"
 	"strings"
-)
 
-// SectionItem is one item as the workspace section considered it, for the
-// packet trace.
-type SectionItem = packets.SectionItem
+	"github.com/cyan-agent/cyan/packets"
+)
 
 // lineCache remembers an item's rendered line and its token count, so a
 // turn renders only items that changed.
@@ -39,7 +36,7 @@ func (m *Memory) line(it *Item) (string, int) {
 // (active GC has not caught up yet) the strongest are shown — pinned first,
 // then by R — until the next one would not fit, and the rest are traced as
 // left out.
-func (m *Memory) WorkspaceSection(v Viewer, budget int) (string, []SectionItem) {
+func (m *Memory) WorkspaceSection(v Viewer, budget int) (string, []packets.SectionItem) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	items := m.visible(v)
@@ -104,10 +101,10 @@ func (m *Memory) WorkspaceSection(v Viewer, budget int) (string, []SectionItem) 
 		}
 	}
 	var b strings.Builder
-	trace := make([]SectionItem, 0, len(cands))
+	trace := make([]packets.SectionItem, 0, len(cands))
 	for i, c := range cands {
 		in := include[i]
-		si := SectionItem{ID: c.it.ID, Tokens: c.tokens, Included: in}
+		si := packets.SectionItem{ID: c.it.ID, Tokens: c.tokens, Included: in}
 		if !in {
 			si.Reason = reason
 		} else {

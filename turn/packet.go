@@ -29,18 +29,15 @@ const (
 	SlotLoreAfter  Slot = "lorebook_after"
 )
 
-// ItemTrace records one item a source considered.
-type ItemTrace = packets.SectionItem
-
 // SectionTrace is a section as it went into the packet.
 type SectionTrace struct {
-	Slot    Slot        `json:"slot"`
-	Budget  int         `json:"budget"`
-	Tokens  int         `json:"tokens"`
-	Clipped bool        `json:"clipped,omitempty"`
-	Items   []ItemTrace `json:"items,omitempty"`
-	Note    string      `json:"note,omitempty"`
-	Error   string      `json:"error,omitempty"`
+	Slot    Slot                  `json:"slot"`
+	Budget  int                   `json:"budget"`
+	Tokens  int                   `json:"tokens"`
+	Clipped bool                  `json:"clipped,omitempty"`
+	Items   []packets.SectionItem `json:"items,omitempty"`
+	Note    string                `json:"note,omitempty"`
+	Error   string                `json:"error,omitempty"`
 }
 
 // ContextTrace records the context messages chosen for the packet.
