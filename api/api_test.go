@@ -3,9 +3,11 @@ package api
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -327,5 +329,45 @@ func TestNativeStream(t *testing.T) {
 	raw, _ := io.ReadAll(resp2.Body)
 	if !strings.Contains(string(raw), "event: message\n") || !strings.Contains(string(raw), "event: error\ndata: {\"error\":{\"message\":\"your message was kept") {
 		t.Fatalf("stream after a failure: %s", raw)
+	}
+}
+
+// TestAFullDiskAnswers507: a store that must keep more free space than its
+// disk has refuses every write; the API says so with 507 and the folder,
+// keeps answering reads, and never says "internal error".
+func TestAFullDiskAnswers507(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	st, err := store.Open(store.Options{Dir: dir, MinFree: 1 << 62})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	_, client := llmtest.Start(t)
+	p, _ := persona.Default()
+	mv, err := mainvirtual.New(mainvirtual.Options{Store: st, LLM: client, Persona: func() *persona.Persona { return p }, Agent: config.Defaults().Agent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Agent: mv, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	r := &rig{server: s, srv: srv}
+	for _, c := range []struct{ path, body string }{
+		{"/api/v1/messages", `{"channel":"home","text":"hello"}`},
+		{"/api/v1/messages", `{"channel":"home","text":"hello","stream":true}`},
+		{"/api/v1/import", `{"messages":[{"time":"2025-01-02T10:00:00Z","channel":"old","text":"one"}]}`},
+	} {
+		code, out := r.do(t, "POST", c.path, c.body)
+		e, _ := out["error"].(map[string]any)
+		msg := fmt.Sprint(e["message"])
+		if code != http.StatusInsufficientStorage || e["type"] != "disk_full" || !strings.Contains(msg, dir) || !strings.Contains(msg, "Free some space") {
+			t.Errorf("POST %s %s: %d %v", c.path, c.body, code, out)
+		}
+	}
+	if code, out := r.do(t, "GET", "/api/v1/messages?channel=home", ""); code != 200 {
+		t.Fatalf("reads on a full disk: %d %v", code, out)
 	}
 }

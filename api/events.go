@@ -218,3 +218,24 @@ func (s *Server) internal(w http.ResponseWriter, err error) {
 	s.log.Error("request failed", "err", err)
 	writeError(w, http.StatusInternalServerError, "internal", "internal error: "+err.Error())
 }
+
+// MaxAhead bounds how far past now a time that sets work may reach (a
+// rollup's "now", a build's "to"): every day up to it is a period to
+// summarise, so a time in the year 9999 would be millions of them.
+const MaxAhead = 366 * 24 * time.Hour
+
+// earliest is the oldest time such a request may name.
+var earliest = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// workTime parses an RFC 3339 time that sets how much work a request does,
+// bounded to [1900, now + MaxAhead].
+func workTime(name, v string, now time.Time) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return t, fmt.Errorf("%s %q is not an RFC 3339 time such as 2026-02-16T03:16:00+08:00", name, v)
+	}
+	if t.Before(earliest) || t.After(now.Add(MaxAhead)) {
+		return t, fmt.Errorf("%s %s is out of range: it may be from 1900 to a year from now (%s)", name, v, now.Add(MaxAhead).Format("2006-01-02"))
+	}
+	return t, nil
+}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cyan-agent/cyan/metrics"
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/tools"
 )
@@ -431,4 +432,20 @@ func TestToolRunFromTheAPIGoesThroughApproval(t *testing.T) {
 	if code != 200 || out["decision"] != "allow" {
 		t.Fatalf("read_file: %d %v", code, out)
 	}
+}
+
+// TestMetricsNeedTheToken: /metrics is behind the same rule as the API.
+func TestMetricsNeedTheToken(t *testing.T) {
+	const token = "0123456789abcdef0123456789abcdef"
+	r := newRig(t, func(o *Options) { o.Token, o.CheckHost, o.Metrics = token, false, metrics.New() })
+	if code, _ := r.do(t, "GET", "/metrics", ""); code != http.StatusUnauthorized {
+		t.Fatalf("without the token: %d", code)
+	}
+	req, _ := http.NewRequest("GET", r.srv.URL+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("with the token: %v %v", resp, err)
+	}
+	resp.Body.Close()
 }

@@ -1,10 +1,8 @@
 package api
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/cyan-agent/cyan/store"
 )
@@ -37,35 +35,6 @@ func idempotencyKey(r *http.Request, bodyKey string) (string, error) {
 	return key, nil
 }
 
-// storeUnavailable answers a write the store refused because of its disk
-// (507 Insufficient Storage: full) or its data dir (503: removed), with the
-// store's message naming the disk and folder, and reports whether it did.
-func storeUnavailable(w http.ResponseWriter, err error, kept string) bool {
-	switch {
-	case errors.Is(err, store.ErrDiskFull):
-		writeError(w, http.StatusInsufficientStorage, "disk_full", kept+errMessage(err))
-	case errors.Is(err, store.ErrDataDirGone):
-		writeError(w, http.StatusServiceUnavailable, "data_dir_gone", kept+errMessage(err))
-	default:
-		return false
-	}
-	return true
-}
-
-// errMessage is the innermost readable part of a store error: the
-// *SpaceError or *GoneError's own words, without the wrapping prefixes.
-func errMessage(err error) string {
-	var se *store.SpaceError
-	var ge *store.GoneError
-	switch {
-	case errors.As(err, &se):
-		return se.Error()
-	case errors.As(err, &ge):
-		return ge.Error()
-	}
-	return err.Error()
-}
-
 // importBatch imports one batch, once per idempotency key when the request
 // names one.
 func (s *Server) importBatch(r *http.Request, msgs []*store.Message) (added []*store.Message, ans store.ImportAnswer, replayed bool, err error) {
@@ -79,25 +48,4 @@ func (s *Server) importBatch(r *http.Request, msgs []*store.Message) (added []*s
 	}
 	ans, added, replayed, err = s.o.Store.ImportOnce(key, msgs)
 	return added, ans, replayed, err
-}
-
-// MaxAhead bounds how far past now a time that sets work may reach (a
-// rollup's "now", a build's "to"): every day up to it is a period to
-// summarise, so a time in the year 9999 would be millions of them.
-const MaxAhead = 366 * 24 * time.Hour
-
-// earliest is the oldest time such a request may name.
-var earliest = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// workTime parses an RFC 3339 time that sets how much work a request does,
-// bounded to [1900, now + MaxAhead].
-func workTime(name, v string, now time.Time) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339, v)
-	if err != nil {
-		return t, fmt.Errorf("%s %q is not an RFC 3339 time such as 2026-02-16T03:16:00+08:00", name, v)
-	}
-	if t.Before(earliest) || t.After(now.Add(MaxAhead)) {
-		return t, fmt.Errorf("%s %s is out of range: it may be from 1900 to a year from now (%s)", name, v, now.Add(MaxAhead).Format("2006-01-02"))
-	}
-	return t, nil
 }

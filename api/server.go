@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cyan-agent/cyan/metrics"
 	"log/slog"
 	"net"
 	"net/http"
@@ -20,6 +19,7 @@ import (
 	"github.com/cyan-agent/cyan/generate"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/memory"
+	"github.com/cyan-agent/cyan/metrics"
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/tools"
@@ -328,4 +328,33 @@ func decode(w http.ResponseWriter, r *http.Request, v any, strict bool) bool {
 		return false
 	}
 	return true
+}
+
+// storeUnavailable answers a write the store refused because of its disk
+// (507 Insufficient Storage: full) or its data dir (503: removed), with the
+// store's message naming the disk and folder, and reports whether it did.
+func storeUnavailable(w http.ResponseWriter, err error, kept string) bool {
+	switch {
+	case errors.Is(err, store.ErrDiskFull):
+		writeError(w, http.StatusInsufficientStorage, "disk_full", kept+errMessage(err))
+	case errors.Is(err, store.ErrDataDirGone):
+		writeError(w, http.StatusServiceUnavailable, "data_dir_gone", kept+errMessage(err))
+	default:
+		return false
+	}
+	return true
+}
+
+// errMessage is the innermost readable part of a store error: the
+// *SpaceError or *GoneError's own words, without the wrapping prefixes.
+func errMessage(err error) string {
+	var se *store.SpaceError
+	var ge *store.GoneError
+	switch {
+	case errors.As(err, &se):
+		return se.Error()
+	case errors.As(err, &ge):
+		return ge.Error()
+	}
+	return err.Error()
 }

@@ -42,7 +42,7 @@ type Config struct {
 	TTS TTS `yaml:"tts"`
 	// ShutdownTimeout bounds a shutdown (SIGTERM, cyan stop); Store and
 	// Backup are the database's safety margin and scheduled backups
-	// (trust.go).
+	// (store.go).
 	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
 	Store           Store    `yaml:"store"`
 	Backup          Backup   `yaml:"backup"`

@@ -264,7 +264,7 @@ func (c *Config) validate(where func(key string) *Error) error {
 	c.validateEvents(bad)
 	c.validateBridges(bad)
 	c.validateTTS(bad)
-	c.validateTrust(bad)
+	c.validateStore(bad)
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.Log.Level) {
 		bad("log.level", "%q is not one of debug, info, warn, error", c.Log.Level)
 	}

@@ -1,10 +1,11 @@
 package config
 
 import (
-	"github.com/cyan-agent/cyan/clock"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/cyan-agent/cyan/clock"
 )
 
 // MinFreeFloorMB is the least store.min_free_mb accepted: what the
@@ -50,8 +51,8 @@ func (c *Config) BackupDir() string {
 	return filepath.Join(c.DataDir, "backups")
 }
 
-// validateTrust checks shutdown_timeout, store and backup.
-func (c *Config) validateTrust(bad func(key, format string, args ...any)) {
+// validateStore checks shutdown_timeout, store and backup.
+func (c *Config) validateStore(bad func(key, format string, args ...any)) {
 	if d := time.Duration(c.ShutdownTimeout); d < time.Second || d > 10*time.Minute {
 		bad("shutdown_timeout", "%s is out of range 1s–10m", d)
 	}

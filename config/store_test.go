@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-func TestTrustSection(t *testing.T) {
+func TestStoreAndBackupSections(t *testing.T) {
 	dir := t.TempDir()
 	c, err := Load(envOf(map[string]string{EnvDataDir: dir}))
 	if err != nil {
@@ -18,7 +18,7 @@ func TestTrustSection(t *testing.T) {
 	if c.BackupDir() != dir+"/backups" {
 		t.Fatalf("BackupDir = %q", c.BackupDir())
 	}
-	c, err = Load(envOf(map[string]string{EnvDataDir: dir, EnvConfig: "testdata/trust.good.yml"}))
+	c, err = Load(envOf(map[string]string{EnvDataDir: dir, EnvConfig: "testdata/store.good.yml"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,17 +26,17 @@ func TestTrustSection(t *testing.T) {
 		c.Backup.Schedule != "30 3 * * *" || c.BackupDir() != "/var/backups/cyan" {
 		t.Fatalf("from the file: %v %+v %+v", c.ShutdownTimeout, c.Store, c.Backup)
 	}
-	_, err = Load(envOf(map[string]string{EnvDataDir: dir, EnvConfig: "testdata/trust.bad.yml"}))
+	_, err = Load(envOf(map[string]string{EnvDataDir: dir, EnvConfig: "testdata/store.bad.yml"}))
 	if err == nil {
-		t.Fatal("trust.bad.yml loaded")
+		t.Fatal("store.bad.yml loaded")
 	}
 	for _, want := range []string{
-		"trust.bad.yml:1: shutdown_timeout: 0s is out of range",
-		"trust.bad.yml:3: store.min_free_mb: 0 is below the floor of 222",
-		"trust.bad.yml:4: store.memory_mb: 8 is out of range",
-		"trust.bad.yml:6: backup.schedule: \"every night\" is not a cron spec",
-		"trust.bad.yml:7: backup.dir: \"backups\" is not a full path",
-		"trust.bad.yml:8: backup.keep: 0 is out of range",
+		"store.bad.yml:1: shutdown_timeout: 0s is out of range",
+		"store.bad.yml:3: store.min_free_mb: 0 is below the floor of 222",
+		"store.bad.yml:4: store.memory_mb: 8 is out of range",
+		"store.bad.yml:6: backup.schedule: \"every night\" is not a cron spec",
+		"store.bad.yml:7: backup.dir: \"backups\" is not a full path",
+		"store.bad.yml:8: backup.keep: 0 is out of range",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in:\n%v", want, err)

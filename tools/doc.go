@@ -8,7 +8,7 @@
 // permission objects (package packets) chosen by who is speaking, drawn
 // from the effects every tool must declare; paths confined to the
 // configured roots through os.Root (Paths), and a component's folder the
-// same way (Folder, confined.go) — the only ways a tool reads a file, which
+// same way (Folder, folder.go) — the only ways a tool reads a file, which
 // a source scan test holds; credential files by kind and private keys by
 // content refused everywhere (Secrets, tools.secrets); commands run in
 // their own process group with a timeout, an output cap and a scrubbed

@@ -21,7 +21,7 @@ var readCalls = map[string][]string{
 
 // confinedFiles are the confined-path code: Paths (the roots of the file
 // tools) and Folder (a component's folder).
-var confinedFiles = []string{"tools/paths.go", "tools/confined.go"}
+var confinedFiles = []string{"tools/paths.go", "tools/folder.go"}
 
 // readsAllowed are the other places of the packages that export tools
 // allowed to read with the plain os package, each with why it reads no
@@ -47,7 +47,7 @@ var readsAllowed = map[string]string{
 // A tool reads the owner's files only through the confined-path code:
 // every read of the plain os package in the packages that export tools
 // (tools, memory, events, recall and the daemon's tool wiring) is in
-// paths.go, confined.go or listed above with its reason. A new tool that
+// paths.go, folder.go or listed above with its reason. A new tool that
 // calls os.ReadFile fails here.
 func TestToolsReadOnlyThroughConfinedPaths(t *testing.T) {
 	var files []string
@@ -98,7 +98,7 @@ func TestToolsReadOnlyThroughConfinedPaths(t *testing.T) {
 	}
 	sort.Strings(found)
 	for _, f := range found {
-		t.Errorf("%s reads with the plain os package: read through Paths or Folder (confined.go), or list it in readsAllowed with the reason it reads nothing for a caller", f)
+		t.Errorf("%s reads with the plain os package: read through Paths or Folder (folder.go), or list it in readsAllowed with the reason it reads nothing for a caller", f)
 	}
 	for where, why := range readsAllowed {
 		if why != "" && !used[where] {
