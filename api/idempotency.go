@@ -36,16 +36,12 @@ func idempotencyKey(r *http.Request, bodyKey string) (string, error) {
 }
 
 // importBatch imports one batch, once per idempotency key when the request
-// names one.
-func (s *Server) importBatch(r *http.Request, msgs []*store.Message) (added []*store.Message, ans store.ImportAnswer, replayed bool, err error) {
+// names one; final marks the import's last batch.
+func (s *Server) importBatch(r *http.Request, msgs []*store.Message, final bool) (ans store.ImportAnswer, replayed bool, err error) {
 	key, err := idempotencyKey(r, "")
 	if err != nil {
-		return nil, ans, false, err
+		return ans, false, err
 	}
-	if key == "" {
-		added, err = s.o.Store.Import(msgs)
-		return added, store.ImportAnswer{Added: len(added), Skipped: len(msgs) - len(added)}, false, err
-	}
-	ans, added, replayed, err = s.o.Store.ImportOnce(key, msgs)
-	return added, ans, replayed, err
+	ans, _, replayed, err = s.o.Store.ImportBatch(msgs, store.Batch{Key: key, Final: final})
+	return ans, replayed, err
 }

@@ -98,25 +98,14 @@ type importRequest struct {
 	Messages []importer.Line `json:"messages"`
 	// Channel, when set, puts every message into that channel.
 	Channel string `json:"channel"`
-	// Final marks the last batch of an import; the import-finished hook
-	// runs after it.
+	// Final marks the last batch of an import: the journal's
+	// MessagesImported says so, and the history's events are built then.
 	Final bool `json:"final"`
 }
 
 type importResponse struct {
 	Added   int `json:"added"`
 	Skipped int `json:"skipped"`
-}
-
-// ImportBatch is what the import hook is told about one request.
-type ImportBatch struct {
-	// Added are the messages stored (those already present are skipped);
-	// Messages is the whole batch, stored now or before, so that an import
-	// run again still tells which channels and times it covers.
-	Added    []*store.Message
-	Messages []*store.Message
-	// Final is set on the last batch of an import: the whole file is in.
-	Final bool
 }
 
 func (s *Server) importMessages(w http.ResponseWriter, r *http.Request) {
@@ -145,7 +134,7 @@ func (s *Server) importMessages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request", "nothing of this batch was imported: "+strings.Join(errs, "; "))
 		return
 	}
-	added, ans, replayed, err := s.importBatch(r, msgs)
+	ans, replayed, err := s.importBatch(r, msgs, req.Final)
 	if err != nil {
 		if errors.Is(err, store.ErrInvalid) {
 			writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
@@ -157,9 +146,6 @@ func (s *Server) importMessages(w http.ResponseWriter, r *http.Request) {
 		s.log.Error("import", "err", err)
 		writeError(w, http.StatusInternalServerError, "internal", "the batch was not stored: "+err.Error())
 		return
-	}
-	if s.o.Imported != nil {
-		s.o.Imported(ImportBatch{Added: added, Messages: msgs, Final: req.Final})
 	}
 	if replayed {
 		w.Header().Set(ReplayedHeader, "true")

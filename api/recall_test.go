@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/recall"
 )
 
 func TestImportAndRecall(t *testing.T) {
 	var x *recall.Index
-	var batches []ImportBatch
 	r := newRig(t, func(o *Options) {
 		var err error
 		x, err = recall.New(recall.Options{Store: o.Store})
@@ -19,8 +19,8 @@ func TestImportAndRecall(t *testing.T) {
 			t.Fatal(err)
 		}
 		o.Recall = x
-		o.Imported = func(b ImportBatch) { batches = append(batches, b) }
 	})
+	from := r.st.Journal().Last()
 	body := `{"messages": [
 		{"time": "2024-05-01T21:30:00+08:00", "channel": "home", "user": "nyalia", "text": "my physics exam is on friday", "id": "a1"},
 		{"time": "2024-05-01T21:31:00+08:00", "channel": "home", "user": "cyan", "role": "assistant", "text": "you will do fine, let's review optics", "id": "a2"},
@@ -34,8 +34,20 @@ func TestImportAndRecall(t *testing.T) {
 	if code != 200 || out["added"] != 0.0 || out["skipped"] != 3.0 {
 		t.Fatalf("second import must add nothing: %d %v", code, out)
 	}
-	if len(batches) != 2 || !batches[0].Final || len(batches[0].Added) != 3 || len(batches[1].Added) != 0 || len(batches[1].Messages) != 3 {
-		t.Fatalf("import hook: %+v", batches)
+	// Each batch is on the journal with the times it covers and its final
+	// mark, the one run again too (its history's events are built again).
+	evs, err := r.st.Journal().Since(from, journal.Filter{Kinds: []journal.Kind{journal.MessagesImported}}, 0)
+	var batches []journal.Imported
+	for _, e := range evs {
+		var im journal.Imported
+		if err := e.Decode(&im); err != nil {
+			t.Fatal(err)
+		}
+		batches = append(batches, im)
+	}
+	if err != nil || len(batches) != 2 || batches[0].Added != 3 || batches[1].Skipped != 3 || !batches[0].Final || !batches[1].Final ||
+		len(batches[1].Spans) != 1 || batches[1].Spans[0].Channel != "home" || batches[1].Spans[0].From.Month() != 5 || batches[1].Spans[0].To.Month() != 6 {
+		t.Fatalf("the journal's imports: %+v %v", batches, err)
 	}
 	if err := x.Sync(context.Background()); err != nil {
 		t.Fatal(err)

@@ -85,10 +85,6 @@ type Options struct {
 	Metrics *metrics.Metrics
 	// Bridges serves GET /api/v1/bridges (nil: an empty list).
 	Bridges Bridges
-	// Imported, when set, is told about every import batch; on the final
-	// one the import is complete (the hook that builds events from
-	// imported history).
-	Imported func(ImportBatch)
 	// Parts and Components are shown by /healthz (nil: left out).
 	Parts      Parts
 	Components Components

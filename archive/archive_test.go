@@ -19,6 +19,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/cyan-agent/cyan/internal/clocktest"
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -307,8 +308,8 @@ func TestScheduledBackupsKeepTheNewest(t *testing.T) {
 	fill(t, st)
 	clk := clocktest.New(time.Date(2000, 1, 1, 0, 0, 0, 0, time.Local))
 	dir := t.TempDir()
-	made := make(chan error, 10)
-	s := &Schedule{Store: st, Spec: "30 3 * * *", Dir: dir, Keep: 3, Version: "test", Clock: clk, OnBackup: func(err error) { made <- err }}
+	made := st.Journal().Subscribe(st.Journal().Last(), journal.Filter{Kinds: []journal.Kind{journal.BackupDone}})
+	s := &Schedule{Store: st, Spec: "30 3 * * *", Dir: dir, Keep: 3, Version: "test", Clock: clk}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
@@ -321,8 +322,10 @@ func TestScheduledBackupsKeepTheNewest(t *testing.T) {
 			step = 3*time.Hour + 30*time.Minute // to 03:30 of the first night
 		}
 		clk.Advance(step)
-		if err := <-made; err != nil {
-			t.Fatal(err)
+		evs, err := made.Next(ctx)
+		var b journal.Backup
+		if err != nil || len(evs) != 1 || evs[0].Decode(&b) != nil || b.Error != "" || filepath.Dir(b.File) != dir || b.Bytes == 0 {
+			t.Fatalf("night %d: the journal told %+v (%+v, %v)", night+1, evs, b, err)
 		}
 	}
 	cancel()

@@ -57,5 +57,6 @@
 // as it is, and counted as kept. A later version of the format is
 // refused with a message naming it.
 //
-// It may import store and clock.
+// It may import store, journal (a scheduled backup is posted there) and
+// clock.
 package archive

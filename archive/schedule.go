@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/clock"
-
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/store"
 )
 
 // Schedule makes backups of a running store on a cron schedule (local
-// time) into a folder, and keeps the newest Keep of them.
+// time) into a folder, and keeps the newest Keep of them. Each backup,
+// made or failed, is posted on the store's journal (journal.BackupDone).
 type Schedule struct {
 	Store   *store.Store
 	Spec    string // five cron fields
@@ -25,8 +26,6 @@ type Schedule struct {
 	Version string       // written into each backup's header
 	Clock   clock.Clock  // nil: the wall clock
 	Logger  *slog.Logger // nil: discard
-	// OnBackup, if set, hears of each scheduled backup (nil: made).
-	OnBackup func(error)
 }
 
 // backupName is a scheduled backup's file name; names sort by time.
@@ -56,9 +55,11 @@ func (s *Schedule) Run(ctx context.Context) error {
 		case <-clk.After(next.Sub(now())):
 		}
 		path, info, err := s.Once(now())
-		if s.OnBackup != nil {
-			s.OnBackup(err)
+		done := journal.Backup{File: path, Bytes: info.Bytes}
+		if err != nil {
+			done = journal.Backup{Error: err.Error()}
 		}
+		s.Store.Journal().Post(journal.New(journal.BackupDone, "", done))
 		if err != nil {
 			log.Error("scheduled backup failed; the next one is tried at its time", "err", err, "next", sched.Next(now()))
 			continue

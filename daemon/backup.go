@@ -13,6 +13,6 @@ func (d *Daemon) backups(version string, clk clock.Clock) *supervise.Part {
 		return nil
 	}
 	s := &archive.Schedule{Store: d.store, Spec: d.cfg.Backup.Schedule, Dir: d.cfg.BackupDir(), Keep: d.cfg.Backup.Keep,
-		Version: version, Clock: clk, Logger: d.root.With("component", "backup"), OnBackup: d.metrics.Backup}
+		Version: version, Clock: clk, Logger: d.root.With("component", "backup")}
 	return &supervise.Part{Name: "backup", Run: s.Run}
 }

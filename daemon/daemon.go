@@ -230,7 +230,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		return err
 	}
 	gov.SetBudget(eventsAccount, cfg.Observers.EventsBudget)
-	d.imports = newImportBuilds(d.events, log.With("component", "import"))
+	d.imports = newImportBuilds(st.Journal(), d.events, log.With("component", "import"))
 	if d.recall, err = newRecall(cfg, st, d.scripts, d.events, now, log); err != nil {
 		return err
 	}
@@ -275,8 +275,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		Greeting:    greeting(d.persona.Load),
 		Images:      visionImages(cfg),
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
-		OnTurnEnd: func(e mainvirtual.TurnEnd) { d.metrics.Turn(e.Kind, e.Proactive, e.Outcome, e.Took) },
-		Counter:   counter, Now: now, Logger: log.With("component", "mainvirtual"),
+		Counter: counter, Now: now, Logger: log.With("component", "mainvirtual"),
 	})
 	if err != nil {
 		return err
@@ -301,7 +300,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	d.api, err = api.New(api.Options{
 		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Observers: manager, Traces: d.gen.Traces(),
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
-		Recall: d.recall, Imported: d.imports.imported, Bridges: d.bridges, Mount: d.bridges.mount(), Doors: d.bridges.doors(),
+		Recall: d.recall, Bridges: d.bridges, Mount: d.bridges.mount(), Doors: d.bridges.doors(),
 		Voice: d.voice, Page: web.Handler(), PagePaths: web.Paths(), Persona: d.personaInfo, LLM: d.llm, LLMModel: cfg.LLM.Model,
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cyan-agent/cyan/api"
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/notation"
@@ -27,7 +26,7 @@ func (titleWriter) Extract(context.Context, events.ExtractInput) (events.Extract
 }
 
 // TestImportBuildsOnlyWhenTheLastBatchIsIn: batches note their channels
-// and times; the final one hands them to the actor, which builds each
+// and times on the journal; the final one has the actor build each
 // channel over the union of its batches' spans.
 func TestImportBuildsOnlyWhenTheLastBatchIsIn(t *testing.T) {
 	st, err := store.Open(store.Options{InMemory: true})
@@ -42,35 +41,38 @@ func TestImportBuildsOnlyWhenTheLastBatchIsIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2025, 5, 1, 9, 0, 0, 0, time.UTC)
-	batch := func(ch string, at time.Time, text string) []*store.Message {
+	batch := func(ch string, at time.Time, text string, final bool) {
 		m := &store.Message{Channel: ch, Role: store.RoleUser, User: "amy", Text: text, Time: at}
-		if _, err := st.Import([]*store.Message{m}); err != nil {
+		if _, _, _, err := st.ImportBatch([]*store.Message{m}, store.Batch{Final: final}); err != nil {
 			t.Fatal(err)
 		}
-		return []*store.Message{m}
 	}
-	b := newImportBuilds(log, slog.New(slog.DiscardHandler))
+	b := newImportBuilds(st.Journal(), log, slog.New(slog.DiscardHandler))
+
+	// Before the final batch, nothing is ready.
+	batch("home", t0, "the lake trip", false)
+	batch("home", t0.AddDate(0, 0, 3), "the piano lesson", false)
+	evs, err := b.sub.Next(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ready := b.take(evs); len(ready) != 0 || len(evs) != 2 {
+		t.Fatalf("ready before the last batch: %v (of %d events)", ready, len(evs))
+	}
+	batch("group", t0.AddDate(0, 0, 1), "hello all", true)
+
 	built := make(chan string, 4)
 	b.builtFn = func(ch string, rep *events.BuildReport) { built <- ch }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.run(ctx) }()
-
-	b.imported(api.ImportBatch{Messages: batch("home", t0, "the lake trip")})
-	b.imported(api.ImportBatch{Messages: batch("home", t0.AddDate(0, 0, 3), "the piano lesson")})
-	select {
-	case ch := <-built:
-		t.Fatalf("built %s before the last batch", ch)
-	case <-time.After(50 * time.Millisecond):
-	}
-	b.imported(api.ImportBatch{Messages: batch("group", t0.AddDate(0, 0, 1), "hello all"), Final: true})
 	got := map[string]bool{<-built: true, <-built: true}
 	if !got["home"] || !got["group"] {
 		t.Fatalf("built %v", got)
 	}
-	evs, err := log.Events(events.Filter{Channel: "home", Level: events.LevelEvent}, now)
-	if err != nil || len(evs) != 2 || evs[0].Title != "the lake trip" || evs[1].Title != "the piano lesson" {
-		t.Fatalf("home's records: %+v %v", evs, err)
+	evs2, err := log.Events(events.Filter{Channel: "home", Level: events.LevelEvent}, now)
+	if err != nil || len(evs2) != 2 || evs2[0].Title != "the lake trip" || evs2[1].Title != "the piano lesson" {
+		t.Fatalf("home's records: %+v %v", evs2, err)
 	}
 	cancel()
 	if err := <-done; err != nil {

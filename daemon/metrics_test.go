@@ -100,11 +100,11 @@ func TestMetricsScrape(t *testing.T) {
 		return fams
 	}
 	fams := scrape()
-	// The router's feed fills the outbox from the journal, a moment after
-	// the turn.
-	for deadline := time.Now().Add(10 * time.Second); value(t, fams, "cyan_outbox_pending", map[string]string{"component": "probe"}) < 1; fams = scrape() {
+	// The router's feed fills the outbox, and the metrics' follower counts
+	// the turn, from the journal, a moment after the turn.
+	for deadline := time.Now().Add(10 * time.Second); value(t, fams, "cyan_outbox_pending", map[string]string{"component": "probe"}) < 1 || fams["cyan_turns_total"] == nil; fams = scrape() {
 		if time.Now().After(deadline) {
-			t.Fatal("the probe's outbox never showed a pending delivery")
+			t.Fatal("the probe's outbox never showed a pending delivery, or the turn was never counted")
 		}
 		time.Sleep(20 * time.Millisecond) // polling the router's feed, not a schedule
 	}

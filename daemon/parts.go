@@ -34,6 +34,7 @@ func (d *Daemon) parts(ln net.Listener) *supervise.Supervisor {
 	add("recall", d.recall.Run)
 	add("import-events", d.imports.run)
 	add("approvals", func(ctx context.Context) error { return d.tools.reg.Approvals().Run(ctx, time.Minute) })
+	add("metrics", d.metrics.Follow(d.store.Journal()).Run)
 	add("router-feed", func(ctx context.Context) error { return d.router.Feed(ctx, d.store, d.store.Journal()) })
 	if d.voice != nil {
 		add("voice", d.runVoice)

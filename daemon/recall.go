@@ -2,15 +2,15 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"github.com/cyan-agent/cyan/metrics"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"time"
 
-	"github.com/cyan-agent/cyan/api"
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/events"
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/observer"
@@ -104,20 +104,17 @@ func registerRecallTool(reg *tools.Registry, idx *recall.Index, mem *memory.Memo
 
 // importBuilds turns finished imports into the event log's records
 // (issue: after an import, the daemon builds the events and rollups the
-// history implies). The import hook runs inside the HTTP request of each
-// batch; it only notes the channels and times the import covers, and on
-// the final batch hands them to the actor, which runs
-// events.Log.BuildHistory for each channel over its span — titling every
-// topic takes the model a while, and the request should not wait for it.
-// Batches of several imports at once add up; a channel's span is the
-// union. An import run again (every message already stored) still counts:
-// building is idempotent, and a build the daemon did not finish (it
-// stopped meanwhile) is finished then.
+// history implies). It follows the journal's MessagesImported: each batch
+// of an import tells the channels and times it covers, and on the final
+// batch it runs events.Log.BuildHistory for each channel over its span —
+// titling every topic takes the model a while, and the import's request
+// does not wait for it. Batches of several imports at once add up; a
+// channel's span is the union. An import run again (every message already
+// stored) still counts: building is idempotent, and a build the daemon did
+// not finish (it stopped meanwhile) is finished then.
 type importBuilds struct {
-	mu      sync.Mutex
+	sub     *journal.Subscription
 	seen    map[string]span // channels of batches not yet final
-	ready   map[string]span // channels whose import is complete
-	kick    chan struct{}
 	log     *events.Log
 	lg      *slog.Logger
 	builtFn func(channel string, rep *events.BuildReport) // tests
@@ -135,31 +132,34 @@ func (s span) join(t time.Time) span {
 	return s
 }
 
-func newImportBuilds(log *events.Log, lg *slog.Logger) *importBuilds {
-	return &importBuilds{seen: map[string]span{}, ready: map[string]span{}, kick: make(chan struct{}, 1), log: log, lg: lg}
+// newImportBuilds follows j from its present end.
+func newImportBuilds(j *journal.Journal, log *events.Log, lg *slog.Logger) *importBuilds {
+	return &importBuilds{sub: j.Subscribe(j.Last(), journal.Filter{Kinds: []journal.Kind{journal.MessagesImported}}),
+		seen: map[string]span{}, log: log, lg: lg}
 }
 
-// imported is the API's import hook.
-func (b *importBuilds) imported(batch api.ImportBatch) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, m := range batch.Messages {
-		b.seen[m.Channel] = b.seen[m.Channel].join(m.Time)
+// take notes the batches of evs and returns the channels whose import is
+// complete, each over its span.
+func (b *importBuilds) take(evs []journal.Event) map[string]span {
+	ready := map[string]span{}
+	for _, e := range evs {
+		var im journal.Imported
+		if e.Kind != journal.MessagesImported || e.Decode(&im) != nil {
+			continue
+		}
+		for _, sp := range im.Spans {
+			b.seen[sp.Channel] = b.seen[sp.Channel].join(sp.From).join(sp.To)
+		}
+		if !im.Final {
+			continue
+		}
+		for ch, s := range b.seen {
+			ready[ch] = ready[ch].join(s.from).join(s.to)
+		}
+		clear(b.seen)
+		b.lg.Info("import finished; building its events", "channels", len(ready), "added_in_last_batch", im.Added)
 	}
-	if !batch.Final {
-		return
-	}
-	for ch, s := range b.seen {
-		r := b.ready[ch]
-		r = r.join(s.from)
-		b.ready[ch] = r.join(s.to)
-	}
-	clear(b.seen)
-	b.lg.Info("import finished; building its events", "channels", len(b.ready), "added_in_last_batch", len(batch.Added))
-	select {
-	case b.kick <- struct{}{}:
-	default:
-	}
+	return ready
 }
 
 // run is the actor: it builds the history of each finished import, one
@@ -167,15 +167,14 @@ func (b *importBuilds) imported(batch api.ImportBatch) {
 func (b *importBuilds) run(ctx context.Context) error {
 	ctx = observer.WithAccount(ctx, eventsAccount)
 	for {
-		select {
-		case <-ctx.Done():
+		evs, err := b.sub.Next(ctx)
+		if ctx.Err() != nil || errors.Is(err, journal.ErrClosed) {
 			return nil
-		case <-b.kick:
 		}
-		b.mu.Lock()
-		work := b.ready
-		b.ready = map[string]span{}
-		b.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		work := b.take(evs)
 		for ch, s := range work {
 			rep, err := b.log.BuildHistory(ctx, ch, s.from, s.to)
 			if ctx.Err() != nil {

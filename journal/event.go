@@ -23,13 +23,14 @@ const (
 	// MessageTool: a tool's result (or a platform notice) is stored in a
 	// conversation. Payload Message.
 	MessageTool Kind = "message.tool"
-	// MessagesImported: history was imported. Payload Imported.
+	// MessagesImported: history was imported (a batch of an import, a
+	// restore, a bulk append). Payload Imported.
 	MessagesImported Kind = "messages.imported"
 	// ReplyDelta: live text of a reply while the model writes it
 	// (transient: never stored). Payload Delta.
 	ReplyDelta Kind = "reply.delta"
-	// TurnDone: main-virtual answered a turn (its replies are stored).
-	// Payload Turn.
+	// TurnDone: main-virtual ended a turn: answered (its replies are
+	// stored), failed or interrupted (Turn.Outcome). Payload Turn.
 	TurnDone Kind = "turn.done"
 	// MemoryChanged: the workspace or its plans changed. No payload.
 	MemoryChanged Kind = "memory.changed"
@@ -51,6 +52,8 @@ const (
 	// channel. Payload: the voice's segment (package tts's Speech).
 	VoiceSpeech Kind = "voice.speech"
 	PartState   Kind = "part.state"
+	// BackupDone: a scheduled backup was made or failed. Payload Backup.
+	BackupDone Kind = "backup.done"
 	// Gap: events a reader was owed could not be read any more (transient
 	// ones that left memory, or old ones past the store's bound). Payload
 	// GapInfo; its ID is 0.
@@ -118,10 +121,25 @@ type Message struct {
 	Proactive bool      `json:"proactive,omitempty"`
 }
 
-// Imported is the payload of Imported.
+// Imported is the payload of MessagesImported.
 type Imported struct {
 	Added   int `json:"added"`
 	Skipped int `json:"skipped"`
+	// Spans are, for a batch of an import, the channels it covers, each
+	// with the times of its first and last message (stored now or before:
+	// an import run again still covers them). A restore or a bulk append
+	// leaves them out.
+	Spans []Span `json:"spans,omitempty"`
+	// Final marks an import's last batch: the whole history is in.
+	Final bool `json:"final,omitempty"`
+}
+
+// Span is a channel and the times of the messages an import batch holds
+// there.
+type Span struct {
+	Channel string    `json:"channel"`
+	From    time.Time `json:"from"`
+	To      time.Time `json:"to"`
 }
 
 // Delta is the payload of ReplyDelta: text to show (or speak) now, or a
@@ -133,9 +151,22 @@ type Delta struct {
 	Break     bool   `json:"break,omitempty"`
 }
 
-// Turn is the payload of TurnDone.
+// How a turn ended (Turn.Outcome).
+const (
+	TurnAnswered    = "answered"    // its first answer was stored
+	TurnFailed      = "failed"      // it ended with no answer stored
+	TurnInterrupted = "interrupted" // its context ended first (the daemon stopping)
+)
+
+// Turn is the payload of TurnDone. Replies, the principal and the usage
+// are an answered turn's.
 type Turn struct {
-	MessageID string   `json:"message_id"`
+	MessageID string `json:"message_id"`
+	// Outcome is TurnAnswered, TurnFailed or TurnInterrupted ("" in events
+	// written before it was kept: answered, the only turns posted then).
+	Outcome string `json:"outcome,omitempty"`
+	// Millis is the turn's time from its message stored to its end.
+	Millis    int64    `json:"ms"`
 	Kind      string   `json:"kind,omitempty"` // private or group
 	Speaker   string   `json:"speaker,omitempty"`
 	SpeakerID string   `json:"speaker_id,omitempty"`
@@ -149,9 +180,13 @@ type Turn struct {
 	UsagePath string   `json:"usage_path,omitempty"`
 	Used      []string `json:"used,omitempty"`
 	Maybe     []string `json:"maybe,omitempty"`
-	// Error is set when a step after the first answer failed.
+	// Error is why the turn failed or was interrupted, or, for an
+	// answered turn, why a step after its first answer failed.
 	Error string `json:"error,omitempty"`
 }
+
+// Answered reports whether the turn's first answer was stored.
+func (t Turn) Answered() bool { return t.Outcome == "" || t.Outcome == TurnAnswered }
 
 // Plan is the payload of PlanDue.
 type Plan struct {
@@ -171,6 +206,13 @@ type Approval struct {
 	ID    string `json:"id"`
 	Tool  string `json:"tool"`
 	State string `json:"state"` // waiting, allowed, denied, expired
+}
+
+// Backup is the payload of BackupDone: the file made, or why none was.
+type Backup struct {
+	File  string `json:"file,omitempty"`
+	Bytes int64  `json:"bytes,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // State is the payload of BridgeState, VoiceState and PartState.

@@ -185,7 +185,7 @@ func (f Filter) transientPossible() bool {
 
 var knownDurable = map[Kind]bool{MessageIn: true, MessageOut: true, MessageTool: true, MessagesImported: true, TurnDone: true,
 	MemoryChanged: true, RecordsChanged: true, PlanDue: true, ProactiveSpeech: true, ToolApproval: true,
-	BridgeState: true, VoiceState: true, VoiceSpeech: true, PartState: true}
+	BridgeState: true, VoiceState: true, VoiceSpeech: true, PartState: true, BackupDone: true}
 
 // Since returns up to limit events after id that pass f, oldest first:
 // from memory when they are there, else from the store. When events owed

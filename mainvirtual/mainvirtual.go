@@ -60,12 +60,9 @@ type Options struct {
 	// can start before the reply is finished; without it only turns whose
 	// Listener asks for Stream are streamed (and posted).
 	LiveText bool
-	// OnTurnEnd, if set, is told how every turn ended (observe.go), for
-	// the metrics.
-	OnTurnEnd func(TurnEnd)
-	Counter   Counter          // nil: a TokenCounter
-	Now       func() time.Time // nil: time.Now
-	Logger    *slog.Logger     // nil: discard
+	Counter  Counter          // nil: a TokenCounter
+	Now      func() time.Time // nil: time.Now
+	Logger   *slog.Logger     // nil: discard
 }
 
 // MainVirtual runs turns. Turns of one channel run one at a time, in the
@@ -88,8 +85,6 @@ type MainVirtual struct {
 	live     bool
 	journal  *journal.Journal
 	greeting func(Query) (string, error)
-	// onTurnEnd is Options.OnTurnEnd.
-	onTurnEnd func(TurnEnd)
 
 	mu     sync.Mutex
 	traces map[string]*turn.Trace // last trace per channel
@@ -124,7 +119,7 @@ func New(o Options) (*MainVirtual, error) {
 	mv := &MainVirtual{
 		store: o.Store, llm: o.LLM, persona: o.Persona, tools: o.Tools, limits: o.Limits, steps: steps,
 		temp: o.Temperature, maxTok: o.MaxTokens, count: o.Counter, now: o.Now, log: o.Logger,
-		traces: make(map[string]*turn.Trace), live: o.LiveText, journal: o.Store.Journal(), onTurnEnd: o.OnTurnEnd,
+		traces: make(map[string]*turn.Trace), live: o.LiveText, journal: o.Store.Journal(),
 		greeting: o.Greeting,
 	}
 	sources := map[turn.Slot]Source{

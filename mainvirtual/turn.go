@@ -132,13 +132,15 @@ func (mv *MainVirtual) ProactiveAs(ctx context.Context, channel, kind, note stri
 // A greeting stored before msg is delivered first. The caller holds the
 // channel's lock.
 func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l turn.Listener, greeting *store.Message) (*turn.Result, error) {
-	res, err := mv.answer(ctx, msg, q, l, greeting)
-	mv.ended(ctx, msg, q, res, err)
+	var answered *turn.Result
+	res, err := mv.answer(ctx, msg, q, l, greeting, &answered)
+	mv.turnDone(ctx, msg, q, answered, err)
 	return res, err
 }
 
-// answer is run's work.
-func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, l turn.Listener, greeting *store.Message) (*turn.Result, error) {
+// answer is run's work. Once the turn's first answer is stored, it sets
+// *answered to the turn's result (complete when answer returns).
+func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, l turn.Listener, greeting *store.Message, answered **turn.Result) (*turn.Result, error) {
 	now := q.Now
 	tr := &turn.Trace{Channel: msg.Channel, MessageID: msg.ID, Time: now}
 	defer mv.keepTrace(tr)
@@ -161,7 +163,6 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, 
 			l.Reply(greeting) // it is on the journal since it was stored
 		}
 	}
-	answered := false // a turn counts once its first answer is stored
 	var usage turn.Usage
 	defer func() {
 		res.Usage = usage
@@ -171,9 +172,6 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, 
 			if shown(packet, turn.SlotWorkspace) {
 				tr.Usage = turn.UsageLexical
 			}
-		}
-		if answered {
-			mv.turnDone(ctx, msg, q, res)
 		}
 	}()
 	stream := mv.liveStream(msg, l.Stream)
@@ -236,7 +234,7 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, 
 				return nil, &turn.TurnError{Stage: "store", Message: msg, Err: err}
 			}
 		}
-		answered = true
+		*answered = res // a turn counts once its first answer is stored
 		for _, m := range stored {
 			if m.Text == "" || m.Role != store.RoleAssistant {
 				continue
@@ -314,23 +312,36 @@ func (mv *MainVirtual) liveStream(msg *store.Message, listen func(turn.StreamEve
 	}
 }
 
-// turnDone posts the answered turn on the journal (journal.TurnDone):
-// main-observer's work after a turn, and every observer of "after a
-// response", start from it. A proactive turn says so, and names the part
-// that began it, so an observer's own speech does not wake it again.
-func (mv *MainVirtual) turnDone(ctx context.Context, msg *store.Message, q Query, res *turn.Result) {
-	t := journal.Turn{MessageID: msg.ID, Kind: q.Kind, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Replies: make([]string, 0, len(res.Replies)),
-		UsagePath: res.Usage.Path, Used: res.Usage.Used, Maybe: res.Usage.Maybe}
+// turnDone posts how the turn ended on the journal (journal.TurnDone):
+// answered (res, its first answer stored), failed or interrupted (err
+// says which), and how long it took. Main-observer's work after a turn,
+// every observer of "after a response" and the metrics start from it. A
+// proactive turn says so, and names the part that began it, so an
+// observer's own speech does not wake it again.
+func (mv *MainVirtual) turnDone(ctx context.Context, msg *store.Message, q Query, res *turn.Result, err error) {
+	t := journal.Turn{MessageID: msg.ID, Outcome: journal.TurnAnswered, Millis: mv.now().Sub(q.Now).Milliseconds(),
+		Kind: q.Kind, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Replies: []string{}}
 	if p := q.For; p != nil { // a proactive turn acts for its principal
 		t.Speaker, t.SpeakerID, t.Owner, t.Component = p.Speaker, p.SpeakerID, p.Owner, p.Component
 	}
-	for _, m := range res.Replies {
-		if m != res.Greeting { // the persona's greeting is not the answer
-			t.Replies = append(t.Replies, m.Text)
+	switch {
+	case res != nil:
+		t.UsagePath, t.Used, t.Maybe = res.Usage.Path, res.Usage.Used, res.Usage.Maybe
+		for _, m := range res.Replies {
+			if m != res.Greeting { // the persona's greeting is not the answer
+				t.Replies = append(t.Replies, m.Text)
+			}
 		}
+		if res.Err != nil {
+			t.Error = res.Err.Error()
+		}
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		t.Outcome = journal.TurnInterrupted
+	default:
+		t.Outcome = journal.TurnFailed
 	}
-	if res.Err != nil {
-		t.Error = res.Err.Error()
+	if res == nil && err != nil {
+		t.Error = err.Error()
 	}
 	ev := journal.New(journal.TurnDone, msg.Channel, t)
 	ev.Proactive, ev.Origin = msg.Proactive, journal.OriginOf(ctx)

@@ -477,13 +477,21 @@ func TestTurnsAreToldOnTheJournal(t *testing.T) {
 		}
 	}
 	got := strings.Join(kinds, " ")
-	want := "message.in reply.delta reply.delta reply.delta message.out message.out turn.done message.in"
+	want := "message.in reply.delta reply.delta reply.delta message.out message.out turn.done message.in turn.done"
 	if got != want || live.String() != "a|b" {
-		t.Fatalf("journal = %s (live text %q)\nwant %s (a failed turn is not a done one)", got, live.String(), want)
+		t.Fatalf("journal = %s (live text %q)\nwant %s", got, live.String(), want)
 	}
-	var done journal.Turn
+	var done, failed journal.Turn
 	evs[6].Decode(&done)
-	if done.MessageID != res.Message.ID || strings.Join(done.Replies, ",") != "a,b" || evs[6].Proactive {
+	if done.MessageID != res.Message.ID || strings.Join(done.Replies, ",") != "a,b" || evs[6].Proactive || done.Outcome != journal.TurnAnswered || !done.Answered() {
 		t.Fatalf("turn done = %+v", done)
+	}
+	// A failed turn ends too, with no answer: the metrics count it, the
+	// observers of an answer do not follow it.
+	var two journal.Message
+	evs[7].Decode(&two)
+	evs[8].Decode(&failed)
+	if failed.MessageID != two.ID || failed.Outcome != journal.TurnFailed || failed.Answered() || len(failed.Replies) != 0 || failed.Error == "" {
+		t.Fatalf("failed turn = %+v (the message %+v)", failed, two)
 	}
 }

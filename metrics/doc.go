@@ -1,6 +1,8 @@
 // Package metrics holds cyan's Prometheus metrics: one registry the daemon
-// builds, the collectors the parts feed, and the handler behind GET
-// /metrics (the API's guard protects it as every route). The names:
+// builds, the collectors the parts feed, a follower of the journal that
+// counts the turns and scheduled backups it tells of (Follow), and the
+// handler behind GET /metrics (the API's guard protects it as every
+// route). The names:
 //
 //	cyan_turns_total{kind, proactive, outcome}      turns of main-virtual: answered, failed, interrupted
 //	cyan_turn_seconds{kind}                         a turn from its message stored to its last answer (histogram)
@@ -33,5 +35,5 @@
 //
 // plus the Go runtime's and the process's own (go_*, process_*).
 //
-// It may import llm and store.
+// It may import llm, store and journal.
 package metrics

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/llm"
 )
 
@@ -38,6 +39,44 @@ func TestNilRecordsNothingAndErrorsAreCounted(t *testing.T) {
 	for _, want := range []string{
 		`cyan_model_errors_total{kind="other",provider="openai",step="compress"} 1`,
 		`cyan_model_requests_total{account="main-observer",outcome="error",provider="openai",step="compress"} 1`,
+		`cyan_backups_total{outcome="failed"} 1`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in:\n%s", want, out)
+		}
+	}
+}
+
+// TestFollowerCountsWhatTheJournalTells: turns and scheduled backups are
+// counted from the journal, and a part restarted (Run again) counts on
+// from where it stopped, not twice.
+func TestFollowerCountsWhatTheJournalTells(t *testing.T) {
+	j, err := journal.Open(journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New()
+	f := m.Follow(j)
+	j.Post(journal.New(journal.TurnDone, "home", journal.Turn{MessageID: "1", Kind: "private", Outcome: journal.TurnAnswered, Millis: 1500}))
+	proactive := journal.New(journal.TurnDone, "home", journal.Turn{MessageID: "2", Kind: "private", Outcome: journal.TurnFailed})
+	proactive.Proactive = true
+	j.Post(proactive)
+	j.Post(journal.New(journal.BackupDone, "", journal.Backup{File: "cyan-20000101-033000.backup", Bytes: 10}))
+	j.Post(journal.New(journal.BackupDone, "", journal.Backup{Error: "disk full"}))
+	j.Close()     // Run reads everything posted, then ends
+	for range 2 { // the second run is a restart: nothing new to count
+		if err := f.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	out := rec.Body.String()
+	for _, want := range []string{
+		`cyan_turns_total{kind="private",outcome="answered",proactive="false"} 1`,
+		`cyan_turns_total{kind="private",outcome="failed",proactive="true"} 1`,
+		`cyan_turn_seconds_sum{kind="private"} 1.5`,
+		`cyan_backups_total{outcome="made"} 1`,
 		`cyan_backups_total{outcome="failed"} 1`,
 	} {
 		if !strings.Contains(out, want) {

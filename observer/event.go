@@ -34,7 +34,7 @@ func activityOf(e journal.Event) (Event, bool) {
 		return Event{Name: AfterUserMessage, Channel: e.Channel, MessageID: m.ID, Text: m.Text}, true
 	case journal.TurnDone:
 		var t journal.Turn
-		if e.Decode(&t) != nil {
+		if e.Decode(&t) != nil || !t.Answered() {
 			return Event{}, false
 		}
 		text := ""

@@ -443,3 +443,25 @@ func TestPanickingObserver(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyAnAnsweredTurnIsAResponse: a turn that failed or was interrupted
+// is on the journal too (for the metrics), but wakes no observer of "after
+// a response"; a turn posted before turns said their outcome was answered.
+func TestOnlyAnAnsweredTurnIsAResponse(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		outcome string
+		want    bool
+	}{
+		{"answered", journal.TurnAnswered, true},
+		{"written before outcomes were kept", "", true},
+		{"failed", journal.TurnFailed, false},
+		{"interrupted", journal.TurnInterrupted, false},
+	} {
+		e := journal.New(journal.TurnDone, "home", journal.Turn{MessageID: "m", Outcome: c.outcome, Replies: []string{}})
+		ev, ok := activityOf(e)
+		if ok != c.want || ok && ev.Name != AfterAIResponse {
+			t.Errorf("%s: %+v %v, want %v", c.name, ev, ok, c.want)
+		}
+	}
+}

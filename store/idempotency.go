@@ -17,7 +17,7 @@ import (
 //   - a live message's key is its ExternalID, kept in the channel's
 //     external-id index in the same transaction as the message (so a
 //     message is stored once per key and channel, even across a kill);
-//   - an import batch's key keeps the batch's answer (ImportOnce).
+//   - an import batch's key keeps the batch's answer (ImportBatch).
 
 // ErrDuplicate: a message's external id (its idempotency key) is already
 // held by another message of the channel; nothing was stored. The error
@@ -83,15 +83,18 @@ type ImportAnswer struct {
 	Skipped int `json:"skipped"`
 }
 
-// ImportOnce is Import for a batch named by an idempotency key: the first
-// call imports and records its answer in the same transaction; a later
-// call with the key imports nothing and returns the first answer
-// (replayed true).
-func (s *Store) ImportOnce(key string, msgs []*Message) (ans ImportAnswer, added []*Message, replayed bool, err error) {
-	if err := ValidKey(key); err != nil {
-		return ans, nil, false, err
+// ImportBatch is Import for one batch of a client's import. A batch named
+// by an idempotency key (b.Key) is imported once: the first call imports
+// and records its answer in the same transaction; a later call with the
+// key imports nothing, posts nothing on the journal and returns the first
+// answer (replayed true).
+func (s *Store) ImportBatch(msgs []*Message, b Batch) (ans ImportAnswer, added []*Message, replayed bool, err error) {
+	if b.Key != "" {
+		if err := ValidKey(b.Key); err != nil {
+			return ans, nil, false, err
+		}
 	}
-	added, replay, err := s.importKeyed(msgs, key)
+	added, replay, err := s.importBatch(msgs, b)
 	switch {
 	case err != nil:
 		return ans, nil, false, err

@@ -1,14 +1,17 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cyan-agent/cyan/journal"
 )
 
-func TestImportOnceReplaysTheFirstAnswer(t *testing.T) {
+func TestImportBatchReplaysTheFirstAnswer(t *testing.T) {
 	s, _ := Open(Options{InMemory: true})
 	defer s.Close()
 	batch := func() []*Message {
@@ -23,7 +26,7 @@ func TestImportOnceReplaysTheFirstAnswer(t *testing.T) {
 	replays := make([]bool, 8)
 	for i := range answers {
 		wg.Go(func() {
-			a, _, r, err := s.ImportOnce("batch-1", batch())
+			a, _, r, err := s.ImportBatch(batch(), Batch{Key: "batch-1"})
 			if err != nil {
 				t.Error(err)
 			}
@@ -46,10 +49,10 @@ func TestImportOnceReplaysTheFirstAnswer(t *testing.T) {
 	if got, _ := s.Recent("c", Window{Limit: 10}); len(got) != 2 {
 		t.Fatalf("stored %d messages", len(got))
 	}
-	if _, _, _, err := s.ImportOnce("", batch()); !errors.Is(err, ErrInvalid) {
-		t.Fatalf("empty key: %v", err)
+	if a, _, r, err := s.ImportBatch(batch(), Batch{}); err != nil || r || a != (ImportAnswer{Skipped: 2}) {
+		t.Fatalf("no key: %+v replayed %v, %v; want both skipped, not replayed", a, r, err)
 	}
-	if _, _, _, err := s.ImportOnce("a\nb", batch()); !errors.Is(err, ErrInvalid) {
+	if _, _, _, err := s.ImportBatch(batch(), Batch{Key: "a\nb"}); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("control character in key: %v", err)
 	}
 }
@@ -106,5 +109,57 @@ func TestRepliesTo(t *testing.T) {
 	got, err := s.RepliesTo("c", in.ID, 100)
 	if err != nil || fmt.Sprint(texts(got)) != "[a0 a1 a2]" {
 		t.Fatalf("RepliesTo = %v, %v", texts(got), err)
+	}
+}
+
+// TestImportBatchTellsTheJournal: each batch posts MessagesImported with
+// the channels and times it covers (messages already stored too), the last
+// says it is final, and a replayed batch posts nothing.
+func TestImportBatchTellsTheJournal(t *testing.T) {
+	s, _ := Open(Options{InMemory: true})
+	defer s.Close()
+	sub := s.Journal().Subscribe(s.Journal().Last(), journal.Filter{Kinds: []journal.Kind{journal.MessagesImported}})
+	one := []*Message{{Channel: "a", Text: "one", Time: t0.Add(time.Hour)}, {Channel: "b", Text: "two", Time: t0}, {Channel: "a", Text: "three", Time: t0}}
+	if _, _, _, err := s.ImportBatch(one, Batch{Key: "k1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, r, err := s.ImportBatch(one, Batch{Key: "k1", Final: true}); err != nil || !r {
+		t.Fatalf("the retry: replayed %v, %v", r, err)
+	}
+	again := []*Message{{Channel: "a", Text: "one", Time: t0.Add(time.Hour)}}
+	if _, _, _, err := s.ImportBatch(again, Batch{Final: true}); err != nil {
+		t.Fatal(err)
+	}
+	s.Journal().Close()
+	var got []journal.Imported
+	for {
+		evs, err := sub.Next(context.Background())
+		if errors.Is(err, journal.ErrClosed) {
+			break
+		}
+		for _, e := range evs {
+			var im journal.Imported
+			if err := e.Decode(&im); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, im)
+		}
+	}
+	want := []journal.Imported{
+		{Added: 3, Spans: []journal.Span{{Channel: "a", From: t0, To: t0.Add(time.Hour)}, {Channel: "b", From: t0, To: t0}}},
+		{Skipped: 1, Spans: []journal.Span{{Channel: "a", From: t0.Add(time.Hour), To: t0.Add(time.Hour)}}, Final: true},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("the journal told %+v; want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].Added != want[i].Added || got[i].Skipped != want[i].Skipped || got[i].Final != want[i].Final || len(got[i].Spans) != len(want[i].Spans) {
+			t.Fatalf("batch %d: %+v; want %+v", i, got[i], want[i])
+		}
+		for j, sp := range want[i].Spans {
+			if g := got[i].Spans[j]; g.Channel != sp.Channel || !g.From.Equal(sp.From) || !g.To.Equal(sp.To) {
+				t.Fatalf("batch %d span %d: %+v; want %+v", i, j, g, sp)
+			}
+		}
 	}
 }

@@ -33,16 +33,18 @@ func ContentID(m *Message) string {
 // history reads in order beside live messages. A message whose external id
 // (ContentID when empty) is already stored in its channel is skipped, which
 // makes importing the same history twice add nothing. It returns the
-// messages it added.
+// messages it added. The journal hears of the batch (MessagesImported).
 func (s *Store) Import(msgs []*Message) ([]*Message, error) {
-	added, _, err := s.importKeyed(msgs, "")
+	added, _, err := s.importBatch(msgs, Batch{})
 	return added, err
 }
 
-// importKeyed is Import that, when key is set, records the batch's answer
-// under that idempotency key in the same transaction (idempotency.go); a
-// key already recorded imports nothing and returns the recorded answer.
-func (s *Store) importKeyed(msgs []*Message, key string) ([]*Message, *ImportAnswer, error) {
+// importBatch is Import that, when b.Key is set, records the batch's
+// answer under that idempotency key in the same transaction
+// (idempotency.go); a key already recorded imports nothing and returns the
+// recorded answer.
+func (s *Store) importBatch(msgs []*Message, b Batch) ([]*Message, *ImportAnswer, error) {
+	key := b.Key
 	for i, m := range msgs {
 		if err := ValidChannel(m.Channel); err != nil {
 			return nil, nil, fmt.Errorf("message %d: %w", i+1, err)
@@ -110,15 +112,16 @@ func (s *Store) importKeyed(msgs []*Message, key string) ([]*Message, *ImportAns
 	})
 	if errors.Is(err, badger.ErrTxnTooBig) && len(msgs) > 1 {
 		s.wmu.Unlock()
-		a, err1 := s.Import(msgs[:len(msgs)/2])
-		b, err2 := s.Import(msgs[len(msgs)/2:])
+		// The halves are one batch: only the second can be the final one.
+		first, _, err1 := s.importBatch(msgs[:len(msgs)/2], Batch{})
+		second, _, err2 := s.importBatch(msgs[len(msgs)/2:], Batch{Final: b.Final})
 		if key != "" && err1 == nil && err2 == nil {
 			err1 = s.db.Update(func(txn *badger.Txn) error {
-				return putImportAnswer(txn, key, ImportAnswer{Added: len(a) + len(b), Skipped: len(msgs) - len(a) - len(b)})
+				return putImportAnswer(txn, key, ImportAnswer{Added: len(first) + len(second), Skipped: len(msgs) - len(first) - len(second)})
 			})
 		}
 		s.wmu.Lock()
-		return append(a, b...), nil, errors.Join(err1, err2)
+		return append(first, second...), nil, errors.Join(err1, err2)
 	}
 	if replay != nil && err == nil {
 		return nil, replay, nil
@@ -131,10 +134,40 @@ func (s *Store) importKeyed(msgs []*Message, key string) ([]*Message, *ImportAns
 	}
 	s.seq = seq
 	s.noteWrite()
-	if len(added) > 0 {
-		s.journal.Post(journal.New(journal.MessagesImported, "", journal.Imported{Added: len(added), Skipped: len(msgs) - len(added)}))
+	if len(msgs) > 0 {
+		s.journal.Post(journal.New(journal.MessagesImported, "", journal.Imported{Added: len(added), Skipped: len(msgs) - len(added),
+			Spans: spansOf(msgs), Final: b.Final}))
 	}
 	return added, nil, nil
+}
+
+// Batch says what a batch of an import is: its idempotency key ("": none),
+// and whether it is the import's last (the journal's MessagesImported
+// says so, for the parts that work on a whole import).
+type Batch struct {
+	Key   string
+	Final bool
+}
+
+// spansOf is, per channel in order of first appearance, the times of the
+// first and last of msgs.
+func spansOf(msgs []*Message) []journal.Span {
+	var out []journal.Span
+	at := map[string]int{}
+	for _, m := range msgs {
+		i, ok := at[m.Channel]
+		if !ok {
+			at[m.Channel], i = len(out), len(out)
+			out = append(out, journal.Span{Channel: m.Channel, From: m.Time, To: m.Time})
+		}
+		if m.Time.Before(out[i].From) {
+			out[i].From = m.Time
+		}
+		if m.Time.After(out[i].To) {
+			out[i].To = m.Time
+		}
+	}
+	return out
 }
 
 // histIDs makes ids for historic messages: uuid v7 from the message's own

@@ -20,7 +20,7 @@ import (
 //     segments are spoken, and the rest of that turn's text is not (Speak);
 //   - a stored outgoing message no live text voiced (journal.MessageOut: a
 //     greeting, a message written without a model);
-//   - the end of a turn (journal.TurnDone).
+//   - the end of an answered turn (journal.TurnDone).
 //
 // The journal and not the router's outbox, so that a speak result is seen
 // before the text the model writes after it.
@@ -69,7 +69,7 @@ func (v *Voice) event(e journal.Event, speakTool string) {
 		}
 	case journal.TurnDone:
 		var t journal.Turn
-		if e.Decode(&t) == nil {
+		if e.Decode(&t) == nil && t.Answered() {
 			v.TurnDone(e.Channel, t.MessageID)
 		}
 	}

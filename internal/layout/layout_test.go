@@ -66,8 +66,8 @@ var allowed = map[string][]string{
 	"internal/layout":      {},
 	"web":                  {},
 	"internal/smallfs":     {},
-	"archive":              {"store", "clock"},
-	"metrics":              {"llm", "store"},
+	"archive":              {"store", "journal", "clock"},
+	"metrics":              {"llm", "store", "journal"},
 	"internal/crash":       {"internal/llmtest", "llm"},
 }
 
