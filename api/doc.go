@@ -1,7 +1,9 @@
 // Package api is cyan's HTTP interface: the native API under /api/v1
-// (messages, traces, tools and the owner's approvals), an OpenAI-compatible
-// /v1 so existing front-ends can use the companion as a "model", and
-// /healthz. Whoever passes the guard is the owner (loopback, or the
+// (messages and their live stream, traces, the workspace, the event log,
+// recall and imports, observers, tools and the owner's approvals, backups
+// and exports, bridges, speech, the persona), an OpenAI-compatible /v1 so
+// existing front-ends can use the companion as a "model", /healthz,
+// /metrics and the companion page's files. Whoever passes the guard is the owner (loopback, or the
 // token) — but the owner's confirm rules still hold: a tool run through
 // the API goes through the same permission check as the model's calls, so
 // one the owner's rules say to confirm is parked as an approval (the

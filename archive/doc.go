@@ -57,6 +57,8 @@
 // as it is, and counted as kept. A later version of the format is
 // refused with a message naming it.
 //
-// It may import store, journal (a scheduled backup is posted there) and
-// clock.
+// A scheduled backup, made or failed, is posted on the store's journal
+// (journal.BackupDone).
+//
+// It may import store, journal and clock.
 package archive

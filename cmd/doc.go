@@ -1,7 +1,9 @@
 // Package cmd is cyan's command line: serve runs the daemon; the other
 // commands talk to a running daemon over its HTTP API or work on the setup
-// alone (doctor, config, say, script, persona, bench, version). cmd/cyan is
-// a thin main around Main.
+// alone (doctor, config, say, script, persona, bench, service, version);
+// backup and export ask the daemon when one runs and read the data dir
+// when none does, and restore and repair work on a data dir no daemon
+// holds. cmd/cyan is a thin main around Main.
 //
 // # The grammar
 //

@@ -1,8 +1,10 @@
 // Package journal is cyan's one event log: everything that happens and that
 // another part may want to follow travels on it as a typed Event with a
-// monotonic id — messages in and out, reply deltas while a reply streams,
-// a turn done, the workspace changed, a plan due, proactive speech, tool
-// approvals, bridge, voice and part states. Syncthing's lib/events is the
+// monotonic id — messages in and out, history imported, reply deltas while
+// a reply streams, a turn ended, the workspace changed, a plan due,
+// proactive speech, tool approvals, a scheduled backup, bridge, voice and
+// part states. It is the one way a part tells others what happened: no
+// part takes a callback or a private channel for these. Syncthing's lib/events is the
 // model: ids that only grow (also across restarts), Since(id) reads, and
 // subscriptions that never silently drop.
 //

@@ -25,6 +25,10 @@
 // providers want the conversation to open with a user turn. ${user} in the
 // persona's root prompt is the current speaker (UserName).
 //
+// What a turn stores is posted on the journal by the store; how each turn
+// ended (answered, failed or interrupted, and how long it took) it posts
+// itself (journal.TurnDone), for the observers and the metrics.
+//
 // It may import store, persona, llm, config, notation, journal, packets and
 // turn.
 package mainvirtual

@@ -5,7 +5,7 @@
 // route). The names:
 //
 //	cyan_turns_total{kind, proactive, outcome}      turns of main-virtual: answered, failed, interrupted
-//	cyan_turn_seconds{kind}                         a turn from its message stored to its last answer (histogram)
+//	cyan_turn_seconds{kind}                         an answered turn, from its message stored to its end (histogram)
 //	cyan_model_requests_total{provider, step, account, outcome}
 //	                                                model calls: step is main-virtual or the prompt script's
 //	                                                name, account the observer whose budget paid (foreground: none)
@@ -23,7 +23,7 @@
 // and, read from the parts the daemon wires (Gauges, Counters):
 //
 //	cyan_journal_events_total                       events posted on the journal
-//	cyan_outbox_pending{component}                  deliveries waiting for a component (a bridge, the voice)
+//	cyan_outbox_pending{component}                  deliveries waiting for a component (a bridge)
 //	cyan_outbox_deliveries_total{component, outcome}  delivered and failed for good
 //	cyan_component_attached{component}              1 while a component takes deliveries
 //	cyan_events_rollups_due                         the event log's summaries still due

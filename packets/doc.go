@@ -3,13 +3,16 @@
 // output_text_limit, output_file_limit} and the action packet, a plain
 // object of parameters — the result {output_text, output_file} with the
 // seed's limits, the value types parts share (a tool's spec, a prompt
-// section's trace), and the permission object {tools, infos, self_edit,
-// distribute_permission} with ISDK's rule language. The router that takes
-// outgoing packets to components is package router.
+// section's item, an observer's status, the speech segment {emotion,
+// language, text} that the voice speaks and the router carries), the
+// knowledge scopes (Scope, Reader), and the permission object {tools,
+// infos, self_edit, distribute_permission} with ISDK's rule language. The
+// router that takes outgoing packets to components is package router.
 //
 // The permission object lives here rather than in tools because every
 // component carries one and config validates it (config may import only
-// packets and glob); tools, limitproc and the observers all evaluate it.
+// packets, glob and clock); tools, limitproc and the observers all
+// evaluate it.
 //
 // Everything here is JSON-serialisable. Its rules match tool names and
 // paths with package glob, the one matcher. It may import glob. Every

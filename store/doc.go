@@ -30,7 +30,9 @@
 // same database through DB; the prefixes in keys.go are the registry.
 //
 // The store also holds the journal (package journal), the one event log:
-// every message stored live is posted on it.
+// every message stored live is posted on it, and every batch of history
+// imported (journal.MessagesImported, with the channels and times an
+// import batch covers and whether it is the import's last: ImportBatch).
 //
 // It may import journal.
 package store

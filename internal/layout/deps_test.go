@@ -17,12 +17,14 @@ import (
 // first: a package may depend, directly or through others, only on
 // packages of lower layers. Below everything, at -1, the one pattern
 // matcher (glob) and the one clock and cron dialect (clock). The leaves
-// (value types, the event log, the
-// retry delay) are at 0; the store, the LLM client and the config at 1;
-// what is built on the store at 2 (the turn's value types among them); the
-// parts (memory, events, tools, recall…) at 3; main-virtual, the observers
-// and the API, peers that never import each other, at 4; the daemon that
-// builds and wires them at 6; the command line above it.
+// (value types, the event log, the retry delay, the notation, the persona,
+// the page) are at 0; the store (on the event log), the LLM client and the
+// config at 1; what is built on them at 2 (the turn's value types, the
+// router, the supervisor, the voice, archives and metrics among them); the
+// parts (memory, events, tools, recall, the bridge…) at 3; main-virtual,
+// the observers and the API, peers that never import each other, and the
+// bridges' platforms at 4; the daemon that builds and wires them at 6; the
+// command line above it.
 var layer = map[string]int{
 	"glob": -1, "clock": -1, "packets": 0, "journal": 0, "backoff": 0, "notation": 0, "persona": 0, "internal/clocktest": 0, "internal/browsertest": 0, "internal/embedtest": 0,
 	"llm": 1, "store": 1, "config": 1,

@@ -1,6 +1,9 @@
 // Package layout holds the repository's structural tests: every package has
-// a doc comment, and imports follow the one-way dependency order of SPEC §1.
-// It has no non-test code.
+// a doc comment that names what it may import, exactly as the layering
+// table says; imports, and every package's transitive dependencies, follow
+// the one-way order of SPEC §1 (layout_test.go, deps_test.go); and no
+// package but glob matches patterns of its own (glob_test.go). It has no
+// non-test code.
 //
 // It imports nothing of cyan's.
 package layout

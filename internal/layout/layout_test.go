@@ -15,10 +15,13 @@ import (
 const module = "github.com/cyan-agent/cyan/"
 
 // allowed lists, for each package, the cyan packages its non-test code may
-// import. Dependencies flow one way (SPEC §1): cmd → daemon → {mainvirtual,
-// observer, limitproc, api} → {memory, events, tools, llm} → config →
-// packets, with glob and clock below everything. The store is not a leaf:
-// it stands on the journal (its arrival log posts there); persona is one.
+// import. Dependencies flow one way (SPEC §1), down the layers of
+// deps_test.go: cmd → daemon → {mainvirtual, observer, api, the bridges'
+// platforms} → {memory, events, tools, recall, limitproc, script, bridge}
+// → {generate, turn, router, supervise, tts, importer, archive, metrics} →
+// {store, llm, config} → {packets, journal, backoff, notation, persona},
+// with glob and clock below everything. The store is not a leaf: it
+// stands on the journal (its arrival log posts there); persona is one.
 var allowed = map[string][]string{
 	"glob":                 {},
 	"clock":                {},
