@@ -78,7 +78,7 @@ type Daemon struct {
 	router  *router.Router
 	tools   *toolParts
 	recall  *recall.Index
-	imports *importBuilds
+	imports *events.Imports
 	bridges *bridgeParts
 	sup     *supervise.Supervisor
 	extra   []supervise.Part // parts added by tests
@@ -230,7 +230,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		return err
 	}
 	gov.SetBudget(eventsAccount, cfg.Observers.EventsBudget)
-	d.imports = newImportBuilds(st.Journal(), d.events, log.With("component", "import"))
+	d.imports = d.events.NewImports(log.With("component", "import"))
 	if d.recall, err = newRecall(cfg, st, d.scripts, d.events, now, log); err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"github.com/cyan-agent/cyan/metrics"
 	"log/slog"
 	"path/filepath"
@@ -10,10 +9,8 @@ import (
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/events"
-	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/memory"
-	"github.com/cyan-agent/cyan/observer"
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/store"
@@ -100,96 +97,4 @@ func registerRecallTool(reg *tools.Registry, idx *recall.Index, mem *memory.Memo
 			return packets.Result{OutputText: out}, err
 		},
 	})
-}
-
-// importBuilds turns finished imports into the event log's records
-// (issue: after an import, the daemon builds the events and rollups the
-// history implies). It follows the journal's MessagesImported: each batch
-// of an import tells the channels and times it covers, and on the final
-// batch it runs events.Log.BuildHistory for each channel over its span —
-// titling every topic takes the model a while, and the import's request
-// does not wait for it. Batches of several imports at once add up; a
-// channel's span is the union. An import run again (every message already
-// stored) still counts: building is idempotent, and a build the daemon did
-// not finish (it stopped meanwhile) is finished then.
-type importBuilds struct {
-	sub     *journal.Subscription
-	seen    map[string]span // channels of batches not yet final
-	log     *events.Log
-	lg      *slog.Logger
-	builtFn func(channel string, rep *events.BuildReport) // tests
-}
-
-type span struct{ from, to time.Time }
-
-func (s span) join(t time.Time) span {
-	if s.from.IsZero() || t.Before(s.from) {
-		s.from = t
-	}
-	if t.After(s.to) {
-		s.to = t
-	}
-	return s
-}
-
-// newImportBuilds follows j from its present end.
-func newImportBuilds(j *journal.Journal, log *events.Log, lg *slog.Logger) *importBuilds {
-	return &importBuilds{sub: j.Subscribe(j.Last(), journal.Filter{Kinds: []journal.Kind{journal.MessagesImported}}),
-		seen: map[string]span{}, log: log, lg: lg}
-}
-
-// take notes the batches of evs and returns the channels whose import is
-// complete, each over its span.
-func (b *importBuilds) take(evs []journal.Event) map[string]span {
-	ready := map[string]span{}
-	for _, e := range evs {
-		var im journal.Imported
-		if e.Kind != journal.MessagesImported || e.Decode(&im) != nil {
-			continue
-		}
-		for _, sp := range im.Spans {
-			b.seen[sp.Channel] = b.seen[sp.Channel].join(sp.From).join(sp.To)
-		}
-		if !im.Final {
-			continue
-		}
-		for ch, s := range b.seen {
-			ready[ch] = ready[ch].join(s.from).join(s.to)
-		}
-		clear(b.seen)
-		b.lg.Info("import finished; building its events", "channels", len(ready), "added_in_last_batch", im.Added)
-	}
-	return ready
-}
-
-// run is the actor: it builds the history of each finished import, one
-// channel at a time, until ctx ends.
-func (b *importBuilds) run(ctx context.Context) error {
-	ctx = observer.WithAccount(ctx, eventsAccount)
-	for {
-		evs, err := b.sub.Next(ctx)
-		if ctx.Err() != nil || errors.Is(err, journal.ErrClosed) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		work := b.take(evs)
-		for ch, s := range work {
-			rep, err := b.log.BuildHistory(ctx, ch, s.from, s.to)
-			if ctx.Err() != nil {
-				return nil
-			}
-			if err != nil {
-				b.lg.Error("building the events of an import failed; import it again to retry", "channel", ch, "err", err)
-				continue
-			}
-			b.lg.Info("events built from imported history", "channel", ch, "messages", rep.Messages, "topics", rep.Topics,
-				"written", rep.Written, "kept", rep.Kept, "replaced", rep.Replaced)
-			b.log.Kick() // what the build left pending (extraction, retries) runs now, not at the next tick
-			if b.builtFn != nil {
-				b.builtFn(ch, rep)
-			}
-		}
-	}
 }
