@@ -188,3 +188,51 @@ func trim(s string) string {
 	}
 	return s
 }
+
+// TestWildRisuLorebook: a lorebook as RisuAI's own export button writes it
+// (sircuf/SoleneEditor's fixture, Korean text) reads as a lorebook entry
+// for entry: comma-separated keys, the constant world entry, a selective
+// entry that needs its secondary key, and the text (quotes, backslash,
+// emoji) unchanged.
+func TestWildRisuLorebook(t *testing.T) {
+	data, err := os.ReadFile("testdata/wild/solene-risu-ko.lorebook.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !lorebook.IsWorldInfo(data) {
+		t.Fatal("not seen as another app's lorebook")
+	}
+	b, err := lorebook.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Entries) != 3 || len(b.Warnings) != 0 {
+		t.Fatalf("%d entries, warnings %q", len(b.Entries), b.Warnings)
+	}
+	lib, world, sword := b.Entries[0], b.Entries[1], b.Entries[2]
+	if lib.Label() != `entry lore-a (솔렌의 도서관)` || len(lib.Keys) != 2 || lib.Constant || lib.Selective {
+		t.Errorf("library: %s, %d keys, constant %v, selective %v", lib.Label(), len(lib.Keys), lib.Constant, lib.Selective)
+	}
+	if !world.Constant || len(world.Keys) != 0 || !world.Enabled {
+		t.Errorf("world: constant %v, %d keys, enabled %v", world.Constant, len(world.Keys), world.Enabled)
+	}
+	if !sword.Selective || len(sword.Keys) != 2 || len(sword.SecondaryKeys) != 1 || sword.Content != "\"따옴표\"와 \\백슬래시, 이모지 🗡️도 있어요." {
+		t.Errorf("sword: selective %v, %d+%d keys, content %q", sword.Selective, len(sword.Keys), len(sword.SecondaryKeys), sword.Content)
+	}
+	fired := func(msg string) []string {
+		r := b.Activate(lorebook.Input{Messages: []string{msg}, Char: "솔렌", User: "나"})
+		var out []string
+		for _, f := range append(r.Before, r.After...) {
+			out = append(out, f.Text)
+		}
+		return out
+	}
+	got := fired("나: 도서관에 가 볼까? 검도 보고 싶어")
+	// In insertion order: the world (50) before the library (100).
+	if len(got) != 2 || got[0] != "비가 자주 내리는 항구 도시예요." || got[1] != "낮은 창문으로 오후의 빛이 들어와요.\n솔렌는 이곳의 사서예요." {
+		t.Errorf("library and world, not the sword without its legend: %q", got)
+	}
+	if got := fired("나: 전설의 검을 찾고 있어"); len(got) != 2 || !strings.Contains(got[1], "🗡️") {
+		t.Errorf("sword with its legend, and the world: %q", got)
+	}
+}

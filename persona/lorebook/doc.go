@@ -73,6 +73,9 @@
 // SillyTavern's World Info files ({"entries": {"<uid>": {…}}}, the entries'
 // fields named key, keysecondary, order, disable…) are read too:
 // FromWorldInfo turns one into a character_book, and Parse reads either.
+// So is RisuAI's lorebook export ({"type": "risu", "ver": 1, "data": […]},
+// keys as comma-separated text), entry for entry as RisuAI writes its
+// lorebook into a card.
 //
 // Bad books are errors that say which entry and what to do: not JSON, a
 // field of the wrong type, sizes over the limits below. An enabled entry

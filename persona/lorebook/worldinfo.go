@@ -61,9 +61,14 @@ var worldInfoIgnored = map[string]bool{"addMemo": true, "disable": true, "charac
 	"matchCharacterDepthPrompt": true, "matchScenario": true, "matchCreatorNotes": true, "triggers": true,
 	"extensions": true}
 
-// IsWorldInfo reports whether data is a SillyTavern World Info file: an
-// object whose entries are an object (keyed by uid) rather than a list.
+// IsWorldInfo reports whether data is a lorebook file of another app's
+// shape: a SillyTavern World Info file (an object whose entries are an
+// object keyed by uid rather than a list) or RisuAI's lorebook export
+// ({"type": "risu", "data": […]}, see fromRisu).
 func IsWorldInfo(data []byte) bool {
+	if isRisu(data) {
+		return true
+	}
 	var top struct {
 		Entries json.RawMessage `json:"entries"`
 	}
@@ -79,11 +84,14 @@ func IsWorldInfo(data []byte) bool {
 // them (displayIndex, then uid). name is the book's name when the file has
 // none (SillyTavern names a world by its file). Fields of SillyTavern's own
 // (characterFilter, triggers…) are left out; the notes say which, once each.
-// A file that is already a character_book or lorebook_v3 is returned as it
-// is.
+// RisuAI's lorebook export is turned into one too (fromRisu). A file that
+// is already a character_book or lorebook_v3 is returned as it is.
 func FromWorldInfo(data []byte, name string) (json.RawMessage, []string, error) {
 	if len(data) > MaxBookBytes {
 		return nil, nil, fmt.Errorf("lorebook: the book is %d bytes; the limit is %d", len(data), MaxBookBytes)
+	}
+	if isRisu(data) {
+		return fromRisu(data, name)
 	}
 	if !IsWorldInfo(data) {
 		return data, nil, nil
