@@ -23,6 +23,8 @@ func TestWildCards(t *testing.T) {
 		depth               string   // the Character's Note, when the card has one
 		notes               []string // each note, in order
 		text                []string // in persona.md
+		meta                []string // in card.json (what the card holds besides)
+		budget              int      // the lorebook's token_budget, when it has one
 	}{
 		{file: "st-seraphina.png", version: "Character Card V2", name: "Seraphina", greetings: 1, entries: 4,
 			text: []string{"# ${agent_name}\n", "[Seraphina's Personality=", "guardian of this forest"}},
@@ -39,6 +41,9 @@ func TestWildCards(t *testing.T) {
 			notes: []string{`SillyTavern regex script "状态栏美化"`}},
 		{file: "narratium-gaozhen-zh.png", version: "Character Card V3", name: "高枕", greetings: 9, entries: 11,
 			notes: []string{`SillyTavern regex script "高枕状态栏"`, `SillyTavern regex script "高枕开场白"`}},
+		{file: "chub-fallout-tree.png", version: "Character Card V3", name: "Fallout Tree", greetings: 1, entries: 69, budget: 500,
+			notes: []string{"entry 68 has no keys and is not constant, so it could never fire: it was imported disabled"},
+			text:  []string{"built a treehouse refuge"}, meta: []string{`"full_path": "horcocks/fallout-tree-81679d96"`, `"id": 166248`}},
 		{file: "built-risu-seraphina.charx", version: "Character Card V3", name: "Seraphina", greetings: 1, entries: 5,
 			faces: []string{"angry.png", "happy.png"}, depth: "${agent_name} speaks softly and never leaves the glade.",
 			notes: []string{"x_meta/ (RisuAI's copy", "entry 0 (Eldoria) has no keys and is not constant, so it could never fire: it was imported disabled",
@@ -84,6 +89,17 @@ func TestWildCards(t *testing.T) {
 			}
 			if entries != tt.entries {
 				t.Errorf("lorebook entries: %d, want %d", entries, tt.entries)
+			}
+			if tt.budget != 0 {
+				if b, _ := lorebook.Parse(p.Lorebook); b == nil || b.TokenBudget != tt.budget {
+					t.Errorf("lorebook token_budget: want %d", tt.budget)
+				}
+			}
+			meta, _ := os.ReadFile(filepath.Join(dir, "card.json"))
+			for _, w := range tt.meta {
+				if !bytes.Contains(meta, []byte(w)) {
+					t.Errorf("card.json lacks %s", w)
+				}
 			}
 			// The card's picture is the neutral face; its emotions the others.
 			if c.Picture != nil || strings.HasSuffix(tt.file, ".png") {
@@ -234,5 +250,47 @@ func TestWildRisuLorebook(t *testing.T) {
 	}
 	if got := fired("나: 전설의 검을 찾고 있어"); len(got) != 2 || !strings.Contains(got[1], "🗡️") {
 		t.Errorf("sword with its legend, and the world: %q", got)
+	}
+}
+
+// TestWildChubLorebook: a lorebook as Chub hands it out (World Info's shape
+// with the character_book's names of the same fields beside them, and
+// extensions.chub) reads as its nine entries, titled by their names, with
+// no note about the duplicate names, and fires by its keys.
+func TestWildChubLorebook(t *testing.T) {
+	data, err := os.ReadFile("testdata/wild/chub-far-domain.worldinfo.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !lorebook.IsWorldInfo(data) {
+		t.Fatal("not seen as World Info")
+	}
+	raw, notes, err := lorebook.FromWorldInfo(data, "file name")
+	if err != nil || len(notes) != 0 {
+		t.Fatalf("notes %q, %v", notes, err)
+	}
+	if !bytes.Contains(raw, []byte(`"full_path":"lorebooks/Enkob/the-fantasy-world-of-runa-the-far-domain-eeb059639c4d"`)) {
+		t.Error("extensions.chub left out")
+	}
+	b, err := lorebook.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Name != "The Far Domain" || len(b.Entries) != 9 || b.TokenBudget != 512 || b.ScanDepth != 2 || len(b.Warnings) != 0 {
+		t.Fatalf("%q: %d entries, budget %d, depth %d, warnings %q", b.Name, len(b.Entries), b.TokenBudget, b.ScanDepth, b.Warnings)
+	}
+	if l := b.Entries[0].Label(); l != "entry 1 (The Four Peaks)" {
+		t.Errorf("first entry %s", l)
+	}
+	if l := b.Entries[1].Label(); l != "entry 2 (Forest of Aulia)" || len(b.Entries[1].Keys) != 2 {
+		t.Errorf("second entry %s, %d keys (its empty key is no key)", l, len(b.Entries[1].Keys))
+	}
+	r := b.Activate(lorebook.Input{Messages: []string{"User: who guards the peak, Tahlia?"}, Char: "Narrator", User: "User"})
+	var fired []string
+	for _, f := range append(r.Before, r.After...) {
+		fired = append(fired, f.Entry.Label())
+	}
+	if strings.Join(fired, ", ") != "entry 1 (The Four Peaks), entry 9 (Tahlia)" {
+		t.Errorf("fired %q", fired)
 	}
 }

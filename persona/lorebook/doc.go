@@ -73,6 +73,10 @@
 // SillyTavern's World Info files ({"entries": {"<uid>": {…}}}, the entries'
 // fields named key, keysecondary, order, disable…) are read too:
 // FromWorldInfo turns one into a character_book, and Parse reads either.
+// Chub's lorebook downloads carry the character_book's names of the same
+// fields beside the World Info ones (keys beside key…): the World Info
+// field wins, as in SillyTavern (a copy that differs is noted), and the
+// other is read where the World Info field is missing.
 // So is RisuAI's lorebook export ({"type": "risu", "ver": 1, "data": […]},
 // keys as comma-separated text), entry for entry as RisuAI writes its
 // lorebook into a card.

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,7 +116,7 @@ func FromWorldInfo(data []byte, name string) (json.RawMessage, []string, error) 
 		entry map[string]any
 	}
 	var items []item
-	dropped := map[string]bool{}
+	dropped, differs := map[string]bool{}, map[string]bool{}
 	for k, raw := range entries {
 		var src map[string]json.RawMessage
 		if err := strictObject(raw, &src); err != nil {
@@ -138,6 +140,24 @@ func FromWorldInfo(data []byte, name string) (json.RawMessage, []string, error) 
 		}
 		out["enabled"] = enabled
 		for f, v := range src {
+			if wi, ok := bookNames[f]; ok {
+				// A character_book name beside (or instead of) the World
+				// Info one, as Chub writes its lorebooks: the World Info
+				// field wins, as in SillyTavern.
+				w, there := src[wi]
+				there = there && !isNull(w) // null: SillyTavern's default
+				switch {
+				case f == "enabled" && there:
+					if d, err := optBool(w, false); err == nil && d == (string(bytes.TrimSpace(v)) == "true") {
+						differs[f+"/"+wi] = true
+					}
+				case there && wi != "" && !sameJSON(v, w):
+					differs[f+"/"+wi] = true
+				case !there && !isNull(v):
+					out[f] = v
+				}
+				continue
+			}
 			to, ok := worldInfoFields[f]
 			if !ok {
 				if !worldInfoIgnored[f] {
@@ -208,7 +228,27 @@ func FromWorldInfo(data []byte, name string) (json.RawMessage, []string, error) 
 	}) {
 		notes = append(notes, fmt.Sprintf("world info: the entries' field %q is not one cyan knows; it was left out", f))
 	}
+	for _, fw := range slices.Sorted(maps.Keys(differs)) {
+		f, wi, _ := strings.Cut(fw, "/")
+		notes = append(notes, fmt.Sprintf("world info: an entry's %q differs from its %q; SillyTavern reads %q, and so does cyan", f, wi, wi))
+	}
 	return out, notes, nil
+}
+
+// bookNames are the character_book names of World Info fields, which a
+// World Info file may carry too (Chub's lorebook downloads carry both
+// forms): with the World Info field there, the other is its copy; without
+// it, the other is read. name has no World Info field (comment is another).
+var bookNames = map[string]string{"keys": "key", "secondary_keys": "keysecondary", "insertion_order": "order",
+	"priority": "order", "enabled": "disable", "case_sensitive": "caseSensitive", "id": "uid", "name": ""}
+
+// sameJSON reports whether two JSON values are equal.
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(bytes.TrimSpace(a), bytes.TrimSpace(b))
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 func cmpFloat(a, b float64) int {
