@@ -294,3 +294,70 @@ func TestWildChubLorebook(t *testing.T) {
 		t.Errorf("fired %q", fired)
 	}
 }
+
+// TestWildRisuModules: two real RisuAI modules (.risum, Korean; from
+// ky00ume/RISUAI-MAKE) read as lorebooks: their entries, the keyless ones
+// imported disabled with a warning each, one note per regex and trigger
+// script and per piece of RisuAI's own (background HTML, toggles), and the
+// keys fire.
+func TestWildRisuModules(t *testing.T) {
+	tests := []struct {
+		file, name       string
+		entries, enabled int
+		notes            []string
+		msg, fires       string
+	}{
+		{file: "risu-choice-module-ko.risum", name: "⚖️ Choice Module: Capsule Extension 💊 v5.9", entries: 11, enabled: 1,
+			notes: []string{`regex script "🗑️ Request: Omit Choice"`, `regex script "🗑️ Request: Fix Dice"`, `regex script "🖥️ Display: Menu"`,
+				`regex script "🖨️ Output: Remove Dice"`, `regex script "🖥️ Display: Lazy"`, `trigger script "#1"`,
+				"backgroundEmbedding (its background HTML)", "customModuleToggle (its toggles)"},
+			msg: "User: 안녕", fires: "entry 0 (⚖️ Choice Module: Capsule Extension 💊)"},
+		{file: "risu-persona-maker-ko.risum", name: "! - 0, 페르소나 및 세계관 생성기(v0.3)", entries: 8, enabled: 6,
+			notes: []string{`trigger script "#1"`, `trigger script "New Event"`},
+			msg:   "User: /persona 만들어 줘", fires: "entry 2 (1-3. 페르소나 생성기(캐릭터 로어북 가능))"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "wild", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !lorebook.IsWorldInfo(data) {
+				t.Fatal("not seen as another app's lorebook")
+			}
+			raw, notes, err := lorebook.FromWorldInfo(data, "file name")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(notes) != len(tt.notes) {
+				t.Errorf("notes:\n%s\nwant %d", strings.Join(notes, "\n"), len(tt.notes))
+			}
+			for i, w := range tt.notes {
+				if i < len(notes) && !strings.Contains(notes[i], w) {
+					t.Errorf("note %d %q, want it to say %q", i, notes[i], w)
+				}
+			}
+			b, err := lorebook.Parse(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			enabled := 0
+			for _, e := range b.Entries {
+				if e.Enabled {
+					enabled++
+				}
+			}
+			if b.Name != tt.name || len(b.Entries) != tt.entries || enabled != tt.enabled || len(b.Warnings) != tt.entries-tt.enabled {
+				t.Errorf("%q: %d entries, %d enabled, warnings:\n%s", b.Name, len(b.Entries), enabled, strings.Join(b.Warnings, "\n"))
+			}
+			r := b.Activate(lorebook.Input{Messages: []string{tt.msg}, Char: "리스", User: "User"})
+			var fired []string
+			for _, f := range append(r.Before, r.After...) {
+				fired = append(fired, f.Entry.Label())
+			}
+			if strings.Join(fired, ", ") != tt.fires {
+				t.Errorf("fired %q, want %s", fired, tt.fires)
+			}
+		})
+	}
+}

@@ -79,7 +79,9 @@
 // other is read where the World Info field is missing.
 // So is RisuAI's lorebook export ({"type": "risu", "ver": 1, "data": […]},
 // keys as comma-separated text), entry for entry as RisuAI writes its
-// lorebook into a card.
+// lorebook into a card; and so is a RisuAI module (.risum, RisuAI's binary
+// file of a lorebook with regex and trigger scripts): its lorebook is read,
+// and its scripts named in notes, one line each.
 //
 // Bad books are errors that say which entry and what to do: not JSON, a
 // field of the wrong type, sizes over the limits below. An enabled entry

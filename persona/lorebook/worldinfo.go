@@ -66,9 +66,10 @@ var worldInfoIgnored = map[string]bool{"addMemo": true, "disable": true, "charac
 // IsWorldInfo reports whether data is a lorebook file of another app's
 // shape: a SillyTavern World Info file (an object whose entries are an
 // object keyed by uid rather than a list) or RisuAI's lorebook export
-// ({"type": "risu", "data": […]}, see fromRisu).
+// ({"type": "risu", "data": […]}, see fromRisu) or a RisuAI module file
+// (.risum, see ReadRisuModule: its lorebook is read).
 func IsWorldInfo(data []byte) bool {
-	if isRisu(data) {
+	if isRisu(data) || IsRisuModule(data) {
 		return true
 	}
 	var top struct {
@@ -86,7 +87,8 @@ func IsWorldInfo(data []byte) bool {
 // them (displayIndex, then uid). name is the book's name when the file has
 // none (SillyTavern names a world by its file). Fields of SillyTavern's own
 // (characterFilter, triggers…) are left out; the notes say which, once each.
-// RisuAI's lorebook export is turned into one too (fromRisu). A file that
+// RisuAI's lorebook export is turned into one too (fromRisu), and so is a
+// RisuAI module's lorebook (ReadRisuModule), with notes for its scripts. A file that
 // is already a character_book or lorebook_v3 is returned as it is.
 func FromWorldInfo(data []byte, name string) (json.RawMessage, []string, error) {
 	if len(data) > MaxBookBytes {
@@ -94,6 +96,9 @@ func FromWorldInfo(data []byte, name string) (json.RawMessage, []string, error) 
 	}
 	if isRisu(data) {
 		return fromRisu(data, name)
+	}
+	if IsRisuModule(data) {
+		return fromRisuModule(data, name)
 	}
 	if !IsWorldInfo(data) {
 		return data, nil, nil
