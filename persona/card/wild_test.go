@@ -251,6 +251,43 @@ func TestWildRisuLorebook(t *testing.T) {
 	if got := fired("나: 전설의 검을 찾고 있어"); len(got) != 2 || !strings.Contains(got[1], "🗡️") {
 		t.Errorf("sword with its legend, and the world: %q", got)
 	}
+	// As a card's lorebook, through a persona folder and a card exported
+	// from it, the Korean text comes back as it was.
+	raw, _, err := lorebook.FromWorldInfo(data, "솔렌")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Read([]byte(`{"spec": "chara_card_v3", "spec_version": "3.0", "data": {"name": "솔렌", "first_mes": "어서 오세요.", "character_book": ` + string(raw) + `}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ToFolder(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "p")
+	if err := f.Write(dir, false); err != nil {
+		t.Fatal(err)
+	}
+	back, err := FromFolder(dir, exportTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := back.PNG(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ab, err := lorebook.Parse(again.CharacterBook)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Name != "솔렌" || len(ab.Entries) != 3 || ab.Entries[2].Content != sword.Content || ab.Entries[0].Label() != lib.Label() {
+		t.Errorf("read back %q, %d entries, %q", again.Name, len(ab.Entries), ab.Entries[2].Content)
+	}
 }
 
 // TestWildChubLorebook: a lorebook as Chub hands it out (World Info's shape
