@@ -109,7 +109,9 @@ func TestReadmeQuickStarts(t *testing.T) {
 	t.Run("assistant", func(t *testing.T) {
 		t.Parallel()
 		fake, url := fakeLLM(t)
-		fake.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "我是青蓝，很高兴认识你。"} })
+		fake.SetDefault(func(llmtest.Request) llmtest.Reply {
+			return llmtest.Reply{Text: "我是青蓝，很高兴认识你。"}
+		})
 		dir := t.TempDir()
 		d := start(t, dir, env(dir, url))
 		out := runReadme(t, d, d.cliEnv(), dir, blocks[qsAssistant])
