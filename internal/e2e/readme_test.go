@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -142,7 +143,8 @@ func TestReadmeQuickStarts(t *testing.T) {
 		if err := os.WriteFile(written, []byte(yaml), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, url := fakeLLM(t)
+		fake, url := fakeLLM(t)
+		fake.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "大家好"} })
 		stdout, stderr, rc := cli(t, env(data, url, "CYAN_CONFIG="+written), "", "config", "check")
 		if rc != 0 || !strings.Contains(stdout, "# configuration is valid") {
 			t.Fatalf("cyan config check of the README's cyan.yaml: rc=%d\n%s%s", rc, stdout, stderr)
@@ -187,6 +189,33 @@ func TestReadmeQuickStarts(t *testing.T) {
 		}
 		if !strings.Contains(out, "10001") || !strings.Contains(out, "qinglan_bot") && !strings.Contains(out, "777") {
 			t.Errorf("cyan bridges does not name the bots:\n%s", out)
+		}
+
+		// In the group it answers when addressed, and the owner named by the
+		// README's owners line is known by id (cyan bridges who).
+		owner := regexp.MustCompile(`"id:qq:([0-9]+)"`).FindStringSubmatch(yaml)
+		if owner == nil {
+			t.Fatalf("the README's owners name no QQ account:\n%s", yaml)
+		}
+		ownerID, _ := strconv.ParseInt(owner[1], 10, 64)
+		if _, err := impl.Group(555, onebottest.Sender{UserID: 4242, Nickname: "amy"}, onebottest.At("10001"), onebottest.Text(" hello")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := impl.Private(onebottest.Sender{UserID: ownerID, Nickname: "me"}, onebottest.Text("it's me")); err != nil {
+			t.Fatal(err)
+		}
+		calls, err := impl.WaitCalls(ctx, 2, "send_group_msg", "send_private_msg")
+		if err != nil {
+			t.Fatalf("no answers in QQ: %v\n%s", err, d.stderr.String())
+		}
+		for _, c := range calls {
+			if c.Text() != "大家好" {
+				t.Errorf("QQ got %q, want the model's reply", c.Text())
+			}
+		}
+		who, _, rc := cli(t, d.cliEnv(), "", "bridges", "who")
+		if rc != 0 || !regexp.MustCompile(`(?m)^qq\s+`+owner[1]+`\s.*\byes\s+id:qq:`+owner[1]+`$`).MatchString(who) {
+			t.Errorf("cyan bridges who does not show the README's owner as the owner: rc=%d\n%s", rc, who)
 		}
 	})
 
