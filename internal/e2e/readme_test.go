@@ -81,6 +81,18 @@ func runReadme(t *testing.T, d *daemon, envv []string, dir, block string) string
 	return string(out)
 }
 
+// readmeTool skips when a program a quick start uses is missing, unless
+// CYAN_REQUIRE_TOOLS=1 (CI, which installs them) makes that a failure.
+func readmeTool(t *testing.T, name, why string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		if os.Getenv("CYAN_REQUIRE_TOOLS") == "1" {
+			t.Fatalf("%s is required (CYAN_REQUIRE_TOOLS=1) but not installed: %s", name, why)
+		}
+		t.Skipf("%s is not installed: %s", name, why)
+	}
+}
+
 func withPath(envv []string, dir string) []string {
 	out := []string{}
 	for _, e := range envv {
@@ -103,12 +115,10 @@ func TestReadmeQuickStarts(t *testing.T) {
 	if len(blocks) != qsBlocks {
 		t.Fatalf("the README marks %d blocks for this test, want %d (assistant, its proof, the group bot's config, its proof, the card import, its proof)", len(blocks), qsBlocks)
 	}
-	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("the README's assistant block uses curl, which is not installed")
-	}
 
 	t.Run("assistant", func(t *testing.T) {
 		t.Parallel()
+		readmeTool(t, "curl", "the assistant's block calls the API with it")
 		fake, url := fakeLLM(t)
 		fake.SetDefault(func(llmtest.Request) llmtest.Reply {
 			return llmtest.Reply{Text: "我是青蓝，很高兴认识你。"}
@@ -221,9 +231,7 @@ func TestReadmeQuickStarts(t *testing.T) {
 
 	t.Run("desktop", func(t *testing.T) {
 		t.Parallel()
-		if _, err := exec.LookPath("espeak-ng"); err != nil {
-			t.Skip("the desktop quick start's voice is espeak-ng, which is not installed")
-		}
+		readmeTool(t, "espeak-ng", "the desktop quick start's voice")
 		fake, url := fakeLLM(t)
 		fake.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "ok"} })
 		dir := t.TempDir()
