@@ -29,6 +29,31 @@ func TestREADMEIsAFrontDoor(t *testing.T) {
 	}
 }
 
+// TestREADMEMapsEveryFolder: the README's map of the source folders names
+// every top-level folder that holds Go code.
+func TestREADMEMapsEveryFolder(t *testing.T) {
+	root := repoRoot(t)
+	raw, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, folders, ok := strings.Cut(string(raw), "\n## The source folders")
+	if !ok {
+		t.Fatal("README.md has no map of the source folders")
+	}
+	seen := map[string]bool{}
+	for dir := range packages(t, root) {
+		top, _, _ := strings.Cut(dir, "/")
+		if top == "." || seen[top] {
+			continue
+		}
+		seen[top] = true
+		if !strings.Contains(folders, "`"+top+"/") {
+			t.Errorf("the README's map of the source folders does not name %s/", top)
+		}
+	}
+}
+
 // pendingDocs are reference files another change writes (the config key
 // reference, the API routes, the CLI verbs); until they are in the tree,
 // links to them are not checked. Once a file exists, its links and anchors
