@@ -206,7 +206,7 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("GET /v1/models", s.models)
 	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s; see the README for the API", r.Method, r.URL.Path))
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no route %s %s; see docs/http-api.md for the API", r.Method, r.URL.Path))
 	})
 	return s, nil
 }

@@ -70,7 +70,7 @@ func restoreCmd(f *flags) run {
 // exportCmd writes everything cyan remembers as JSON lines: through the
 // running daemon (GET /api/v1/export), or from the data dir when none runs.
 func exportCmd(f *flags) run {
-	format := f.String("format", "jsonl", "the `format`: jsonl, the only one (the README documents it)")
+	format := f.String("format", "jsonl", "the `format`: jsonl, the only one (docs/operations.md documents it)")
 	return func(io IO, pos []string) error {
 		if *format != "jsonl" {
 			return &usageError{msg: fmt.Sprintf("--format %q is not jsonl", *format)}

@@ -63,7 +63,7 @@ func benchLoCoMo(f *flags) run {
 		}
 		data, err := os.ReadFile(pos[0])
 		if err != nil {
-			return badInput("%w (check the path; README says where LoCoMo files come from)", err)
+			return badInput("%w (check the path; docs/memory.md says where LoCoMo files come from)", err)
 		}
 		if *folds != 0 {
 			mk := func() recall.Embedder { return emb }

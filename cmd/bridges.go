@@ -22,7 +22,7 @@ func bridgesLs(f *flags) run {
 			return err
 		}
 		if len(out.Bridges) == 0 {
-			fmt.Fprintln(io.Stdout, "no bridges are configured (see bridges: in the README)")
+			fmt.Fprintln(io.Stdout, "no bridges are configured (see docs/bridges.md)")
 			return nil
 		}
 		tw := tabwriter.NewWriter(io.Stdout, 2, 4, 2, ' ', 0)
@@ -92,7 +92,7 @@ func bridgesWho(f *flags) run {
 			return printJSON(io.Stdout, map[string]any{"writers": rows})
 		}
 		if len(out.Bridges) == 0 {
-			fmt.Fprintln(io.Stdout, "no bridges are configured (see bridges: in the README)")
+			fmt.Fprintln(io.Stdout, "no bridges are configured (see docs/bridges.md)")
 			return nil
 		}
 		if len(rows) == 0 {

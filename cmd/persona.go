@@ -35,7 +35,7 @@ func personaImport(f *flags) run {
 			return importLorebook(io, *book, *out, *force, *asJSON)
 		}
 		if data, err := os.ReadFile(args[0]); err == nil && *book == "" && !card.IsPNG(data) && !card.IsZip(data) && lorebook.IsWorldInfo(data) {
-			fmt.Fprintf(io.Stderr, "%s is a SillyTavern World Info file (a lorebook, not a character): importing it as a lorebook\n", args[0])
+			fmt.Fprintf(io.Stderr, "%s is a lorebook (World Info, a RisuAI lorebook or module), not a character: importing it as a lorebook\n", args[0])
 			return importLorebook(io, args[0], *out, *force, *asJSON)
 		}
 		return importCard(io, args[0], *book, *avatar, *out, *force, *asJSON)

@@ -51,25 +51,34 @@ func TestOwnersMustNameAConfiguredBridge(t *testing.T) {
 }
 
 // TestTheREADMEsOwnersNameItsBridges: every id:<bridge>: owner the README
-// shows names a bridge one of its examples configures, and its chat-app
-// example loads as it is.
+// and the docs show names a bridge one of their examples configures, and
+// the README's chat-app example loads as it is.
 func TestTheREADMEsOwnersNameItsBridges(t *testing.T) {
 	raw, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme := string(raw)
+	all := readme
+	docs, _ := filepath.Glob("../docs/*.md")
+	for _, f := range docs {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all += string(b)
+	}
 	names := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^\s+- \{?name: ([a-z][a-z0-9_-]*)`).FindAllStringSubmatch(readme, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^\s+- \{?name: ([a-z][a-z0-9_-]*)`).FindAllStringSubmatch(all, -1) {
 		names[m[1]] = true
 	}
-	ids := regexp.MustCompile(`id:([a-z][a-z0-9_-]*):[0-9]+`).FindAllStringSubmatch(readme, -1)
+	ids := regexp.MustCompile(`id:([a-z][a-z0-9_-]*):[0-9]+`).FindAllStringSubmatch(all, -1)
 	if len(ids) == 0 {
 		t.Fatal("the README shows no id:<bridge>:<user id> owner")
 	}
 	for _, m := range ids {
 		if !names[m[1]] {
-			t.Errorf("the README shows %s, but configures no bridge named %q (it names %v)", m[0], m[1], names)
+			t.Errorf("the docs show %s, but configure no bridge named %q (they name %v)", m[0], m[1], names)
 		}
 	}
 	start := strings.Index(readme, "```yaml\nbridges:\n  onebot:")

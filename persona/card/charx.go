@@ -3,12 +3,15 @@ package card
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/cyan-agent/cyan/persona/lorebook"
 )
 
 // CharX limits: a .charx is a zip, so what it unpacks to is bounded, not
@@ -33,9 +36,11 @@ func IsZip(data []byte) bool {
 // "embedded://" is read too). The assets become the card's Embedded files
 // (their "assets/" prefix taken off) and their URIs "__asset:path", so that
 // an export as PNG carries them; the icon named main (or the first icon)
-// is the card's picture when it is a PNG. What the archive holds besides —
-// RisuAI's module.risum (its scripts), x_meta/ (the assets' PNG metadata),
-// an app's JSON — is left out, each with a note.
+// is the card's picture when it is a PNG. RisuAI's module.risum is read
+// for its notes: each regex and trigger script it holds is named, and its
+// lorebook is the card's when card.json has none. What the archive holds
+// besides — x_meta/ (the assets' PNG metadata), an app's JSON — is left
+// out, each with a note.
 func ReadCharX(data []byte) (*Card, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("the file is %d bytes; the limit for a card is %d", len(data), MaxFileBytes)
@@ -50,6 +55,7 @@ func ReadCharX(data []byte) (*Card, error) {
 	files := map[string][]byte{}
 	total := int64(0)
 	var left []string
+	var module *zip.File
 	for _, f := range zr.File {
 		name := strings.TrimPrefix(strings.ReplaceAll(f.Name, `\`, "/"), "./")
 		if f.FileInfo().IsDir() || name == "" {
@@ -65,7 +71,7 @@ func ReadCharX(data []byte) (*Card, error) {
 		switch {
 		case name == "card.json", strings.HasPrefix(name, "assets/"):
 		case name == "module.risum":
-			left = append(left, "module.risum (RisuAI's module: its regex scripts, trigger scripts and lorebook in RisuAI's own format) was left out: cyan does not run RisuAI scripts")
+			module = f
 			continue
 		case strings.HasPrefix(name, "x_meta/"):
 			continue // noted once below
@@ -107,6 +113,14 @@ func ReadCharX(data []byte) (*Card, error) {
 	}
 	if c.Spec != SpecV3 {
 		c.Notes = append(c.Notes, fmt.Sprintf("the CharX's card.json holds a %s card; read as it is", c.Version()))
+	}
+	if module != nil {
+		book, notes := readModule(module)
+		if c.CharacterBook == nil && book != nil {
+			c.CharacterBook = book
+			notes = append([]string{"the lorebook was taken from module.risum (card.json holds none)"}, notes...)
+		}
+		left = append(left, notes...)
 	}
 	used := map[string]bool{}
 	for i := range c.Assets {
@@ -160,4 +174,33 @@ func hasMainIcon(assets []Asset) bool {
 		}
 	}
 	return false
+}
+
+// readModule reads RisuAI's module.risum in a CharX (RisuAI moves a card's
+// regex and trigger scripts there on export, and a copy of its lorebook):
+// its lorebook, and a note for each script, as "module.risum: …". A module
+// that does not read is one note, not an error.
+func readModule(f *zip.File) (json.RawMessage, []string) {
+	const lump = "module.risum (RisuAI's module: its regex scripts, trigger scripts and lorebook in RisuAI's own format) was left out"
+	if f.UncompressedSize64 > lorebook.MaxBookBytes {
+		return nil, []string{fmt.Sprintf("%s: it is %d bytes unpacked, over the limit of %d", lump, f.UncompressedSize64, lorebook.MaxBookBytes)}
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, []string{fmt.Sprintf("%s: %v", lump, err)}
+	}
+	data, err := io.ReadAll(io.LimitReader(rc, lorebook.MaxBookBytes+1))
+	rc.Close()
+	if err != nil {
+		return nil, []string{fmt.Sprintf("%s: %v", lump, err)}
+	}
+	m, err := lorebook.ReadRisuModule(data)
+	if err != nil {
+		return nil, []string{fmt.Sprintf("%s: it does not read (%v)", lump, err)}
+	}
+	var notes []string
+	for _, n := range m.Notes {
+		notes = append(notes, "module.risum: "+n)
+	}
+	return m.Lorebook, notes
 }

@@ -47,6 +47,10 @@ func FuzzReadCharX(f *testing.F) {
 	f.Add(charx(f, false, "other.json", "{}"))
 	f.Add(append([]byte{0xff, 0xd8, 0xff, 0xe0}, charx(f, false, "card.json", v3Card)...))
 	f.Add([]byte("PK\x03\x04 cut short"))
+	if module, err := os.ReadFile("testdata/wild/risu-persona-maker-ko.risum"); err == nil {
+		f.Add(charx(f, true, "card.json", `{"spec":"chara_card_v3","data":{"name":"m"}}`, "module.risum", string(module)))
+	}
+	f.Add(charx(f, false, "card.json", v3Card, "module.risum", "o\x00\x02\x00\x00\x00\x01\x02\x01\x05\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := ReadCharX(data)
 		if err != nil {
@@ -105,5 +109,47 @@ func TestCharXFaces(t *testing.T) {
 		if !strings.Contains(notes, w) {
 			t.Errorf("notes:\n%s\nwant %q", notes, w)
 		}
+	}
+}
+
+// TestCharXModule: RisuAI's module.risum in a CharX (here a real module,
+// testdata/wild/risu-choice-module-ko.risum) is read for its notes, one per
+// regex and trigger script, and gives the card its lorebook when card.json
+// has none; a module that does not read is one note.
+func TestCharXModule(t *testing.T) {
+	module, err := os.ReadFile("testdata/wild/risu-choice-module-ko.risum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadCharX(charx(t, true, "card.json", v3Card, "module.risum", string(module)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(c.Notes, "\n")
+	for _, w := range []string{
+		`module.risum: RisuAI regex script "🗑️ Request: Omit Choice" rewrites the chat's text in RisuAI`,
+		`module.risum: RisuAI trigger script "#1" runs in RisuAI`,
+		`module.risum: the module's backgroundEmbedding (its background HTML) is RisuAI's own`,
+	} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes:\n%s\nwant %q", notes, w)
+		}
+	}
+	if strings.Contains(notes, "taken from module.risum") || !bytes.Contains(c.CharacterBook, []byte("White Rabbit")) {
+		t.Errorf("the card's own lorebook, not the module's copy: %s", c.CharacterBook)
+	}
+	bare, err := ReadCharX(charx(t, true, "card.json", `{"spec": "chara_card_v3", "spec_version": "3.0", "data": {"name": "x", "first_mes": "hi"}}`, "module.risum", string(module)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(bare.Notes, "\n"), "the lorebook was taken from module.risum (card.json holds none)") || !bytes.Contains(bare.CharacterBook, []byte("ChoiceModule.lb.format")) {
+		t.Errorf("a card without a lorebook takes the module's: %.200s, notes %q", bare.CharacterBook, bare.Notes)
+	}
+	bad, err := ReadCharX(charx(t, false, "card.json", v3Card, "module.risum", "o\x00\x05\x00\x00\x00junk!"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Join(bad.Notes, "\n"); !strings.Contains(n, "module.risum (RisuAI's module") || !strings.Contains(n, "does not read") {
+		t.Errorf("notes:\n%s", n)
 	}
 }

@@ -73,6 +73,15 @@
 // SillyTavern's World Info files ({"entries": {"<uid>": {…}}}, the entries'
 // fields named key, keysecondary, order, disable…) are read too:
 // FromWorldInfo turns one into a character_book, and Parse reads either.
+// Chub's lorebook downloads carry the character_book's names of the same
+// fields beside the World Info ones (keys beside key…): the World Info
+// field wins, as in SillyTavern (a copy that differs is noted), and the
+// other is read where the World Info field is missing.
+// So is RisuAI's lorebook export ({"type": "risu", "ver": 1, "data": […]},
+// keys as comma-separated text), entry for entry as RisuAI writes its
+// lorebook into a card; and so is a RisuAI module (.risum, RisuAI's binary
+// file of a lorebook with regex and trigger scripts): its lorebook is read,
+// and its scripts named in notes, one line each.
 //
 // Bad books are errors that say which entry and what to do: not JSON, a
 // field of the wrong type, sizes over the limits below. An enabled entry

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,9 +63,15 @@ var worldInfoIgnored = map[string]bool{"addMemo": true, "disable": true, "charac
 	"matchCharacterDepthPrompt": true, "matchScenario": true, "matchCreatorNotes": true, "triggers": true,
 	"extensions": true}
 
-// IsWorldInfo reports whether data is a SillyTavern World Info file: an
-// object whose entries are an object (keyed by uid) rather than a list.
+// IsWorldInfo reports whether data is a lorebook file of another app's
+// shape: a SillyTavern World Info file (an object whose entries are an
+// object keyed by uid rather than a list) or RisuAI's lorebook export
+// ({"type": "risu", "data": […]}, see fromRisu) or a RisuAI module file
+// (.risum, see ReadRisuModule: its lorebook is read).
 func IsWorldInfo(data []byte) bool {
+	if isRisu(data) || IsRisuModule(data) {
+		return true
+	}
 	var top struct {
 		Entries json.RawMessage `json:"entries"`
 	}
@@ -79,11 +87,18 @@ func IsWorldInfo(data []byte) bool {
 // them (displayIndex, then uid). name is the book's name when the file has
 // none (SillyTavern names a world by its file). Fields of SillyTavern's own
 // (characterFilter, triggers…) are left out; the notes say which, once each.
-// A file that is already a character_book or lorebook_v3 is returned as it
-// is.
+// RisuAI's lorebook export is turned into one too (fromRisu), and so is a
+// RisuAI module's lorebook (ReadRisuModule), with notes for its scripts. A file that
+// is already a character_book or lorebook_v3 is returned as it is.
 func FromWorldInfo(data []byte, name string) (json.RawMessage, []string, error) {
 	if len(data) > MaxBookBytes {
 		return nil, nil, fmt.Errorf("lorebook: the book is %d bytes; the limit is %d", len(data), MaxBookBytes)
+	}
+	if isRisu(data) {
+		return fromRisu(data, name)
+	}
+	if IsRisuModule(data) {
+		return fromRisuModule(data, name)
 	}
 	if !IsWorldInfo(data) {
 		return data, nil, nil
@@ -106,7 +121,7 @@ func FromWorldInfo(data []byte, name string) (json.RawMessage, []string, error) 
 		entry map[string]any
 	}
 	var items []item
-	dropped := map[string]bool{}
+	dropped, differs := map[string]bool{}, map[string]bool{}
 	for k, raw := range entries {
 		var src map[string]json.RawMessage
 		if err := strictObject(raw, &src); err != nil {
@@ -130,6 +145,24 @@ func FromWorldInfo(data []byte, name string) (json.RawMessage, []string, error) 
 		}
 		out["enabled"] = enabled
 		for f, v := range src {
+			if wi, ok := bookNames[f]; ok {
+				// A character_book name beside (or instead of) the World
+				// Info one, as Chub writes its lorebooks: the World Info
+				// field wins, as in SillyTavern.
+				w, there := src[wi]
+				there = there && !isNull(w) // null: SillyTavern's default
+				switch {
+				case f == "enabled" && there:
+					if d, err := optBool(w, false); err == nil && d == (string(bytes.TrimSpace(v)) == "true") {
+						differs[f+"/"+wi] = true
+					}
+				case there && wi != "" && !sameJSON(v, w):
+					differs[f+"/"+wi] = true
+				case !there && !isNull(v):
+					out[f] = v
+				}
+				continue
+			}
 			to, ok := worldInfoFields[f]
 			if !ok {
 				if !worldInfoIgnored[f] {
@@ -200,7 +233,27 @@ func FromWorldInfo(data []byte, name string) (json.RawMessage, []string, error) 
 	}) {
 		notes = append(notes, fmt.Sprintf("world info: the entries' field %q is not one cyan knows; it was left out", f))
 	}
+	for _, fw := range slices.Sorted(maps.Keys(differs)) {
+		f, wi, _ := strings.Cut(fw, "/")
+		notes = append(notes, fmt.Sprintf("world info: an entry's %q differs from its %q; SillyTavern reads %q, and so does cyan", f, wi, wi))
+	}
 	return out, notes, nil
+}
+
+// bookNames are the character_book names of World Info fields, which a
+// World Info file may carry too (Chub's lorebook downloads carry both
+// forms): with the World Info field there, the other is its copy; without
+// it, the other is read. name has no World Info field (comment is another).
+var bookNames = map[string]string{"keys": "key", "secondary_keys": "keysecondary", "insertion_order": "order",
+	"priority": "order", "enabled": "disable", "case_sensitive": "caseSensitive", "id": "uid", "name": ""}
+
+// sameJSON reports whether two JSON values are equal.
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(bytes.TrimSpace(a), bytes.TrimSpace(b))
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 func cmpFloat(a, b float64) int {
