@@ -59,6 +59,15 @@ func leaf(t reflect.Type) bool {
 	return t.Kind() != reflect.Struct
 }
 
+// sectioned is a struct whose keys, besides its fields, are sections that
+// registered parts declare (bridges.<platform>), asked the way the decoder
+// asks: the walk lists their keys too, so a section a part declares needs
+// its rows as much as a field does.
+type sectioned interface {
+	section(key string) (reflect.Value, bool)
+	sectionKeys() []string
+}
+
 // configKeys walks Config by its yaml tags, breadth first, so a struct type
 // met twice (Manners) is listed in full at its shortest path and the longer
 // ones refer to it. Defaults are read from def; below a list item or a
@@ -71,7 +80,39 @@ func configKeys(def Config) []docKey {
 	}
 	var out []docKey
 	seen := map[reflect.Type]string{}
-	queue := []node{{"", reflect.ValueOf(def)}}
+	queue := []node{{"", reflect.ValueOf(&def).Elem()}}
+	visit := func(path string, ft reflect.Type, v reflect.Value) {
+		if leaf(ft) {
+			out = append(out, docKey{path: path, typ: ft, def: v})
+			return
+		}
+		st := ft
+		if st.Kind() == reflect.Pointer {
+			st = st.Elem()
+		}
+		switch st.Kind() {
+		case reflect.Struct:
+			if prev, ok := seen[st]; ok {
+				out = append(out, docKey{path: path, typ: ft, def: v, ref: prev})
+				return
+			}
+			seen[st] = path
+			if ft.Kind() == reflect.Pointer {
+				// A pointer to a section: its keys start from zero when
+				// the file sets it.
+				out = append(out, docKey{path: path, typ: ft, def: v})
+				queue = append(queue, node{path, reflect.New(st).Elem()})
+				return
+			}
+			queue = append(queue, node{path, v})
+		case reflect.Slice:
+			out = append(out, docKey{path: path, typ: ft, def: v})
+			queue = append(queue, node{path + "[]", reflect.New(st.Elem()).Elem()})
+		case reflect.Map:
+			out = append(out, docKey{path: path, typ: ft, def: v})
+			queue = append(queue, node{path + ".<name>", reflect.New(st.Elem()).Elem()})
+		}
+	}
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
@@ -82,38 +123,16 @@ func configKeys(def Config) []docKey {
 			if tag == "" || tag == "-" || !f.IsExported() {
 				continue
 			}
-			path := join(n.path, tag)
-			v := n.v.Field(i)
-			ft := f.Type
-			if leaf(ft) {
-				out = append(out, docKey{path: path, typ: ft, def: v})
-				continue
-			}
-			st := ft
-			if st.Kind() == reflect.Pointer {
-				st = st.Elem()
-			}
-			switch st.Kind() {
-			case reflect.Struct:
-				if prev, ok := seen[st]; ok {
-					out = append(out, docKey{path: path, typ: ft, def: v, ref: prev})
-					continue
+			visit(join(n.path, tag), f.Type, n.v.Field(i))
+		}
+		if !n.v.CanAddr() {
+			continue
+		}
+		if s, ok := n.v.Addr().Interface().(sectioned); ok {
+			for _, k := range s.sectionKeys() {
+				if v, ok := s.section(k); ok {
+					visit(join(n.path, k), v.Type(), reflect.New(v.Type()).Elem())
 				}
-				seen[st] = path
-				if ft.Kind() == reflect.Pointer {
-					// A pointer to a section: its keys start from zero
-					// when the file sets it.
-					out = append(out, docKey{path: path, typ: ft, def: v})
-					queue = append(queue, node{path, reflect.New(st).Elem()})
-					continue
-				}
-				queue = append(queue, node{path, v})
-			case reflect.Slice:
-				out = append(out, docKey{path: path, typ: ft, def: v})
-				queue = append(queue, node{path + "[]", reflect.New(st.Elem()).Elem()})
-			case reflect.Map:
-				out = append(out, docKey{path: path, typ: ft, def: v})
-				queue = append(queue, node{path + ".<name>", reflect.New(st.Elem()).Elem()})
 			}
 		}
 	}
