@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -180,56 +181,47 @@ type docRoute struct {
 	line              int
 }
 
-func docRoutes(t *testing.T, d *doccheck.Doc) []docRoute {
-	t.Helper()
+func docRoutes(d *doccheck.Doc) ([]docRoute, []error) {
 	var out []docRoute
+	var errs []error
 	for _, tab := range d.Tables() {
 		rc, wc := tab.Column("route"), tab.Column("who")
 		if rc < 0 {
 			continue
 		}
 		if wc < 0 {
-			t.Errorf("%s: a route table needs a who column", d.Where(tab.Line))
+			errs = append(errs, fmt.Errorf("%s: a route table needs a who column", d.Where(tab.Line)))
 			continue
 		}
 		for _, r := range tab.Rows {
 			code, ok := doccheck.Code(r.Cells[rc])
 			method, path, ok2 := strings.Cut(code, " ")
-			if !ok || !ok2 || !strings.HasPrefix(path, "/") || strings.ToUpper(method) != method {
-				t.Errorf("%s: the route cell %q is not `METHOD /path`", d.Where(r.Line), r.Cells[rc])
+			if !ok || !ok2 || !strings.HasPrefix(path, "/") || strings.ToUpper(method) != method || len(r.Cells) <= wc {
+				errs = append(errs, fmt.Errorf("%s: the route cell %q is not `METHOD /path`", d.Where(r.Line), r.Cells[rc]))
 				continue
 			}
 			out = append(out, docRoute{method: method, path: path, who: r.Cells[wc], line: r.Line})
 		}
 	}
-	return out
+	return out, errs
 }
 
 // whoWords are the words the who column starts with, by the guard's
 // access of the path.
 var whoWords = map[Access]string{Public: "anyone", OwnAuth: "its own credentials", OwnerOnly: "owner"}
 
-// TestHTTPAPIDocIsTrue holds docs/http-api.md to the routes: every route
-// the doc lists is what the real mux routes that method and path to, every
-// route the package registers (read from its source, so a new route
-// counts) is in the doc, and the who column says the access the guard
-// gives the path.
-func TestHTTPAPIDocIsTrue(t *testing.T) {
-	d, err := doccheck.Read(apiDocPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := fullRig(t)
-	s := r.server
-	routes := docRoutes(t, d)
-	if len(routes) < 40 {
-		t.Fatalf("%s lists only %d routes", apiDocPath, len(routes))
-	}
+// checkAPIDoc compares the doc's route tables with the server: every
+// route it lists is what the real mux routes that method and path to,
+// every registration (read from the source) is listed, and the who column
+// says the access the guard gives the path.
+func checkAPIDoc(d *doccheck.Doc, s *Server, regs []registration) []error {
+	routes, errs := docRoutes(d)
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	documented := map[string]int{}
 	for _, rt := range routes {
 		pattern := rt.method + " " + rt.path
 		if prev, dup := documented[pattern]; dup {
-			t.Errorf("%s: %s is listed already at line %d", d.Where(rt.line), pattern, prev)
+			bad("%s: %s is listed already at line %d", d.Where(rt.line), pattern, prev)
 		}
 		documented[pattern] = rt.line
 		want := pattern
@@ -249,27 +241,23 @@ func TestHTTPAPIDocIsTrue(t *testing.T) {
 					continue // GET / above
 				}
 				if !strings.HasPrefix(p, "/app/") {
-					t.Errorf("the page serves %s, outside /app/: list it in %s", p, apiDocPath)
+					bad("the page serves %s, outside /app/: list it in %s", p, d.Path)
 				}
 				if got := served(s, "GET", p); got != "GET "+p {
-					t.Errorf("the page's file %s is routed to %q", p, got)
+					bad("the page's file %s is routed to %q", p, got)
 				}
 			}
 			if got := whoWords[s.access("/app/main.js")]; !strings.HasPrefix(rt.who, got) {
-				t.Errorf("%s: who may call %s: the doc says %q, the guard %q", d.Where(rt.line), pattern, rt.who, got)
+				bad("%s: who may call %s: the doc says %q, the guard %q", d.Where(rt.line), pattern, rt.who, got)
 			}
 			continue
 		}
 		if got := served(s, rt.method, rt.path); got != want {
-			t.Errorf("%s: %s is not served: the mux routes it to %q", d.Where(rt.line), pattern, got)
+			bad("%s: %s is not served: the mux routes it to %q", d.Where(rt.line), pattern, got)
 		}
 		if got := whoWords[s.access(concretePath(rt.path))]; !strings.HasPrefix(rt.who, got) {
-			t.Errorf("%s: who may call %s: the doc says %q, the guard gives %q", d.Where(rt.line), pattern, rt.who, got)
+			bad("%s: who may call %s: the doc says %q, the guard gives %q", d.Where(rt.line), pattern, rt.who, got)
 		}
-	}
-	regs := muxRegistrations(t)
-	if len(regs) < 40 {
-		t.Fatalf("found only %d registrations in the source", len(regs))
 	}
 	var dynamic []string
 	for _, reg := range regs {
@@ -280,29 +268,88 @@ func TestHTTPAPIDocIsTrue(t *testing.T) {
 		case reg.pattern == "/":
 			// The catch-all: a JSON 404 that names the method and path.
 			if got := served(s, "GET", "/no/such/route"); got != "/" {
-				t.Errorf("an unknown path is routed to %q, not the 404 at %s", got, reg.where)
+				bad("an unknown path is routed to %q, not the 404 at %s", got, reg.where)
 			}
 			continue
 		}
-		if got := served(s, strings.Fields(reg.pattern)[0], strings.Fields(reg.pattern)[len(strings.Fields(reg.pattern))-1]); got != reg.pattern {
-			t.Errorf("%s registers %q, but the full server routes it to %q (is it behind an option fullRig does not set?)", reg.where, reg.pattern, got)
+		f := strings.Fields(reg.pattern)
+		if got := served(s, f[0], f[len(f)-1]); got != reg.pattern {
+			bad("%s registers %q, but the full server routes it to %q (is it behind an option fullRig does not set?)", reg.where, reg.pattern, got)
 		}
 		if _, ok := documented[reg.pattern]; !ok {
-			t.Errorf("%s serves %s, which %s does not list: add a row", reg.where, reg.pattern, apiDocPath)
+			bad("%s serves %s, which %s does not list: add a row", reg.where, reg.pattern, d.Path)
 		}
 	}
 	// The routes not known at compile time: the mounted bridge paths
 	// (checked above against the bridges' own paths) and the page's files.
 	slices.Sort(dynamic)
 	if want := []string{"New", "routePage"}; !slices.Equal(dynamic, want) {
-		t.Errorf("the routes made from variables are registered in %q, want %q: a new one needs a row in %s and a case in this test", dynamic, want, apiDocPath)
+		bad("the routes made from variables are registered in %q, want %q: a new one needs a row in %s and a case in this test", dynamic, want, d.Path)
 	}
 	for _, p := range []string{"GET " + onebot.ReversePath, "GET " + onebot.ReversePath + "/{name}", "POST " + telegram.WebhookPath("{name}"), "GET /", "GET /app/{path...}"} {
 		if _, ok := documented[p]; !ok {
-			t.Errorf("%s does not list %s", apiDocPath, p)
+			bad("%s does not list %s", d.Path, p)
 		}
 	}
-	for _, err := range d.CheckTOC(2) {
+	return append(errs, d.CheckTOC(2)...)
+}
+
+// TestHTTPAPIDocIsTrue holds docs/http-api.md to the routes: every route
+// the doc lists is what the real mux routes that method and path to, every
+// route the package registers (read from its source, so a new route
+// counts) is in the doc, and the who column says the access the guard
+// gives the path.
+func TestHTTPAPIDocIsTrue(t *testing.T) {
+	d, err := doccheck.Read(apiDocPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	regs := muxRegistrations(t)
+	if len(regs) < 40 {
+		t.Fatalf("found only %d registrations in the source", len(regs))
+	}
+	for _, err := range checkAPIDoc(d, fullRig(t).server, regs) {
 		t.Error(err)
+	}
+}
+
+// TestHTTPAPIDocCheckFails: the check finds each kind of drift in a copy
+// of the doc — a route removed, a route the server does not have, a wrong
+// who — and a registration the source makes that the doc lacks.
+func TestHTTPAPIDocCheckFails(t *testing.T) {
+	d, err := doccheck.Read(apiDocPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := fullRig(t).server
+	regs := muxRegistrations(t)
+	text := strings.Join(d.Lines, "\n")
+	cases := []struct {
+		name, from, to, want string
+		regs                 []registration
+	}{
+		{name: "missing", from: "| `GET /api/v1/relations` |", to: "| `GET /api/v1/relationz` |", want: "serves GET /api/v1/relations, which"},
+		{name: "not served", from: "| `POST /api/v1/greeting` |", to: "| `POST /api/v1/greetings` |", want: "POST /api/v1/greetings is not served"},
+		{name: "wrong method", from: "| `DELETE /api/v1/memory/{id}` |", to: "| `PUT /api/v1/memory/{id}` |", want: "PUT /api/v1/memory/{id} is not served"},
+		{name: "who", from: "| `GET /api/v1/theories` | owner |", to: "| `GET /api/v1/theories` | anyone |", want: "the doc says \"anyone\", the guard gives \"owner\""},
+		{name: "public", from: "| `GET /healthz` | anyone |", to: "| `GET /healthz` | owner |", want: "the guard gives \"anyone\""},
+		{name: "new route", regs: append(slices.Clone(regs), registration{pattern: "GET /api/v1/memory", fn: "New", where: "new.go:1"},
+			registration{pattern: "GET /api/v1/secret", fn: "New", where: "new.go:2"}), want: "new.go:2 serves GET /api/v1/secret, which"},
+		{name: "new dynamic route", regs: append(slices.Clone(regs), registration{fn: "mountMore", where: "new.go:3"}), want: "a new one needs a row"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(text, c.from) {
+				t.Fatalf("the doc has no %q to change", c.from)
+			}
+			r := regs
+			if c.regs != nil {
+				r = c.regs
+			}
+			errs := checkAPIDoc(doccheck.Parse(apiDocPath, strings.Replace(text, c.from, c.to, 1)), s, r)
+			if !slices.ContainsFunc(errs, func(e error) bool { return strings.Contains(e.Error(), c.want) }) {
+				t.Errorf("errors %v, want one saying %q", errs, c.want)
+			}
+		})
 	}
 }

@@ -227,9 +227,9 @@ type docRow struct {
 	hasCode  bool
 }
 
-func docRows(t *testing.T, d *doccheck.Doc) []docRow {
-	t.Helper()
+func docRows(d *doccheck.Doc) ([]docRow, []error) {
 	var rows []docRow
+	var errs []error
 	for _, tab := range d.Tables() {
 		kc, dc := tab.Column("key"), tab.Column("default")
 		if kc < 0 || dc < 0 {
@@ -237,27 +237,71 @@ func docRows(t *testing.T, d *doccheck.Doc) []docRow {
 		}
 		for _, r := range tab.Rows {
 			if len(r.Cells) <= max(kc, dc) {
-				t.Errorf("%s: the row has too few cells", d.Where(r.Line))
+				errs = append(errs, fmt.Errorf("%s: the row has too few cells", d.Where(r.Line)))
 				continue
 			}
 			key, ok := doccheck.Code(r.Cells[kc])
 			if !ok {
-				t.Errorf("%s: the key cell %q has no `key`", d.Where(r.Line), r.Cells[kc])
+				errs = append(errs, fmt.Errorf("%s: the key cell %q has no `key`", d.Where(r.Line), r.Cells[kc]))
 				continue
 			}
 			def, hasCode := doccheck.Code(r.Cells[dc])
 			rows = append(rows, docRow{key: key, def: def, line: r.Line, hasCode: hasCode})
 		}
 	}
-	return rows
+	return rows, errs
+}
+
+// checkConfigDoc compares the doc's key tables with the keys of the code:
+// a key without a row, a row without a key, and a stated default that is
+// not the code's are each an error that says what to write.
+func checkConfigDoc(d *doccheck.Doc, keys []docKey) []error {
+	rows, errs := docRows(d)
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	byKey := map[string]docRow{}
+	for _, r := range rows {
+		if prev, dup := byKey[r.key]; dup {
+			bad("%s: `%s` has a row already at line %d", d.Where(r.line), r.key, prev.line)
+		}
+		byKey[r.key] = r
+	}
+	known := map[string]bool{}
+	for _, k := range keys {
+		known[k.path] = true
+		r, ok := byKey[k.path]
+		switch {
+		case !ok:
+			bad("%s lacks the key `%s`: add the row | `%s` | `%s` | what it does |", d.Path, k.path, k.path, render(k.def))
+			continue
+		case !r.hasCode:
+			bad("%s: the default of `%s` is not written as a value in a code span; write `%s` first", d.Where(r.line), k.path, render(k.def))
+			continue
+		case k.path == "data_dir" && runtime.GOOS != "linux":
+			continue // the documented default is Linux's user data folder
+		}
+		got, err := decodeLiteral(r.def, k)
+		if err != nil {
+			bad("%s: the default of `%s`, `%s`, does not read as a value of it: %v", d.Where(r.line), k.path, r.def, err)
+			continue
+		}
+		if !equalDefault(got, k.def) {
+			bad("%s: the doc says `%s` defaults to `%s`, the code to `%s`", d.Where(r.line), k.path, r.def, render(k.def))
+		}
+	}
+	for _, r := range rows {
+		if !known[r.key] {
+			bad("%s: `%s` is not a configuration key (cyan config check would refuse it); remove the row or fix its name", d.Where(r.line), r.key)
+		}
+	}
+	return append(errs, d.CheckTOC(3)...)
 }
 
 // TestConfigurationDocIsTrue holds docs/configuration.md to this package:
-// every key of Config (by its yaml tags) has a row, every row names a key
-// that exists, and the default each row states — the first code span of
-// its default cell, read as YAML by the configuration's own decoder — is
-// the default Load gives. Run with -print-keys to print the rows the code
-// implies.
+// every key of Config (by its yaml tags, and the sections registered parts
+// declare) has a row, every row names a key that exists, and the default
+// each row states — the first code span of its default cell, read as YAML
+// by the configuration's own decoder — is the default Load gives. Run with
+// -print-keys to print the rows the code implies.
 func TestConfigurationDocIsTrue(t *testing.T) {
 	keys := configKeys(documentedDefaults(t))
 	if *printKeys {
@@ -276,45 +320,40 @@ func TestConfigurationDocIsTrue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := docRows(t, d)
-	byKey := map[string]docRow{}
-	for _, r := range rows {
-		if prev, dup := byKey[r.key]; dup {
-			t.Errorf("%s: `%s` has a row already at line %d", d.Where(r.line), r.key, prev.line)
-		}
-		byKey[r.key] = r
-	}
-	known := map[string]bool{}
-	for _, k := range keys {
-		known[k.path] = true
-		r, ok := byKey[k.path]
-		if !ok {
-			t.Errorf("%s lacks the key `%s`: add the row | `%s` | `%s` | what it does |", docPath, k.path, k.path, render(k.def))
-			continue
-		}
-		if !r.hasCode {
-			t.Errorf("%s: the default of `%s` is not written as a value in a code span; write `%s` first", d.Where(r.line), k.path, render(k.def))
-			continue
-		}
-		if k.path == "data_dir" && runtime.GOOS != "linux" {
-			continue // the documented default is Linux's user data folder
-		}
-		got, err := decodeLiteral(r.def, k)
-		if err != nil {
-			t.Errorf("%s: the default of `%s`, `%s`, does not read as a value of it: %v", d.Where(r.line), k.path, r.def, err)
-			continue
-		}
-		if !equalDefault(got, k.def) {
-			t.Errorf("%s: the doc says `%s` defaults to `%s`, the code to `%s`", d.Where(r.line), k.path, r.def, render(k.def))
-		}
-	}
-	for _, r := range rows {
-		if !known[r.key] {
-			t.Errorf("%s: `%s` is not a configuration key (cyan config check would refuse it); remove the row or fix its name", d.Where(r.line), r.key)
-		}
-	}
-	for _, err := range d.CheckTOC(3) {
+	for _, err := range checkConfigDoc(d, keys) {
 		t.Error(err)
+	}
+}
+
+// TestConfigurationDocCheckFails: the check finds each kind of drift in a
+// copy of the doc — a row removed, a row for a key that does not exist, a
+// default changed, a default written in words only — and names it.
+func TestConfigurationDocCheckFails(t *testing.T) {
+	keys := configKeys(documentedDefaults(t))
+	d, err := doccheck.Read(docPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(d.Lines, "\n")
+	cases := []struct{ name, from, to, want string }{
+		{"missing", "| `memory.gain` | `5` |", "| not a key row |", "lacks the key `memory.gain`"},
+		{"unknown", "| `store.memory_mb` |", "| `store.memory_megabytes` |", "`store.memory_megabytes` is not a configuration key"},
+		{"default", "| `bridges.resume_max_age` | `30m` |", "| `bridges.resume_max_age` | `1h` |", "says `bridges.resume_max_age` defaults to `1h`, the code to `30m0s`"},
+		{"list default", "| `tts.channels` | `[desktop]` |", "| `tts.channels` | `[home]` |", "the code to `[desktop]`"},
+		{"in words", "| `log.level` | `info` |", "| `log.level` | info |", "is not written as a value"},
+		{"not a value", "| `llm.timeout` | `120s` |", "| `llm.timeout` | `two minutes` |", "does not read as a value"},
+		{"twice", "| `log.format` | `text` | `text` or `json` |", "| `log.format` | `text` | `text` or `json` |\n| `log.format` | `text` | again |", "has a row already"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(text, c.from) {
+				t.Fatalf("the doc has no %q to change", c.from)
+			}
+			errs := checkConfigDoc(doccheck.Parse(docPath, strings.Replace(text, c.from, c.to, 1)), keys)
+			if !slices.ContainsFunc(errs, func(e error) bool { return strings.Contains(e.Error(), c.want) }) {
+				t.Errorf("errors %v, want one saying %q", errs, c.want)
+			}
+		})
 	}
 }
 
