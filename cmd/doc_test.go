@@ -127,6 +127,50 @@ func cellText(s string) string {
 
 var verbHeading = regexp.MustCompile("^`cyan ([a-z- ]+)`$")
 
+// checkCLIDoc compares the doc with what the command table renders (want):
+// the verbs it has a section for, both ways, then every line.
+func checkCLIDoc(d *doccheck.Doc, want string) []error {
+	var errs []error
+	var documented []string
+	for _, h := range d.Headings() {
+		if m := verbHeading.FindStringSubmatch(h.Text); m != nil && h.Level >= 3 {
+			if h.Level == 3 && slices.ContainsFunc(nouns(), func(n noun) bool { return n.name == m[1] }) {
+				continue // a noun's heading
+			}
+			documented = append(documented, m[1])
+		}
+	}
+	var table []string
+	for _, v := range commands() {
+		table = append(table, v.path())
+	}
+	for _, v := range table {
+		if !slices.Contains(documented, v) {
+			errs = append(errs, fmt.Errorf("%s has no section for `cyan %s`: run go test ./cmd -run TestCLIDocIsTrue -update-docs", d.Path, v))
+		}
+	}
+	for _, v := range documented {
+		if !slices.Contains(table, v) {
+			errs = append(errs, fmt.Errorf("%s documents `cyan %s`, which is not a verb of the command table", d.Path, v))
+		}
+	}
+	if got := strings.Join(d.Lines, "\n"); got != want {
+		gl, wl := d.Lines, strings.Split(want, "\n")
+		i := 0
+		for i < len(gl) && i < len(wl) && gl[i] == wl[i] {
+			i++
+		}
+		line := func(ls []string) string {
+			if i < len(ls) {
+				return ls[i]
+			}
+			return "(end of file)"
+		}
+		errs = append(errs, fmt.Errorf("%s:%d is not what the command table renders:\n have %q\n want %q\nrun go test ./cmd -run TestCLIDocIsTrue -update-docs", d.Path, i+1, line(gl), line(wl)))
+	}
+	return append(errs, d.CheckTOC(4)...)
+}
+
 // TestCLIDocIsTrue holds docs/cli.md to the command table: its generated
 // parts (every verb with its usage, flags and example; the exit statuses;
 // the contents) are what the table renders today, and the verbs it has a
@@ -147,44 +191,37 @@ func TestCLIDocIsTrue(t *testing.T) {
 		}
 		d = doccheck.Parse(cliDocPath, want)
 	}
-	var documented []string
-	for _, h := range d.Headings() {
-		if m := verbHeading.FindStringSubmatch(h.Text); m != nil && h.Level >= 3 {
-			if h.Level == 3 && slices.ContainsFunc(nouns(), func(n noun) bool { return n.name == m[1] }) {
-				continue // a noun's heading
-			}
-			documented = append(documented, m[1])
-		}
-	}
-	var table []string
-	for _, v := range commands() {
-		table = append(table, v.path())
-	}
-	for _, v := range table {
-		if !slices.Contains(documented, v) {
-			t.Errorf("%s has no section for `cyan %s`: run go test ./cmd -run TestCLIDocIsTrue -update-docs", cliDocPath, v)
-		}
-	}
-	for _, v := range documented {
-		if !slices.Contains(table, v) {
-			t.Errorf("%s documents `cyan %s`, which is not a verb of the command table", cliDocPath, v)
-		}
-	}
-	if got := strings.Join(d.Lines, "\n"); got != want {
-		gl, wl := d.Lines, strings.Split(want, "\n")
-		i := 0
-		for i < len(gl) && i < len(wl) && gl[i] == wl[i] {
-			i++
-		}
-		line := func(ls []string) string {
-			if i < len(ls) {
-				return ls[i]
-			}
-			return "(end of file)"
-		}
-		t.Errorf("%s:%d is not what the command table renders:\n have %q\n want %q\nrun go test ./cmd -run TestCLIDocIsTrue -update-docs", cliDocPath, i+1, line(gl), line(wl))
-	}
-	for _, err := range d.CheckTOC(4) {
+	for _, err := range checkCLIDoc(d, want) {
 		t.Error(err)
+	}
+}
+
+// TestCLIDocCheckFails: a verb's section removed, a section for a verb
+// the table lacks, and a flag's text changed are each found.
+func TestCLIDocCheckFails(t *testing.T) {
+	d, err := doccheck.Read(cliDocPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := cliDoc(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(d.Lines, "\n")
+	cases := []struct{ name, from, to, want string }{
+		{"missing", "#### `cyan memory forget`", "#### memory forget", "no section for `cyan memory forget`"},
+		{"extra", "### `cyan doctor`", "### `cyan doctor`\n\n#### `cyan doctor fix`", "documents `cyan doctor fix`, which is not a verb"},
+		{"flag", "| the channel (conversation) to chat in |", "| the chat's channel |", "is not what the command table renders"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(text, c.from) {
+				t.Fatalf("the doc has no %q to change", c.from)
+			}
+			errs := checkCLIDoc(doccheck.Parse(cliDocPath, strings.Replace(text, c.from, c.to, 1)), want)
+			if !slices.ContainsFunc(errs, func(e error) bool { return strings.Contains(e.Error(), c.want) }) {
+				t.Errorf("errors %v, want one saying %q", errs, c.want)
+			}
+		})
 	}
 }
