@@ -12,6 +12,8 @@ import (
 	"github.com/cyan-agent/cyan/internal/doccheck"
 )
 
+//go:generate go test -run TestCLIDocIsTrue -update-docs
+
 // cliDocPath is the command-line reference this file writes and checks.
 const cliDocPath = "../docs/cli.md"
 
