@@ -5,11 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -434,5 +438,76 @@ func TestConfigKeysWalk(t *testing.T) {
 	}
 	if !slices.ContainsFunc(keys, func(k docKey) bool { return k.path == "store.min_free_mb" }) {
 		t.Error("the walk lacks store.min_free_mb")
+	}
+}
+
+// envVariables lists the environment variables the package reads: its
+// string constants whose value starts with CYAN_, read from its source.
+func envVariables(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range af.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, s := range g.Specs {
+				for _, v := range s.(*ast.ValueSpec).Values {
+					if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						if s, _ := strconv.Unquote(lit.Value); strings.HasPrefix(s, "CYAN_") {
+							out = append(out, s)
+						}
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestConfigurationDocEnvironment: the doc's table of environment
+// variables lists exactly the ones the package reads.
+func TestConfigurationDocEnvironment(t *testing.T) {
+	code := envVariables(t)
+	if len(code) < 7 {
+		t.Fatalf("found only %q in the source", code)
+	}
+	d, err := doccheck.Read(docPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc []string
+	for _, tab := range d.Tables() {
+		if c := tab.Column("variable"); c >= 0 {
+			for _, r := range tab.Rows {
+				if v, ok := doccheck.Code(r.Cells[c]); ok {
+					doc = append(doc, v)
+				}
+			}
+		}
+	}
+	slices.Sort(doc)
+	for _, v := range code {
+		if !slices.Contains(doc, v) {
+			t.Errorf("%s: the environment table lacks %s, which config reads", docPath, v)
+		}
+	}
+	for _, v := range doc {
+		if !slices.Contains(code, v) {
+			t.Errorf("%s: the environment table lists %s, which config does not read", docPath, v)
+		}
 	}
 }
