@@ -61,6 +61,7 @@ var allowed = map[string][]string{
 	"internal/tgtest":      {},
 	"internal/llmtest":     {"llm"},
 	"internal/embedtest":   {},
+	"internal/doccheck":    {},
 	"internal/scripttest":  {"script", "generate", "llm", "store", "internal/llmtest"},
 	"internal/clocktest":   {},
 	"internal/browsertest": {},
