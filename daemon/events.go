@@ -2,11 +2,9 @@ package daemon
 
 import (
 	"context"
-	"time"
 
 	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/mainvirtual"
-	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/tools"
 )
@@ -69,22 +67,3 @@ func historyRanges(ctx context.Context, idx *recall.Index, channel string, runs 
 // eventsAccount is the budget account of the event log's background work
 // (titling topics, extracting facts, rollups).
 const eventsAccount = "event-log"
-
-// registerEventTools puts the event and theory tools into the registry:
-// they write only the agent's own record.
-func registerEventTools(reg *tools.Registry, log *events.Log, now func() time.Time) error {
-	for _, et := range log.Tools() {
-		run := et.Run
-		err := reg.Register(tools.Tool{
-			Spec: tools.SpecFrom(et.ToolSpec, tools.SourceBuiltin),
-			Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
-				out, err := run(ctx, events.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, Now: now(), Reader: reg.Reader(c.Caller)}, c.Args)
-				return packets.Result{OutputText: out}, err
-			},
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}

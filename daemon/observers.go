@@ -56,7 +56,7 @@ func (o *observers) builtins() error {
 			}
 			t := f.Event.Turn
 			d := memory.TurnDone{Channel: f.Event.Channel, MessageID: t.MessageID, Answer: strings.Join(t.Replies, "\n"),
-				Owner:    t.Owner || o.reg.IsOwner(tools.Caller{Channel: f.Event.Channel, Speaker: t.Speaker, SpeakerID: t.SpeakerID, Kind: t.Kind}),
+				Owner:    t.Owner || o.reg.IsOwner(packets.Caller{Channel: f.Event.Channel, Speaker: t.Speaker, SpeakerID: t.SpeakerID, Kind: t.Kind}),
 				Private:  t.Kind != mainvirtual.KindGroup,
 				Reported: t.UsagePath, Used: t.Used, Maybe: t.Maybe}
 			events, err := o.mem.AfterTurn(ctx, d)
@@ -240,7 +240,7 @@ func (o *observers) speaker(name, scriptName, instruction string, channels []str
 	ask := func(ctx context.Context, channel string) (bool, string, error) {
 		// Its vision scope: it reads only the channels its permission's
 		// infos let it see.
-		r := o.reg.Reader(tools.Caller{Owner: true, Process: component})
+		r := o.reg.Reader(packets.Caller{Owner: true, Process: component})
 		if !r.MayRead(packets.InfoHistory, packets.Scope{Channel: channel}) {
 			return false, "", fmt.Errorf("observer %s may not see channel %s (its permission's infos lack history:channel:%s)", name, channel, channel)
 		}

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"github.com/cyan-agent/cyan/metrics"
 	"log/slog"
 	"path/filepath"
 	"sync"
@@ -12,12 +11,9 @@ import (
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/llm"
-	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/observer"
-	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/store"
-	"github.com/cyan-agent/cyan/tools"
 )
 
 // Embedder builds the recall embedder a configuration names: a model's
@@ -82,24 +78,6 @@ func (e eventRecords) Records(context.Context) ([]recall.Record, error) {
 			Source: "theory " + th.Title, Text: th.Article, Time: th.Updated})
 	}
 	return out, nil
-}
-
-// registerRecallTool puts the recall tool into the registry. It reads the
-// conversation it is called in, nothing else; its effects are on the
-// agent's own memory: the passages go into the workspace's pulled-info
-// area, and what it hits is reviewed.
-func registerRecallTool(reg *tools.Registry, idx *recall.Index, mem *memory.Memory, rv recall.Reviews, m *metrics.Metrics) error {
-	rt := idx.Tool(recall.ToolOptions{Pull: mem.PullRange, Reviewed: rv.Reviewed})
-	return reg.Register(tools.Tool{
-		Spec: tools.SpecFrom(rt.ToolSpec, tools.SourceBuiltin),
-		Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
-			r := reg.Reader(c.Caller)
-			began := time.Now()
-			out, err := rt.Run(ctx, c.Caller.Channel, r.Owner && r.Private, string(c.Args))
-			m.Recall("tool", "tool", time.Since(began))
-			return packets.Result{OutputText: out}, err
-		},
-	})
 }
 
 // importBuilds turns finished imports into the event log's records

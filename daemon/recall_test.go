@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/cyan-agent/cyan/internal/clocktest"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cyan-agent/cyan/internal/clocktest"
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/events"

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cyan-agent/cyan/journal"
 	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cyan-agent/cyan/journal"
+	"github.com/cyan-agent/cyan/packets"
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/store"
@@ -46,9 +48,11 @@ func memStore(t testing.TB) *store.Store {
 var private = Origin{Channel: "home", Speaker: "alice", Kind: "private"}
 
 func call(m *Memory, ctx context.Context, name, channel, msgID, args string) (string, error) {
-	for _, t := range m.Tools(Viewer{Channel: channel, Private: true}) {
-		if t.Name == name {
-			return t.Run(ctx, Call{Channel: channel, Speaker: "alice", Kind: "private", MessageID: msgID, Arguments: json.RawMessage(args)})
+	c := &packets.ToolCall{Tool: name, Caller: packets.Caller{Channel: channel, Speaker: "alice", Kind: "private", MessageID: msgID}, Args: json.RawMessage(args)}
+	for _, t := range m.Tools() {
+		if t.Name == name && (t.Offered == nil || t.Offered(c)) {
+			res, err := t.Run(ctx, c)
+			return res.OutputText, err
 		}
 	}
 	return "", fmt.Errorf("tool %s not offered in %s", name, channel)

@@ -2,10 +2,11 @@ package memory
 
 import (
 	"fmt"
-	"github.com/cyan-agent/cyan/clock"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cyan-agent/cyan/clock"
 
 	"github.com/cyan-agent/cyan/notation"
 )

@@ -2,8 +2,9 @@ package memory
 
 import (
 	"fmt"
-	"github.com/cyan-agent/cyan/packets"
 	"strings"
+
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // SectionItem is one item as the workspace section considered it, for the

@@ -168,6 +168,17 @@ func (l *loader) build(f folder, rel string) (*Script, error) {
 	return build(d, files)
 }
 
+// CheckSource checks a script file before it is written into a persona's
+// scripts/ folder (the persona/scripts component): its name ends in Ext
+// and it parses.
+func CheckSource(file string, data []byte) error {
+	if !strings.HasSuffix(file, Ext) {
+		return fmt.Errorf("a prompt script's file ends in %s", Ext)
+	}
+	_, err := Parse(file, data)
+	return err
+}
+
 // Parse parses a script held in memory; file names it in errors. extends
 // may name only built-in scripts.
 func Parse(file string, data []byte) (*Script, error) {

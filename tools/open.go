@@ -27,8 +27,8 @@ type Opener func(ctx context.Context, r packets.Reader, ref, location string) (s
 // stranger who may not read files opens none, and every opener checks the
 // caller's infos where the data is read. Its results are shown like a
 // file read: until the next user message.
-func (r *Registry) OpenTool(openers map[string]Opener) Tool {
-	return Tool{Spec: Spec{
+func (r *Registry) OpenTool(openers map[string]Opener) packets.Tool {
+	return packets.Tool{ToolSpec: packets.ToolSpec{
 		Name:  OpenName,
 		Title: "open a reference",
 		Description: "Open a %[...] reference you see in your prompt: a range of the history (%[history/<channel>/<date>] message n ~ message m), " +
@@ -38,7 +38,7 @@ func (r *Registry) OpenTool(openers map[string]Opener) Tool {
 		// No effect of its own: each reference is read by its opener, which
 		// checks the caller's rights (a file through read_file's EffectRead).
 		Kind: Process, Effects: []string{}, Source: SourceBuiltin, Transient: true,
-	}, Run: func(ctx context.Context, c *Call) (packets.Result, error) {
+	}, Run: func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		var a struct {
 			Ref string `json:"ref"`
 		}
