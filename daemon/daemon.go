@@ -193,8 +193,8 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	agentName := func() string { return d.persona.Load().Name }
 	var compressor mainvirtual.Compressor
 	if cfg.Agent.Compress.Enabled {
-		if _, err := d.scripts.Load(CompressScript); err != nil {
-			return fmt.Errorf("daemon: the %s script: %w (fix it, or set agent.compress.enabled: false)", CompressScript, err)
+		if _, err := d.scripts.Load(script.CompressScript); err != nil {
+			return fmt.Errorf("daemon: the %s script: %w (fix it, or set agent.compress.enabled: false)", script.CompressScript, err)
 		}
 		compressor = &scriptCompressor{lib: d.scripts, persona: d.persona.Load}
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/recall"
+	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/tools"
 )
 
@@ -17,7 +18,7 @@ import (
 // (Call, CallFile) as small interfaces of their own; the library fills
 // them all.
 var stepScripts = []struct{ name, step string }{
-	{CompressScript, "main-virtual: compress an old reply of the agent's"},
+	{script.CompressScript, "main-virtual: compress an old reply of the agent's"},
 	{memory.ScriptRemember, "remember: decide the kind of an item, or strengthen one"},
 	{memory.ScriptCompress, "active GC: shorten a workspace item"},
 	{memory.ScriptContextOperation, "context_operation: a request in plain words into operations"},

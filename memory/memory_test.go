@@ -499,3 +499,33 @@ func TestCurveByName(t *testing.T) {
 		t.Fatal("fsrs6")
 	}
 }
+
+// TestWorkspaceUsageIsOfferedOnlyWithAWorkspace: workspace_usage is
+// offered while the caller's workspace holds an item (SPEC §2: then every
+// answer reports its use), the other three tools always; an item of
+// another conversation does not count.
+func TestWorkspaceUsageIsOfferedOnlyWithAWorkspace(t *testing.T) {
+	m := open(t, memStore(t), testConfig(), nil)
+	offered := func(channel string) []string {
+		c := &packets.ToolCall{Caller: packets.Caller{Channel: channel, Speaker: "alice", Kind: "group"}}
+		var out []string
+		for _, tl := range m.Tools() {
+			if tl.Offered == nil || tl.Offered(c) {
+				out = append(out, tl.Name)
+			}
+		}
+		return out
+	}
+	if got := offered("g1"); strings.Join(got, ",") != "remember,context_operation,plan" {
+		t.Fatalf("empty workspace: %v", got)
+	}
+	if _, err := m.Add(KindNote, "the group meets on fridays", Origin{Channel: "g1", Speaker: "alice", Kind: "group"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := offered("g1"); strings.Join(got, ",") != "remember,context_operation,plan,workspace_usage" {
+		t.Fatalf("g1 with an item: %v", got)
+	}
+	if got := offered("g2"); strings.Join(got, ",") != "remember,context_operation,plan" {
+		t.Fatalf("another group: %v", got)
+	}
+}
