@@ -78,7 +78,7 @@ type Daemon struct {
 	router  *router.Router
 	tools   *toolParts
 	recall  *recall.Index
-	imports *importBuilds
+	imports *events.Imports
 	bridges *bridgeParts
 	sup     *supervise.Supervisor
 	extra   []supervise.Part // parts added by tests
@@ -230,8 +230,8 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		return err
 	}
 	gov.SetBudget(eventsAccount, cfg.Observers.EventsBudget)
-	d.imports = newImportBuilds(d.events, log.With("component", "import"))
-	if d.recall, err = newRecall(cfg, st, d.scripts, d.events, now, log); err != nil {
+	d.imports = d.events.NewImports(log.With("component", "import"))
+	if d.recall, err = newRecall(cfg, st, d.scripts, d.events, log); err != nil {
 		return err
 	}
 	if d.tools, err = d.buildTools(cfg, version); err != nil {
@@ -285,7 +285,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	d.api, err = api.New(api.Options{
 		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Observers: manager, Traces: d.gen.Traces(),
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
-		Recall: d.recall, Imported: d.imports.imported, Bridges: d.bridges, Mount: d.bridges.mount(), Doors: d.bridges.doors(),
+		Recall: d.recall, Imported: importHook(d.imports), Bridges: d.bridges, Mount: d.bridges.mount(), Doors: d.bridges.doors(),
 		Voice: d.voice, Page: web.Handler(), PagePaths: web.Paths(), Persona: d.personaInfo, LLM: d.llm, LLMModel: cfg.LLM.Model,
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),

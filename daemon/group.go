@@ -32,7 +32,7 @@ func (d *Daemon) parts(ln net.Listener) *supervise.Supervisor {
 	})
 	add("mcp", d.tools.mcp.Run)
 	add("recall", d.recall.Run)
-	add("import-events", d.imports.run)
+	add("import-events", func(ctx context.Context) error { return d.imports.Run(observer.WithAccount(ctx, eventsAccount)) })
 	add("approvals", func(ctx context.Context) error { return d.tools.reg.Approvals().Run(ctx, time.Minute) })
 	add("router-feed", func(ctx context.Context) error { return d.router.Feed(ctx, d.store, d.store.Journal()) })
 	if d.voice != nil {
