@@ -55,9 +55,8 @@
 //     from firing others, delay_until_recursion lets an entry fire only from
 //     another's content (all levels count as one).
 //   - token budget: the smaller of the caller's budget and the book's
-//     token_budget (the daemon gives the book its token_budget, or
-//     SillyTavern's default share of the context, see Book.Room and
-//     Source).
+//     token_budget (Source gives the book its token_budget, or
+//     SillyTavern's default share of the context: Book.Room).
 //     Constant entries are kept first, then in order of priority (the
 //     entry's priority when set, else its insertion_order), higher first; an entry
 //     that does not fit is left out and the rest are still tried; once one

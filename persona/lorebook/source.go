@@ -28,7 +28,7 @@ type SourceOptions struct {
 	Configured, Context int
 	// Rand returns a number in [0, 1) for probability rolls (nil:
 	// math/rand/v2).
-	Rand func() float64
+	Rand   func() float64
 	Logger *slog.Logger // nil: discard
 }
 
