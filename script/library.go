@@ -439,3 +439,25 @@ func (l *Library) List() []Entry {
 	}
 	return out
 }
+
+// Broken lists the steps whose script does not load now: every LLM-backed
+// step of cyan other than main-virtual's own turn runs a built-in script,
+// which a persona overrides with a file of the same name in its scripts/
+// folder, so a broken override is found by loading each built-in name as
+// a step would. Each entry's Title is the built-in's (what the step does)
+// and Error why the script does not load.
+func (l *Library) Broken() []Entry {
+	var out []Entry
+	for _, n := range BuiltinNames() {
+		if _, err := l.Load(n); err != nil {
+			e := Entry{Name: n, Origin: "persona", Error: err.Error()}
+			if data, rerr := fs.ReadFile(builtinFiles, "builtin/"+n+Ext); rerr == nil {
+				if s, perr := Parse(n+Ext, data); perr == nil {
+					e.Title = s.Title
+				}
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}
