@@ -260,7 +260,7 @@ func TestAStrangerGetsNothingOfTheOwners(t *testing.T) {
 			}
 			var cell []string
 			for _, kind := range dataKinds {
-				if sp.name == "owner" && slices.Contains(s.Effects, tools.EffectWrite) || sp.name == "owner" && slices.Contains(s.Effects, tools.EffectSelfEdit) {
+				if sp.name == "owner" && slices.Contains(s.Effects, packets.EffectWrite) || sp.name == "owner" && slices.Contains(s.Effects, packets.EffectSelfEdit) {
 					cell = append(cell, "-")
 					continue // the owner may change their own things; not tried here
 				}

@@ -54,7 +54,7 @@ func (b Builtins) readFile() packets.Tool {
 			"or \"%[path] Line n ~ Line m\" for lines n to m (also start_line / end_line).",
 		Parameters: Schema("path", "string", "the file: a full path, %[path] or \"%[path] Line n ~ Line m\"",
 			"start_line?", "integer", "first line to read (from 1)", "end_line?", "integer", "last line to read"),
-		Kind: Process, Effects: []string{EffectRead}, PathParams: []string{"path"},
+		Kind: packets.ToolProcess, Effects: []string{packets.EffectRead}, PathParams: []string{"path"},
 	}, Run: func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		var a struct {
 			Path      string `json:"path"`
@@ -129,7 +129,7 @@ func (b Builtins) writeFile() packets.Tool {
 			"Read a file before rewriting it. append: true adds to the end instead.",
 		Parameters: Schema("path", "string", "the file: a full path or %[path]", "content", "string", "the text to write",
 			"append?", "boolean", "add to the end instead of replacing"),
-		Kind: Process, Effects: []string{EffectWrite}, PathParams: []string{"path"},
+		Kind: packets.ToolProcess, Effects: []string{packets.EffectWrite}, PathParams: []string{"path"},
 	}, Run: func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		var a struct {
 			Path    string `json:"path"`
@@ -172,7 +172,7 @@ func (b Builtins) terminal() packets.Tool {
 		Description: "Run a shell command in your working folder and get its output (head and tail when long). " +
 			"It is stopped at the timeout with everything it started; nothing stays in the background.",
 		Parameters: Schema("command", "string", "the shell command"),
-		Kind:       Process, Effects: []string{EffectExecute}, CommandParams: []string{"command"},
+		Kind:       packets.ToolProcess, Effects: []string{packets.EffectExecute}, CommandParams: []string{"command"},
 	}, Run: func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		var a struct {
 			Command string `json:"command"`

@@ -16,7 +16,7 @@ import (
 func TestTheRunFunctionSeesTheResolvedCaller(t *testing.T) {
 	r := tableRegistry(t, nil, nil)
 	var got *packets.ToolCall
-	if err := r.RegisterAll([]packets.Tool{{ToolSpec: packets.ToolSpec{Name: "probe", Description: "d", Kind: Process, Effects: []string{}},
+	if err := r.RegisterAll([]packets.Tool{{ToolSpec: packets.ToolSpec{Name: "probe", Description: "d", Kind: packets.ToolProcess, Effects: []string{}},
 		Run: func(_ context.Context, c *packets.ToolCall) (packets.Result, error) {
 			got = c
 			return packets.Result{}, nil
@@ -59,7 +59,7 @@ func TestTheRunFunctionSeesTheResolvedCaller(t *testing.T) {
 func TestOfferAsksThePart(t *testing.T) {
 	r := tableRegistry(t, nil, nil)
 	held := map[string]bool{"home": true}
-	if err := r.Register(packets.Tool{ToolSpec: packets.ToolSpec{Name: "usage", Description: "d", Kind: Process, Effects: []string{}},
+	if err := r.Register(packets.Tool{ToolSpec: packets.ToolSpec{Name: "usage", Description: "d", Kind: packets.ToolProcess, Effects: []string{}},
 		Run: nop, Offered: func(c *packets.ToolCall) bool { return held[c.Caller.Channel] }}); err != nil {
 		t.Fatal(err)
 	}
@@ -98,9 +98,9 @@ func TestATurnsReadGoesToPulledInfo(t *testing.T) {
 		return packets.Result{OutputText: "line one\nline two"}, nil
 	}
 	if err := r.RegisterAll([]packets.Tool{
-		{ToolSpec: packets.ToolSpec{Name: "read_file", Description: "d", Kind: Process, Effects: []string{EffectRead}, PathParams: []string{"path"}}, Run: read},
-		{ToolSpec: packets.ToolSpec{Name: "open", Description: "d", Kind: Process, Effects: []string{}, Transient: true}, Run: read},
-		{ToolSpec: packets.ToolSpec{Name: "note", Description: "d", Kind: Process, Effects: []string{}}, Run: read},
+		{ToolSpec: packets.ToolSpec{Name: "read_file", Description: "d", Kind: packets.ToolProcess, Effects: []string{packets.EffectRead}, PathParams: []string{"path"}}, Run: read},
+		{ToolSpec: packets.ToolSpec{Name: "open", Description: "d", Kind: packets.ToolProcess, Effects: []string{}, Transient: true}, Run: read},
+		{ToolSpec: packets.ToolSpec{Name: "note", Description: "d", Kind: packets.ToolProcess, Effects: []string{}}, Run: read},
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -22,14 +22,14 @@ func TestEveryToolDeclaresItsEffects(t *testing.T) {
 		{"undeclared", nil, "declares no effects"},
 		{"unknown", []string{"teleport"}, `"teleport" is not an effect`},
 		{"none", []string{}, ""},
-		{"reads", []string{EffectRead}, ""},
+		{"reads", []string{packets.EffectRead}, ""},
 	} {
-		err := r.Register(packets.Tool{ToolSpec: packets.ToolSpec{Name: tc.name, Description: "d", Kind: Process, Effects: tc.effects}, Run: run})
+		err := r.Register(packets.Tool{ToolSpec: packets.ToolSpec{Name: tc.name, Description: "d", Kind: packets.ToolProcess, Effects: tc.effects}, Run: run})
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	if errs := r.Replace(SourceCustom, []packets.Tool{{ToolSpec: packets.ToolSpec{Name: "bare", Description: "d", Kind: Process}, Run: run}}); len(errs) != 1 {
+	if errs := r.Replace(SourceCustom, []packets.Tool{{ToolSpec: packets.ToolSpec{Name: "bare", Description: "d", Kind: packets.ToolProcess}, Run: run}}); len(errs) != 1 {
 		t.Errorf("an extra tool without effects was taken: %v", errs)
 	}
 	if err := r.RegisterAll([]packets.Tool{{ToolSpec: packets.ToolSpec{Name: "other", Description: "d", Kind: packets.ToolProcess}, Run: run}}); err == nil {

@@ -194,7 +194,7 @@ func (e *Extras) parse(file, dir, stem string, b []byte) (packets.Tool, *Manifes
 	if strings.TrimSpace(m.Title) == "" && strings.TrimSpace(m.Description) == "" {
 		return bad("title", "a tool needs a title or a description")
 	}
-	spec := packets.ToolSpec{Name: m.Name, Title: m.Title, Description: orText(m.Description, m.Title), Kind: Process}
+	spec := packets.ToolSpec{Name: m.Name, Title: m.Title, Description: orText(m.Description, m.Title), Kind: packets.ToolProcess}
 	switch {
 	case len(m.Input) > 0 && m.Parameters != nil:
 		return bad("parameters", "give input (ISDK's list) or parameters (JSON Schema), not both")
@@ -223,7 +223,7 @@ func (e *Extras) parse(file, dir, stem string, b []byte) (packets.Tool, *Manifes
 	var effects []string
 	if len(m.Run.Argv) > 0 {
 		kinds++
-		run, effects = e.argvRun(m.Run.Argv, dir, timeout, func() bool { return slices.Contains(effects, EffectNetwork) }), []string{EffectExecute}
+		run, effects = e.argvRun(m.Run.Argv, dir, timeout, func() bool { return slices.Contains(effects, packets.EffectNetwork) }), []string{packets.EffectExecute}
 	}
 	if h := m.Run.HTTP; h != nil {
 		kinds++
@@ -235,7 +235,7 @@ func (e *Extras) parse(file, dir, stem string, b []byte) (packets.Tool, *Manifes
 		if method != "GET" && method != "POST" {
 			return bad("run", "http.method %q is not GET or POST", h.Method)
 		}
-		run, effects = e.httpRun(u.String(), method, timeout), []string{EffectNetwork}
+		run, effects = e.httpRun(u.String(), method, timeout), []string{packets.EffectNetwork}
 	}
 	if m.Run.Script != "" {
 		kinds++
@@ -255,7 +255,7 @@ func (e *Extras) parse(file, dir, stem string, b []byte) (packets.Tool, *Manifes
 		effects = *m.Effects
 		for _, ef := range effects {
 			switch ef {
-			case EffectRead, EffectWrite, EffectExecute, EffectNetwork, EffectMemory, EffectOperate, EffectSelfEdit:
+			case packets.EffectRead, packets.EffectWrite, packets.EffectExecute, packets.EffectNetwork, packets.EffectMemory, packets.EffectOperate, packets.EffectSelfEdit:
 			default:
 				return bad("effects", "%q is not an effect (read, write, execute, network, memory)", ef)
 			}
@@ -546,7 +546,7 @@ func (e *Extras) CustomTool() packets.Tool {
 		Description: "Create or replace a tool of your own: manifest is the YAML of an extra tool " +
 			"(name, title, description, input, effects, run: {argv | http | script}). It is live within a second.",
 		Parameters: Schema("name", "string", "the tool's name", "manifest", "string", "the manifest's YAML"),
-		Kind:       Process, Effects: []string{EffectSelfEdit},
+		Kind:       packets.ToolProcess, Effects: []string{packets.EffectSelfEdit},
 	}, Run: func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		var a struct {
 			Name     string `json:"name"`

@@ -45,7 +45,7 @@ func TestExtras(t *testing.T) {
 	write("bad4.yaml", "name: [oops\n")
 	e.reload(SourceProvided)
 	spec, ok := r.Get("weather")
-	if !ok || spec.Source != SourceProvided || !strings.Contains(string(spec.Parameters), `"required":["location"]`) || spec.Effects[0] != EffectNetwork {
+	if !ok || spec.Source != SourceProvided || !strings.Contains(string(spec.Parameters), `"required":["location"]`) || spec.Effects[0] != packets.EffectNetwork {
 		t.Fatalf("weather: %+v", spec)
 	}
 	o = r.CallAsOwner(context.Background(), packets.Caller{}, "weather", json.RawMessage(`{"location":"Shanghai"}`))

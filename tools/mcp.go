@@ -137,7 +137,7 @@ func (m *MCPManager) serve(ctx context.Context, s config.MCPServer, source strin
 		}
 		list = append(list, packets.Tool{ToolSpec: packets.ToolSpec{
 			Name: name, Title: t.Title, Description: orText(t.Description, "the "+t.Name+" tool of the "+s.Name+" MCP server"),
-			Parameters: schema, Kind: Process, Effects: []string{EffectExecute, EffectNetwork},
+			Parameters: schema, Kind: packets.ToolProcess, Effects: []string{packets.EffectExecute, packets.EffectNetwork},
 		}, Run: m.caller(session, t.Name)})
 	}
 	for _, err := range m.reg.Replace(source, list) {

@@ -42,7 +42,7 @@ func speak(g Scripts) packets.Tool {
 		Description: `Turn a short text into speech for the voice: returns {"speech": [{"emotion", "language", "text"}]}. ` +
 			`Keep the text short (a line or two).`,
 		Parameters: Schema("text", "string", "what to say, short"),
-		Kind:       Natural, AI: true, AimParam: "text", Effects: []string{}, // none: it only makes speech of text
+		Kind:       packets.ToolNatural, AI: true, AimParam: "text", Effects: []string{}, // none: it only makes speech of text
 	}, Run: func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		text := strings.TrimSpace(c.Natural.Aim)
 		if text == "" {
@@ -115,7 +115,7 @@ func systemOperation(g Scripts) packets.Tool {
 			"(\"convert /w/a.mp4 to /w/a.mp3, then write /w/readme.txt saying …\"). It is turned into file and terminal steps, " +
 			"each held to the same permissions; steps that need the owner's approval wait for it together.",
 		Parameters: Schema("command", "string", "what to do, with full paths"),
-		Kind:       Natural, AI: true, AimParam: "command", Effects: []string{EffectOperate},
+		Kind:       packets.ToolNatural, AI: true, AimParam: "command", Effects: []string{packets.EffectOperate},
 	}, Run: func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		var args struct {
 			Command string `json:"command"`

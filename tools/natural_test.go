@@ -136,7 +136,7 @@ func TestApprovalsExpireAndSurvive(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := New(Options{})
-		must(t, r.Register(packets.Tool{ToolSpec: packets.ToolSpec{Name: "w", Description: "d", Kind: Process, Effects: []string{EffectWrite}}, Run: nop}))
+		must(t, r.Register(packets.Tool{ToolSpec: packets.ToolSpec{Name: "w", Description: "d", Kind: packets.ToolProcess, Effects: []string{packets.EffectWrite}}, Run: nop}))
 		return st, r, r.EnableApprovals(ApprovalOptions{Store: st, TTL: time.Hour, Now: clock})
 	}
 	st, r, ap := open()

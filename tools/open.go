@@ -36,8 +36,8 @@ func (r *Registry) OpenTool(openers map[string]Opener) packets.Tool {
 			"The result is shown until the next user message; keep a file with context_operation \"keep %[path] - what it is\".",
 		Parameters: Schema("ref", "string", "the reference exactly as shown, e.g. \"%[history/home/2026-11-23] message 4 ~ message 9\""),
 		// No effect of its own: each reference is read by its opener, which
-		// checks the caller's rights (a file through read_file's EffectRead).
-		Kind: Process, Effects: []string{}, Source: SourceBuiltin, Transient: true,
+		// checks the caller's rights (a file through read_file's packets.EffectRead).
+		Kind: packets.ToolProcess, Effects: []string{}, Source: SourceBuiltin, Transient: true,
 	}, Run: func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		var a struct {
 			Ref string `json:"ref"`

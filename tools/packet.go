@@ -30,7 +30,7 @@ var packetProps = []struct{ name, schema string }{
 // and remembers which it added. Other tools are returned as they are.
 func withPacketFields(tool packets.Tool) entry {
 	t := entry{Tool: tool}
-	if t.Kind != Natural {
+	if t.Kind != packets.ToolNatural {
 		return t
 	}
 	schema := map[string]any{"type": "object"}

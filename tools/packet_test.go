@@ -30,7 +30,7 @@ func TestNaturalToolsTakeThePacket(t *testing.T) {
 	// A natural tool that reads its own arguments strictly (as recall
 	// does) and reports the packet it got.
 	var got *packets.Natural
-	strict := packets.Tool{ToolSpec: packets.ToolSpec{Name: "strict", Description: "a strict natural tool", Kind: Natural, AimParam: "prompt", Effects: []string{},
+	strict := packets.Tool{ToolSpec: packets.ToolSpec{Name: "strict", Description: "a strict natural tool", Kind: packets.ToolNatural, AimParam: "prompt", Effects: []string{},
 		Parameters: json.RawMessage(`{"type": "object", "properties": {"prompt": {"type": "string"}, "scene": {"type": "number"}}}`)},
 		Run: func(_ context.Context, c *packets.ToolCall) (packets.Result, error) {
 			var a struct {
@@ -48,7 +48,7 @@ func TestNaturalToolsTakeThePacket(t *testing.T) {
 	if err := r.Register(strict); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Register(packets.Tool{ToolSpec: packets.ToolSpec{Name: "plain", Description: "a process tool", Kind: Process, Effects: []string{}}, Run: func(context.Context, *packets.ToolCall) (packets.Result, error) {
+	if err := r.Register(packets.Tool{ToolSpec: packets.ToolSpec{Name: "plain", Description: "a process tool", Kind: packets.ToolProcess, Effects: []string{}}, Run: func(context.Context, *packets.ToolCall) (packets.Result, error) {
 		return packets.Result{}, nil
 	}}); err != nil {
 		t.Fatal(err)
@@ -134,8 +134,8 @@ func TestStepsKeepTheStartersPermission(t *testing.T) {
 	r := New(Options{})
 	ran := map[string]int{}
 	for _, s := range []packets.ToolSpec{
-		{Name: "read_file", Description: "read", Kind: Process, Effects: []string{EffectRead}},
-		{Name: "terminal", Description: "run", Kind: Process, Effects: []string{EffectExecute}},
+		{Name: "read_file", Description: "read", Kind: packets.ToolProcess, Effects: []string{packets.EffectRead}},
+		{Name: "terminal", Description: "run", Kind: packets.ToolProcess, Effects: []string{packets.EffectExecute}},
 	} {
 		name := s.Name
 		if err := r.Register(packets.Tool{ToolSpec: s, Run: func(context.Context, *packets.ToolCall) (packets.Result, error) {
@@ -181,7 +181,7 @@ func FuzzNaturalOf(f *testing.F) {
 		`{"aim": "a", "scene": "s"}`, `{"text": 1}`, `{"scene": ["a"]}`, `{}`, `[]`, `null`, `{"text": "x", "output_text_limit": -2}`} {
 		f.Add(s)
 	}
-	tl := withPacketFields(packets.Tool{ToolSpec: packets.ToolSpec{Name: "t", Kind: Natural, AimParam: "text",
+	tl := withPacketFields(packets.Tool{ToolSpec: packets.ToolSpec{Name: "t", Kind: packets.ToolNatural, AimParam: "text",
 		Parameters: json.RawMessage(`{"type": "object", "properties": {"text": {"type": "string"}}}`)}})
 	f.Fuzz(func(t *testing.T, args string) {
 		n, own, err := naturalOf(tl, json.RawMessage(args))

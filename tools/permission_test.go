@@ -24,26 +24,26 @@ func tableRegistry(t testing.TB, owner, guest *packets.Permission) *Registry {
 	add := func(name string, s packets.ToolSpec) {
 		s.Name, s.Description = name, "test tool "+name
 		if s.Kind == "" {
-			s.Kind = Process
+			s.Kind = packets.ToolProcess
 		}
 		if err := r.Register(packets.Tool{ToolSpec: s, Run: nop}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	add("speak", packets.ToolSpec{Kind: Natural, Effects: []string{}})
-	add("remember", packets.ToolSpec{Kind: Natural, Effects: []string{EffectMemory}})
-	add("read_file", packets.ToolSpec{Effects: []string{EffectRead}, PathParams: []string{"path"}})
-	add("write_file", packets.ToolSpec{Effects: []string{EffectWrite}, PathParams: []string{"path"}})
-	add("terminal", packets.ToolSpec{Effects: []string{EffectExecute}, CommandParams: []string{"command"}})
-	add("delete_file", packets.ToolSpec{Effects: []string{EffectWrite}})
-	add("delete_memory", packets.ToolSpec{Effects: []string{EffectMemory}})
-	add("weather", packets.ToolSpec{Effects: []string{EffectNetwork}})
-	add("wiki", packets.ToolSpec{Effects: []string{EffectNetwork}})
-	add("publish", packets.ToolSpec{Effects: []string{EffectNetwork}})
-	add("system_operation", packets.ToolSpec{Kind: Natural, Effects: []string{EffectOperate}})
-	add("custom_tool", packets.ToolSpec{Effects: []string{EffectSelfEdit}})
-	add("fs__read", packets.ToolSpec{Effects: []string{EffectExecute, EffectNetwork}})
-	add("fs__write", packets.ToolSpec{Effects: []string{EffectExecute, EffectNetwork}})
+	add("speak", packets.ToolSpec{Kind: packets.ToolNatural, Effects: []string{}})
+	add("remember", packets.ToolSpec{Kind: packets.ToolNatural, Effects: []string{packets.EffectMemory}})
+	add("read_file", packets.ToolSpec{Effects: []string{packets.EffectRead}, PathParams: []string{"path"}})
+	add("write_file", packets.ToolSpec{Effects: []string{packets.EffectWrite}, PathParams: []string{"path"}})
+	add("terminal", packets.ToolSpec{Effects: []string{packets.EffectExecute}, CommandParams: []string{"command"}})
+	add("delete_file", packets.ToolSpec{Effects: []string{packets.EffectWrite}})
+	add("delete_memory", packets.ToolSpec{Effects: []string{packets.EffectMemory}})
+	add("weather", packets.ToolSpec{Effects: []string{packets.EffectNetwork}})
+	add("wiki", packets.ToolSpec{Effects: []string{packets.EffectNetwork}})
+	add("publish", packets.ToolSpec{Effects: []string{packets.EffectNetwork}})
+	add("system_operation", packets.ToolSpec{Kind: packets.ToolNatural, Effects: []string{packets.EffectOperate}})
+	add("custom_tool", packets.ToolSpec{Effects: []string{packets.EffectSelfEdit}})
+	add("fs__read", packets.ToolSpec{Effects: []string{packets.EffectExecute, packets.EffectNetwork}})
+	add("fs__write", packets.ToolSpec{Effects: []string{packets.EffectExecute, packets.EffectNetwork}})
 	return r
 }
 
@@ -180,7 +180,7 @@ custom | Speak | {} | deny | deny
 func TestCallRunsOnlyWhatIsAllowed(t *testing.T) {
 	r := tableRegistry(t, nil, nil)
 	ran := 0
-	r.Replace("test", []packets.Tool{{ToolSpec: packets.ToolSpec{Name: "count", Description: "d", Kind: Process, Effects: []string{EffectWrite}}, Run: func(context.Context, *packets.ToolCall) (packets.Result, error) {
+	r.Replace("test", []packets.Tool{{ToolSpec: packets.ToolSpec{Name: "count", Description: "d", Kind: packets.ToolProcess, Effects: []string{packets.EffectWrite}}, Run: func(context.Context, *packets.ToolCall) (packets.Result, error) {
 		ran++
 		return packets.Result{OutputText: "done"}, nil
 	}}})

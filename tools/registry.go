@@ -138,7 +138,7 @@ func checkTool(t packets.Tool) error {
 		return fmt.Errorf("tools: %s has no run function", t.Name)
 	case strings.TrimSpace(t.Description) == "" && strings.TrimSpace(t.Title) == "":
 		return fmt.Errorf("tools: %s needs a title or a description, so the model knows when to call it", t.Name)
-	case t.Kind != Process && t.Kind != Natural:
+	case t.Kind != packets.ToolProcess && t.Kind != packets.ToolNatural:
 		return fmt.Errorf("tools: %s: kind %q is neither process nor natural", t.Name, t.Kind)
 	case t.Effects == nil:
 		return fmt.Errorf("tools: %s declares no effects; list what it can do (%s), or an empty list when it does none of these, so the permission checks know who may call it",
@@ -362,7 +362,7 @@ func (r *Registry) call(ctx context.Context, c packets.Caller, name string, args
 	out.Report, out.Transient = t.Report, t.TransientResults()
 	call.Tool, call.Args, call.Confirmed = name, normalized(args), confirmed
 	ctx = context.WithValue(ctx, registryKey{}, r) // for the tools that run others
-	if t.Kind == Natural {
+	if t.Kind == packets.ToolNatural {
 		n, own, err := naturalOf(t, call.Args)
 		if err != nil {
 			out.Error = err.Error()

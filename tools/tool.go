@@ -8,33 +8,12 @@ import (
 	"github.com/cyan-agent/cyan/packets"
 )
 
-// Kind tells how a tool takes its request (SPEC §5); the value type is
-// shared with the parts that declare their own tools (packets.ToolSpec).
-type Kind = packets.ToolKind
-
-const (
-	// Process tools take an action packet (plain parameters) and use no LLM.
-	Process = packets.ToolProcess
-	// Natural tools take a natural packet and think with a model.
-	Natural = packets.ToolNatural
-)
-
-// Effects say what a tool can do to the world. They drive the default
-// permission objects: a speaker who is not an owner gets no tool with any
-// of Read, Write, Execute, Network, Operate or SelfEdit unless a rule says
-// otherwise. A tool with no effects (speak) or only Memory is harmless.
-const (
-	EffectRead     = packets.EffectRead     // reads the owner's files or machine
-	EffectWrite    = packets.EffectWrite    // changes files
-	EffectExecute  = packets.EffectExecute  // runs programs
-	EffectNetwork  = packets.EffectNetwork  // reaches the network
-	EffectOperate  = packets.EffectOperate  // plans operations on the computer (its steps are checked one by one)
-	EffectSelfEdit = packets.EffectSelfEdit // changes the agent itself (its custom tools)
-	EffectMemory   = packets.EffectMemory   // changes the agent's own memory
-)
-
-// AllEffects lists every effect a tool may declare.
-var AllEffects = []string{EffectRead, EffectWrite, EffectExecute, EffectNetwork, EffectOperate, EffectSelfEdit, EffectMemory}
+// AllEffects lists every effect a tool may declare (packets.EffectRead
+// …). They drive the default permission objects: a speaker who is not an
+// owner gets no tool with any of read, write, execute, network, operate or
+// self_edit unless a rule says otherwise. A tool with no effects (speak)
+// or only memory is harmless.
+var AllEffects = []string{packets.EffectRead, packets.EffectWrite, packets.EffectExecute, packets.EffectNetwork, packets.EffectOperate, packets.EffectSelfEdit, packets.EffectMemory}
 
 // Sources of tools, as `cyan tool ls` shows them.
 const (
