@@ -116,17 +116,7 @@ type toolsAdapter struct {
 
 var _ mainvirtual.Tools = toolsAdapter{}
 
-func (a toolsAdapter) Offer(q mainvirtual.Query) []llm.Tool {
-	var out []llm.Tool
-	for _, s := range a.reg.Offer(callerOf(q, "")) {
-		desc := s.Description
-		if s.Title != "" && s.Title != desc {
-			desc = s.Title + ". " + desc
-		}
-		out = append(out, llm.Tool{Name: s.Name, Description: desc, Parameters: s.Parameters})
-	}
-	return out
-}
+func (a toolsAdapter) Offer(q mainvirtual.Query) []llm.Tool { return a.reg.ModelTools(callerOf(q, "")) }
 
 func (a toolsAdapter) Call(ctx context.Context, q mainvirtual.Query, call llm.ToolCall) mainvirtual.ToolResult {
 	o := a.reg.Call(ctx, callerOf(q, call.ID), call.Name, json.RawMessage(call.Arguments))

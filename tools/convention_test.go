@@ -119,3 +119,22 @@ func TestATurnsReadGoesToPulledInfo(t *testing.T) {
 		t.Fatalf("pulled %+v, want %+v", pulls, want)
 	}
 }
+
+// TestModelToolsJoinTitleAndDescription: the model reads a tool's title
+// and description as one, the title first when it says more.
+func TestModelToolsJoinTitleAndDescription(t *testing.T) {
+	r := New(Options{})
+	if err := r.RegisterAll([]packets.Tool{
+		{ToolSpec: packets.ToolSpec{Name: "a", Title: "read a file", Description: "Read a text file.", Kind: packets.ToolProcess, Effects: []string{}}, Run: nop},
+		{ToolSpec: packets.ToolSpec{Name: "b", Title: "same", Description: "same", Kind: packets.ToolProcess, Effects: []string{}}, Run: nop},
+		{ToolSpec: packets.ToolSpec{Name: "c", Description: "only a description", Kind: packets.ToolProcess, Effects: []string{},
+			Parameters: json.RawMessage(`{"type":"object"}`)}, Run: nop},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got := r.ModelTools(packets.Caller{Owner: true})
+	if len(got) != 3 || got[0].Description != "read a file. Read a text file." || got[1].Description != "same" ||
+		got[2].Description != "only a description" || string(got[2].Parameters) != `{"type":"object"}` {
+		t.Fatalf("%+v", got)
+	}
+}

@@ -255,6 +255,20 @@ func (r *Registry) Offer(c packets.Caller) []packets.ToolSpec {
 	return out
 }
 
+// ModelTools are the tools Offer lists for c as the model is offered
+// them: the title, when it says more, before the description.
+func (r *Registry) ModelTools(c packets.Caller) []llm.Tool {
+	var out []llm.Tool
+	for _, s := range r.Offer(c) {
+		desc := s.Description
+		if s.Title != "" && s.Title != desc {
+			desc = s.Title + ". " + desc
+		}
+		out = append(out, llm.Tool{Name: s.Name, Description: desc, Parameters: s.Parameters})
+	}
+	return out
+}
+
 // Resolve is a caller as a tool's run function sees it (a call of no tool
 // yet): whether it is the owner, its permission object and its component.
 func (r *Registry) Resolve(c packets.Caller) *packets.ToolCall { return r.resolve(c) }
