@@ -14,7 +14,7 @@ import (
 func eventsSource(log *events.Log, reg *tools.Registry) mainvirtual.Source {
 	return mainvirtual.SourceFunc(func(ctx context.Context, q mainvirtual.Query, budget int, count func(string) int) (mainvirtual.Section, error) {
 		s, err := log.Section(ctx, events.SectionQuery{Channel: q.Channel, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Now: q.Now,
-			Reader: reg.Reader(callerOf(q, ""))}, budget, count)
+			Reader: reg.Reader(q.Caller(""))}, budget, count)
 		if err != nil {
 			return mainvirtual.Section{}, err
 		}
@@ -27,7 +27,7 @@ func eventsSource(log *events.Log, reg *tools.Registry) mainvirtual.Source {
 func topicTheories(log *events.Log, reg *tools.Registry) mainvirtual.Source {
 	return mainvirtual.SourceFunc(func(ctx context.Context, q mainvirtual.Query, budget int, count func(string) int) (mainvirtual.Section, error) {
 		s, err := log.TopicTheories(ctx, events.SectionQuery{Channel: q.Channel, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Now: q.Now,
-			Reader: reg.Reader(callerOf(q, ""))}, budget, count)
+			Reader: reg.Reader(q.Caller(""))}, budget, count)
 		return mainvirtual.Section{Body: s.Body, Note: s.Note, Items: s.Items}, err
 	})
 }

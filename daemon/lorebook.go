@@ -9,6 +9,7 @@ import (
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/persona/lorebook"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // loreOwner is the persona as the lorebook source sees it.
@@ -19,7 +20,7 @@ func loreOwner(p *persona.Persona) lorebook.Owner {
 // addLoreSources puts the lorebook's two slots (lorebook.Source) into
 // sources, and their bounds into budgets. A slot scans the channel's
 // recent conversation from the store.
-func addLoreSources(sources map[mainvirtual.Slot]mainvirtual.Source, budgets map[mainvirtual.Slot]int, p func() *persona.Persona, st *store.Store, log *slog.Logger, a config.Agent) error {
+func addLoreSources(sources map[turn.Slot]mainvirtual.Source, budgets map[turn.Slot]int, p func() *persona.Persona, st *store.Store, log *slog.Logger, a config.Agent) error {
 	src, err := lorebook.NewSource(lorebook.SourceOptions{Owner: loreOwner(p()), Configured: a.Sections.Lorebook, Context: a.ContextBudget, Logger: log})
 	if err != nil {
 		return err
@@ -31,14 +32,14 @@ func addLoreSources(sources map[mainvirtual.Slot]mainvirtual.Source, budgets map
 				User: mainvirtual.UserName(q, cur.Name), Budget: budget, Count: count, Recent: recentLines(st, q.Channel)})
 			sec := mainvirtual.Section{Body: s.Body, Note: s.Note}
 			for _, f := range s.Matched {
-				sec.Items = append(sec.Items, mainvirtual.ItemTrace{ID: f.Entry.Label(), Tokens: f.Tokens, Included: f.Included, Reason: f.Reason()})
+				sec.Items = append(sec.Items, turn.ItemTrace{ID: f.Entry.Label(), Tokens: f.Tokens, Included: f.Included, Reason: f.Reason()})
 			}
 			return sec, err
 		})
 	}
 	budget := lorebook.SlotBudget(a.Sections.Lorebook, a.ContextBudget)
-	budgets[mainvirtual.SlotLoreBefore], budgets[mainvirtual.SlotLoreAfter] = budget, budget
-	sources[mainvirtual.SlotLoreBefore], sources[mainvirtual.SlotLoreAfter] = slot(lorebook.Before), slot(lorebook.After)
+	budgets[turn.SlotLoreBefore], budgets[turn.SlotLoreAfter] = budget, budget
+	sources[turn.SlotLoreBefore], sources[turn.SlotLoreAfter] = slot(lorebook.Before), slot(lorebook.After)
 	return nil
 }
 
@@ -62,6 +63,6 @@ func recentLines(st *store.Store, channel string) func(n int) ([]string, error) 
 func greeting(p func() *persona.Persona) func(mainvirtual.Query) (string, error) {
 	return func(q mainvirtual.Query) (string, error) {
 		cur := p()
-		return cur.Greeting(q.Channel, q.Kind == mainvirtual.KindGroup, mainvirtual.UserName(q, cur.Name))
+		return cur.Greeting(q.Channel, q.Kind == turn.KindGroup, mainvirtual.UserName(q, cur.Name))
 	}
 }

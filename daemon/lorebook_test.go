@@ -13,6 +13,7 @@ import (
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 func lorePersona(t *testing.T, book string) *persona.Persona {
@@ -44,21 +45,21 @@ func TestLoreSlotsAreWired(t *testing.T) {
 	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	st.Append(now, &store.Message{Channel: "c", Role: store.RoleSystem, User: "system", Text: "the secret"})
 	st.Append(now, &store.Message{Channel: "c", Role: store.RoleUser, User: "alice", Text: "the dragon, alice here"})
-	sources, budgets := map[mainvirtual.Slot]mainvirtual.Source{}, map[mainvirtual.Slot]int{}
+	sources, budgets := map[turn.Slot]mainvirtual.Source{}, map[turn.Slot]int{}
 	agent := config.Agent{ContextBudget: 6000}
 	if err := addLoreSources(sources, budgets, func() *persona.Persona { return p }, st, slog.New(slog.DiscardHandler), agent); err != nil {
 		t.Fatal(err)
 	}
-	if budgets[mainvirtual.SlotLoreBefore] != 6000 || budgets[mainvirtual.SlotLoreAfter] != 6000 {
+	if budgets[turn.SlotLoreBefore] != 6000 || budgets[turn.SlotLoreAfter] != 6000 {
 		t.Errorf("budgets %v", budgets)
 	}
 	q := mainvirtual.Query{Channel: "c", Speaker: "alice", MessageID: "m1", Now: now}
 	count := func(s string) int { return len(s) / 4 }
-	before, err := sources[mainvirtual.SlotLoreBefore].Section(context.Background(), q, 100, count)
+	before, err := sources[turn.SlotLoreBefore].Section(context.Background(), q, 100, count)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := sources[mainvirtual.SlotLoreAfter].Section(context.Background(), q, 100, count)
+	after, err := sources[turn.SlotLoreAfter].Section(context.Background(), q, 100, count)
 	if err != nil {
 		t.Fatal(err)
 	}

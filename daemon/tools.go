@@ -94,20 +94,6 @@ func (tp *toolParts) enableApprovals(d *Daemon, ttl time.Duration, now func() ti
 	tp.reg.EnableApprovals(tools.ApprovalOptions{Store: d.store, TTL: ttl, Now: now, Logger: d.root.With("component", "approvals")})
 }
 
-// callerOf is the tools' view of a turn.
-// A proactive turn acts for its principal (mainvirtual.Principal): a
-// plan's maker, or an observer under its own permission object.
-func callerOf(q mainvirtual.Query, callID string) packets.Caller {
-	c := packets.Caller{Channel: q.Channel, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Kind: q.Kind, Process: "main-virtual", CallID: callID, MessageID: q.MessageID}
-	if p := q.For; p != nil {
-		c.Speaker, c.SpeakerID, c.Owner = p.Speaker, p.SpeakerID, p.Owner
-		if p.Component != "" {
-			c.Process = p.Component
-		}
-	}
-	return c
-}
-
 // toolsAdapter offers the registry to main-virtual.
 type toolsAdapter struct {
 	reg     *tools.Registry
@@ -116,10 +102,10 @@ type toolsAdapter struct {
 
 var _ mainvirtual.Tools = toolsAdapter{}
 
-func (a toolsAdapter) Offer(q mainvirtual.Query) []llm.Tool { return a.reg.ModelTools(callerOf(q, "")) }
+func (a toolsAdapter) Offer(q mainvirtual.Query) []llm.Tool { return a.reg.ModelTools(q.Caller("")) }
 
 func (a toolsAdapter) Call(ctx context.Context, q mainvirtual.Query, call llm.ToolCall) mainvirtual.ToolResult {
-	o := a.reg.Call(ctx, callerOf(q, call.ID), call.Name, json.RawMessage(call.Arguments))
+	o := a.reg.Call(ctx, q.Caller(call.ID), call.Name, json.RawMessage(call.Arguments))
 	a.metrics.ToolCall(call.Name, string(o.Decision))
 	return mainvirtual.ToolResult{Text: o.Text(), IsError: o.Failed(), Quiet: o.Report, Transient: o.Transient}
 }
@@ -133,7 +119,7 @@ type limitAdapter struct {
 var _ mainvirtual.Limiter = limitAdapter{}
 
 func (a limitAdapter) turn(q mainvirtual.Query) limitproc.Turn {
-	return limitproc.Turn{Channel: q.Channel, Speaker: q.Speaker, Process: "main-virtual", Now: a.now()}
+	return limitproc.Turn{Channel: q.Channel, Speaker: q.Speaker, Process: mainvirtual.Process, Now: a.now()}
 }
 
 func (a limitAdapter) notices(ns []limitproc.Notice) []mainvirtual.LimitNotice {
@@ -164,7 +150,7 @@ func (a limitAdapter) ToolCall(q mainvirtual.Query, call llm.ToolCall) (string, 
 // speaker is the owner talking in private (then the owner's items from other
 // conversations follow them).
 func viewerOf(reg *tools.Registry, q mainvirtual.Query) memory.Viewer {
-	return memory.ViewerOf(reg.Resolve(callerOf(q, "")))
+	return memory.ViewerOf(reg.Resolve(q.Caller("")))
 }
 
 // memorySources fills the workspace, pulled-info and plan slots. The
