@@ -43,12 +43,14 @@ func addLoreSources(sources map[turn.Slot]mainvirtual.Source, budgets map[turn.S
 	return nil
 }
 
-// recentLines reads a channel's last n messages of conversation, newest
-// first, as a lorebook scans them.
+// recentLines reads a channel's last n messages of conversation
+// (store.Message.Conversational) that people or the agent wrote — not the
+// platform's lines, not a silence — newest first, as a lorebook scans
+// them.
 func recentLines(st *store.Store, channel string) func(n int) ([]string, error) {
 	return func(n int) ([]string, error) {
 		recent, err := st.Recent(channel, store.Window{Limit: n, MaxScan: 4*n + 16, Keep: func(m *store.Message) bool {
-			return (m.Role == store.RoleUser || m.Role == store.RoleAssistant) && m.Text != "" && !m.IsRecalled()
+			return m.Conversational() && m.Role != store.RoleSystem && m.Text != ""
 		}})
 		var lines []string
 		for i := len(recent) - 1; i >= 0; i-- {
