@@ -82,6 +82,7 @@ func (d *Daemon) buildTools(cfg *config.Config, version string) (*toolParts, err
 	if err != nil {
 		return nil, err
 	}
+	tp.extras.Load() // after the built-ins: a manifest cannot take their names
 	tp.mcp = tp.reg.NewMCP(cfg.MCP.Servers, sandbox, version, d.root.With("component", "mcp"))
 	tp.limits, err = limitproc.New(cfg.Limits)
 	if err != nil {

@@ -83,7 +83,9 @@ type ExtrasOptions struct {
 	Logger  *slog.Logger
 }
 
-// NewExtras creates the folders and loads every manifest once.
+// NewExtras creates the folders; Load reads the manifests. (The daemon
+// registers every part's tools in between, so a manifest that takes a
+// built-in's name is the one refused.)
 func (r *Registry) NewExtras(o ExtrasOptions) (*Extras, error) {
 	if o.Logger == nil {
 		o.Logger = r.log
@@ -96,12 +98,18 @@ func (r *Registry) NewExtras(o ExtrasOptions) (*Extras, error) {
 			return nil, fmt.Errorf("tools: create %s: %w", d, err)
 		}
 	}
+	return e, nil
+}
+
+// Load reads every manifest once: the shipped defaults, then the provided
+// and custom folders. A name another source holds is a problem of the
+// manifest (Problems).
+func (e *Extras) Load() {
 	sub, _ := fs.Sub(shipped, "extra/default")
 	e.load(SourceDefault, sub, "tools/extra/default", "")
 	for _, src := range []string{SourceProvided, SourceCustom} {
 		e.reload(src)
 	}
-	return e, nil
 }
 
 // Problems lists the manifests that could not be loaded.

@@ -25,6 +25,7 @@ func TestExtras(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.Load()
 	// The shipped tool runs.
 	o := r.CallAsOwner(context.Background(), packets.Caller{}, "now", nil)
 	if !regexp.MustCompile(`^\d{4}-\d\d-\d\dT`).MatchString(o.Result.OutputText) {
@@ -98,6 +99,7 @@ func TestScriptTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.Load()
 	prov := e.Dir(SourceProvided)
 	write := func(name, s string) { must(t, os.WriteFile(filepath.Join(prov, name), []byte(s), 0o644)) }
 	write("haiku.yaml", "title: write a haiku\ninput:\n  - topic: {required: true}\neffects: []\nrun: {script: haiku.ai.yaml}\n")
