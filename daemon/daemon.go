@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/clock"
+	"github.com/cyan-agent/cyan/metrics"
 	"log/slog"
 	"net"
 	"os"
@@ -15,10 +17,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/cyan-agent/cyan/clock"
-	"github.com/cyan-agent/cyan/metrics"
-	"github.com/cyan-agent/cyan/packets"
 
 	"github.com/cyan-agent/cyan/api"
 	"github.com/cyan-agent/cyan/backoff"
@@ -30,6 +28,7 @@ import (
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/notation"
 	"github.com/cyan-agent/cyan/observer"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/router"

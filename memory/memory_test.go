@@ -5,15 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/journal"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/cyan-agent/cyan/journal"
-	"github.com/cyan-agent/cyan/packets"
-
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
 )
 

@@ -2,11 +2,10 @@ package memory
 
 import (
 	"fmt"
+	"github.com/cyan-agent/cyan/clock"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/cyan-agent/cyan/clock"
 
 	"github.com/cyan-agent/cyan/notation"
 )

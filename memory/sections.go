@@ -2,9 +2,8 @@ package memory
 
 import (
 	"fmt"
-	"strings"
-
 	"github.com/cyan-agent/cyan/packets"
+	"strings"
 )
 
 // SectionItem is one item as the workspace section considered it, for the
