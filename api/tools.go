@@ -14,7 +14,7 @@ import (
 // Tool is a tool as GET /api/v1/tools lists it: what it is, where it
 // comes from, and what the owner and everyone else may do with it.
 type Tool struct {
-	tools.Spec
+	packets.ToolSpec
 	// Effects is always a list here ([] for none).
 	Effects []string         `json:"effects"`
 	Owner   packets.Decision `json:"owner"`
@@ -33,15 +33,15 @@ func (s *Server) listTools(w http.ResponseWriter, _ *http.Request) {
 	if !s.toolsReady(w) {
 		return
 	}
-	owner := tools.Caller{Owner: true, Kind: "private"}
-	other := tools.Caller{Speaker: "someone", SpeakerID: "\x00not-an-owner", Kind: "group"}
+	owner := packets.Caller{Owner: true, Kind: "private"}
+	other := packets.Caller{Speaker: "someone", SpeakerID: "\x00not-an-owner", Kind: "group"}
 	out := []Tool{}
 	for _, t := range s.o.Tools.List() {
 		eff := t.Effects
 		if eff == nil {
 			eff = []string{}
 		}
-		out = append(out, Tool{Spec: t, Effects: eff,
+		out = append(out, Tool{ToolSpec: t, Effects: eff,
 			Owner:  s.o.Tools.Check(owner, t.Name, nil).Decision,
 			Others: s.o.Tools.Check(other, t.Name, nil).Decision})
 	}
@@ -69,8 +69,8 @@ type toolRequest struct {
 	Channel   string          `json:"channel"`
 }
 
-func (req toolRequest) caller() (tools.Caller, error) {
-	c := tools.Caller{Channel: req.Channel, Kind: req.Kind, Process: "api"}
+func (req toolRequest) caller() (packets.Caller, error) {
+	c := packets.Caller{Channel: req.Channel, Kind: req.Kind, Process: "api"}
 	switch c.Kind {
 	case "":
 		c.Kind = "private"
@@ -89,10 +89,10 @@ func (req toolRequest) caller() (tools.Caller, error) {
 	return c, nil
 }
 
-func (s *Server) decodeToolRequest(w http.ResponseWriter, r *http.Request) (toolRequest, tools.Caller, bool) {
+func (s *Server) decodeToolRequest(w http.ResponseWriter, r *http.Request) (toolRequest, packets.Caller, bool) {
 	var req toolRequest
 	if !s.toolsReady(w) || !decodeStrict(w, r, &req) {
-		return req, tools.Caller{}, false
+		return req, packets.Caller{}, false
 	}
 	c, err := req.caller()
 	if err != nil {

@@ -65,8 +65,8 @@ func toolDaemon(t *testing.T) (env func(string) string, canary string, reg *tool
 	}
 	canary = filepath.Join(t.TempDir(), "canary")
 	reg = tools.New(tools.Options{})
-	err = reg.Register(tools.Tool{Spec: tools.Spec{Name: "touch", Description: "make the canary", Kind: tools.Process, Effects: []string{tools.EffectWrite}},
-		Run: func(context.Context, *tools.Call) (packets.Result, error) {
+	err = reg.Register(packets.Tool{ToolSpec: packets.ToolSpec{Name: "touch", Description: "make the canary", Kind: packets.ToolProcess, Effects: []string{packets.EffectWrite}},
+		Run: func(context.Context, *packets.ToolCall) (packets.Result, error) {
 			return packets.Result{OutputText: "made"}, os.WriteFile(canary, []byte("x"), 0o600)
 		}})
 	if err != nil {
@@ -146,13 +146,13 @@ func TestToolRunWithoutATerminalOnlyParks(t *testing.T) {
 // approval and a failing tool exit 1 and say why.
 func TestToolRunExitStatus(t *testing.T) {
 	env, _, reg := toolDaemon(t)
-	for _, tl := range []tools.Tool{
-		{Spec: tools.Spec{Name: "echo", Description: "say it back", Kind: tools.Process, Effects: []string{}},
-			Run: func(_ context.Context, c *tools.Call) (packets.Result, error) {
+	for _, tl := range []packets.Tool{
+		{ToolSpec: packets.ToolSpec{Name: "echo", Description: "say it back", Kind: packets.ToolProcess, Effects: []string{}},
+			Run: func(_ context.Context, c *packets.ToolCall) (packets.Result, error) {
 				return packets.Result{OutputText: "echo: " + string(c.Args)}, nil
 			}},
-		{Spec: tools.Spec{Name: "boom", Description: "always fails", Kind: tools.Process, Effects: []string{}},
-			Run: func(context.Context, *tools.Call) (packets.Result, error) {
+		{ToolSpec: packets.ToolSpec{Name: "boom", Description: "always fails", Kind: packets.ToolProcess, Effects: []string{}},
+			Run: func(context.Context, *packets.ToolCall) (packets.Result, error) {
 				return packets.Result{}, fmt.Errorf("the disk is on fire")
 			}},
 	} {

@@ -20,6 +20,7 @@ import (
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/router"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/supervise"
@@ -282,7 +283,7 @@ func (a bridgeAgent) Quote(channel, externalID string) (bridge.Quote, bool) {
 }
 
 func (a bridgeAgent) Owner(speakerID string) bool {
-	return a.reg.IsOwner(tools.Caller{SpeakerID: speakerID, Kind: "group"})
+	return a.reg.IsOwner(packets.Caller{SpeakerID: speakerID, Kind: "group"})
 }
 
 // buildTelegram adds one bridge per Telegram bot; a webhook bot's

@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/cyan-agent/cyan/clock"
-	"github.com/cyan-agent/cyan/metrics"
 	"log/slog"
 	"net"
 	"os"
@@ -17,6 +15,9 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/cyan-agent/cyan/clock"
+	"github.com/cyan-agent/cyan/metrics"
 
 	"github.com/cyan-agent/cyan/api"
 	"github.com/cyan-agent/cyan/backoff"
@@ -28,13 +29,13 @@ import (
 	"github.com/cyan-agent/cyan/memory"
 	"github.com/cyan-agent/cyan/notation"
 	"github.com/cyan-agent/cyan/observer"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/router"
 	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/supervise"
-	"github.com/cyan-agent/cyan/tools"
 	"github.com/cyan-agent/cyan/tts"
 	"github.com/cyan-agent/cyan/turn"
 	"github.com/cyan-agent/cyan/web"
@@ -193,8 +194,8 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	agentName := func() string { return d.persona.Load().Name }
 	var compressor mainvirtual.Compressor
 	if cfg.Agent.Compress.Enabled {
-		if _, err := d.scripts.Load(CompressScript); err != nil {
-			return fmt.Errorf("daemon: the %s script: %w (fix it, or set agent.compress.enabled: false)", CompressScript, err)
+		if _, err := d.scripts.Load(script.CompressScript); err != nil {
+			return fmt.Errorf("daemon: the %s script: %w (fix it, or set agent.compress.enabled: false)", script.CompressScript, err)
 		}
 		compressor = &scriptCompressor{lib: d.scripts, persona: d.persona.Load}
 	}
@@ -214,7 +215,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 			if private {
 				kind = turn.KindPrivate
 			}
-			return d.tools != nil && d.tools.reg.IsOwner(tools.Caller{Speaker: speaker, SpeakerID: userID, Kind: kind})
+			return d.tools != nil && d.tools.reg.IsOwner(packets.Caller{Speaker: speaker, SpeakerID: userID, Kind: kind})
 		},
 		// The recall index is built next, over this log's records; it numbers
 		// the history and finds the theories a topic touches.
@@ -231,29 +232,13 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	}
 	gov.SetBudget(eventsAccount, cfg.Observers.EventsBudget)
 	d.imports = d.events.NewImports(log.With("component", "import"))
-	if d.recall, err = newRecall(cfg, st, d.scripts, d.events, now, log); err != nil {
+	if d.recall, err = newRecall(cfg, st, d.scripts, d.events, log); err != nil {
 		return err
 	}
-	if d.tools, err = d.buildTools(cfg, d.scripts, version); err != nil {
+	if d.tools, err = d.buildTools(cfg, version); err != nil {
 		return err
 	}
 	d.tools.enableApprovals(d, time.Duration(cfg.Permissions.ApprovalTTL), now)
-	if err := registerMemoryTools(d.tools.reg, d.mem); err != nil {
-		return err
-	}
-	if err := registerEventTools(d.tools.reg, d.events, now); err != nil {
-		return err
-	}
-	if err := registerOpenTool(d.tools.reg, d.recall, d.events); err != nil {
-		return err
-	}
-	if err := d.registerComponentTools(); err != nil {
-		return err
-	}
-	reviews := recall.Reviews{Items: d.mem, Events: d.events, Now: now, Logger: log.With("component", "recall")}
-	if err := registerRecallTool(d.tools.reg, d.recall, d.mem, reviews, d.metrics); err != nil {
-		return err
-	}
 	if err := d.buildVoice(cfg.TTS, log.With("component", "voice")); err != nil {
 		return err
 	}
@@ -267,7 +252,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 
 	d.mv, err = mainvirtual.New(mainvirtual.Options{
 		Store: st, LLM: metered, Persona: d.persona.Load, Agent: cfg.Agent,
-		Tools:   toolsAdapter{reg: d.tools.reg, mem: d.mem, metrics: d.metrics},
+		Tools:   toolsAdapter{reg: d.tools.reg, metrics: d.metrics},
 		Limits:  limitAdapter{chain: d.tools.limits, now: now},
 		Sources: sources, ContextStart: d.events, Compressor: compressor,
 		Budgets:     budgets,

@@ -17,6 +17,7 @@ import (
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/tools"
 	"go.uber.org/goleak"
 )
 
@@ -172,4 +173,37 @@ func fakeLLMConfig(t *testing.T) (*llmtest.Server, *config.Config) {
 		t.Fatal(err)
 	}
 	return fake, cfg
+}
+
+// TestEveryPartsToolIsRegisteredBeforeTheManifests: the registry takes
+// every part's tools (files, workspace, event log, recall, open,
+// components) before the extra folders are read, so a manifest that takes
+// one of their names is a problem of that manifest, not a daemon that
+// does not start.
+func TestEveryPartsToolIsRegisteredBeforeTheManifests(t *testing.T) {
+	_, cfg := fakeLLMConfig(t)
+	prov := filepath.Join(cfg.DataDir, "tools", "extra", "provided")
+	if err := os.MkdirAll(prov, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(prov, "remember.yaml"), []byte("title: shadow\nrun: {argv: [x]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(Options{Config: cfg})
+	if err != nil {
+		t.Fatalf("a manifest named like a part's tool stopped the start: %v", err)
+	}
+	defer d.store.Close()
+	for _, name := range []string{"remember", "context_operation", "plan", "workspace_usage", "event", "theory", "recall", "open", "custom_tool", "speak"} {
+		if s, ok := d.tools.reg.Get(name); !ok || s.Source != tools.SourceBuiltin {
+			t.Errorf("%s: %+v %v", name, s, ok)
+		}
+	}
+	found := false
+	for _, p := range d.tools.extras.Problems() {
+		found = found || strings.Contains(p.Error(), "remember: the name is taken")
+	}
+	if !found {
+		t.Errorf("problems: %v", d.tools.extras.Problems())
+	}
 }

@@ -2,11 +2,9 @@ package daemon
 
 import (
 	"context"
-	"time"
 
 	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/mainvirtual"
-	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/tools"
 )
@@ -16,7 +14,7 @@ import (
 func eventsSource(log *events.Log, reg *tools.Registry) mainvirtual.Source {
 	return mainvirtual.SourceFunc(func(ctx context.Context, q mainvirtual.Query, budget int, count func(string) int) (mainvirtual.Section, error) {
 		s, err := log.Section(ctx, events.SectionQuery{Channel: q.Channel, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Now: q.Now,
-			Reader: reg.Reader(callerOf(q, ""))}, budget, count)
+			Reader: reg.Reader(q.Caller(""))}, budget, count)
 		if err != nil {
 			return mainvirtual.Section{}, err
 		}
@@ -29,7 +27,7 @@ func eventsSource(log *events.Log, reg *tools.Registry) mainvirtual.Source {
 func topicTheories(log *events.Log, reg *tools.Registry) mainvirtual.Source {
 	return mainvirtual.SourceFunc(func(ctx context.Context, q mainvirtual.Query, budget int, count func(string) int) (mainvirtual.Section, error) {
 		s, err := log.TopicTheories(ctx, events.SectionQuery{Channel: q.Channel, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Now: q.Now,
-			Reader: reg.Reader(callerOf(q, ""))}, budget, count)
+			Reader: reg.Reader(q.Caller(""))}, budget, count)
 		return mainvirtual.Section{Body: s.Body, Note: s.Note, Items: s.Items}, err
 	})
 }
@@ -69,22 +67,3 @@ func historyRanges(ctx context.Context, idx *recall.Index, channel string, runs 
 // eventsAccount is the budget account of the event log's background work
 // (titling topics, extracting facts, rollups).
 const eventsAccount = "event-log"
-
-// registerEventTools puts the event and theory tools into the registry:
-// they write only the agent's own record.
-func registerEventTools(reg *tools.Registry, log *events.Log, now func() time.Time) error {
-	for _, et := range log.Tools() {
-		run := et.Run
-		err := reg.Register(tools.Tool{
-			Spec: tools.SpecFrom(et.ToolSpec, tools.SourceBuiltin),
-			Run: func(ctx context.Context, c *tools.Call) (packets.Result, error) {
-				out, err := run(ctx, events.Call{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, Now: now(), Reader: reg.Reader(c.Caller)}, c.Args)
-				return packets.Result{OutputText: out}, err
-			},
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}

@@ -57,7 +57,7 @@ func (o *observers) builtins() error {
 			}
 			t := f.Event.Turn
 			d := memory.TurnDone{Channel: f.Event.Channel, MessageID: t.MessageID, Answer: strings.Join(t.Replies, "\n"),
-				Owner:    t.Owner || o.reg.IsOwner(tools.Caller{Channel: f.Event.Channel, Speaker: t.Speaker, SpeakerID: t.SpeakerID, Kind: t.Kind}),
+				Owner:    t.Owner || o.reg.IsOwner(packets.Caller{Channel: f.Event.Channel, Speaker: t.Speaker, SpeakerID: t.SpeakerID, Kind: t.Kind}),
 				Private:  t.Kind != turn.KindGroup,
 				Reported: t.UsagePath, Used: t.Used, Maybe: t.Maybe}
 			events, err := o.mem.AfterTurn(ctx, d)
@@ -72,7 +72,7 @@ func (o *observers) builtins() error {
 		Run:      func(context.Context, observer.Firing) error { return o.syncPlans() },
 	}}
 	if len(o.cfg.Speech.Channels) > 0 {
-		decide, run := o.speaker(mainAccount+"/speech", observer.ScriptSpeech, "", o.cfg.Speech.Channels)
+		decide, run := o.speaker(mainAccount+"/speech", ScriptObserverSpeech, "", o.cfg.Speech.Channels)
 		o.reg.SetComponent(observerComponent(mainAccount+"/speech"), o.reg.OwnerPermission())
 		specs = append(specs, observer.Spec{
 			Name: mainAccount + "/speech", Account: mainAccount, Speaks: true,
@@ -164,7 +164,7 @@ func (o *observers) loadDeclared(personaDir string) {
 	defer o.mu.Unlock()
 	keep := map[string]bool{}
 	for _, d := range decls {
-		name := observer.ScriptDecide
+		name := ScriptObserverDecide
 		if d.Script != "" {
 			if err := o.checkScript(d); err != nil {
 				o.log.Error("persona observer not loaded", "file", d.File, "err", err)
@@ -201,6 +201,16 @@ func (o *observers) loadDeclared(personaDir string) {
 	o.declared = keep
 }
 
+// The prompt scripts observers decide with (built in; a persona's
+// scripts/ folder may override each).
+const (
+	// ScriptObserverDecide runs a persona observer's prompt: as its
+	// instruction.
+	ScriptObserverDecide = observer.ScriptDecide
+	// ScriptObserverSpeech is main-observer's self-decided speech.
+	ScriptObserverSpeech = observer.ScriptSpeech
+)
+
 // checkScript reports whether a persona observer's script: loads and can
 // run without a prompt: when the observer gives none.
 func (o *observers) checkScript(d observer.Declared) error {
@@ -231,7 +241,7 @@ func (o *observers) speaker(name, scriptName, instruction string, channels []str
 	ask := func(ctx context.Context, channel string) (bool, string, error) {
 		// Its vision scope: it reads only the channels its permission's
 		// infos let it see.
-		r := o.reg.Reader(tools.Caller{Owner: true, Process: component})
+		r := o.reg.Reader(packets.Caller{Owner: true, Process: component})
 		if !r.MayRead(packets.InfoHistory, packets.Scope{Channel: channel}) {
 			return false, "", fmt.Errorf("observer %s may not see channel %s (its permission's infos lack history:channel:%s)", name, channel, channel)
 		}

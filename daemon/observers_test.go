@@ -2,13 +2,14 @@ package daemon
 
 import (
 	"context"
-	"github.com/cyan-agent/cyan/clock"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cyan-agent/cyan/clock"
 
 	"github.com/cyan-agent/cyan/generate"
 	"github.com/cyan-agent/cyan/internal/llmtest"

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/cyan-agent/cyan/internal/clocktest"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cyan-agent/cyan/internal/clocktest"
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/events"
@@ -148,5 +149,13 @@ func TestARecallHitReviewsTheItemAndTheEventItCovers(t *testing.T) {
 	}
 	if len(d.mem.PulledArea("home")) != 0 {
 		t.Fatal("another channel got the pulled passages")
+	}
+}
+
+// TestEventRecordsAreRecallsRecords: the event log's records go into
+// recall as they are; their kinds are recall's.
+func TestEventRecordsAreRecallsRecords(t *testing.T) {
+	if events.RecordEvent != recall.KindEvent || events.RecordTheory != recall.KindTheory {
+		t.Fatalf("kinds %q %q, recall's %q %q", events.RecordEvent, events.RecordTheory, recall.KindEvent, recall.KindTheory)
 	}
 }

@@ -128,7 +128,7 @@ func must(t testing.TB, err error) {
 // argsFor are the calls of a tool that aim at one kind of the owner's
 // data: the ones that name it plainly, then every parameter filled with
 // the data's name (each op of an enum tried).
-func (r *strangerRig) argsFor(s tools.Spec, kind string) []map[string]any {
+func (r *strangerRig) argsFor(s packets.ToolSpec, kind string) []map[string]any {
 	file := map[string]string{dataFiles: filepath.Join(r.root, "notes", "plan.txt"), dataComponent: filepath.Join(r.persona, "scripts", "notes.md"),
 		dataSymlink: filepath.Join(r.root, "link.txt"), dataMemory: "history/home/" + r.day}[kind]
 	var out []map[string]any
@@ -234,11 +234,11 @@ func TestAStrangerGetsNothingOfTheOwners(t *testing.T) {
 	reg := r.d.tools.reg
 	speakers := []struct {
 		name   string
-		caller tools.Caller
+		caller packets.Caller
 	}{
-		{"group stranger", tools.Caller{Channel: "qq:group:1", Speaker: "alice", SpeakerID: "qq:667", Kind: "group", Process: "main-virtual"}},
-		{"private stranger", tools.Caller{Channel: "qq:private:666", Speaker: "alice", SpeakerID: "qq:666", Kind: "private", Process: "main-virtual"}},
-		{"owner", tools.Caller{Channel: "home", Speaker: "alice", SpeakerID: "qq:1", Kind: "private", Process: "main-virtual"}},
+		{"group stranger", packets.Caller{Channel: "qq:group:1", Speaker: "alice", SpeakerID: "qq:667", Kind: "group", Process: "main-virtual"}},
+		{"private stranger", packets.Caller{Channel: "qq:private:666", Speaker: "alice", SpeakerID: "qq:666", Kind: "private", Process: "main-virtual"}},
+		{"owner", packets.Caller{Channel: "home", Speaker: "alice", SpeakerID: "qq:1", Kind: "private", Process: "main-virtual"}},
 	}
 	specs := reg.List()
 	if len(specs) < 15 {
@@ -260,7 +260,7 @@ func TestAStrangerGetsNothingOfTheOwners(t *testing.T) {
 			}
 			var cell []string
 			for _, kind := range dataKinds {
-				if sp.name == "owner" && slices.Contains(s.Effects, tools.EffectWrite) || sp.name == "owner" && slices.Contains(s.Effects, tools.EffectSelfEdit) {
+				if sp.name == "owner" && slices.Contains(s.Effects, packets.EffectWrite) || sp.name == "owner" && slices.Contains(s.Effects, packets.EffectSelfEdit) {
 					cell = append(cell, "-")
 					continue // the owner may change their own things; not tried here
 				}

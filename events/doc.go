@@ -31,7 +31,10 @@
 // The LLM-backed steps go through the Writer interface, filled by the
 // daemon with a ScriptWriter: each step is a prompt script (event_title,
 // event_summary, event_extraction) run through a consumer-side Scripts
-// interface, so this package imports neither script nor generate; the tools are plain values (Tool) the daemon offers to the model.
+// interface, so this package imports neither script nor generate. The
+// `event` and `theory` tools are exported as packets.Tool (Tools), for the
+// tool registry. After an import, Imports builds the events its history
+// implies; Records lists what a search finds, and where.
 // It keeps its data in the store's database under the prefixes registered
 // in store/keys.go.
 //

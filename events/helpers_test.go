@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -171,6 +172,16 @@ func day(y int, m time.Month, d, h, min int) time.Time {
 
 // ownerReader is the owner talking in private in channel, with the
 // owner's default knowledge rights.
+// callAs is a tool call a reader makes with args: the registry's
+// resolved call (packets.ToolCall) of that reader.
+func callAs(r packets.Reader, args string) *packets.ToolCall {
+	kind := "private"
+	if !r.Private {
+		kind = "group"
+	}
+	return &packets.ToolCall{Caller: packets.Caller{Channel: r.Channel, Kind: kind}, Owner: r.Owner, Perm: r.Perm, Args: json.RawMessage(args)}
+}
+
 func ownerReader(channel string) packets.Reader {
 	return packets.Reader{Channel: channel, Owner: true, Private: true,
 		Perm: &packets.Permission{Infos: []string{"**"}, SelfEdit: []string{"events:**", "objects:**", "theories:**"}}}

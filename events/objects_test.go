@@ -2,7 +2,6 @@ package events
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -91,7 +90,9 @@ func TestTheoryTool(t *testing.T) {
 	msg := f.say(t, "c", "amy", "sleep beats coffee", t0)
 	tool := f.log.Tools()[1]
 	run := func(args string) (string, error) {
-		return tool.Run(context.Background(), Call{Channel: "c", Reader: ownerReader("c"), Now: t0}, json.RawMessage(args))
+		f.clk.Set(t0)
+		res, err := tool.Run(context.Background(), callAs(ownerReader("c"), args))
+		return res.OutputText, err
 	}
 	out, err := run(`{"op":"create","title":"rest","article":"line one\nline two","related_info":[{"kind":"message","ref":"` + msg.ID + `"}]}`)
 	if err != nil || !strings.Contains(out, "version 1") {

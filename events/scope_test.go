@@ -2,7 +2,6 @@ package events
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -115,7 +114,9 @@ func TestStrangerCannotTouchTheOwnersTheories(t *testing.T) {
 	f := newFixture(t, t0, testConfig())
 	tool := f.log.Tools()[1]
 	run := func(r packets.Reader, args string) (string, error) {
-		return tool.Run(context.Background(), Call{Channel: r.Channel, Reader: r, Now: t0}, json.RawMessage(args))
+		f.clk.Set(t0)
+		res, err := tool.Run(context.Background(), callAs(r, args))
+		return res.OutputText, err
 	}
 	owner := ownerReader("home")
 	if _, err := run(owner, `{"op":"create","title":"alice's savings plan","article":"20% of salary to the index fund"}`); err != nil {

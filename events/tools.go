@@ -11,41 +11,33 @@ import (
 	"github.com/cyan-agent/cyan/packets"
 )
 
-// Tool is a function the model may call, as a plain value: its spec (both
-// tools are process tools that change only the agent's own record) and
-// how it runs. The daemon puts it into the tool registry.
-type Tool struct {
-	packets.ToolSpec
-	// Run does the call; an error is shown to the model as the tool's
-	// failure, so it says what to change.
-	Run func(ctx context.Context, c Call, args json.RawMessage) (string, error)
-}
-
-// Call is the turn a tool is called in.
-type Call struct {
-	Channel string
-	Speaker string
-	Now     time.Time
-	// Reader is the caller as the knowledge it may see and change
-	// (packets.Scope): the theory tool lists, reads and writes only what it
-	// allows, the event tool closes a topic only where it may.
-	Reader packets.Reader
+// textTool is a run function whose result is its text: the call's turn
+// as the registry resolved it (its channel, and its caller as the
+// knowledge it may see and change, packets.Scope: the theory tool lists,
+// reads and writes only what that allows, the event tool closes a topic
+// only where it may), at the log's time.
+func (l *Log) textTool(run func(c *packets.ToolCall, r packets.Reader, now time.Time) (string, error)) packets.ToolFunc {
+	return func(_ context.Context, c *packets.ToolCall) (packets.Result, error) {
+		out, err := run(c, c.Reader(), l.now())
+		return packets.Result{OutputText: out}, err
+	}
 }
 
 // recordEffects is what the event and theory tools do: change the agent's
 // own memory.
 var recordEffects = []string{packets.EffectMemory}
 
-// Tools returns the `event` and `theory` tools.
-func (l *Log) Tools() []Tool {
-	return []Tool{
+// Tools returns the `event` and `theory` tools, for the registry: both are
+// process tools that change only the agent's own record.
+func (l *Log) Tools() []packets.Tool {
+	return []packets.Tool{
 		{ToolSpec: packets.ToolSpec{
 			Name: "event", Kind: packets.ToolProcess, Effects: recordEffects,
 			Description: "Mark the current matter done: {\"op\": \"close\"} closes the conversation's current topic now " +
 				"and writes it to your event log (a topic also closes by itself after a silence). " +
 				"Give \"title\" to record it under your own words.",
 			Parameters: json.RawMessage(`{"type":"object","properties":{"op":{"type":"string","enum":["close"]},"title":{"type":"string","description":"a one-sentence record of the matter, in the first person"}},"required":["op"],"additionalProperties":false}`)},
-			Run: l.runEventTool,
+			Run: l.textTool(l.runEventTool),
 		},
 		{ToolSpec: packets.ToolSpec{
 			Name: "theory", Kind: packets.ToolProcess, Effects: recordEffects,
@@ -57,7 +49,7 @@ func (l *Log) Tools() []Tool {
 				`"op":{"type":"string","enum":["create","update","get","list"]},"id":{"type":"string"},"title":{"type":"string"},"article":{"type":"string"},` +
 				`"related_info":{"type":"array","items":{"type":"object","properties":{"kind":{"type":"string","enum":["message","theory_line","file"]},"ref":{"type":"string"}},"required":["kind","ref"],"additionalProperties":false}}},` +
 				`"required":["op"],"additionalProperties":false}`)},
-			Run: l.runTheoryTool,
+			Run: l.textTool(l.runTheoryTool),
 		},
 	}
 }
@@ -76,21 +68,21 @@ func decodeArgs(args json.RawMessage, v any) error {
 	return nil
 }
 
-func (l *Log) runEventTool(_ context.Context, c Call, args json.RawMessage) (string, error) {
+func (l *Log) runEventTool(c *packets.ToolCall, r packets.Reader, now time.Time) (string, error) {
 	var a struct {
 		Op    string `json:"op"`
 		Title string `json:"title"`
 	}
-	if err := decodeArgs(args, &a); err != nil {
+	if err := decodeArgs(c.Args, &a); err != nil {
 		return "", err
 	}
 	if a.Op != "close" {
 		return "", fmt.Errorf("%w: op %q is unknown; the event tool has one op: close", ErrInvalid, a.Op)
 	}
-	if !c.Reader.MayWrite(packets.InfoEvents, packets.Scope{Channel: c.Channel}) {
+	if !r.MayWrite(packets.InfoEvents, packets.Scope{Channel: r.Channel}) {
 		return "", fmt.Errorf("%w: closing this conversation's topic is not yours to do here (the permission's self_edit)", ErrDenied)
 	}
-	e, err := l.CloseTopic(c.Channel, cleanText(a.Title, maxTitleRunes), c.Now)
+	e, err := l.CloseTopic(r.Channel, cleanText(a.Title, maxTitleRunes), now)
 	if err != nil {
 		return "", err
 	}
@@ -105,7 +97,7 @@ func (l *Log) runEventTool(_ context.Context, c Call, args json.RawMessage) (str
 	return fmt.Sprintf("closed the topic that began %s (%d messages) as the event %%[%s%s]; %s", label, e.Messages, RefEvent, label, what), nil
 }
 
-func (l *Log) runTheoryTool(_ context.Context, c Call, args json.RawMessage) (string, error) {
+func (l *Log) runTheoryTool(c *packets.ToolCall, r packets.Reader, now time.Time) (string, error) {
 	var a struct {
 		Op          string    `json:"op"`
 		ID          string    `json:"id"`
@@ -113,22 +105,21 @@ func (l *Log) runTheoryTool(_ context.Context, c Call, args json.RawMessage) (st
 		Article     string    `json:"article"`
 		RelatedInfo []Related `json:"related_info"`
 	}
-	if err := decodeArgs(args, &a); err != nil {
+	if err := decodeArgs(c.Args, &a); err != nil {
 		return "", err
 	}
-	r := c.Reader
 	switch a.Op {
 	case "create":
 		// The owner's theories are the owner's knowledge, wherever written;
 		// anyone else's would belong to their conversation.
-		s := packets.Scope{Channel: c.Channel}
+		s := packets.Scope{Channel: r.Channel}
 		if r.Owner {
 			s = packets.Scope{Owner: true}
 		}
 		if !r.MayWrite(packets.InfoTheories, s) {
 			return "", fmt.Errorf("%w: theories are not yours to create here (the permission's self_edit); nothing was written", ErrDenied)
 		}
-		t, err := l.CreateTheory(a.Title, a.Article, a.RelatedInfo, s, c.Now)
+		t, err := l.CreateTheory(a.Title, a.Article, a.RelatedInfo, s, now)
 		if err != nil {
 			return "", err
 		}
@@ -144,7 +135,7 @@ func (l *Log) runTheoryTool(_ context.Context, c Call, args json.RawMessage) (st
 		if !r.MayWrite(packets.InfoTheories, cur.ScopeOf()) {
 			return "", fmt.Errorf("%w: theory %s is not yours to change here (the permission's self_edit); it is unchanged", ErrDenied, a.ID)
 		}
-		t, err := l.UpdateTheory(a.ID, a.Title, a.Article, a.RelatedInfo, c.Now)
+		t, err := l.UpdateTheory(a.ID, a.Title, a.Article, a.RelatedInfo, now)
 		if err != nil {
 			return "", err
 		}

@@ -2,7 +2,6 @@ package events
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -59,7 +58,9 @@ func TestAgentOnlyFollowUpExtendsThePreviousTopic(t *testing.T) {
 	f := newFixture(t, t0, testConfig())
 	f.say(t, "c", "amy", "bye", t0)
 	tool := f.log.Tools()[0]
-	out, err := tool.Run(context.Background(), Call{Channel: "c", Reader: ownerReader("c"), Now: t0.Add(time.Minute)}, json.RawMessage(`{"op":"close","title":"amy said goodbye"}`))
+	f.clk.Set(t0.Add(time.Minute))
+	res, err := tool.Run(context.Background(), callAs(ownerReader("c"), `{"op":"close","title":"amy said goodbye"}`))
+	out := res.OutputText
 	if err != nil || !strings.Contains(out, `recorded as "amy said goodbye"`) || !strings.Contains(out, "as the event %[event 20260301 9:00]") {
 		t.Fatalf("event close: %q %v", out, err)
 	}
@@ -74,14 +75,16 @@ func TestAgentOnlyFollowUpExtendsThePreviousTopic(t *testing.T) {
 		t.Fatalf("runs %+v, want the one from its first message to %s", r, last.ID)
 	}
 	// Nothing open now.
-	out, err = tool.Run(context.Background(), Call{Channel: "c", Reader: ownerReader("c"), Now: t0.Add(2 * time.Hour)}, json.RawMessage(`{"op":"close"}`))
+	f.clk.Set(t0.Add(2 * time.Hour))
+	res, err = tool.Run(context.Background(), callAs(ownerReader("c"), `{"op":"close"}`))
+	out = res.OutputText
 	if err != nil || !strings.Contains(out, "no open topic") {
 		t.Fatalf("second close: %q %v", out, err)
 	}
-	if _, err := tool.Run(context.Background(), Call{Channel: "c", Reader: ownerReader("c")}, json.RawMessage(`{"op":"open"}`)); err == nil {
+	if _, err := tool.Run(context.Background(), callAs(ownerReader("c"), `{"op":"open"}`)); err == nil {
 		t.Fatal("unknown op accepted")
 	}
-	if _, err := tool.Run(context.Background(), Call{Channel: "c", Reader: ownerReader("c")}, json.RawMessage(`{"op":"close","titel":"x"}`)); err == nil {
+	if _, err := tool.Run(context.Background(), callAs(ownerReader("c"), `{"op":"close","titel":"x"}`)); err == nil {
 		t.Fatal("misspelt field accepted")
 	}
 }

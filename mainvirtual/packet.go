@@ -38,6 +38,23 @@ type Query struct {
 	For *turn.Principal
 }
 
+// Process is main-virtual's name as a caller of tools and limits.
+const Process = "main-virtual"
+
+// Caller is the turn as the tools see it (callID: the model's id of the
+// call, "" when none). A proactive turn acts for its principal (For): a
+// plan's maker, or an observer under its own permission object.
+func (q Query) Caller(callID string) packets.Caller {
+	c := packets.Caller{Channel: q.Channel, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Kind: q.Kind, Process: Process, CallID: callID, MessageID: q.MessageID}
+	if p := q.For; p != nil {
+		c.Speaker, c.SpeakerID, c.Owner = p.Speaker, p.SpeakerID, p.Owner
+		if p.Component != "" {
+			c.Process = p.Component
+		}
+	}
+	return c
+}
+
 // Source fills one section of the system prompt.
 type Source interface {
 	// Section returns the section for this turn. It should fit budget tokens

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // contextGuide is what context_operation "help" returns to the model.
@@ -38,11 +40,11 @@ type contextOp struct {
 // runContextOperation is the context_operation tool: the operations of
 // contextGuide, written plainly or in a sentence the context step turns into
 // operations.
-func (m *Memory) runContextOperation(ctx context.Context, c Call) (string, error) {
+func (m *Memory) runContextOperation(ctx context.Context, c *packets.ToolCall) (string, error) {
 	var a struct {
 		Text string `json:"text"`
 	}
-	if err := decodeArgs(c.Arguments, &a); err != nil {
+	if err := decodeArgs(c.Args, &a); err != nil {
 		return "", err
 	}
 	ops, ok := parseOps(a.Text)
@@ -53,8 +55,8 @@ func (m *Memory) runContextOperation(ctx context.Context, c Call) (string, error
 		var out struct {
 			Ops []contextOp `json:"ops"`
 		}
-		in := map[string]any{"request": a.Text, "guide": contextGuide, "workspace": m.entries(c.Viewer(), true), "agent_name": m.agentName()}
-		if err := m.natural.Call(ctx, ScriptContextOperation, c.Channel, in, &out); err != nil {
+		in := map[string]any{"request": a.Text, "guide": contextGuide, "workspace": m.entries(ViewerOf(c), true), "agent_name": m.agentName()}
+		if err := m.natural.Call(ctx, ScriptContextOperation, c.Caller.Channel, in, &out); err != nil {
 			return "", fmt.Errorf("could not interpret %q (%v); send plain operations, see \"help\"", a.Text, err)
 		}
 		if len(out.Ops) == 0 {
@@ -64,7 +66,7 @@ func (m *Memory) runContextOperation(ctx context.Context, c Call) (string, error
 	}
 	var results []string
 	for _, op := range ops {
-		res, err := m.applyOp(op, c.Viewer(), c.origin())
+		res, err := m.applyOp(op, ViewerOf(c), originOf(c))
 		if err != nil {
 			res = "error: " + err.Error()
 		}

@@ -11,8 +11,10 @@
 // workspace outgrows its token budget. It also keeps the pulled-info area
 // (per channel; what tools and the recall tool pulled, forgotten once the
 // channel's next message is answered) and the plan steps, fills their
-// sections of the prompt packet, and offers the tools remember,
-// context_operation, plan and workspace_usage. Each item remembers the
+// sections of the prompt packet, and exports the tools remember,
+// context_operation, plan and workspace_usage (Tools, as packets.Tool:
+// workspace_usage is offered only while the caller's workspace holds
+// something). Each item remembers the
 // message whose turn made it, so a recall of that message reviews it
 // (ReviewFrom).
 //

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -46,9 +47,11 @@ func memStore(t testing.TB) *store.Store {
 var private = Origin{Channel: "home", Speaker: "alice", Kind: "private"}
 
 func call(m *Memory, ctx context.Context, name, channel, msgID, args string) (string, error) {
-	for _, t := range m.Tools(Viewer{Channel: channel, Private: true}) {
-		if t.Name == name {
-			return t.Run(ctx, Call{Channel: channel, Speaker: "alice", Kind: "private", MessageID: msgID, Arguments: json.RawMessage(args)})
+	c := &packets.ToolCall{Tool: name, Caller: packets.Caller{Channel: channel, Speaker: "alice", Kind: "private", MessageID: msgID}, Args: json.RawMessage(args)}
+	for _, t := range m.Tools() {
+		if t.Name == name && (t.Offered == nil || t.Offered(c)) {
+			res, err := t.Run(ctx, c)
+			return res.OutputText, err
 		}
 	}
 	return "", fmt.Errorf("tool %s not offered in %s", name, channel)
@@ -493,5 +496,35 @@ func TestCurveByName(t *testing.T) {
 	}
 	if c, _ := CurveByName("fsrs6"); c.Name() != "fsrs6" {
 		t.Fatal("fsrs6")
+	}
+}
+
+// TestWorkspaceUsageIsOfferedOnlyWithAWorkspace: workspace_usage is
+// offered while the caller's workspace holds an item (SPEC §2: then every
+// answer reports its use), the other three tools always; an item of
+// another conversation does not count.
+func TestWorkspaceUsageIsOfferedOnlyWithAWorkspace(t *testing.T) {
+	m := open(t, memStore(t), testConfig(), nil)
+	offered := func(channel string) []string {
+		c := &packets.ToolCall{Caller: packets.Caller{Channel: channel, Speaker: "alice", Kind: "group"}}
+		var out []string
+		for _, tl := range m.Tools() {
+			if tl.Offered == nil || tl.Offered(c) {
+				out = append(out, tl.Name)
+			}
+		}
+		return out
+	}
+	if got := offered("g1"); strings.Join(got, ",") != "remember,context_operation,plan" {
+		t.Fatalf("empty workspace: %v", got)
+	}
+	if _, err := m.Add(KindNote, "the group meets on fridays", Origin{Channel: "g1", Speaker: "alice", Kind: "group"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := offered("g1"); strings.Join(got, ",") != "remember,context_operation,plan,workspace_usage" {
+		t.Fatalf("g1 with an item: %v", got)
+	}
+	if got := offered("g2"); strings.Join(got, ",") != "remember,context_operation,plan" {
+		t.Fatalf("another group: %v", got)
 	}
 }

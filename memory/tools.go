@@ -12,50 +12,32 @@ import (
 	"github.com/cyan-agent/cyan/store"
 )
 
-// Tool is a tool the workspace offers the model: its spec (names and
-// parameters are part of the prompt contract; the kind, effects and aim
-// are memory's rules: remember and context_operation are natural tools
-// that change the agent's memory, plan a process tool that does too, and
-// workspace_usage a report that changes nothing and needs no answer) and
-// how it runs.
-type Tool struct {
-	packets.ToolSpec
-	// Run executes a call; its error is shown to the model as a failed
-	// call, not a failed turn.
-	Run func(ctx context.Context, c Call) (string, error)
-}
+// The workspace's tools (names and parameters are part of the prompt
+// contract; the kind, effects and aim are memory's rules: remember and
+// context_operation are natural tools that change the agent's memory,
+// plan a process tool that does too, and workspace_usage a report that
+// changes nothing, needs no answer and is offered only while the caller's
+// workspace holds something).
 
 // memoryEffects is what the workspace's changing tools do.
 var memoryEffects = []string{packets.EffectMemory}
 
-// Call is one tool call and the turn it belongs to.
-type Call struct {
-	Channel   string
-	Speaker   string
-	Kind      string // "private" or "group"
-	Owner     bool   // the speaker is the owner
-	SpeakerID string // the speaker's platform id, when known
-	MessageID string // the incoming message of the turn
-	// Perm is the caller's permission object: what of the memory it may see
-	// and change (nil: the visibility rule alone).
-	Perm *packets.Permission
-	// Component is the calling component with a permission object of its
-	// own (an observer), "" for main-virtual.
-	Component string
-	Arguments json.RawMessage
-}
-
-func (c Call) origin() Origin {
-	kind := c.Kind
+// originOf is where what a call makes comes from: its turn's channel,
+// speaker and message, and the component (an observer) that made it.
+func originOf(c *packets.ToolCall) Origin {
+	kind := c.Caller.Kind
 	if kind == "" {
 		kind = "private"
 	}
-	return Origin{Channel: c.Channel, Speaker: c.Speaker, SpeakerID: c.SpeakerID, Kind: kind, Owner: c.Owner, MessageID: c.MessageID, Component: c.Component}
+	return Origin{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, SpeakerID: c.Caller.SpeakerID, Kind: kind, Owner: c.Owner,
+		MessageID: c.Caller.MessageID, Component: c.Component}
 }
 
-// Viewer is the workspace the call's turn sees.
-func (c Call) Viewer() Viewer {
-	return Viewer{Channel: c.Channel, Owner: c.Owner, Private: c.Kind == "" || c.Kind == "private", Perm: c.Perm}
+// ViewerOf is the workspace a call's turn sees: its channel, and whether
+// its caller is the owner talking in private (then the owner's items from
+// other conversations follow them), under its permission object.
+func ViewerOf(c *packets.ToolCall) Viewer {
+	return Viewer{Channel: c.Caller.Channel, Owner: c.Owner, Private: c.Caller.Kind == "" || c.Caller.Kind == "private", Perm: c.Perm}
 }
 
 // errNotYours is a change the caller's permission does not allow.
@@ -63,43 +45,35 @@ func errNotYours(what string) error {
 	return fmt.Errorf("%s is not yours to change here (the permission's self_edit); nothing was changed", what)
 }
 
-// AllTools returns the four tools, whatever the workspace holds (for a
-// registry that decides per turn which to offer).
-func (m *Memory) AllTools() []Tool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.toolList(true)
+// textTool is a run function whose result is its text.
+func textTool(run func(ctx context.Context, c *packets.ToolCall) (string, error)) packets.ToolFunc {
+	return func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
+		out, err := run(ctx, c)
+		return packets.Result{OutputText: out}, err
+	}
 }
 
-// Tools returns the workspace's tools for a turn that sees v: remember,
-// context_operation and plan always; workspace_usage only when that
-// workspace is not empty (SPEC §2: then every answer reports its use).
-func (m *Memory) Tools(v Viewer) []Tool {
-	held := m.HasWorkspace(v)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.toolList(held)
-}
-
-func (m *Memory) toolList(withUsage bool) []Tool {
-	tools := []Tool{
+// Tools returns the workspace's four tools for the registry: remember,
+// context_operation and plan always; workspace_usage only while the
+// caller's workspace is not empty (SPEC §2: then every answer reports its
+// use).
+func (m *Memory) Tools() []packets.Tool {
+	return []packets.Tool{
 		{ToolSpec: packets.ToolSpec{Name: "remember", Kind: packets.ToolNatural, Effects: memoryEffects, AimParam: "text", Description: "Remember something for good: a fact, a preference, a promise, a file worth keeping. Say it in natural language; the tool decides how to keep it (a new workspace item, or strengthening one you already hold).",
 			Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"what to remember, in a sentence"}},"required":["text"]}`)},
-			Run: m.runRemember},
+			Run: textTool(m.runRemember)},
 		{ToolSpec: packets.ToolSpec{Name: "context_operation", Kind: packets.ToolNatural, Effects: memoryEffects, AimParam: "text", Description: "Operate on your own workspace in natural language: list items, pin or unpin an item, forget (let go of) an item, bring one back, raise its stability. Send \"help\" for the guide.",
 			Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"the operation, e.g. \"pin w3\", \"forget w5\", \"raise w2 x3\", \"list\" or \"help\""}},"required":["text"]}`)},
-			Run: m.runContextOperation},
+			Run: textTool(m.runContextOperation)},
 		{ToolSpec: packets.ToolSpec{Name: "plan", Kind: packets.ToolProcess, Effects: memoryEffects, Description: "Manage your plan steps: create a plan, add detail to it, mark it complete, or forget it. Plans show in the plan-steps section until they end. A plan with a time (at, or a cron schedule) waits: when it is due you are woken in this conversation and may speak first — use it for promises such as \"remind me on Friday\".",
 			Parameters: json.RawMessage(`{"type":"object","properties":{"op":{"type":"string","enum":["create","complete","forget","detail"]},"text":{"type":"string","description":"the plan (create) or the detail to add (detail)"},"id":{"type":"string","description":"the plan's id, e.g. p4 (complete, forget, detail)"},"at":{"type":"string","description":"create: when the plan is due, RFC3339 with the time zone, e.g. 2026-11-27T09:00:00+08:00"},"cron":{"type":"string","description":"create: a repeating schedule instead, five cron fields (minute hour day month weekday), e.g. \"0 9 * * 1\""}},"required":["op"]}`)},
-			Run: m.runPlan},
-	}
-	if withUsage {
-		tools = append(tools, Tool{ToolSpec: packets.ToolSpec{Name: "workspace_usage", Kind: packets.ToolProcess, Report: true, Effects: []string{}, // none: it only reports
+			Run: textTool(m.runPlan)},
+		{ToolSpec: packets.ToolSpec{Name: "workspace_usage", Kind: packets.ToolProcess, Report: true, Effects: []string{}, // none: it only reports
 			Description: "Report which workspace items your answer used, and which you may use next, in the same response as your answer (no reply is needed after it). Report with every answer while the workspace is not empty: items in use stay fresh, the rest fade. Instead of calling it you may end your answer with <workspace_usage used=\"w1,w3\" maybe=\"w2\"/>, which is removed before anyone sees it.",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{"used":{"type":"array","items":{"type":"string"},"description":"ids of items this answer used"},"maybe":{"type":"array","items":{"type":"string"},"description":"ids of items you may use next"}},"required":["used","maybe"]}`)},
-			Run: m.runUsage})
+			Run:     textTool(m.runUsage),
+			Offered: func(c *packets.ToolCall) bool { return m.HasWorkspace(ViewerOf(c)) }},
 	}
-	return tools
 }
 
 func decodeArgs(raw json.RawMessage, v any) error {
@@ -112,15 +86,15 @@ func decodeArgs(raw json.RawMessage, v any) error {
 	return nil
 }
 
-func (m *Memory) runUsage(_ context.Context, c Call) (string, error) {
+func (m *Memory) runUsage(_ context.Context, c *packets.ToolCall) (string, error) {
 	var a struct {
 		Used  []string `json:"used"`
 		Maybe []string `json:"maybe"`
 	}
-	if err := decodeArgs(c.Arguments, &a); err != nil {
+	if err := decodeArgs(c.Args, &a); err != nil {
 		return "", err
 	}
-	unknown, err := m.ReportUsage(c.MessageID, c.Viewer(), a.Used, a.Maybe)
+	unknown, err := m.ReportUsage(c.Caller.MessageID, ViewerOf(c), a.Used, a.Maybe)
 	if err != nil {
 		return "", err
 	}
@@ -138,7 +112,7 @@ func nonNil(s []string) []string {
 	return s
 }
 
-func (m *Memory) runPlan(_ context.Context, c Call) (string, error) {
+func (m *Memory) runPlan(_ context.Context, c *packets.ToolCall) (string, error) {
 	var a struct {
 		Op   string `json:"op"`
 		Text string `json:"text"`
@@ -146,15 +120,15 @@ func (m *Memory) runPlan(_ context.Context, c Call) (string, error) {
 		At   string `json:"at"`
 		Cron string `json:"cron"`
 	}
-	if err := decodeArgs(c.Arguments, &a); err != nil {
+	if err := decodeArgs(c.Args, &a); err != nil {
 		return "", err
 	}
-	if !c.Viewer().mayChange(c.origin()) {
+	if !ViewerOf(c).mayChange(originOf(c)) {
 		return "", errNotYours("this conversation's plans")
 	}
 	switch a.Op {
 	case "create":
-		p, err := m.CreatePlan(a.Text, c.origin(), a.At, a.Cron)
+		p, err := m.CreatePlan(a.Text, originOf(c), a.At, a.Cron)
 		if err != nil {
 			return "", err
 		}
@@ -163,12 +137,12 @@ func (m *Memory) runPlan(_ context.Context, c Call) (string, error) {
 		}
 		return "created plan " + p.ID, nil
 	case "detail":
-		if err := m.DetailPlan(a.ID, c.Viewer(), a.Text); err != nil {
+		if err := m.DetailPlan(a.ID, ViewerOf(c), a.Text); err != nil {
 			return "", err
 		}
 		return "added detail to " + a.ID, nil
 	case "complete", "forget":
-		if err := m.EndPlan(a.ID, c.Viewer()); err != nil {
+		if err := m.EndPlan(a.ID, ViewerOf(c)); err != nil {
 			return "", err
 		}
 		if a.Op == "complete" {
@@ -198,19 +172,19 @@ func (m *Memory) runPlan(_ context.Context, c Call) (string, error) {
 //
 // When it strengthens instead of adding, the result quotes the item it
 // kept, so the model (and a reader of the trace) sees the choice.
-func (m *Memory) runRemember(ctx context.Context, c Call) (string, error) {
+func (m *Memory) runRemember(ctx context.Context, c *packets.ToolCall) (string, error) {
 	var a struct {
 		Text string `json:"text"`
 	}
-	if err := decodeArgs(c.Arguments, &a); err != nil {
+	if err := decodeArgs(c.Args, &a); err != nil {
 		return "", err
 	}
 	text := strings.TrimSpace(a.Text)
 	if text == "" {
 		return "", errors.New("nothing to remember: give the text")
 	}
-	v := c.Viewer()
-	if !v.mayChange(c.origin()) {
+	v := ViewerOf(c)
+	if !v.mayChange(originOf(c)) {
 		return "", errNotYours("this conversation's memory")
 	}
 	if it, ok := m.sayingItem(text, v); ok {
@@ -232,8 +206,8 @@ func (m *Memory) runRemember(ctx context.Context, c Call) (string, error) {
 			ID      string   `json:"id"`
 		}
 		in := map[string]any{"text": text, "workspace": m.candidates(text, v, maxCandidates),
-			"conversation": m.conversation(c.Channel), "agent_name": m.agentName()}
-		err := m.natural.Call(ctx, ScriptRemember, c.Channel, in, &d)
+			"conversation": m.conversation(c.Caller.Channel), "agent_name": m.agentName()}
+		err := m.natural.Call(ctx, ScriptRemember, c.Caller.Channel, in, &d)
 		switch {
 		case err != nil:
 			m.log.Warn("remember step failed; keeping a note", "err", err)
@@ -257,7 +231,7 @@ func (m *Memory) runRemember(ctx context.Context, c Call) (string, error) {
 			source = d.Source
 		}
 	}
-	it, err := m.Add(kind, content, c.origin())
+	it, err := m.Add(kind, content, originOf(c))
 	if err != nil {
 		return "", err
 	}

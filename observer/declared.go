@@ -123,6 +123,17 @@ func LoadDeclared(personaDir string) ([]Declared, []error) {
 	return out, errs
 }
 
+// CheckSource checks an observer's file before it is written into a
+// persona's observers/ folder (the persona/observers component): its
+// name ends in .yaml and it loads.
+func CheckSource(file string, data []byte) error {
+	if !strings.HasSuffix(file, ".yaml") {
+		return errors.New("an observer's file ends in .yaml")
+	}
+	_, err := ParseDeclared(file, data)
+	return err
+}
+
 // ParseDeclared reads one declaration; errors name the file and line.
 func ParseDeclared(file string, data []byte) (Declared, error) {
 	var f declaredFile

@@ -35,8 +35,9 @@
 // Tool mode's pass runs the prompt scripts recall_filter and
 // recall_summary through the Scripts interface (the daemon passes the
 // script library), so each call is traced and a persona overrides it. The
-// tool hands its passages to the workspace's pulled-info area and what it
-// hit to a review hook (ToolOptions); this package keeps neither.
+// tool (Tools, a packets.Tool for the tool registry) hands its passages to
+// the workspace's pulled-info area and what it hit to a review hook
+// (ToolOptions); this package keeps neither.
 //
 // Incremental indexing follows the store's arrival log: the Indexer is an
 // actor that reads every message after its cursor and wakes on the store's
@@ -49,7 +50,7 @@
 // It imports importer for the LoCoMo benchmark, llm for the embeddings
 // client, packets for the knowledge scopes its tool checks, and journal to
 // follow what is stored;
-// mainvirtual never imports it (the daemon wires its tool in).
+// mainvirtual never imports it (the registry takes its tool).
 //
 // It may import store, importer, packets, llm, journal and backoff.
 package recall

@@ -16,6 +16,7 @@ import (
 	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/internal/scripttest"
 	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -242,14 +243,22 @@ func TestToolPullsAndReviews(t *testing.T) {
 	type pull struct{ ch, ref, loc, summary string }
 	var pulls []pull
 	var reviewed []Result
-	tool := x.Tool(ToolOptions{
+	tool := x.Tools(ToolOptions{
 		Pull:     func(ch, ref, loc, summary string) { pulls = append(pulls, pull{ch, ref, loc, summary}) },
 		Reviewed: func(_ context.Context, ch string, rs []Result) { reviewed = append(reviewed, rs...) },
-	})
+	})[0]
+	run := func(channel string, owner bool, args string) (string, error) {
+		kind := "group"
+		if owner {
+			kind = "private"
+		}
+		res, err := tool.Run(context.Background(), &packets.ToolCall{Tool: tool.Name, Caller: packets.Caller{Channel: channel, Kind: kind}, Owner: owner, Args: json.RawMessage(args)})
+		return res.OutputText, err
+	}
 	if tool.Name != "recall" || !json.Valid(tool.Parameters) {
 		t.Fatalf("tool %q params %s", tool.Name, tool.Parameters)
 	}
-	out, err := tool.Run(context.Background(), "qq:group:42", false, `{"prompt": "exam schedule", "max_results": 1, "score_threshold": 0}`)
+	out, err := run("qq:group:42", false, `{"prompt": "exam schedule", "max_results": 1, "score_threshold": 0}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +277,7 @@ func TestToolPullsAndReviews(t *testing.T) {
 		t.Fatalf("reviewed = %+v", reviewed)
 	}
 	for _, bad := range []string{`{"prompt": 3}`, `{"prompt": "x", "max_results": 0}`, `{"prompt": "x", "colour": "red"}`, `not json`} {
-		if _, err := tool.Run(context.Background(), "home", true, bad); err == nil {
+		if _, err := run("home", true, bad); err == nil {
 			t.Errorf("arguments %s accepted", bad)
 		}
 	}

@@ -4,24 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/cyan-agent/cyan/packets"
 	"strings"
-)
+	"time"
 
-// Tool is the model's recall tool as a self-contained value: what to offer
-// (name, description, JSON-schema parameters) and how to run a call. The
-// daemon offers it through main-virtual's Tools; it moves into the tool
-// registry unchanged.
-type Tool struct {
-	// ToolSpec: a natural tool (its aim is the prompt) whose effects are on
-	// the agent's own memory (the pulled-info area, the reviews).
-	packets.ToolSpec
-	// Run executes one call in a channel with the model's JSON arguments;
-	// owner is set when the owner asks in private (Query.Owner). Its error
-	// is the model's to read (bad arguments, nothing found is not an
-	// error).
-	Run func(ctx context.Context, channel string, owner bool, args string) (string, error)
-}
+	"github.com/cyan-agent/cyan/packets"
+)
 
 // ToolName is the recall tool's name (SPEC §5).
 const ToolName = "recall"
@@ -48,58 +35,74 @@ type ToolOptions struct {
 	// daemon maps passages to the items made in their turns and the events
 	// whose topics they belong to, and record results to their records.
 	Reviewed func(ctx context.Context, channel string, results []Result)
+	// Took, if set, is told how long each call took (the metrics).
+	Took func(time.Duration)
 }
 
-// Tool returns the recall tool: the agent's own recall. A call searches
+// Tools returns, for the registry, the recall tool: the agent's own
+// recall, a natural tool (its aim is the prompt) whose effects are on the
+// agent's own memory (the pulled-info area, the reviews). A call searches
 // the conversation it is made in (a group chat never recalls another
-// chat's private talk; shared theories are found everywhere), runs tool
-// mode, puts each passage into the pulled-info area, tells Reviewed what
-// it hit and answers with summarized_info and the passages. The owner's
+// chat's private talk; shared theories are found everywhere; the owner's
+// knowledge only when the owner asks in private), runs tool mode, puts
+// each passage into the pulled-info area, tells Reviewed what it hit and
+// answers with summarized_info and the passages. Its error is the model's
+// to read (bad arguments; nothing found is not an error). The owner's
 // searches through the API (Index.Recall) do neither: they are not the
 // agent remembering.
-func (x *Index) Tool(o ToolOptions) Tool {
-	return Tool{ToolSpec: packets.ToolSpec{
+func (x *Index) Tools(o ToolOptions) []packets.Tool {
+	return []packets.Tool{{ToolSpec: packets.ToolSpec{
 		Name: ToolName, Kind: packets.ToolNatural, Effects: []string{packets.EffectMemory}, AimParam: "prompt",
 		Description: "Recall what was said in this conversation, however long ago, and the events and theories " +
 			"you keep: give a description (\"what nyalia said about her exams last year\"); returns scored passages " +
 			"with their place and a summary. Use it when the answer is older than the messages you can see.",
 		Parameters: toolParams},
-		Run: func(ctx context.Context, channel string, owner bool, args string) (string, error) {
-			var a struct {
-				Prompt         string   `json:"prompt"`
-				MaxResults     *int     `json:"max_results"`
-				ScoreThreshold *float64 `json:"score_threshold"`
+		Run: func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
+			if o.Took != nil {
+				defer func(began time.Time) { o.Took(time.Since(began)) }(time.Now())
 			}
-			dec := json.NewDecoder(strings.NewReader(args))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&a); err != nil {
-				return "", fmt.Errorf("the arguments are not {\"prompt\", \"max_results\"?, \"score_threshold\"?}: %v", err)
-			}
-			q := Query{Prompt: a.Prompt, Channel: channel, Owner: owner, MaxResults: MaxMaxResults}
-			if a.MaxResults != nil {
-				if *a.MaxResults < 1 {
-					return "", fmt.Errorf("max_results must be at least 1")
-				}
-				q.MaxResults = *a.MaxResults
-			}
-			if a.ScoreThreshold != nil {
-				q.ScoreThreshold = *a.ScoreThreshold
-			}
-			r, err := x.Recall(ctx, q, ModeTool)
-			if err != nil {
-				return "", err
-			}
-			if o.Pull != nil {
-				for _, res := range r.Results {
-					o.Pull(channel, res.Source, res.Location, PulledSummary(res))
-				}
-			}
-			if o.Reviewed != nil && len(r.Results) > 0 {
-				o.Reviewed(ctx, channel, r.Results)
-			}
-			return RenderToolAnswer(r), nil
+			out, err := x.runTool(ctx, o, c.Caller.Channel, c.Owner && c.Private(), string(c.Args))
+			return packets.Result{OutputText: out}, err
 		},
+	}}
+}
+
+// runTool runs one call in a channel with the model's JSON arguments;
+// owner is set when the owner asks in private (Query.Owner).
+func (x *Index) runTool(ctx context.Context, o ToolOptions, channel string, owner bool, args string) (string, error) {
+	var a struct {
+		Prompt         string   `json:"prompt"`
+		MaxResults     *int     `json:"max_results"`
+		ScoreThreshold *float64 `json:"score_threshold"`
 	}
+	dec := json.NewDecoder(strings.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		return "", fmt.Errorf("the arguments are not {\"prompt\", \"max_results\"?, \"score_threshold\"?}: %v", err)
+	}
+	q := Query{Prompt: a.Prompt, Channel: channel, Owner: owner, MaxResults: MaxMaxResults}
+	if a.MaxResults != nil {
+		if *a.MaxResults < 1 {
+			return "", fmt.Errorf("max_results must be at least 1")
+		}
+		q.MaxResults = *a.MaxResults
+	}
+	if a.ScoreThreshold != nil {
+		q.ScoreThreshold = *a.ScoreThreshold
+	}
+	r, err := x.Recall(ctx, q, ModeTool)
+	if err != nil {
+		return "", err
+	}
+	if o.Pull != nil {
+		for _, res := range r.Results {
+			o.Pull(channel, res.Source, res.Location, PulledSummary(res))
+		}
+	}
+	if o.Reviewed != nil && len(r.Results) > 0 {
+		o.Reviewed(ctx, channel, r.Results)
+	}
+	return RenderToolAnswer(r), nil
 }
 
 // PulledSummary is a result's line in the pulled-info area: its first

@@ -168,6 +168,17 @@ func (l *loader) build(f folder, rel string) (*Script, error) {
 	return build(d, files)
 }
 
+// CheckSource checks a script file before it is written into a persona's
+// scripts/ folder (the persona/scripts component): its name ends in Ext
+// and it parses.
+func CheckSource(file string, data []byte) error {
+	if !strings.HasSuffix(file, Ext) {
+		return fmt.Errorf("a prompt script's file ends in %s", Ext)
+	}
+	_, err := Parse(file, data)
+	return err
+}
+
 // Parse parses a script held in memory; file names it in errors. extends
 // may name only built-in scripts.
 func Parse(file string, data []byte) (*Script, error) {
@@ -425,6 +436,28 @@ func (l *Library) List() []Entry {
 			e.Title, e.Description, e.File = s.Title, s.Description, s.File
 		}
 		out = append(out, e)
+	}
+	return out
+}
+
+// Broken lists the steps whose script does not load now: every LLM-backed
+// step of cyan other than main-virtual's own turn runs a built-in script,
+// which a persona overrides with a file of the same name in its scripts/
+// folder, so a broken override is found by loading each built-in name as
+// a step would. Each entry's Title is the built-in's (what the step does)
+// and Error why the script does not load.
+func (l *Library) Broken() []Entry {
+	var out []Entry
+	for _, n := range BuiltinNames() {
+		if _, err := l.Load(n); err != nil {
+			e := Entry{Name: n, Origin: "persona", Error: err.Error()}
+			if data, rerr := fs.ReadFile(builtinFiles, "builtin/"+n+Ext); rerr == nil {
+				if s, perr := Parse(n+Ext, data); perr == nil {
+					e.Title = s.Title
+				}
+			}
+			out = append(out, e)
+		}
 	}
 	return out
 }

@@ -124,3 +124,26 @@ func TestBuiltinReadmeExample(t *testing.T) {
 		t.Errorf("a score over 1 fails: %v", err)
 	}
 }
+
+// TestBrokenNamesTheStepsThatDoNotLoad: with no override every step's
+// script loads; a broken override of one is the one listed, under the
+// built-in's title, with the file and line.
+func TestBrokenNamesTheStepsThatDoNotLoad(t *testing.T) {
+	r := newRig(t)
+	dir := t.TempDir()
+	lib, err := NewLibrary(LibraryOptions{Generator: r.gen, PersonaDir: func() string { return dir }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := lib.Broken(); len(b) != 0 {
+		t.Fatalf("built-ins broken: %+v", b)
+	}
+	os.MkdirAll(filepath.Join(dir, ScriptsDir), 0o700)
+	if err := os.WriteFile(filepath.Join(dir, ScriptsDir, "remember"+Ext), []byte("user: \"{{ broken\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := lib.Broken()
+	if len(b) != 1 || b[0].Name != "remember" || b[0].Title == "" || !strings.Contains(b[0].Error, "remember.ai.yaml:1:") {
+		t.Fatalf("broken: %+v", b)
+	}
+}

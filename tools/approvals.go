@@ -24,7 +24,7 @@ type Approval struct {
 	ID        string          `json:"id"`
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
-	Caller    Caller          `json:"caller"`
+	Caller    packets.Caller  `json:"caller"`
 	Rule      string          `json:"rule"`
 	Created   time.Time       `json:"created"`
 	Expires   time.Time       `json:"expires"`
@@ -83,7 +83,7 @@ func (r *Registry) EnableApprovals(o ApprovalOptions) *Approvals {
 
 func approvalKey(id string) []byte { return []byte(store.PrefixApprovals + id) }
 
-func (a *Approvals) park(c Caller, tool string, args json.RawMessage, rule string) (*Approval, error) {
+func (a *Approvals) park(c packets.Caller, tool string, args json.RawMessage, rule string) (*Approval, error) {
 	raw := make([]byte, 6)
 	_, _ = rand.Read(raw)
 	now := a.now()

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+
+	"github.com/cyan-agent/cyan/packets"
 )
 
 func BenchmarkCheck(b *testing.B) {
@@ -19,7 +21,7 @@ func BenchmarkCheck(b *testing.B) {
 func BenchmarkOffer100Tools(b *testing.B) {
 	r := tableRegistry(b, nil, nil)
 	for i := range 86 {
-		must(b, r.Register(Tool{Spec: Spec{Name: fmt.Sprintf("extra_%d", i), Description: "d", Kind: Process, Effects: []string{EffectNetwork}}, Run: nop}))
+		must(b, r.Register(packets.Tool{ToolSpec: packets.ToolSpec{Name: fmt.Sprintf("extra_%d", i), Description: "d", Kind: packets.ToolProcess, Effects: []string{packets.EffectNetwork}}, Run: nop}))
 	}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -28,9 +28,9 @@ type Builtins struct {
 // file and terminal tools (and system_operation, which plans with them)
 // are not offered at all, rather than offered and failing; cyan doctor
 // says how to open a folder.
-func (b Builtins) Tools() []Tool {
+func (b Builtins) Tools() []packets.Tool {
 	files := b.Paths != nil && len(b.Paths.Roots()) > 0
-	var list []Tool
+	var list []packets.Tool
 	if files {
 		list = append(list, b.readFile(), b.writeFile(), b.terminal())
 	}
@@ -46,16 +46,16 @@ func (b Builtins) Tools() []Tool {
 // MaxReadBytes bounds what read_file reads of one file.
 const MaxReadBytes = 8 << 20
 
-func (b Builtins) readFile() Tool {
-	return Tool{Spec: Spec{
+func (b Builtins) readFile() packets.Tool {
+	return packets.Tool{ToolSpec: packets.ToolSpec{
 		Name:  "read_file",
 		Title: "read a file",
 		Description: "Read a text file in the folders open to you. path is a full path, or %[path], " +
 			"or \"%[path] Line n ~ Line m\" for lines n to m (also start_line / end_line).",
 		Parameters: Schema("path", "string", "the file: a full path, %[path] or \"%[path] Line n ~ Line m\"",
 			"start_line?", "integer", "first line to read (from 1)", "end_line?", "integer", "last line to read"),
-		Kind: Process, Effects: []string{EffectRead}, PathParams: []string{"path"},
-	}, Run: func(ctx context.Context, c *Call) (packets.Result, error) {
+		Kind: packets.ToolProcess, Effects: []string{packets.EffectRead}, PathParams: []string{"path"},
+	}, Run: func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		var a struct {
 			Path      string `json:"path"`
 			StartLine int    `json:"start_line"`
@@ -121,16 +121,16 @@ func readLines(r io.Reader, ref Ref) (string, error) {
 	return b.String(), nil
 }
 
-func (b Builtins) writeFile() Tool {
-	return Tool{Spec: Spec{
+func (b Builtins) writeFile() packets.Tool {
+	return packets.Tool{ToolSpec: packets.ToolSpec{
 		Name:  "write_file",
 		Title: "write a file",
 		Description: "Write text to a file in the folders open to you (full path or %[path]); folders are created. " +
 			"Read a file before rewriting it. append: true adds to the end instead.",
 		Parameters: Schema("path", "string", "the file: a full path or %[path]", "content", "string", "the text to write",
 			"append?", "boolean", "add to the end instead of replacing"),
-		Kind: Process, Effects: []string{EffectWrite}, PathParams: []string{"path"},
-	}, Run: func(ctx context.Context, c *Call) (packets.Result, error) {
+		Kind: packets.ToolProcess, Effects: []string{packets.EffectWrite}, PathParams: []string{"path"},
+	}, Run: func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		var a struct {
 			Path    string `json:"path"`
 			Content string `json:"content"`
@@ -165,15 +165,15 @@ func (b Builtins) writeFile() Tool {
 	}}
 }
 
-func (b Builtins) terminal() Tool {
-	return Tool{Spec: Spec{
+func (b Builtins) terminal() packets.Tool {
+	return packets.Tool{ToolSpec: packets.ToolSpec{
 		Name:  "terminal",
 		Title: "run a terminal command",
 		Description: "Run a shell command in your working folder and get its output (head and tail when long). " +
 			"It is stopped at the timeout with everything it started; nothing stays in the background.",
 		Parameters: Schema("command", "string", "the shell command"),
-		Kind:       Process, Effects: []string{EffectExecute}, CommandParams: []string{"command"},
-	}, Run: func(ctx context.Context, c *Call) (packets.Result, error) {
+		Kind:       packets.ToolProcess, Effects: []string{packets.EffectExecute}, CommandParams: []string{"command"},
+	}, Run: func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		var a struct {
 			Command string `json:"command"`
 		}

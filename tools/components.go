@@ -66,11 +66,11 @@ const maxComponentFile = 64 << 10
 // person reading the folder sees it too.
 //
 // Reading or listing a component is reading the owner's files: the
-// component tool declares EffectRead (so guests are denied it by default),
+// component tool declares packets.EffectRead (so guests are denied it by default),
 // reads only through Folder (no symlink leads out of the component's
 // folder; credential files and private keys are refused), and shows an
 // OwnerOnly component (custom tool manifests) to the owner alone.
-func (r *Registry) ComponentTools(comps []Component) []Tool {
+func (r *Registry) ComponentTools(comps []Component) []packets.Tool {
 	byName := map[string]Component{}
 	for _, c := range comps {
 		byName[c.Name] = c
@@ -85,14 +85,14 @@ func (r *Registry) ComponentTools(comps []Component) []Tool {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	read := Tool{Spec: Spec{
+	read := packets.Tool{ToolSpec: packets.ToolSpec{
 		Name:  "component",
 		Title: "read one of your components",
 		Description: "The parts of yourself you may change: op list names them; op read {name} returns the component's main.md " +
 			"(what it is for and how it is meant to change) and its files; op read {name, file} one file. Read main.md before you edit a component.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"op":{"type":"string","enum":["list","read"]},"name":{"type":"string","enum":` + quoteList(names) + `},"file":{"type":"string"}},"required":["op"],"additionalProperties":false}`),
-		Kind:       Process, Effects: []string{EffectRead}, Source: SourceBuiltin,
-	}, Run: func(_ context.Context, c *Call) (packets.Result, error) {
+		Kind:       packets.ToolProcess, Effects: []string{packets.EffectRead}, Source: SourceBuiltin,
+	}, Run: func(_ context.Context, c *packets.ToolCall) (packets.Result, error) {
 		var a struct{ Op, Name, File string }
 		if err := c.Decode(&a); err != nil {
 			return packets.Result{}, err
@@ -132,14 +132,14 @@ func (r *Registry) ComponentTools(comps []Component) []Tool {
 		}
 		return packets.Result{OutputText: b.String()}, nil
 	}}
-	edit := Tool{Spec: Spec{
+	edit := packets.Tool{ToolSpec: packets.ToolSpec{
 		Name:  "component_edit",
 		Title: "change one of your components",
 		Description: "Write a file of one of your components (persona scripts, persona observers): name, file (a plain file name), content (the whole new text). " +
 			"Read its main.md with the component tool first. The file is checked before it is written; a bad one is refused with the reason.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"file":{"type":"string"},"content":{"type":"string"}},"required":["name","file","content"],"additionalProperties":false}`),
-		Kind:       Process, Effects: []string{EffectSelfEdit}, Source: SourceBuiltin,
-	}, Run: func(_ context.Context, c *Call) (packets.Result, error) {
+		Kind:       packets.ToolProcess, Effects: []string{packets.EffectSelfEdit}, Source: SourceBuiltin,
+	}, Run: func(_ context.Context, c *packets.ToolCall) (packets.Result, error) {
 		var a struct{ Name, File, Content string }
 		if err := c.Decode(&a); err != nil {
 			return packets.Result{}, err
@@ -171,7 +171,7 @@ func (r *Registry) ComponentTools(comps []Component) []Tool {
 		}
 		return packets.Result{OutputText: "wrote " + part + "; it takes effect in a moment"}, nil
 	}}
-	return []Tool{read, edit}
+	return []packets.Tool{read, edit}
 }
 
 func (c Component) dir() string {

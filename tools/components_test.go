@@ -38,9 +38,9 @@ func TestComponentsHaveABaseAndSelfEditRules(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(persona, "observers", "main.md")); err == nil {
 		t.Fatal("wrote into the persona folder")
 	}
-	owner := Caller{Channel: "home", SpeakerID: "1", Kind: "private"}
-	stranger := Caller{Channel: "qq:group:1", SpeakerID: "9", Kind: "group"}
-	call := func(c Caller, name string, args any, confirmed bool) Outcome {
+	owner := packets.Caller{Channel: "home", SpeakerID: "1", Kind: "private"}
+	stranger := packets.Caller{Channel: "qq:group:1", SpeakerID: "9", Kind: "group"}
+	call := func(c packets.Caller, name string, args any, confirmed bool) Outcome {
 		b, _ := json.Marshal(args)
 		return r.call(context.Background(), c, name, b, confirmed)
 	}
@@ -123,12 +123,12 @@ func TestComponentReadsAreConfined(t *testing.T) {
 		for _, tl := range r.ComponentTools(comps) {
 			must(t, r.Register(tl))
 		}
-		call := func(c Caller, args map[string]string) Outcome {
+		call := func(c packets.Caller, args map[string]string) Outcome {
 			b, _ := json.Marshal(args)
 			return r.Call(context.Background(), c, "component", b)
 		}
-		owner := Caller{Channel: "home", SpeakerID: "1", Kind: "private"}
-		for _, c := range []Caller{{Channel: "qq:group:1", SpeakerID: "9", Kind: "group"}, {Channel: "qq:private:9", SpeakerID: "9", Kind: "private"}} {
+		owner := packets.Caller{Channel: "home", SpeakerID: "1", Kind: "private"}
+		for _, c := range []packets.Caller{{Channel: "qq:group:1", SpeakerID: "9", Kind: "group"}, {Channel: "qq:private:9", SpeakerID: "9", Kind: "private"}} {
 			o := call(c, map[string]string{"op": "read", "name": "tools/extra/custom", "file": "weather.yaml"})
 			if strings.Contains(o.Text(), "MANIFEST-KEY") || !o.Failed() || (guest == nil && o.Decision != "deny") {
 				t.Fatalf("guest rules %v, %+v read a custom manifest: %+v", guest != nil, c, o)
@@ -177,7 +177,7 @@ func TestComponentReadsAreConfined(t *testing.T) {
 		must(t, r.Register(tl))
 	}
 	b, _ := json.Marshal(map[string]string{"name": "persona/scripts", "file": "notes.script", "content": "OVERWRITTEN"})
-	if o := r.CallAsOwner(context.Background(), Caller{}, "component_edit", b); !o.Failed() {
+	if o := r.CallAsOwner(context.Background(), packets.Caller{}, "component_edit", b); !o.Failed() {
 		t.Fatalf("wrote through a symlink: %+v", o)
 	}
 	if got, _ := os.ReadFile(filepath.Join(outside, "notes.txt")); string(got) != "OUTSIDE-NOTES" {

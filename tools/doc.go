@@ -23,9 +23,14 @@
 // read a component's main.md (a read: guests are denied it, and custom
 // tool manifests are the owner's alone) and edit it under self_edit.
 //
-// Other packages add their built-ins with Registry.Register; a Tool says
-// its name, description, JSON-schema parameters, kind, effects and run
-// function, and the effects decide what non-owners may call.
+// Every part exports its tools the one way, as packets.Tool values (a
+// packets.ToolSpec — name, description, JSON-schema parameters, kind,
+// effects — and a run function that takes a *packets.ToolCall, the caller
+// as the registry resolved it), and the daemon hands each part's list to
+// Registry.RegisterAll in one loop; the effects decide what non-owners may
+// call, and a part may say a tool is not offered to a caller now
+// (packets.Tool.Offered). What a turn's call opens goes to the pulled-info
+// area (Options.Pull).
 //
 // A speak text's language is guessed with tts.LanguageOf. It may import
 // store, llm, config, packets, persona, notation, journal, backoff, tts and

@@ -10,9 +10,9 @@ import (
 
 // Every tool declares its effects: the registry refuses one that does not
 // (nil) or names an effect that does not exist, and takes an empty list as
-// "none"; a tool of another package comes through SpecFrom the same way.
+// "none"; a tool of another package comes through RegisterAll the same way.
 func TestEveryToolDeclaresItsEffects(t *testing.T) {
-	run := func(context.Context, *Call) (packets.Result, error) { return packets.Result{}, nil }
+	run := func(context.Context, *packets.ToolCall) (packets.Result, error) { return packets.Result{}, nil }
 	r := New(Options{})
 	for _, tc := range []struct {
 		name    string
@@ -22,17 +22,17 @@ func TestEveryToolDeclaresItsEffects(t *testing.T) {
 		{"undeclared", nil, "declares no effects"},
 		{"unknown", []string{"teleport"}, `"teleport" is not an effect`},
 		{"none", []string{}, ""},
-		{"reads", []string{EffectRead}, ""},
+		{"reads", []string{packets.EffectRead}, ""},
 	} {
-		err := r.Register(Tool{Spec: Spec{Name: tc.name, Description: "d", Kind: Process, Effects: tc.effects}, Run: run})
+		err := r.Register(packets.Tool{ToolSpec: packets.ToolSpec{Name: tc.name, Description: "d", Kind: packets.ToolProcess, Effects: tc.effects}, Run: run})
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	if errs := r.Replace(SourceCustom, []Tool{{Spec: Spec{Name: "bare", Description: "d", Kind: Process}, Run: run}}); len(errs) != 1 {
+	if errs := r.Replace(SourceCustom, []packets.Tool{{ToolSpec: packets.ToolSpec{Name: "bare", Description: "d", Kind: packets.ToolProcess}, Run: run}}); len(errs) != 1 {
 		t.Errorf("an extra tool without effects was taken: %v", errs)
 	}
-	if err := r.Register(Tool{Spec: SpecFrom(packets.ToolSpec{Name: "other", Description: "d", Kind: packets.ToolProcess}, SourceBuiltin), Run: run}); err == nil {
+	if err := r.RegisterAll([]packets.Tool{{ToolSpec: packets.ToolSpec{Name: "other", Description: "d", Kind: packets.ToolProcess}, Run: run}}); err == nil {
 		t.Error("another package's tool without effects was taken")
 	}
 	// The built-ins of this package all declare theirs.

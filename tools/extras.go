@@ -83,7 +83,9 @@ type ExtrasOptions struct {
 	Logger  *slog.Logger
 }
 
-// NewExtras creates the folders and loads every manifest once.
+// NewExtras creates the folders; Load reads the manifests. (The daemon
+// registers every part's tools in between, so a manifest that takes a
+// built-in's name is the one refused.)
 func (r *Registry) NewExtras(o ExtrasOptions) (*Extras, error) {
 	if o.Logger == nil {
 		o.Logger = r.log
@@ -96,12 +98,18 @@ func (r *Registry) NewExtras(o ExtrasOptions) (*Extras, error) {
 			return nil, fmt.Errorf("tools: create %s: %w", d, err)
 		}
 	}
+	return e, nil
+}
+
+// Load reads every manifest once: the shipped defaults, then the provided
+// and custom folders. A name another source holds is a problem of the
+// manifest (Problems).
+func (e *Extras) Load() {
 	sub, _ := fs.Sub(shipped, "extra/default")
 	e.load(SourceDefault, sub, "tools/extra/default", "")
 	for _, src := range []string{SourceProvided, SourceCustom} {
 		e.reload(src)
 	}
-	return e, nil
 }
 
 // Problems lists the manifests that could not be loaded.
@@ -127,7 +135,7 @@ func (e *Extras) reload(source string) {
 // load parses every manifest of a folder and replaces the source's tools.
 func (e *Extras) load(source string, fsys fs.FS, shown, disk string) {
 	entries, _ := fs.ReadDir(fsys, ".")
-	var list []Tool
+	var list []packets.Tool
 	var problems []*ManifestError
 	for _, ent := range entries {
 		ext := filepath.Ext(ent.Name())
@@ -160,16 +168,16 @@ func (e *Extras) load(source string, fsys fs.FS, shown, disk string) {
 }
 
 // ParseManifest reads a manifest; file names it in errors.
-func (e *Extras) parse(file, dir, stem string, b []byte) (Tool, *ManifestError) {
+func (e *Extras) parse(file, dir, stem string, b []byte) (packets.Tool, *ManifestError) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(b, &root); err != nil {
-		return Tool{}, yamlError(file, err)
+		return packets.Tool{}, yamlError(file, err)
 	}
 	var m Manifest
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&m); err != nil && !errors.Is(err, io.EOF) {
-		return Tool{}, yamlError(file, err)
+		return packets.Tool{}, yamlError(file, err)
 	}
 	line := func(key string) int {
 		if len(root.Content) > 0 {
@@ -182,8 +190,8 @@ func (e *Extras) parse(file, dir, stem string, b []byte) (Tool, *ManifestError) 
 		}
 		return 0
 	}
-	bad := func(key, format string, args ...any) (Tool, *ManifestError) {
-		return Tool{}, &ManifestError{File: file, Line: line(key), Msg: key + ": " + fmt.Sprintf(format, args...)}
+	bad := func(key, format string, args ...any) (packets.Tool, *ManifestError) {
+		return packets.Tool{}, &ManifestError{File: file, Line: line(key), Msg: key + ": " + fmt.Sprintf(format, args...)}
 	}
 	if m.Name == "" {
 		m.Name = stem
@@ -194,7 +202,7 @@ func (e *Extras) parse(file, dir, stem string, b []byte) (Tool, *ManifestError) 
 	if strings.TrimSpace(m.Title) == "" && strings.TrimSpace(m.Description) == "" {
 		return bad("title", "a tool needs a title or a description")
 	}
-	spec := Spec{Name: m.Name, Title: m.Title, Description: orText(m.Description, m.Title), Kind: Process}
+	spec := packets.ToolSpec{Name: m.Name, Title: m.Title, Description: orText(m.Description, m.Title), Kind: packets.ToolProcess}
 	switch {
 	case len(m.Input) > 0 && m.Parameters != nil:
 		return bad("parameters", "give input (ISDK's list) or parameters (JSON Schema), not both")
@@ -219,11 +227,11 @@ func (e *Extras) parse(file, dir, stem string, b []byte) (Tool, *ManifestError) 
 		timeout = d
 	}
 	kinds := 0
-	var run RunFunc
+	var run packets.ToolFunc
 	var effects []string
 	if len(m.Run.Argv) > 0 {
 		kinds++
-		run, effects = e.argvRun(m.Run.Argv, dir, timeout, func() bool { return slices.Contains(effects, EffectNetwork) }), []string{EffectExecute}
+		run, effects = e.argvRun(m.Run.Argv, dir, timeout, func() bool { return slices.Contains(effects, packets.EffectNetwork) }), []string{packets.EffectExecute}
 	}
 	if h := m.Run.HTTP; h != nil {
 		kinds++
@@ -235,7 +243,7 @@ func (e *Extras) parse(file, dir, stem string, b []byte) (Tool, *ManifestError) 
 		if method != "GET" && method != "POST" {
 			return bad("run", "http.method %q is not GET or POST", h.Method)
 		}
-		run, effects = e.httpRun(u.String(), method, timeout), []string{EffectNetwork}
+		run, effects = e.httpRun(u.String(), method, timeout), []string{packets.EffectNetwork}
 	}
 	if m.Run.Script != "" {
 		kinds++
@@ -255,14 +263,14 @@ func (e *Extras) parse(file, dir, stem string, b []byte) (Tool, *ManifestError) 
 		effects = *m.Effects
 		for _, ef := range effects {
 			switch ef {
-			case EffectRead, EffectWrite, EffectExecute, EffectNetwork, EffectMemory, EffectOperate, EffectSelfEdit:
+			case packets.EffectRead, packets.EffectWrite, packets.EffectExecute, packets.EffectNetwork, packets.EffectMemory, packets.EffectOperate, packets.EffectSelfEdit:
 			default:
 				return bad("effects", "%q is not an effect (read, write, execute, network, memory)", ef)
 			}
 		}
 	}
 	spec.Effects = effects
-	return Tool{Spec: spec, Run: run}, nil
+	return packets.Tool{ToolSpec: spec, Run: run}, nil
 }
 
 func yamlError(file string, err error) *ManifestError {
@@ -342,8 +350,8 @@ func resultOf(out string) packets.Result {
 // argvRun runs a program in the jail (when the daemon has one), with its
 // own folder visible read-only besides the roots, and the network only
 // when the manifest declares the network effect.
-func (e *Extras) argvRun(argv []string, dir string, timeout time.Duration, network func() bool) RunFunc {
-	return func(ctx context.Context, c *Call) (packets.Result, error) {
+func (e *Extras) argvRun(argv []string, dir string, timeout time.Duration, network func() bool) packets.ToolFunc {
+	return func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		var args map[string]any
 		_ = json.Unmarshal(c.Args, &args)
 		cmd := make([]string, len(argv))
@@ -381,8 +389,8 @@ func (e *Extras) argvRun(argv []string, dir string, timeout time.Duration, netwo
 	}
 }
 
-func (e *Extras) httpRun(u, method string, timeout time.Duration) RunFunc {
-	return func(ctx context.Context, c *Call) (packets.Result, error) {
+func (e *Extras) httpRun(u, method string, timeout time.Duration) packets.ToolFunc {
+	return func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		var body io.Reader
@@ -451,8 +459,8 @@ func (e *Extras) checkScript(dir, file string) error {
 // call, so an edit applies to the next one, and only through an os.Root of
 // the manifest's folder: a link leading out of it is refused. A text value
 // is the tool's output; any other value is output as JSON.
-func (e *Extras) scriptRun(dir, file string) RunFunc {
-	return func(ctx context.Context, c *Call) (packets.Result, error) {
+func (e *Extras) scriptRun(dir, file string) packets.ToolFunc {
+	return func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		if e.scripts == nil {
 			return packets.Result{}, errors.New("script tools need a model, and none is configured")
 		}
@@ -539,15 +547,15 @@ func (e *Extras) Watch(ctx context.Context) error {
 // tools into tools/extra/custom. The caller's permission object must allow
 // it in self_edit ("tools/extra/custom/<name>.yaml"); the manifest is
 // checked before it is written.
-func (e *Extras) CustomTool() Tool {
-	return Tool{Spec: Spec{
+func (e *Extras) CustomTool() packets.Tool {
+	return packets.Tool{ToolSpec: packets.ToolSpec{
 		Name:  "custom_tool",
 		Title: "write one of your own tools",
 		Description: "Create or replace a tool of your own: manifest is the YAML of an extra tool " +
 			"(name, title, description, input, effects, run: {argv | http | script}). It is live within a second.",
 		Parameters: Schema("name", "string", "the tool's name", "manifest", "string", "the manifest's YAML"),
-		Kind:       Process, Effects: []string{EffectSelfEdit},
-	}, Run: func(ctx context.Context, c *Call) (packets.Result, error) {
+		Kind:       packets.ToolProcess, Effects: []string{packets.EffectSelfEdit},
+	}, Run: func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		var a struct {
 			Name     string `json:"name"`
 			Manifest string `json:"manifest"`
@@ -559,7 +567,7 @@ func (e *Extras) CustomTool() Tool {
 			return packets.Result{}, fmt.Errorf("%q is not a tool name", a.Name)
 		}
 		part := "tools/extra/custom/" + a.Name + ".yaml"
-		if !c.reg.PermissionFor(c.Caller).MaySelfEdit(part) {
+		if !c.Perm.MaySelfEdit(part) {
 			return packets.Result{}, fmt.Errorf("%w: self_edit does not include %s", ErrDenied, part)
 		}
 		dir := e.dirs[SourceCustom]

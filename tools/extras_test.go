@@ -15,6 +15,7 @@ import (
 	"github.com/cyan-agent/cyan/generate"
 	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/internal/scripttest"
+	"github.com/cyan-agent/cyan/packets"
 )
 
 func TestExtras(t *testing.T) {
@@ -24,8 +25,9 @@ func TestExtras(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.Load()
 	// The shipped tool runs.
-	o := r.CallAsOwner(context.Background(), Caller{}, "now", nil)
+	o := r.CallAsOwner(context.Background(), packets.Caller{}, "now", nil)
 	if !regexp.MustCompile(`^\d{4}-\d\d-\d\dT`).MatchString(o.Result.OutputText) {
 		t.Fatalf("now: %+v", o)
 	}
@@ -44,10 +46,10 @@ func TestExtras(t *testing.T) {
 	write("bad4.yaml", "name: [oops\n")
 	e.reload(SourceProvided)
 	spec, ok := r.Get("weather")
-	if !ok || spec.Source != SourceProvided || !strings.Contains(string(spec.Parameters), `"required":["location"]`) || spec.Effects[0] != EffectNetwork {
+	if !ok || spec.Source != SourceProvided || !strings.Contains(string(spec.Parameters), `"required":["location"]`) || spec.Effects[0] != packets.EffectNetwork {
 		t.Fatalf("weather: %+v", spec)
 	}
-	o = r.CallAsOwner(context.Background(), Caller{}, "weather", json.RawMessage(`{"location":"Shanghai"}`))
+	o = r.CallAsOwner(context.Background(), packets.Caller{}, "weather", json.RawMessage(`{"location":"Shanghai"}`))
 	if o.Result.OutputText != "sunny in Shanghai" {
 		t.Fatalf("http tool: %+v", o)
 	}
@@ -72,16 +74,16 @@ func TestExtras(t *testing.T) {
 	// The agent's own tools need self_edit.
 	must(t, r.Register(e.CustomTool()))
 	args, _ := json.Marshal(map[string]string{"name": "mine", "manifest": "title: mine\nrun: {argv: [echo, hi]}\n"})
-	if o := r.CallAsOwner(context.Background(), Caller{}, "custom_tool", args); o.Error != "" {
+	if o := r.CallAsOwner(context.Background(), packets.Caller{}, "custom_tool", args); o.Error != "" {
 		t.Fatalf("custom_tool: %+v", o)
 	}
 	e.reload(SourceCustom)
-	if o := r.CallAsOwner(context.Background(), Caller{}, "mine", nil); strings.TrimSpace(o.Result.OutputText) != "hi" {
+	if o := r.CallAsOwner(context.Background(), packets.Caller{}, "mine", nil); strings.TrimSpace(o.Result.OutputText) != "hi" {
 		t.Fatalf("mine: %+v", o)
 	}
 	noEdit := New(Options{Owner: mustPermission(`{"tools":["*"]}`)})
 	must(t, noEdit.Register(e.CustomTool()))
-	if o := noEdit.CallAsOwner(context.Background(), Caller{}, "custom_tool", args); !strings.Contains(o.Error, "self_edit") {
+	if o := noEdit.CallAsOwner(context.Background(), packets.Caller{}, "custom_tool", args); !strings.Contains(o.Error, "self_edit") {
 		t.Fatalf("without self_edit: %+v", o)
 	}
 }
@@ -97,6 +99,7 @@ func TestScriptTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.Load()
 	prov := e.Dir(SourceProvided)
 	write := func(name, s string) { must(t, os.WriteFile(filepath.Join(prov, name), []byte(s), 0o644)) }
 	write("haiku.yaml", "title: write a haiku\ninput:\n  - topic: {required: true}\neffects: []\nrun: {script: haiku.ai.yaml}\n")
@@ -106,7 +109,7 @@ func TestScriptTool(t *testing.T) {
 		t.Fatalf("problems: %v", p)
 	}
 	rig.Fake.Enqueue(llmtest.Reply{Text: "autumn moon rises"})
-	o := r.CallAsOwner(context.Background(), Caller{Channel: "home"}, "haiku", json.RawMessage(`{"topic":"the moon"}`))
+	o := r.CallAsOwner(context.Background(), packets.Caller{Channel: "home"}, "haiku", json.RawMessage(`{"topic":"the moon"}`))
 	if o.Error != "" || o.Result.OutputText != "autumn moon rises" {
 		t.Fatalf("script tool: %+v", o)
 	}
@@ -121,7 +124,7 @@ func TestScriptTool(t *testing.T) {
 	now := time.Now().Add(time.Hour)
 	must(t, os.Chtimes(filepath.Join(prov, "haiku.ai.yaml"), now, now))
 	rig.Fake.Enqueue(llmtest.Reply{Text: `{"lines": ["a", "b", "c"]}`})
-	o = r.CallAsOwner(context.Background(), Caller{Channel: "home"}, "haiku", json.RawMessage(`{"topic":"rain"}`))
+	o = r.CallAsOwner(context.Background(), packets.Caller{Channel: "home"}, "haiku", json.RawMessage(`{"topic":"rain"}`))
 	if o.Error != "" || o.Result.OutputText != `{"lines":["a","b","c"]}` {
 		t.Fatalf("edited script tool: %+v", o)
 	}
@@ -129,7 +132,7 @@ func TestScriptTool(t *testing.T) {
 	write("haiku.ai.yaml", "user: \"{{ broken\"\n")
 	now = now.Add(time.Hour)
 	must(t, os.Chtimes(filepath.Join(prov, "haiku.ai.yaml"), now, now))
-	if o := r.CallAsOwner(context.Background(), Caller{}, "haiku", json.RawMessage(`{"topic":"x"}`)); !strings.Contains(o.Error, "haiku.ai.yaml:1:") {
+	if o := r.CallAsOwner(context.Background(), packets.Caller{}, "haiku", json.RawMessage(`{"topic":"x"}`)); !strings.Contains(o.Error, "haiku.ai.yaml:1:") {
 		t.Fatalf("broken script: %+v", o)
 	}
 	// Once the folder is reloaded, the tool is listed as broken and not
@@ -156,7 +159,7 @@ func TestScriptTool(t *testing.T) {
 		t.Fatal("a script outside the folder is offered")
 	}
 	// And a link made after the manifest loaded is refused at the call.
-	if _, err := e.scriptRun(prov, "evil.ai.yaml")(context.Background(), &Call{Tool: "evil"}); err == nil || len(rig.Chats()) != 2 {
+	if _, err := e.scriptRun(prov, "evil.ai.yaml")(context.Background(), &packets.ToolCall{Tool: "evil"}); err == nil || len(rig.Chats()) != 2 {
 		t.Fatalf("a script outside the folder ran: %v", err)
 	}
 	found := false

@@ -119,7 +119,7 @@ func (m *MCPManager) serve(ctx context.Context, s config.MCPServer, source strin
 			killGroup(cmd.Process.Pid)
 		}
 	}()
-	var list []Tool
+	var list []packets.Tool
 	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for t, err := range session.Tools(lctx, nil) {
@@ -135,9 +135,9 @@ func (m *MCPManager) serve(ctx context.Context, s config.MCPServer, source strin
 		if len(schema) == 0 || string(schema) == "null" {
 			schema = nil
 		}
-		list = append(list, Tool{Spec: Spec{
+		list = append(list, packets.Tool{ToolSpec: packets.ToolSpec{
 			Name: name, Title: t.Title, Description: orText(t.Description, "the "+t.Name+" tool of the "+s.Name+" MCP server"),
-			Parameters: schema, Kind: Process, Effects: []string{EffectExecute, EffectNetwork},
+			Parameters: schema, Kind: packets.ToolProcess, Effects: []string{packets.EffectExecute, packets.EffectNetwork},
 		}, Run: m.caller(session, t.Name)})
 	}
 	for _, err := range m.reg.Replace(source, list) {
@@ -158,8 +158,8 @@ func (m *MCPManager) serve(ctx context.Context, s config.MCPServer, source strin
 	}
 }
 
-func (m *MCPManager) caller(session *mcp.ClientSession, tool string) RunFunc {
-	return func(ctx context.Context, c *Call) (packets.Result, error) {
+func (m *MCPManager) caller(session *mcp.ClientSession, tool string) packets.ToolFunc {
+	return func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		var args map[string]any
 		if err := json.Unmarshal(c.Args, &args); err != nil {
 			return packets.Result{}, err

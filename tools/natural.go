@@ -35,15 +35,15 @@ const (
 // MaxSpeakRunes bounds speak's input: it is for a line or two, not essays.
 const MaxSpeakRunes = 500
 
-func speak(g Scripts) Tool {
-	return Tool{Spec: Spec{
+func speak(g Scripts) packets.Tool {
+	return packets.Tool{ToolSpec: packets.ToolSpec{
 		Name:  "speak",
 		Title: "say something aloud",
 		Description: `Turn a short text into speech for the voice: returns {"speech": [{"emotion", "language", "text"}]}. ` +
 			`Keep the text short (a line or two).`,
 		Parameters: Schema("text", "string", "what to say, short"),
-		Kind:       Natural, AI: true, AimParam: "text", Effects: []string{}, // none: it only makes speech of text
-	}, Run: func(ctx context.Context, c *Call) (packets.Result, error) {
+		Kind:       packets.ToolNatural, AI: true, AimParam: "text", Effects: []string{}, // none: it only makes speech of text
+	}, Run: func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		text := strings.TrimSpace(c.Natural.Aim)
 		if text == "" {
 			return packets.Result{}, errors.New("speak: the text is empty")
@@ -107,16 +107,16 @@ type Step struct {
 // MaxSteps bounds the steps of one system operation.
 const MaxSteps = 16
 
-func systemOperation(g Scripts) Tool {
-	return Tool{Spec: Spec{
+func systemOperation(g Scripts) packets.Tool {
+	return packets.Tool{ToolSpec: packets.ToolSpec{
 		Name:  "system_operation",
 		Title: "operate the computer",
 		Description: "Do something on the computer, described in natural language with full paths " +
 			"(\"convert /w/a.mp4 to /w/a.mp3, then write /w/readme.txt saying …\"). It is turned into file and terminal steps, " +
 			"each held to the same permissions; steps that need the owner's approval wait for it together.",
 		Parameters: Schema("command", "string", "what to do, with full paths"),
-		Kind:       Natural, AI: true, AimParam: "command", Effects: []string{EffectOperate},
-	}, Run: func(ctx context.Context, c *Call) (packets.Result, error) {
+		Kind:       packets.ToolNatural, AI: true, AimParam: "command", Effects: []string{packets.EffectOperate},
+	}, Run: func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		var args struct {
 			Command string `json:"command"`
 			Plan    []Step `json:"plan"`
@@ -139,6 +139,10 @@ func systemOperation(g Scripts) Tool {
 		if len(steps) > MaxSteps {
 			return packets.Result{}, fmt.Errorf("system_operation: %d steps planned; at most %d — split the request", len(steps), MaxSteps)
 		}
+		reg := registryOf(ctx)
+		if reg == nil {
+			return packets.Result{}, errors.New("system_operation runs only through the tool registry")
+		}
 		// Check every step first: a denied step stops the whole operation
 		// before anything runs; steps that need approval park it whole.
 		needsApproval := false
@@ -147,7 +151,7 @@ func systemOperation(g Scripts) Tool {
 			if err != nil {
 				return packets.Result{}, fmt.Errorf("system_operation: step %d: %w", i+1, err)
 			}
-			switch v := c.reg.Check(c.Caller, s.Tool, args); v.Decision {
+			switch v := reg.Check(c.Caller, s.Tool, args); v.Decision {
 			case packets.Deny:
 				return packets.Result{OutputText: fmt.Sprintf("nothing was done: step %d (%s) is denied (rule %s)", i+1, s.describe(), v.Rule)}, nil
 			case packets.Confirm:
@@ -156,14 +160,14 @@ func systemOperation(g Scripts) Tool {
 		}
 		if needsApproval && !c.Confirmed {
 			planned, _ := json.Marshal(map[string]any{"command": c.Natural.Aim, "plan": steps})
-			o := c.reg.park(c.Caller, "system_operation", planned, "steps need the owner's approval")
+			o := reg.park(c.Caller, "system_operation", planned, "steps need the owner's approval")
 			return packets.Result{OutputText: o.Text()}, nil
 		}
 		var b strings.Builder
 		var files []string
 		for i, s := range steps {
 			args, _ := s.arguments()
-			o := c.Sub(ctx, s.Tool, args)
+			o := reg.call(ctx, c.Caller, s.Tool, args, c.Confirmed) // the same caller, through the same checks
 			fmt.Fprintf(&b, "%d. %s → %s\n", i+1, s.describe(), o.Text())
 			files = append(files, o.Result.OutputFile...)
 			if o.Failed() {

@@ -30,7 +30,7 @@ func TestSpeak(t *testing.T) {
 		must(t, r.Register(tl))
 	}
 	fake.Enqueue(llmtest.Reply{Text: "```json\n" + `{"speech":[{"emotion":"ask","language":"zh","text":"真的吗真的吗？"},{"emotion":"happy","language":"ja","text":"やった！"},{"emotion":"happy","language":"","text":"谢谢你"}]}` + "\n```"})
-	o := r.Call(context.Background(), Caller{Kind: "group", Speaker: "x", SpeakerID: "1"}, "speak", json.RawMessage(`{"text":"真的吗真的吗？Yatta！谢谢你"}`))
+	o := r.Call(context.Background(), packets.Caller{Kind: "group", Speaker: "x", SpeakerID: "1"}, "speak", json.RawMessage(`{"text":"真的吗真的吗？Yatta！谢谢你"}`))
 	if o.Decision != packets.Allow || o.Error != "" {
 		t.Fatalf("%+v", o)
 	}
@@ -45,11 +45,11 @@ func TestSpeak(t *testing.T) {
 	scripttest.Golden(t, "scripts/speak.golden", scripttest.Render(req))
 	// A model that answers nonsense still gives the voice something to say.
 	fake.Enqueue(llmtest.Reply{Text: "no json"}, llmtest.Reply{Text: "still none"})
-	o = r.Call(context.Background(), Caller{Owner: true}, "speak", json.RawMessage(`{"text":"おはよう"}`))
+	o = r.Call(context.Background(), packets.Caller{Owner: true}, "speak", json.RawMessage(`{"text":"おはよう"}`))
 	if !strings.Contains(o.Text(), `"language":"ja"`) || !strings.Contains(o.Text(), "おはよう") {
 		t.Fatalf("fallback: %s", o.Text())
 	}
-	if o := r.Call(context.Background(), Caller{Owner: true}, "speak", json.RawMessage(`{"text":"`+strings.Repeat("a", 600)+`"}`)); !strings.Contains(o.Error, "at most") {
+	if o := r.Call(context.Background(), packets.Caller{Owner: true}, "speak", json.RawMessage(`{"text":"`+strings.Repeat("a", 600)+`"}`)); !strings.Contains(o.Error, "at most") {
 		t.Fatalf("long text: %+v", o)
 	}
 }
@@ -70,7 +70,7 @@ func TestSystemOperation(t *testing.T) {
 	ap := r.EnableApprovals(ApprovalOptions{Store: st})
 	plan := `{"steps":[{"tool":"write_file","path":"` + f.root + `/guide.txt","content":"made from test.mp4"},{"tool":"terminal","command":"cat guide.txt"}],"summary":"ok"}`
 	fake.Enqueue(llmtest.Reply{Text: plan})
-	owner := Caller{Channel: "home", Speaker: "me", Kind: "private"}
+	owner := packets.Caller{Channel: "home", Speaker: "me", Kind: "private"}
 	o := r.Call(context.Background(), owner, "system_operation", json.RawMessage(`{"command":"write `+f.root+`/guide.txt and show it"}`))
 	// The owner confirms writes and commands: the whole plan waits, once.
 	if !strings.Contains(o.Text(), "waiting for the owner's approval") {
@@ -100,7 +100,7 @@ func TestSystemOperation(t *testing.T) {
 		t.Fatalf("denied step: %s", o.Text())
 	}
 	// A guest cannot plan at all.
-	if o := r.Call(context.Background(), Caller{Speaker: "x", SpeakerID: "9", Kind: "group"}, "system_operation", json.RawMessage(`{"command":"x"}`)); o.Decision != packets.Deny {
+	if o := r.Call(context.Background(), packets.Caller{Speaker: "x", SpeakerID: "9", Kind: "group"}, "system_operation", json.RawMessage(`{"command":"x"}`)); o.Decision != packets.Deny {
 		t.Fatalf("guest: %+v", o)
 	}
 }
@@ -115,7 +115,7 @@ func TestSystemOperationScript(t *testing.T) {
 		must(t, r.Register(tl))
 	}
 	fake.Enqueue(llmtest.Reply{Text: `{"steps": [], "summary": "the request does not say which file"}`})
-	o := r.Call(context.Background(), Caller{Channel: "home", Owner: true}, "system_operation", json.RawMessage(`{"command":"convert /w/talk.mp4 to mp3 next to it"}`))
+	o := r.Call(context.Background(), packets.Caller{Channel: "home", Owner: true}, "system_operation", json.RawMessage(`{"command":"convert /w/talk.mp4 to mp3 next to it"}`))
 	if o.Error != "" || o.Text() != "nothing was done: the request does not say which file" {
 		t.Fatalf("%+v", o)
 	}
@@ -136,11 +136,11 @@ func TestApprovalsExpireAndSurvive(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := New(Options{})
-		must(t, r.Register(Tool{Spec: Spec{Name: "w", Description: "d", Kind: Process, Effects: []string{EffectWrite}}, Run: nop}))
+		must(t, r.Register(packets.Tool{ToolSpec: packets.ToolSpec{Name: "w", Description: "d", Kind: packets.ToolProcess, Effects: []string{packets.EffectWrite}}, Run: nop}))
 		return st, r, r.EnableApprovals(ApprovalOptions{Store: st, TTL: time.Hour, Now: clock})
 	}
 	st, r, ap := open()
-	c := Caller{Channel: "home", Kind: "private", CallID: "c1"}
+	c := packets.Caller{Channel: "home", Kind: "private", CallID: "c1"}
 	o1 := r.Call(context.Background(), c, "w", nil)
 	now = now.Add(30 * time.Minute)
 	o2 := r.Call(context.Background(), c, "w", nil)

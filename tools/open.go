@@ -27,8 +27,8 @@ type Opener func(ctx context.Context, r packets.Reader, ref, location string) (s
 // stranger who may not read files opens none, and every opener checks the
 // caller's infos where the data is read. Its results are shown like a
 // file read: until the next user message.
-func (r *Registry) OpenTool(openers map[string]Opener) Tool {
-	return Tool{Spec: Spec{
+func (r *Registry) OpenTool(openers map[string]Opener) packets.Tool {
+	return packets.Tool{ToolSpec: packets.ToolSpec{
 		Name:  OpenName,
 		Title: "open a reference",
 		Description: "Open a %[...] reference you see in your prompt: a range of the history (%[history/<channel>/<date>] message n ~ message m), " +
@@ -36,9 +36,9 @@ func (r *Registry) OpenTool(openers map[string]Opener) Tool {
 			"The result is shown until the next user message; keep a file with context_operation \"keep %[path] - what it is\".",
 		Parameters: Schema("ref", "string", "the reference exactly as shown, e.g. \"%[history/home/2026-11-23] message 4 ~ message 9\""),
 		// No effect of its own: each reference is read by its opener, which
-		// checks the caller's rights (a file through read_file's EffectRead).
-		Kind: Process, Effects: []string{}, Source: SourceBuiltin, Transient: true,
-	}, Run: func(ctx context.Context, c *Call) (packets.Result, error) {
+		// checks the caller's rights (a file through read_file's packets.EffectRead).
+		Kind: packets.ToolProcess, Effects: []string{}, Source: SourceBuiltin, Transient: true,
+	}, Run: func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
 		var a struct {
 			Ref string `json:"ref"`
 		}

@@ -56,7 +56,7 @@ func ParseOwners(list []string) (Owners, error) {
 }
 
 // Match reports whether c is the owner.
-func (o Owners) Match(c Caller) bool {
+func (o Owners) Match(c packets.Caller) bool {
 	if c.Owner {
 		return true
 	}

@@ -28,8 +28,9 @@ var packetProps = []struct{ name, schema string }{
 
 // withPacketFields adds the packet's fields a natural tool's schema lacks,
 // and remembers which it added. Other tools are returned as they are.
-func withPacketFields(t Tool) Tool {
-	if t.Kind != Natural {
+func withPacketFields(tool packets.Tool) entry {
+	t := entry{Tool: tool}
+	if t.Kind != packets.ToolNatural {
 		return t
 	}
 	schema := map[string]any{"type": "object"}
@@ -68,7 +69,7 @@ func withPacketFields(t Tool) Tool {
 //   - otherwise the aim is the aim parameter (else the arguments as
 //     text), and scene, appendix and the limits are the parameters of
 //     those names the registry added to the schema.
-func naturalOf(t Tool, args json.RawMessage) (packets.Natural, json.RawMessage, error) {
+func naturalOf(t entry, args json.RawMessage) (packets.Natural, json.RawMessage, error) {
 	var probe map[string]json.RawMessage
 	_ = json.Unmarshal(args, &probe)
 	if _, ok := probe["aim"]; ok && t.AimParam != "aim" {

@@ -30,9 +30,9 @@ func TestNaturalToolsTakeThePacket(t *testing.T) {
 	// A natural tool that reads its own arguments strictly (as recall
 	// does) and reports the packet it got.
 	var got *packets.Natural
-	strict := Tool{Spec: Spec{Name: "strict", Description: "a strict natural tool", Kind: Natural, AimParam: "prompt", Effects: []string{},
+	strict := packets.Tool{ToolSpec: packets.ToolSpec{Name: "strict", Description: "a strict natural tool", Kind: packets.ToolNatural, AimParam: "prompt", Effects: []string{},
 		Parameters: json.RawMessage(`{"type": "object", "properties": {"prompt": {"type": "string"}, "scene": {"type": "number"}}}`)},
-		Run: func(_ context.Context, c *Call) (packets.Result, error) {
+		Run: func(_ context.Context, c *packets.ToolCall) (packets.Result, error) {
 			var a struct {
 				Prompt string   `json:"prompt"`
 				Scene  *float64 `json:"scene"`
@@ -48,7 +48,7 @@ func TestNaturalToolsTakeThePacket(t *testing.T) {
 	if err := r.Register(strict); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Register(Tool{Spec: Spec{Name: "plain", Description: "a process tool", Kind: Process, Effects: []string{}}, Run: func(context.Context, *Call) (packets.Result, error) {
+	if err := r.Register(packets.Tool{ToolSpec: packets.ToolSpec{Name: "plain", Description: "a process tool", Kind: packets.ToolProcess, Effects: []string{}}, Run: func(context.Context, *packets.ToolCall) (packets.Result, error) {
 		return packets.Result{}, nil
 	}}); err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func TestNaturalToolsTakeThePacket(t *testing.T) {
 		t.Errorf("a tool's own parameter was replaced: %s", props("strict")["scene"])
 	}
 
-	owner := Caller{Owner: true, Channel: "home"}
+	owner := packets.Caller{Owner: true, Channel: "home"}
 	// The packet reaches the tool; its own arguments stay its own; the
 	// result is clipped.
 	o := r.Call(context.Background(), owner, "strict", json.RawMessage(`{"prompt": "find the file", "scene": 3, "appendix": ["%[notes/a.md]"], "output_text_limit": 10, "output_file_limit": ["first"]}`))
@@ -133,12 +133,12 @@ func TestNaturalToolsTakeThePacket(t *testing.T) {
 func TestStepsKeepTheStartersPermission(t *testing.T) {
 	r := New(Options{})
 	ran := map[string]int{}
-	for _, s := range []Spec{
-		{Name: "read_file", Description: "read", Kind: Process, Effects: []string{EffectRead}},
-		{Name: "terminal", Description: "run", Kind: Process, Effects: []string{EffectExecute}},
+	for _, s := range []packets.ToolSpec{
+		{Name: "read_file", Description: "read", Kind: packets.ToolProcess, Effects: []string{packets.EffectRead}},
+		{Name: "terminal", Description: "run", Kind: packets.ToolProcess, Effects: []string{packets.EffectExecute}},
 	} {
 		name := s.Name
-		if err := r.Register(Tool{Spec: s, Run: func(context.Context, *Call) (packets.Result, error) {
+		if err := r.Register(packets.Tool{ToolSpec: s, Run: func(context.Context, *packets.ToolCall) (packets.Result, error) {
 			ran[name]++
 			return packets.Result{OutputText: "done"}, nil
 		}}); err != nil {
@@ -152,16 +152,16 @@ func TestStepsKeepTheStartersPermission(t *testing.T) {
 	r.SetComponent("observer:reader", r.OwnerPermission().Cap(mustPermission(`{"tools": ["system_operation", "read_file"], "infos": []}`)))
 	plan := json.RawMessage(`{"command": "look, then clean", "plan": [{"tool": "read_file", "path": "/w/a.txt"}, {"tool": "terminal", "command": "rm /w/a.txt"}]}`)
 	for _, tc := range []struct {
-		caller Caller
+		caller packets.Caller
 		want   string
 	}{
 		// The owner's default confirms programs (approvals are off here,
 		// so the call is refused as needing one); so does a component that
 		// lists terminal: its starter's confirm still holds.
-		{Caller{Owner: true, Channel: "home"}, "steps need the owner's approval"},
-		{Caller{Owner: true, Channel: "home", Process: "observer:tidy"}, "steps need the owner's approval"},
+		{packets.Caller{Owner: true, Channel: "home"}, "steps need the owner's approval"},
+		{packets.Caller{Owner: true, Channel: "home", Process: "observer:tidy"}, "steps need the owner's approval"},
 		// A component without terminal: the whole operation is refused.
-		{Caller{Owner: true, Channel: "home", Process: "observer:reader"}, "nothing was done: step 2 (terminal `rm /w/a.txt`) is denied"},
+		{packets.Caller{Owner: true, Channel: "home", Process: "observer:reader"}, "nothing was done: step 2 (terminal `rm /w/a.txt`) is denied"},
 	} {
 		o := r.Call(context.Background(), tc.caller, "system_operation", plan)
 		if !strings.Contains(o.Text(), tc.want) {
@@ -181,7 +181,7 @@ func FuzzNaturalOf(f *testing.F) {
 		`{"aim": "a", "scene": "s"}`, `{"text": 1}`, `{"scene": ["a"]}`, `{}`, `[]`, `null`, `{"text": "x", "output_text_limit": -2}`} {
 		f.Add(s)
 	}
-	tl := withPacketFields(Tool{Spec: Spec{Name: "t", Kind: Natural, AimParam: "text",
+	tl := withPacketFields(packets.Tool{ToolSpec: packets.ToolSpec{Name: "t", Kind: packets.ToolNatural, AimParam: "text",
 		Parameters: json.RawMessage(`{"type": "object", "properties": {"text": {"type": "string"}}}`)}})
 	f.Fuzz(func(t *testing.T, args string) {
 		n, own, err := naturalOf(tl, json.RawMessage(args))

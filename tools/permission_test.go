@@ -9,7 +9,7 @@ import (
 	"github.com/cyan-agent/cyan/packets"
 )
 
-func nop(context.Context, *Call) (packets.Result, error) {
+func nop(context.Context, *packets.ToolCall) (packets.Result, error) {
 	return packets.Result{OutputText: "ran"}, nil
 }
 
@@ -21,41 +21,41 @@ func tableRegistry(t testing.TB, owner, guest *packets.Permission) *Registry {
 		t.Fatal(err)
 	}
 	r := New(Options{Owners: owners, Owner: owner, Guest: guest})
-	add := func(name string, s Spec) {
+	add := func(name string, s packets.ToolSpec) {
 		s.Name, s.Description = name, "test tool "+name
 		if s.Kind == "" {
-			s.Kind = Process
+			s.Kind = packets.ToolProcess
 		}
-		if err := r.Register(Tool{Spec: s, Run: nop}); err != nil {
+		if err := r.Register(packets.Tool{ToolSpec: s, Run: nop}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	add("speak", Spec{Kind: Natural, Effects: []string{}})
-	add("remember", Spec{Kind: Natural, Effects: []string{EffectMemory}})
-	add("read_file", Spec{Effects: []string{EffectRead}, PathParams: []string{"path"}})
-	add("write_file", Spec{Effects: []string{EffectWrite}, PathParams: []string{"path"}})
-	add("terminal", Spec{Effects: []string{EffectExecute}, CommandParams: []string{"command"}})
-	add("delete_file", Spec{Effects: []string{EffectWrite}})
-	add("delete_memory", Spec{Effects: []string{EffectMemory}})
-	add("weather", Spec{Effects: []string{EffectNetwork}})
-	add("wiki", Spec{Effects: []string{EffectNetwork}})
-	add("publish", Spec{Effects: []string{EffectNetwork}})
-	add("system_operation", Spec{Kind: Natural, Effects: []string{EffectOperate}})
-	add("custom_tool", Spec{Effects: []string{EffectSelfEdit}})
-	add("fs__read", Spec{Effects: []string{EffectExecute, EffectNetwork}})
-	add("fs__write", Spec{Effects: []string{EffectExecute, EffectNetwork}})
+	add("speak", packets.ToolSpec{Kind: packets.ToolNatural, Effects: []string{}})
+	add("remember", packets.ToolSpec{Kind: packets.ToolNatural, Effects: []string{packets.EffectMemory}})
+	add("read_file", packets.ToolSpec{Effects: []string{packets.EffectRead}, PathParams: []string{"path"}})
+	add("write_file", packets.ToolSpec{Effects: []string{packets.EffectWrite}, PathParams: []string{"path"}})
+	add("terminal", packets.ToolSpec{Effects: []string{packets.EffectExecute}, CommandParams: []string{"command"}})
+	add("delete_file", packets.ToolSpec{Effects: []string{packets.EffectWrite}})
+	add("delete_memory", packets.ToolSpec{Effects: []string{packets.EffectMemory}})
+	add("weather", packets.ToolSpec{Effects: []string{packets.EffectNetwork}})
+	add("wiki", packets.ToolSpec{Effects: []string{packets.EffectNetwork}})
+	add("publish", packets.ToolSpec{Effects: []string{packets.EffectNetwork}})
+	add("system_operation", packets.ToolSpec{Kind: packets.ToolNatural, Effects: []string{packets.EffectOperate}})
+	add("custom_tool", packets.ToolSpec{Effects: []string{packets.EffectSelfEdit}})
+	add("fs__read", packets.ToolSpec{Effects: []string{packets.EffectExecute, packets.EffectNetwork}})
+	add("fs__write", packets.ToolSpec{Effects: []string{packets.EffectExecute, packets.EffectNetwork}})
 	return r
 }
 
 // The callers: who counts as the owner (permissions.owners is
 // ["id:1001", "hareru"]) and who does not.
 var (
-	ownerCallers = []Caller{
+	ownerCallers = []packets.Caller{
 		{Speaker: "hareru", Kind: "private", Channel: "home"},                 // the owner's name, locally
 		{Speaker: "whatever", SpeakerID: "1001", Kind: "group", Channel: "g"}, // the owner's id, in a group
 		{Owner: true}, // the command line
 	}
-	guestCallers = []Caller{
+	guestCallers = []packets.Caller{
 		{Speaker: "hareru", SpeakerID: "2002", Kind: "group", Channel: "g"},   // a stranger renamed to the owner's name
 		{Speaker: "hareru", Kind: "group", Channel: "g"},                      // the owner's name in a group, no id
 		{Speaker: "hareru", SpeakerID: "2002", Kind: "private", Channel: "p"}, // the name with another id, privately
@@ -149,7 +149,7 @@ custom | Speak | {} | deny | deny
 		policy, tool, args := strings.TrimSpace(f[0]), strings.TrimSpace(f[1]), f[2]
 		reg := policies[policy]
 		for _, want := range []struct {
-			callers  []Caller
+			callers  []packets.Caller
 			decision string
 		}{{ownerCallers, f[3]}, {guestCallers, strings.TrimSpace(f[4])}} {
 			for _, c := range want.callers {
@@ -180,7 +180,7 @@ custom | Speak | {} | deny | deny
 func TestCallRunsOnlyWhatIsAllowed(t *testing.T) {
 	r := tableRegistry(t, nil, nil)
 	ran := 0
-	r.Replace("test", []Tool{{Spec: Spec{Name: "count", Description: "d", Kind: Process, Effects: []string{EffectWrite}}, Run: func(context.Context, *Call) (packets.Result, error) {
+	r.Replace("test", []packets.Tool{{ToolSpec: packets.ToolSpec{Name: "count", Description: "d", Kind: packets.ToolProcess, Effects: []string{packets.EffectWrite}}, Run: func(context.Context, *packets.ToolCall) (packets.Result, error) {
 		ran++
 		return packets.Result{OutputText: "done"}, nil
 	}}})
@@ -211,7 +211,7 @@ func TestOwnersParse(t *testing.T) {
 		t.Fatal("empty name accepted")
 	}
 	none, _ := ParseOwners(nil)
-	if !none.Match(Caller{Speaker: "anyone", Kind: "private"}) || none.Match(Caller{Speaker: "x", Kind: "group"}) || none.Match(Caller{Speaker: "x", SpeakerID: "1"}) {
+	if !none.Match(packets.Caller{Speaker: "anyone", Kind: "private"}) || none.Match(packets.Caller{Speaker: "x", Kind: "group"}) || none.Match(packets.Caller{Speaker: "x", SpeakerID: "1"}) {
 		t.Fatal("no owners: only local private messages are the owner's")
 	}
 }

@@ -116,7 +116,7 @@ func TestTerminalTool(t *testing.T) {
 	}
 	run := func(cmd string) Outcome {
 		args, _ := json.Marshal(map[string]string{"command": cmd})
-		return r.call(context.Background(), Caller{Owner: true}, "terminal", args, true)
+		return r.call(context.Background(), packets.Caller{Owner: true}, "terminal", args, true)
 	}
 	if o := run("pwd; echo hi"); o.Error != "" || !strings.Contains(o.Result.OutputText, f.root) || !strings.Contains(o.Result.OutputText, "[exit 0]") {
 		t.Fatalf("pwd: %+v", o)
@@ -129,7 +129,7 @@ func TestTerminalTool(t *testing.T) {
 	// read_file and write_file through the registry.
 	call := func(tool string, args any) Outcome {
 		b, _ := json.Marshal(args)
-		return r.call(context.Background(), Caller{Owner: true}, tool, b, true)
+		return r.call(context.Background(), packets.Caller{Owner: true}, tool, b, true)
 	}
 	if o := call("read_file", map[string]string{"path": "%[" + f.root + "/a.txt] Line 2 ~ Line 3"}); o.Result.OutputText != "world\nthird\n" {
 		t.Fatalf("read range: %+v", o)

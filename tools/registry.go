@@ -24,7 +24,12 @@ type Options struct {
 	// Owner and Guest are the permission objects of the owner's turns and
 	// of everyone else's (nil: DefaultOwner, DefaultGuest).
 	Owner, Guest *packets.Permission
-	Logger       *slog.Logger // nil: discard
+	// Pull, if set, is told what a turn's call (Registry.Call) opened —
+	// a file read_file read, a reference open opened — so it is listed in
+	// the channel's pulled-info area (memory.Memory.PullRead): ref is the
+	// path or reference, text what the call returned.
+	Pull   func(channel, ref, text string)
+	Logger *slog.Logger // nil: discard
 }
 
 // Registry holds the tools and runs calls through the permission checks.
@@ -36,9 +41,10 @@ type Registry struct {
 	log          *slog.Logger
 	ai           *fifo
 	approvals    *Approvals
+	pull         func(channel, ref, text string)
 
 	mu         sync.RWMutex
-	tools      map[string]Tool
+	tools      map[string]entry
 	components map[string]*packets.Permission
 }
 
@@ -57,7 +63,7 @@ func New(o Options) *Registry {
 	if o.Owners.ids == nil {
 		o.Owners, _ = ParseOwners(nil)
 	}
-	return &Registry{owners: o.Owners, owner: o.Owner, guest: o.Guest, log: o.Logger, ai: newFIFO(), tools: map[string]Tool{},
+	return &Registry{owners: o.Owners, owner: o.Owner, guest: o.Guest, log: o.Logger, ai: newFIFO(), tools: map[string]entry{}, pull: o.Pull,
 		components: map[string]*packets.Permission{}}
 }
 
@@ -66,27 +72,41 @@ var ErrTaken = errors.New("the name is taken")
 
 // Register adds a tool. A built-in's name must be free; an invalid spec is
 // an error that names what to fix.
-func (r *Registry) Register(t Tool) error {
+func (r *Registry) Register(t packets.Tool) error {
 	if t.Source == "" {
 		t.Source = SourceBuiltin
 	}
 	if err := checkTool(t); err != nil {
 		return err
 	}
-	t = withPacketFields(t)
+	e := withPacketFields(t)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if old, ok := r.tools[t.Name]; ok {
 		return fmt.Errorf("tools: %s: %w by %s", t.Name, ErrTaken, old.Source)
 	}
-	r.tools[t.Name] = t
+	r.tools[t.Name] = e
+	return nil
+}
+
+// RegisterAll adds the tools every part exports (the files and terminal
+// here, the workspace's, the event log's, recall's, …), in one loop; it
+// stops at the first that does not register.
+func (r *Registry) RegisterAll(parts ...[]packets.Tool) error {
+	for _, part := range parts {
+		for _, t := range part {
+			if err := r.Register(t); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
 // Replace sets the tools of one source at once: those not in list leave,
 // the rest are added or updated. A name another source holds is skipped
 // and reported; built-ins and earlier sources keep their names.
-func (r *Registry) Replace(source string, list []Tool) []error {
+func (r *Registry) Replace(source string, list []packets.Tool) []error {
 	var errs []error
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -101,17 +121,16 @@ func (r *Registry) Replace(source string, list []Tool) []error {
 			errs = append(errs, err)
 			continue
 		}
-		t = withPacketFields(t)
 		if old, ok := r.tools[t.Name]; ok {
 			errs = append(errs, fmt.Errorf("tools: %s: %w by %s", t.Name, ErrTaken, old.Source))
 			continue
 		}
-		r.tools[t.Name] = t
+		r.tools[t.Name] = withPacketFields(t)
 	}
 	return errs
 }
 
-func checkTool(t Tool) error {
+func checkTool(t packets.Tool) error {
 	switch {
 	case !ValidName(t.Name):
 		return fmt.Errorf("tools: %q is not a tool name (a letter, then letters, digits, _ . -; at most 64)", t.Name)
@@ -119,7 +138,7 @@ func checkTool(t Tool) error {
 		return fmt.Errorf("tools: %s has no run function", t.Name)
 	case strings.TrimSpace(t.Description) == "" && strings.TrimSpace(t.Title) == "":
 		return fmt.Errorf("tools: %s needs a title or a description, so the model knows when to call it", t.Name)
-	case t.Kind != Process && t.Kind != Natural:
+	case t.Kind != packets.ToolProcess && t.Kind != packets.ToolNatural:
 		return fmt.Errorf("tools: %s: kind %q is neither process nor natural", t.Name, t.Kind)
 	case t.Effects == nil:
 		return fmt.Errorf("tools: %s declares no effects; list what it can do (%s), or an empty list when it does none of these, so the permission checks know who may call it",
@@ -140,19 +159,19 @@ func checkTool(t Tool) error {
 }
 
 // Get returns a tool's spec.
-func (r *Registry) Get(name string) (Spec, bool) {
+func (r *Registry) Get(name string) (packets.ToolSpec, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	t, ok := r.tools[name]
-	return t.Spec, ok
+	return t.ToolSpec, ok
 }
 
 // List returns every tool's spec, by name.
-func (r *Registry) List() []Spec {
+func (r *Registry) List() []packets.ToolSpec {
 	r.mu.RLock()
-	out := make([]Spec, 0, len(r.tools))
+	out := make([]packets.ToolSpec, 0, len(r.tools))
 	for _, t := range r.tools {
-		out = append(out, t.Spec)
+		out = append(out, t.ToolSpec)
 	}
 	r.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -160,11 +179,11 @@ func (r *Registry) List() []Spec {
 }
 
 // IsOwner reports whether c is the owner.
-func (r *Registry) IsOwner(c Caller) bool { return r.owners.Match(c) }
+func (r *Registry) IsOwner(c packets.Caller) bool { return r.owners.Match(c) }
 
 // PermissionFor returns the permission object of a caller: its
 // component's own (SetComponent), else the owner's or everyone else's.
-func (r *Registry) PermissionFor(c Caller) *packets.Permission {
+func (r *Registry) PermissionFor(c packets.Caller) *packets.Permission {
 	if c.Process != "" {
 		r.mu.RLock()
 		p, ok := r.components[c.Process]
@@ -205,28 +224,65 @@ func (r *Registry) Component(name string) (*packets.Permission, bool) {
 
 // Reader is the caller as the knowledge it may see and change
 // (packets.Scope).
-func (r *Registry) Reader(c Caller) packets.Reader {
-	return packets.Reader{Channel: c.Channel, Owner: r.IsOwner(c), Private: c.Kind != "group", Perm: r.PermissionFor(c)}
-}
+func (r *Registry) Reader(c packets.Caller) packets.Reader { return r.resolve(c).Reader() }
 
 // OwnerPermission is the permission object of the owner's turns.
 func (r *Registry) OwnerPermission() *packets.Permission { return r.owner }
 
 // Offer lists the tools a caller may call (allowed or to be confirmed),
-// by name: the tools its permission object denies outright are not shown.
-func (r *Registry) Offer(c Caller) []Spec {
-	perm := r.PermissionFor(c)
-	var out []Spec
-	for _, s := range r.List() {
-		if perm.Check(subject(s, nil)).Decision != packets.Deny {
-			out = append(out, s)
+// by name: the tools its permission object denies outright are not shown,
+// nor those whose part does not offer them to this caller now
+// (packets.Tool.Offered).
+func (r *Registry) Offer(c packets.Caller) []packets.ToolSpec {
+	call := r.resolve(c)
+	r.mu.RLock()
+	list := make([]entry, 0, len(r.tools))
+	for _, t := range r.tools {
+		list = append(list, t)
+	}
+	r.mu.RUnlock()
+	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
+	var out []packets.ToolSpec
+	for _, t := range list {
+		if call.Perm.Check(subject(t.ToolSpec, nil)).Decision == packets.Deny {
+			continue
 		}
+		if t.Offered != nil && !t.Offered(call) {
+			continue
+		}
+		out = append(out, t.ToolSpec)
 	}
 	return out
 }
 
+// ModelTools are the tools Offer lists for c as the model is offered
+// them: the title, when it says more, before the description.
+func (r *Registry) ModelTools(c packets.Caller) []llm.Tool {
+	var out []llm.Tool
+	for _, s := range r.Offer(c) {
+		desc := s.Description
+		if s.Title != "" && s.Title != desc {
+			desc = s.Title + ". " + desc
+		}
+		out = append(out, llm.Tool{Name: s.Name, Description: desc, Parameters: s.Parameters})
+	}
+	return out
+}
+
+// Resolve is a caller as a tool's run function sees it (a call of no tool
+// yet): whether it is the owner, its permission object and its component.
+func (r *Registry) Resolve(c packets.Caller) *packets.ToolCall { return r.resolve(c) }
+
+func (r *Registry) resolve(c packets.Caller) *packets.ToolCall {
+	call := &packets.ToolCall{Caller: c, Owner: r.IsOwner(c), Perm: r.PermissionFor(c)}
+	if _, ok := r.Component(c.Process); ok && c.Process != "" {
+		call.Component = c.Process // a plan it makes keeps its permission
+	}
+	return call
+}
+
 // Check decides a call without running it. An unknown tool is denied.
-func (r *Registry) Check(c Caller, name string, args json.RawMessage) packets.Verdict {
+func (r *Registry) Check(c packets.Caller, name string, args json.RawMessage) packets.Verdict {
 	spec, ok := r.Get(name)
 	if !ok {
 		return packets.Verdict{Decision: packets.Deny, Rule: "unknown tool"}
@@ -248,8 +304,8 @@ type Outcome struct {
 	Error string `json:"error,omitempty"`
 	// Approval is the id of the parked call when Decision is confirm.
 	Approval string `json:"approval,omitempty"`
-	// Report and Transient come from the tool's spec (Spec.Report,
-	// Spec.TransientResults) for a call that ran.
+	// Report and Transient come from the tool's spec (packets.ToolSpec.Report,
+	// packets.ToolSpec.TransientResults) for a call that ran.
 	Report    bool `json:"-"`
 	Transient bool `json:"-"`
 }
@@ -273,12 +329,26 @@ func (o Outcome) Text() string {
 	return o.Result.OutputText
 }
 
-// Call checks and runs one call for c. Every failure is in the Outcome.
-func (r *Registry) Call(ctx context.Context, c Caller, name string, args json.RawMessage) Outcome {
-	return r.call(ctx, c, name, args, false)
+// Call checks and runs one call of a turn for c. Every failure is in the
+// Outcome. What a call that ran opened (a transient result: a file read,
+// an opened reference) goes to Options.Pull.
+func (r *Registry) Call(ctx context.Context, c packets.Caller, name string, args json.RawMessage) Outcome {
+	o := r.call(ctx, c, name, args, false)
+	if o.Transient && !o.Failed() && r.pull != nil {
+		r.pull(c.Channel, openedRef(args), o.Result.OutputText)
+	}
+	return o
 }
 
-func (r *Registry) call(ctx context.Context, c Caller, name string, args json.RawMessage, confirmed bool) Outcome {
+// openedRef is what a transient call opened, as its arguments name it:
+// read_file's path, open's ref.
+func openedRef(args json.RawMessage) string {
+	var a struct{ Path, Ref string }
+	_ = json.Unmarshal(args, &a)
+	return a.Path + a.Ref
+}
+
+func (r *Registry) call(ctx context.Context, c packets.Caller, name string, args json.RawMessage, confirmed bool) Outcome {
 	out := Outcome{Tool: name, Result: packets.Result{OutputFile: []string{}}}
 	r.mu.RLock()
 	t, ok := r.tools[name]
@@ -292,7 +362,8 @@ func (r *Registry) call(ctx context.Context, c Caller, name string, args json.Ra
 		out.Decision, out.Rule = packets.Deny, "arguments: "+err.Error()
 		return out
 	}
-	v := r.PermissionFor(c).Check(subject(t.Spec, obj))
+	call := r.resolve(c)
+	v := call.Perm.Check(subject(t.ToolSpec, obj))
 	out.Decision, out.Rule = v.Decision, v.Rule
 	switch {
 	case v.Decision == packets.Deny:
@@ -303,8 +374,9 @@ func (r *Registry) call(ctx context.Context, c Caller, name string, args json.Ra
 	}
 	out.Decision = packets.Allow
 	out.Report, out.Transient = t.Report, t.TransientResults()
-	call := &Call{Tool: name, Args: normalized(args), Caller: c, Confirmed: confirmed, reg: r}
-	if t.Kind == Natural {
+	call.Tool, call.Args, call.Confirmed = name, normalized(args), confirmed
+	ctx = context.WithValue(ctx, registryKey{}, r) // for the tools that run others
+	if t.Kind == packets.ToolNatural {
 		n, own, err := naturalOf(t, call.Args)
 		if err != nil {
 			out.Error = err.Error()
@@ -337,7 +409,7 @@ func (r *Registry) call(ctx context.Context, c Caller, name string, args json.Ra
 }
 
 // park keeps a call for the owner's answer and says so.
-func (r *Registry) park(c Caller, name string, args json.RawMessage, rule string) Outcome {
+func (r *Registry) park(c packets.Caller, name string, args json.RawMessage, rule string) Outcome {
 	out := Outcome{Tool: name, Decision: packets.Confirm, Rule: rule, Result: packets.Result{OutputFile: []string{}}}
 	if r.approvals == nil {
 		out.Decision, out.Rule = packets.Deny, rule+" (needs the owner's approval, and approvals are off)"
@@ -352,7 +424,7 @@ func (r *Registry) park(c Caller, name string, args json.RawMessage, rule string
 	return out
 }
 
-func runSafely(ctx context.Context, run RunFunc, c *Call) (res packets.Result, err error) {
+func runSafely(ctx context.Context, run packets.ToolFunc, c *packets.ToolCall) (res packets.Result, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("%s crashed: %v", c.Tool, v)
@@ -383,7 +455,7 @@ func normalized(args json.RawMessage) json.RawMessage {
 
 // subject is what the rules see of a call: path parameters cleaned,
 // command parameters split into their parts.
-func subject(s Spec, args map[string]any) packets.Subject {
+func subject(s packets.ToolSpec, args map[string]any) packets.Subject {
 	return packets.Subject{Tool: s.Name, Effects: s.Effects, Text: func(param string) bool {
 		return !slices.Contains(s.PathParams, param)
 	}, Values: func(param string) []string {
@@ -493,7 +565,7 @@ func (f *fifo) release() {
 // CallAsOwner runs a call the owner makes by hand (the command line): the
 // owner's permission object applies, and confirm needs no approval since
 // the owner is the one asking; deny still wins.
-func (r *Registry) CallAsOwner(ctx context.Context, c Caller, name string, args json.RawMessage) Outcome {
+func (r *Registry) CallAsOwner(ctx context.Context, c packets.Caller, name string, args json.RawMessage) Outcome {
 	c.Owner = true
 	return r.call(ctx, c, name, args, true)
 }

@@ -43,27 +43,27 @@ func TestKnowledgeScopeTable(t *testing.T) {
 	all := "group1 owner@group1 home group2 private5 public owner"
 	readers := []struct {
 		name   string
-		caller Caller
+		caller packets.Caller
 		want   want
 		guest  bool
 	}{
-		{"owner in private", Caller{Channel: "home", Speaker: "alice", SpeakerID: "qq:1", Kind: "private"},
+		{"owner in private", packets.Caller{Channel: "home", Speaker: "alice", SpeakerID: "qq:1", Kind: "private"},
 			want{all, "owner@group1 home public owner", all}, false},
-		{"owner in group 1", Caller{Channel: "qq:group:1", Speaker: "alice", SpeakerID: "qq:1", Kind: "group"},
+		{"owner in group 1", packets.Caller{Channel: "qq:group:1", Speaker: "alice", SpeakerID: "qq:1", Kind: "group"},
 			want{all, "group1 owner@group1 public", all}, false},
-		{"stranger in group 1", Caller{Channel: "qq:group:1", Speaker: "mallory", SpeakerID: "qq:666", Kind: "group"},
+		{"stranger in group 1", packets.Caller{Channel: "qq:group:1", Speaker: "mallory", SpeakerID: "qq:666", Kind: "group"},
 			want{"group1 owner@group1 public", "group1 owner@group1 public", "group1"}, true},
-		{"member renamed to the owner", Caller{Channel: "qq:group:1", Speaker: "alice", SpeakerID: "qq:999", Kind: "group"},
+		{"member renamed to the owner", packets.Caller{Channel: "qq:group:1", Speaker: "alice", SpeakerID: "qq:999", Kind: "group"},
 			want{"group1 owner@group1 public", "group1 owner@group1 public", "group1"}, true},
-		{"stranger in group 2", Caller{Channel: "qq:group:2", Speaker: "eve", SpeakerID: "qq:7", Kind: "group"},
+		{"stranger in group 2", packets.Caller{Channel: "qq:group:2", Speaker: "eve", SpeakerID: "qq:7", Kind: "group"},
 			want{"group2 public", "group2 public", "group2"}, true},
-		{"stranger in private", Caller{Channel: "qq:private:5", Speaker: "bob", SpeakerID: "qq:5", Kind: "private"},
+		{"stranger in private", packets.Caller{Channel: "qq:private:5", Speaker: "bob", SpeakerID: "qq:5", Kind: "private"},
 			want{"private5 public", "private5 public", "private5"}, true},
-		{"a stranger's plan firing", Caller{Channel: "qq:group:1", Speaker: "mallory", SpeakerID: "qq:666", Kind: "group", Process: "main-virtual"},
+		{"a stranger's plan firing", packets.Caller{Channel: "qq:group:1", Speaker: "mallory", SpeakerID: "qq:666", Kind: "group", Process: "main-virtual"},
 			want{"group1 owner@group1 public", "group1 owner@group1 public", "group1"}, true},
-		{"observer with a vision scope", Caller{Owner: true, Process: "observer:water"},
+		{"observer with a vision scope", packets.Caller{Owner: true, Process: "observer:water"},
 			want{"", "", ""}, false},
-		{"observer bound by the owner", Caller{Owner: true, Process: "observer:all"},
+		{"observer bound by the owner", packets.Caller{Owner: true, Process: "observer:all"},
 			want{all, "owner@group1 home public owner", all}, false},
 	}
 	rows := 0

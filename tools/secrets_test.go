@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // The file tools refuse every kind of credential file in a root, by name
@@ -77,7 +79,7 @@ func TestSecretsRefusedByTheFileTools(t *testing.T) {
 	}
 	call := func(tool string, args map[string]any) Outcome {
 		b, _ := json.Marshal(args)
-		return reg.CallAsOwner(context.Background(), Caller{}, tool, b)
+		return reg.CallAsOwner(context.Background(), packets.Caller{}, tool, b)
 	}
 	for name := range secret {
 		p := filepath.Join(root, name)

@@ -6,7 +6,10 @@
 // keys that bring it in: when a key appears in the recent conversation, the
 // content is put into the prompt, within a token budget, in the entries'
 // insertion order. Parse checks a book and keeps it read-only; Activate runs
-// one scan and says, for every entry that matched, whether it fired and why.
+// one scan and says, for every entry that matched, whether it fired and why;
+// Source holds the persona's book (parsed once per persona, the last good
+// one kept over a broken reload) and fills the prompt's two lorebook slots
+// from one scan a turn.
 //
 // # Semantics
 //
@@ -52,8 +55,8 @@
 //     from firing others, delay_until_recursion lets an entry fire only from
 //     another's content (all levels count as one).
 //   - token budget: the smaller of the caller's budget and the book's
-//     token_budget (the daemon gives the book its token_budget, or
-//     SillyTavern's default share of the context, see package daemon).
+//     token_budget (Source gives the book its token_budget, or
+//     SillyTavern's default share of the context: Book.Room).
 //     Constant entries are kept first, then in order of priority (the
 //     entry's priority when set, else its insertion_order), higher first; an entry
 //     that does not fit is left out and the rest are still tried; once one
