@@ -8,5 +8,5 @@
 //
 // Beside the standard library it uses go.yaml.in/yaml/v3.
 //
-// It may import packets, glob and clock.
+// It may import packets, glob, clock and registry.
 package config

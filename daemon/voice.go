@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 
@@ -77,10 +78,8 @@ func (d *Daemon) buildVoice(c config.TTS, log *slog.Logger) error {
 	if err := d.router.Unsubscribe(voiceSubscriber); err != nil {
 		return err
 	}
-	if e, ok := p.(*tts.Espeak); ok && c.Provider != "off" {
-		if _, err := e.Path(); err != nil {
-			log.Warn("replies in the voiced channels will be text only", "err", err)
-		}
+	if _, err := tts.Ready(c, p); err != nil && !errors.Is(err, tts.ErrOff) {
+		log.Warn("replies in the voiced channels will be text only", "err", err, "fix", tts.Fix(c, err))
 	}
 	return nil
 }

@@ -17,5 +17,5 @@
 // (packets.Segment, the one segment type), glob for the voiced channels'
 // patterns and journal for the events it follows.
 //
-// It may import config, packets, glob and journal.
+// It may import config, packets, glob, journal and registry.
 package tts
