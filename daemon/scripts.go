@@ -3,6 +3,7 @@ package daemon
 import (
 	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/memory"
+	"github.com/cyan-agent/cyan/observer"
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/tools"
 )
@@ -29,8 +30,8 @@ var stepScripts = []struct{ name, step string }{
 	{recall.ScriptRewrite, "recall: a request into search queries (tool mode)"},
 	{tools.ScriptSpeak, "speak: text into speech segments"},
 	{tools.ScriptSystemOperation, "system_operation: a request into file and terminal steps"},
-	{ScriptObserverSpeech, "main-observer: decide whether to speak first"},
-	{ScriptObserverDecide, "a persona observer's prompt: decide whether to speak first"},
+	{observer.ScriptSpeech, "main-observer: decide whether to speak first"},
+	{observer.ScriptDecide, "a persona observer's prompt: decide whether to speak first"},
 }
 
 // checkScripts logs, at start and whenever the persona folder changes,

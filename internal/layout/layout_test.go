@@ -41,7 +41,7 @@ var allowed = map[string][]string{
 	"events":               {"store", "config", "packets", "llm", "notation", "journal", "backoff", "clock"},
 	"tools":                {"store", "llm", "config", "packets", "persona", "notation", "journal", "backoff", "tts", "glob"},
 	"limitproc":            {"config", "packets", "glob"},
-	"observer":             {"memory", "events", "tools", "llm", "config", "packets", "store", "journal", "clock"},
+	"observer":             {"memory", "events", "tools", "llm", "config", "packets", "store", "journal", "clock", "turn"},
 	"mainvirtual":          {"store", "persona", "llm", "config", "notation", "journal", "packets", "turn"},
 	"notation":             {},
 	"recall":               {"store", "importer", "packets", "llm", "journal", "backoff"},
