@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -61,6 +62,16 @@ func (b *Bridges) section(key string) (reflect.Value, bool) {
 	}
 	b.Platforms[key] = s
 	return reflect.ValueOf(s).Elem(), true
+}
+
+// platformSections names the platforms' sections: "bridges.onebot,
+// bridges.telegram".
+func platformSections() string {
+	var out []string
+	for _, k := range registry.PlatformKeys() {
+		out = append(out, "bridges."+k)
+	}
+	return strings.Join(out, ", ")
 }
 
 // sectionKeys are the registered platforms' keys, for "known keys here".
