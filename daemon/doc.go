@@ -7,5 +7,8 @@
 // cannot stop in time is named in the log and Run returns an error
 // (shutdown.go).
 //
+// The chat platforms and voices it builds are the ones that registered
+// themselves (package registry): platforms.go imports them, one line each.
+//
 // It may import every cyan package except cmd.
 package daemon
