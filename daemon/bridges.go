@@ -17,7 +17,6 @@ import (
 	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/registry"
 	"github.com/cyan-agent/cyan/router"
-	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/supervise"
 	"github.com/cyan-agent/cyan/tools"
 )
@@ -51,7 +50,7 @@ func bridgeSubscriber(name string) string { return "bridge:" + name }
 // longer configured are dropped with what waited in them.
 func (d *Daemon) buildBridges(cfg *config.Config, clk clock.Clock, log *slog.Logger) (*bridgeParts, error) {
 	bp := &bridgeParts{permanent: map[string]func(error) (string, bool){}, mounts: map[string]http.Handler{}}
-	agent := bridgeAgent{mv: d.mv, reg: d.tools.reg, st: d.store}
+	agent := bridgeAgent{StoreHistory: bridge.StoreHistory{Store: d.store, Now: clk.Now}, mv: d.mv, reg: d.tools.reg}
 	configured := map[string]bool{}
 	add := func(in bridge.Instance) error {
 		sub := bridgeSubscriber(in.Name)
@@ -165,14 +164,20 @@ func (b *bridgeParts) doors() []api.Door {
 	return out
 }
 
-// bridgeAgent is the companion as a bridge sees it.
+// bridgeAgent is the companion as a bridge sees it: main-virtual for
+// turns and notes, the owners, and the stored conversation
+// (bridge.StoreHistory: quotes, answered turns, recalls).
 type bridgeAgent struct {
+	bridge.StoreHistory
 	mv  *mainvirtual.MainVirtual
 	reg *tools.Registry
-	st  *store.Store
 }
 
-var _ bridge.Agent = bridgeAgent{}
+var (
+	_ bridge.Agent    = bridgeAgent{}
+	_ bridge.Recaller = bridgeAgent{}
+	_ bridge.Quoter   = bridgeAgent{}
+)
 
 func (a bridgeAgent) Record(ctx context.Context, in bridge.Inbound) (string, error) {
 	m, err := a.mv.Record(ctx, mainvirtual.Recorded{
@@ -199,59 +204,6 @@ func (a bridgeAgent) Answer(ctx context.Context, t bridge.Turn) error {
 
 func (a bridgeAgent) Note(ctx context.Context, channel string, kind bridge.Kind, text string) error {
 	return a.mv.Note(ctx, channel, string(kind), text)
-}
-
-// Quoted is the platform id of the message the stored message id quotes,
-// when it is of the same chat.
-func (a bridgeAgent) Quoted(id string) string {
-	m, err := a.st.Get(id)
-	if err != nil || len(m.Quotes) == 0 {
-		return ""
-	}
-	q, err := a.st.Get(m.Quotes[0])
-	if err != nil || q.Channel != m.Channel {
-		return ""
-	}
-	return q.ExternalID
-}
-
-// Answered reports whether the agent spoke in the channel after the
-// message: a final reply (one that calls no tool) or its choice to say
-// nothing. A turn cut mid-way left at most tool calls and their results.
-func (a bridgeAgent) Answered(channel, id string) bool {
-	answered, n := false, 0
-	err := a.st.Scan(channel, id, func(m *store.Message) (bool, error) {
-		n++
-		if m.Role == store.RoleAssistant && len(m.ToolCalls) == 0 {
-			answered = true
-			return false, nil
-		}
-		return n < 2000, nil
-	})
-	return err == nil && answered
-}
-
-// Recall marks a message withdrawn on its platform (bridge.Recaller).
-func (a bridgeAgent) Recall(_ context.Context, channel, externalID string) error {
-	_, err := a.st.MarkRecalled(channel, externalID, time.Now())
-	if errors.Is(err, store.ErrNotFound) {
-		return bridge.ErrNotStored
-	}
-	return err
-}
-
-// Quote finds the message a reply answers by its platform id
-// (bridge.Quoter); a recalled one is named so, its text left out.
-func (a bridgeAgent) Quote(channel, externalID string) (bridge.Quote, bool) {
-	m, err := a.st.ByExternal(channel, externalID)
-	if err != nil {
-		return bridge.Quote{}, false
-	}
-	q := bridge.Quote{User: m.User, Time: m.Time.Local(), Text: m.Text}
-	if m.IsRecalled() {
-		q.Text = "(a recalled message)"
-	}
-	return q, true
 }
 
 func (a bridgeAgent) Owner(speakerID string) bool {
