@@ -3,7 +3,9 @@
 // group chat needs.
 //
 // An Adapter speaks one platform's protocol and knows nothing of manners:
-// it keeps its connection (reconnecting with backoff), hands each incoming
+// it keeps its connection (a lost one ends Run, and the supervisor
+// restarts the bridge with backoff; OneBot's forward dialer reconnects by
+// itself), hands each incoming
 // message to a Sink in a protocol-neutral form (Message: text, mention,
 // reply, image, sticker, voice and face parts) and sends what it is given.
 // A Bridge wraps one adapter: it stores every message of every chat it may
@@ -65,7 +67,8 @@
 //
 // Adding a platform (say, Milky):
 //  1. Make the package bridge/milky with an Adapter (adapter.go): connect
-//     and reconnect, hand each message to the Sink as a Message, send
+//     (a lost connection ends Run with its error; the supervisor
+//     restarts it), hand each message to the Sink as a Message, send
 //     what Send is given; Limit, Typer, Pusher and the other optional
 //     interfaces as the platform allows.
 //  2. In bridge/milky/platform.go declare the platform: a Section type (a
