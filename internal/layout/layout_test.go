@@ -17,8 +17,9 @@ const module = "github.com/cyan-agent/cyan/"
 // allowed lists, for each package, the cyan packages its non-test code may
 // import. Dependencies flow one way (SPEC §1): cmd → daemon → {mainvirtual,
 // observer, limitproc, api} → {memory, events, tools, llm} → config →
-// packets, with glob and clock below everything. The store is not a leaf:
-// it stands on the journal (its arrival log posts there); persona is one.
+// packets, with glob, clock and registry (where platforms and voices
+// declare themselves) below everything. The store is not a leaf: it
+// stands on the journal (its arrival log posts there); persona is one.
 var allowed = map[string][]string{
 	"glob":                 {},
 	"clock":                {},
