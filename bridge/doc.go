@@ -3,7 +3,9 @@
 // group chat needs.
 //
 // An Adapter speaks one platform's protocol and knows nothing of manners:
-// it keeps its connection (reconnecting with backoff), hands each incoming
+// it keeps its connection (a lost one ends Run, and the supervisor
+// restarts the bridge with backoff; OneBot's forward dialer reconnects by
+// itself), hands each incoming
 // message to a Sink in a protocol-neutral form (Message: text, mention,
 // reply, image, sticker, voice and face parts) and sends what it is given.
 // A Bridge wraps one adapter: it stores every message of every chat it may
@@ -52,5 +54,43 @@
 // (Agent: store without a turn, answer over what is stored, note, the
 // platform id of a quoted message). Time is injected through a clock.Clock.
 //
-// It may import router, journal, store, config, notation and clock.
+// Each platform is a package under bridge/ that declares itself (package
+// registry) in one file, platform.go: its configuration section
+// bridges.<key> (a list of named instances), that section's defaults and
+// checks, how its adapters are built (Platform.Build), its `cyan doctor`
+// check (Platform.Doctor) and which of its errors a restart cannot mend
+// (Platform.Permanent). Config, the daemon, the doctor and the help read
+// the registry; none of them names a platform. The three of today show it:
+// onebot (reverse and forward WebSocket: one section, two modes, a shared
+// reverse socket mounted on the API's server) and telegram (long polling
+// or a webhook mounted per bot).
+//
+// Adding a platform (say, Milky):
+//  1. Make the package bridge/milky with an Adapter (adapter.go): connect
+//     (a lost connection ends Run with its error; the supervisor
+//     restarts it), hand each message to the Sink as a Message, send
+//     what Send is given; Limit, Typer, Pusher and the other optional
+//     interfaces as the platform allows.
+//  2. In bridge/milky/platform.go declare the platform: a Section type (a
+//     slice of the instance's config struct, with yaml tags; config.Duration
+//     and *config.Manners serve it), its Names, Validate (call
+//     config.ValidateManners for each instance's manners) and Redacted, and
+//     Build, Doctor and Permanent; the guard
+//     `var _ bridge.Platform = (*Section)(nil)`; and an init that calls
+//     registry.RegisterPlatform(registry.Platform{Key: "milky", About: …,
+//     New: func() registry.Section { return new(Section) }}).
+//  3. Add the line `_ "github.com/cyan-agent/cyan/bridge/milky"` to the
+//     daemon's platforms.go.
+//
+// That is all: bridges.milky is then a key of the configuration (checked
+// by `cyan config check`), its bridges are built, supervised and mounted,
+// `cyan doctor` checks them and `cyan help bridges` lists the platform.
+// The layering test gives a package bridge/<platform> the imports of the
+// others (bridge, config, registry, clock) without a row of its own. Its
+// fake of the real platform goes to internal/, its tests beside it.
+//
+// Images turns the "%[images/…]" references this package writes back into
+// image data for a model that accepts images.
+//
+// It may import router, journal, store, config, notation, clock, registry and llm.
 package bridge

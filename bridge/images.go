@@ -8,15 +8,39 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cyan-agent/cyan/llm"
 )
 
 // ImagesDir is the folder of kept images under the data dir; a reference
 // "%[images/<bridge>/<hash>.<ext>]" names a file in it.
 const ImagesDir = "images"
+
+// imageRef is a kept image's reference, as keep writes it.
+var imageRef = regexp.MustCompile(`%\[(` + ImagesDir + `/[a-z][a-z0-9_-]{0,31}/[0-9a-f]{24}\.(?:jpg|png|gif|webp|bmp))\]`)
+
+// Images loads the images a text refers to (at most max), for a model
+// that accepts them (llm.vision): only files a bridge kept can be named,
+// and one gone since is left out.
+func Images(dataDir string, max int) func(text string) []llm.Image {
+	mimes := map[string]string{".jpg": "image/jpeg", ".png": "image/png", ".gif": "image/gif", ".webp": "image/webp", ".bmp": "image/bmp"}
+	return func(text string) []llm.Image {
+		var out []llm.Image
+		for _, m := range imageRef.FindAllStringSubmatch(text, max) {
+			data, err := os.ReadFile(filepath.Join(dataDir, filepath.FromSlash(m[1])))
+			if err != nil {
+				continue
+			}
+			out = append(out, llm.Image{MIME: mimes[filepath.Ext(m[1])], Data: data, Ref: m[1]})
+		}
+		return out
+	}
+}
 
 // imageKeeper keeps a bridge's incoming images in the data dir, each at
 // most max bytes, all together at most quota bytes (the oldest go first).

@@ -49,3 +49,26 @@ func TestImagesAreKeptStickersAndVoiceNamed(t *testing.T) {
 		}
 	})
 }
+
+// The reference keep writes is the one Images reads: a kept image comes
+// back with its type, a reference outside the kept images does not.
+func TestKeptImagesAreLoadedByTheirReference(t *testing.T) {
+	dir := t.TempDir()
+	k := newImageKeeper(dir, "qq", 1<<20, 1<<20)
+	data := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 32)...)
+	ref := k.keep(context.Background(), &Media{Fetch: func(context.Context, int64) ([]byte, error) { return data, nil }})
+	if !strings.HasPrefix(ref, "%[") {
+		t.Fatalf("not kept: %s", ref)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "secret.png"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	text := "look " + ref + " and %[images/qq/../../secret.png] and %[" + ImagesDir + "/qq/" + strings.Repeat("0", 24) + ".png]"
+	got := Images(dir, 4)(text)
+	if len(got) != 1 || got[0].MIME != "image/png" || string(got[0].Data) != string(data) || "%["+got[0].Ref+"]" != ref {
+		t.Fatalf("images of %q = %+v", text, got)
+	}
+	if got := Images(dir, 0)(text); len(got) != 0 {
+		t.Errorf("max 0 loaded %d", len(got))
+	}
+}

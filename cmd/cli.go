@@ -5,8 +5,10 @@ import (
 	"flag"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/registry"
 )
 
 // Version is set at build time with -ldflags "-X github.com/cyan-agent/cyan/cmd.Version=…";
@@ -26,23 +28,41 @@ type IO struct {
 // its verbs in commands.
 func nouns() []noun {
 	return []noun{
-		{"history", "a channel's conversation"},
-		{"trace", "what the model was asked: a channel's last prompt packet and the generate calls"},
-		{"memory", "the workspace: the items the companion holds and their memory state"},
-		{"observers", "the background observers"},
-		{"bridges", "the chat-app bridges (QQ through OneBot v11, Telegram)"},
-		{"tool", "the tools: list them, run or check a call as the model's calls are"},
-		{"approvals", "the tool calls waiting for your approval"},
-		{"events", "the event log: records of topics, days, weeks, months, years"},
-		{"objects", "the people, agents and things the companion knows, with their info blocks"},
-		{"relations", "the relation lines between objects"},
-		{"theories", "the theory packets: articles the companion keeps current"},
-		{"script", "prompt scripts (*.ai.yaml), the natural tools' language"},
-		{"persona", "personas and SillyTavern character cards"},
-		{"service", "cyan as a service of your login: a systemd user unit (Linux) or a launchd agent (macOS)"},
-		{"bench", "benchmarks that print tables"},
-		{"config", "the configuration"},
+		{"history", "a channel's conversation", nil},
+		{"trace", "what the model was asked: a channel's last prompt packet and the generate calls", nil},
+		{"memory", "the workspace: the items the companion holds and their memory state", nil},
+		{"observers", "the background observers", nil},
+		{"bridges", "the chat-app bridges (" + strings.Join(registry.PlatformKeys(), ", ") + ")", platformRows},
+		{"tool", "the tools: list them, run or check a call as the model's calls are", nil},
+		{"approvals", "the tool calls waiting for your approval", nil},
+		{"events", "the event log: records of topics, days, weeks, months, years", nil},
+		{"objects", "the people, agents and things the companion knows, with their info blocks", nil},
+		{"relations", "the relation lines between objects", nil},
+		{"theories", "the theory packets: articles the companion keeps current", nil},
+		{"script", "prompt scripts (*.ai.yaml), the natural tools' language", nil},
+		{"persona", "personas and SillyTavern character cards", nil},
+		{"service", "cyan as a service of your login: a systemd user unit (Linux) or a launchd agent (macOS)", nil},
+		{"bench", "benchmarks that print tables", nil},
+		{"config", "the configuration", voiceRows},
 	}
+}
+
+// platformRows are the registered chat platforms, for 'cyan help bridges'.
+func platformRows() (string, [][2]string) {
+	var rows [][2]string
+	for _, p := range registry.Platforms() {
+		rows = append(rows, [2]string{"bridges." + p.Key, p.About})
+	}
+	return "Platforms (each a section of the configuration, a list of named bridges)", rows
+}
+
+// voiceRows are the registered voice providers, for 'cyan help config'.
+func voiceRows() (string, [][2]string) {
+	var rows [][2]string
+	for _, v := range registry.Voices() {
+		rows = append(rows, [2]string{v.Name(), v.About()})
+	}
+	return "Voices (tts.provider)", rows
 }
 
 // commands is the command table, in help order: the single-word actions,

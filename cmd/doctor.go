@@ -47,7 +47,7 @@ func doctorCmd(f *flags) run {
 		checks = append(checks, check{name: "config", ok: true, msg: "valid (" + src + ")"})
 		checks = append(checks, checkDataDir(cfg), checkDatabase(cfg))
 		checks = append(checks, checkParts(cfg)...)
-		checks = append(checks, checkPersona(cfg), checkFiles(cfg), checkSandbox(cfg), checkUser(), checkOwners(cfg, cfg.Bridges.BridgeNames()))
+		checks = append(checks, checkPersona(cfg), checkFiles(cfg), checkSandbox(cfg), checkUser(), checkOwners(cfg, cfg.Bridges.Names()))
 		checks = append(checks, checkLLM(cfg, *timeout)...)
 		checks = append(checks, checkEmbed(cfg, *timeout))
 		checks = append(checks, checkVoice(cfg, *timeout))

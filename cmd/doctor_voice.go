@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,30 +19,27 @@ import (
 func checkVoice(cfg *config.Config, timeout time.Duration) check {
 	c := check{name: "voice"}
 	t := cfg.TTS
-	if t.Provider == "off" {
-		c.ok = true
-		c.msg = "off (tts.provider: off); replies are text only"
-		return c
-	}
 	p, err := tts.New(t)
 	if err != nil {
 		c.msg = err.Error()
 		c.fix = "correct the tts: section ('cyan config check' shows it)"
 		return c
 	}
-	where := p.Name()
-	if t.BaseURL != "" {
-		where += " at " + t.BaseURL
-	}
-	if e, ok := p.(*tts.Espeak); ok {
-		path, err := e.Path()
-		if err != nil {
-			c.warn = true
-			c.msg = "espeak-ng is not installed; the voiced channels get text only"
-			c.fix = "install the Debian package espeak-ng (apt-get install espeak-ng), or set tts.provider to gpt-sovits or openai"
-			return c
+	where, err := tts.Ready(t, p)
+	switch {
+	case errors.Is(err, tts.ErrOff):
+		c.ok = true
+		c.msg = "off (tts.provider: " + t.Provider + "); replies are text only"
+		return c
+	case err != nil:
+		c.warn = true
+		msg := err.Error()
+		if e := (*tts.Error)(nil); errors.As(err, &e) {
+			msg = e.Msg
 		}
-		where = path
+		c.msg = p.Name() + ": " + msg + "; the voiced channels get text only"
+		c.fix = tts.Fix(t, err)
+		return c
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -49,10 +47,7 @@ func checkVoice(cfg *config.Config, timeout time.Duration) check {
 	clips, err := speakEach(ctx, t, "你好。Hello.")
 	if err != nil {
 		c.msg = fmt.Sprintf("%s does not speak: %v", where, err)
-		switch {
-		case tts.Unavailable(err) && t.BaseURL != "":
-			c.fix = fmt.Sprintf("start the %s server at %s (GPT-SoVITS: python api_v2.py -a 127.0.0.1 -p 9880), or correct tts.base_url", p.Name(), t.BaseURL)
-		default:
+		if c.fix = tts.Fix(t, err); c.fix == "" {
 			c.fix = "correct the tts: section, or set tts.provider: off"
 		}
 		return c

@@ -41,6 +41,9 @@ type run func(io IO, args []string) error
 type noun struct {
 	name    string
 	summary string
+	// more are rows its help lists after the verbs, under a heading
+	// (the registered platforms, the voices); nil: none.
+	more func() (heading string, rows [][2]string)
 }
 
 // path is how the verb is typed: "memory ls", or "send".

@@ -107,12 +107,13 @@ Run 'cyan help NOUN' for a resource's verbs, 'cyan NOUN VERB --help' for a verb'
 
 // nounHelp lists a noun's verbs.
 func nounHelp(w io.Writer, table []verb, n string) {
-	summary := ""
+	var this noun
 	for _, x := range nouns() {
 		if x.name == n {
-			summary = x.summary
+			this = x
 		}
 	}
+	summary := this.summary
 	fmt.Fprintf(w, "Usage: cyan %s VERB [flags] [arguments]\n\n%s.\n\nVerbs:\n", n, upperFirst(summary))
 	var rows [][2]string
 	for _, v := range verbsOf(table, n) {
@@ -123,6 +124,11 @@ func nounHelp(w io.Writer, table []verb, n string) {
 		rows = append(rows, [2]string{v.name + argsSuffix(v.args), s})
 	}
 	writeRows(w, rows)
+	if this.more != nil {
+		heading, more := this.more()
+		fmt.Fprintf(w, "\n%s:\n", heading)
+		writeRows(w, more)
+	}
 	fmt.Fprintf(w, "\nRun 'cyan %s VERB --help' for a verb's flags.\n", n)
 }
 

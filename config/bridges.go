@@ -2,19 +2,28 @@ package config
 
 import (
 	"fmt"
-	"net/url"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cyan-agent/cyan/registry"
 )
 
 // Bridges configures the chat-app bridges: several instances of each
 // platform may run (two QQ accounts, a Telegram bot), each named; the name
 // is the prefix of its channels ("qq:group:123") and of its speakers' ids
 // ("qq:12345", written "id:qq:12345" in permissions.owners).
+//
+// Each platform's instances are its section, bridges.<key> (onebot,
+// telegram, …): the platform package declares the section's type, its
+// defaults and checks (package registry), and config decodes it there; a
+// key no platform registered is an unknown key.
 type Bridges struct {
-	OneBot   []OneBotBridge   `yaml:"onebot"`
-	Telegram []TelegramBridge `yaml:"telegram"`
+	// Platforms are the configured platforms' sections, by key.
+	Platforms map[string]registry.Section `yaml:"-"`
 	// Manners are the group-chat manners of every bridge; an instance's own
 	// manners override the fields they set (non-zero values).
 	Manners Manners `yaml:"manners"`
@@ -25,63 +34,77 @@ type Bridges struct {
 	ResumeMaxAge Duration `yaml:"resume_max_age"`
 }
 
-// Names are the configured bridges' names, in the order configured.
+// Names are the configured bridges' names: each platform's instances in
+// the order configured, the platforms by key.
 func (b Bridges) Names() []string {
 	var out []string
-	for _, o := range b.OneBot {
-		out = append(out, o.Name)
-	}
-	for _, t := range b.Telegram {
-		out = append(out, t.Name)
+	for _, p := range registry.Platforms() {
+		if s := b.Platforms[p.Key]; s != nil {
+			out = append(out, s.Names()...)
+		}
 	}
 	return out
 }
 
-// OneBotBridge is one OneBot v11 connection (NapCat, LLOneBot, Lagrange).
-type OneBotBridge struct {
-	Name string `yaml:"name"`
-	// Mode is reverse (the implementation connects to cyan at
-	// /onebot/v11/ws) or forward (cyan connects to URL).
-	Mode string `yaml:"mode"`
-	// URL is the implementation's WebSocket server (forward mode only).
-	URL string `yaml:"url"`
-	// AccessToken is required of the implementation (reverse) or sent to
-	// it (forward), as "Authorization: Bearer" or ?access_token=.
-	AccessToken string `yaml:"access_token" secret:"true"`
-	// SelfID, when set, is the only bot account accepted (reverse mode).
-	SelfID string `yaml:"self_id"`
-	// MessageFormat of what cyan sends: array (segments, the default) or
-	// string (CQ codes).
-	MessageFormat string `yaml:"message_format"`
-	// Reconnect is the longest wait between forward-mode connection
-	// attempts (they start at a second and double).
-	Reconnect Duration `yaml:"reconnect"`
-	// Timeout bounds one API call (send_group_msg …).
-	Timeout Duration `yaml:"timeout"`
-	Manners *Manners `yaml:"manners"`
+// Section is the configured section of a platform, nil when it has none.
+func (b Bridges) Section(key string) registry.Section { return b.Platforms[key] }
+
+// section makes the section of a registered platform for the decoder
+// (bridges.<key>), or reports that no platform has that key.
+func (b *Bridges) section(key string) (reflect.Value, bool) {
+	p, ok := registry.PlatformOf(key)
+	if !ok {
+		return reflect.Value{}, false
+	}
+	s := p.New()
+	if b.Platforms == nil {
+		b.Platforms = map[string]registry.Section{}
+	}
+	b.Platforms[key] = s
+	return reflect.ValueOf(s).Elem(), true
 }
 
-// TelegramBridge is one Telegram bot.
-type TelegramBridge struct {
-	Name  string `yaml:"name"`
-	Token string `yaml:"token" secret:"true"`
-	// APIURL is the Bot API server (https://api.telegram.org by default).
-	APIURL string `yaml:"api_url"`
-	// Webhook, when its URL is set, receives updates by webhook at
-	// /telegram/<name>/webhook instead of long polling.
-	Webhook TelegramWebhook `yaml:"webhook"`
-	// PollTimeout is the long-polling timeout of getUpdates.
-	PollTimeout Duration `yaml:"poll_timeout"`
-	Manners     *Manners `yaml:"manners"`
+// platformSections names the platforms' sections: "bridges.onebot,
+// bridges.telegram".
+func platformSections() string {
+	var out []string
+	for _, k := range registry.PlatformKeys() {
+		out = append(out, "bridges."+k)
+	}
+	return strings.Join(out, ", ")
 }
 
-// TelegramWebhook is the optional webhook mode of a Telegram bot.
-type TelegramWebhook struct {
-	// URL is the public https URL Telegram posts to; it must reach this
-	// daemon's /telegram/<name>/webhook.
-	URL string `yaml:"url"`
-	// Secret is sent back by Telegram in X-Telegram-Bot-Api-Secret-Token.
-	Secret string `yaml:"secret" secret:"true"`
+// sectionKeys are the registered platforms' keys, for "known keys here".
+func (b *Bridges) sectionKeys() []string { return registry.PlatformKeys() }
+
+// MarshalYAML writes every registered platform's section (an empty list
+// when it has none), then the shared keys.
+func (b Bridges) MarshalYAML() (any, error) {
+	n := &yaml.Node{Kind: yaml.MappingNode}
+	add := func(k string, v any) error {
+		var val yaml.Node
+		if err := val.Encode(v); err != nil {
+			return err
+		}
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &val)
+		return nil
+	}
+	for _, p := range registry.Platforms() {
+		var v any = []any{}
+		if s := b.Platforms[p.Key]; s != nil {
+			v = s
+		}
+		if err := add(p.Key, v); err != nil {
+			return nil, err
+		}
+	}
+	if err := add("manners", b.Manners); err != nil {
+		return nil, err
+	}
+	if err := add("resume_max_age", b.ResumeMaxAge); err != nil {
+		return nil, err
+	}
+	return n, nil
 }
 
 // Manners are how a bridge behaves in chats, above all in busy groups.
@@ -193,7 +216,8 @@ func (m Manners) Over(o *Manners) Manners {
 
 var bridgeName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
 
-// validateBridges checks the bridges section.
+// validateBridges checks the bridges section: every instance's name, across
+// platforms, then each platform's own section (registry.Section.Validate).
 func (c *Config) validateBridges(bad func(key, format string, args ...any)) {
 	seen := map[string]string{}
 	name := func(key, n string) {
@@ -209,57 +233,23 @@ func (c *Config) validateBridges(bad func(key, format string, args ...any)) {
 	if c.Bridges.ResumeMaxAge < 0 {
 		bad("bridges.resume_max_age", "must not be negative; 0 resumes no cut turn, e.g. 30m")
 	}
-	reverseTokens := map[string]string{}
-	for i, b := range c.Bridges.OneBot {
-		key := fmt.Sprintf("bridges.onebot[%d]", i)
-		name(key, b.Name)
-		switch b.Mode {
-		case "reverse":
-			if other, ok := reverseTokens[b.AccessToken]; ok {
-				bad(key+".access_token", "two reverse bridges (%s and this one) share an access token; give each its own so a connection finds its bridge", other)
-			}
-			reverseTokens[b.AccessToken] = b.Name
-		case "forward":
-			if u, err := url.Parse(b.URL); err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-				bad(key+".url", "%q is not a ws:// or wss:// URL of the implementation's WebSocket server (e.g. ws://127.0.0.1:3001)", b.URL)
-			}
-		default:
-			bad(key+".mode", "%q is neither reverse (the implementation connects to cyan) nor forward (cyan connects to url)", b.Mode)
+	for _, p := range registry.Platforms() {
+		s := c.Bridges.Platforms[p.Key]
+		if s == nil {
+			continue
 		}
-		if b.MessageFormat != "" && b.MessageFormat != "array" && b.MessageFormat != "string" {
-			bad(key+".message_format", "%q is neither array nor string", b.MessageFormat)
+		key := "bridges." + p.Key
+		for i, n := range s.Names() {
+			name(fmt.Sprintf("%s[%d]", key, i), n)
 		}
-		if b.Reconnect < 0 || b.Timeout < 0 {
-			bad(key+".timeout", "durations must not be negative")
-		}
-		c.validateManners(key+".manners", b.Manners, bad)
+		s.Validate(key, bad)
 	}
-	for i, b := range c.Bridges.Telegram {
-		key := fmt.Sprintf("bridges.telegram[%d]", i)
-		name(key, b.Name)
-		if id, secret, ok := strings.Cut(b.Token, ":"); !ok || id == "" || secret == "" {
-			bad(key+".token", "is not a bot token (123456:ABC…); ask @BotFather for one")
-		}
-		if u, err := url.Parse(b.APIURL); b.APIURL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
-			bad(key+".api_url", "%q is not an http(s) URL (the default is https://api.telegram.org)", b.APIURL)
-		}
-		if w := b.Webhook.URL; w != "" {
-			if u, err := url.Parse(w); err != nil || u.Scheme != "https" || u.Host == "" {
-				bad(key+".webhook.url", "%q is not an https URL (Telegram posts only to https)", w)
-			}
-			if len(b.Webhook.Secret) < 16 {
-				bad(key+".webhook.secret", "a webhook needs a secret of at least 16 characters (A-Z, a-z, 0-9, _ and -), or anyone could post updates as anyone")
-			}
-		}
-		if b.PollTimeout < 0 {
-			bad(key+".poll_timeout", "must not be negative")
-		}
-		c.validateManners(key+".manners", b.Manners, bad)
-	}
-	c.validateManners("bridges.manners", &c.Bridges.Manners, bad)
+	ValidateManners("bridges.manners", &c.Bridges.Manners, bad)
 }
 
-func (c *Config) validateManners(key string, m *Manners, bad func(key, format string, args ...any)) {
+// ValidateManners checks manners at key (an instance's own, or the shared
+// bridges.manners); nil is valid (the shared ones apply).
+func ValidateManners(key string, m *Manners, bad registry.Fault) {
 	if m == nil {
 		return
 	}
@@ -280,31 +270,15 @@ func (c *Config) validateManners(key string, m *Manners, bad func(key, format st
 	}
 }
 
-// BridgeNames lists the configured bridges' names.
-func (b Bridges) BridgeNames() []string {
-	var out []string
-	for _, o := range b.OneBot {
-		out = append(out, o.Name)
-	}
-	for _, t := range b.Telegram {
-		out = append(out, t.Name)
-	}
-	return out
-}
-
-// redacted masks the bridges' tokens.
+// redacted masks the platforms' secrets.
 func (b Bridges) redacted() Bridges {
-	ob := make([]OneBotBridge, len(b.OneBot))
-	for i, o := range b.OneBot {
-		o.AccessToken = Mask(o.AccessToken)
-		ob[i] = o
+	if b.Platforms == nil {
+		return b
 	}
-	tg := make([]TelegramBridge, len(b.Telegram))
-	for i, t := range b.Telegram {
-		t.Token = Mask(t.Token)
-		t.Webhook.Secret = Mask(t.Webhook.Secret)
-		tg[i] = t
+	out := make(map[string]registry.Section, len(b.Platforms))
+	for k, s := range b.Platforms {
+		out[k] = s.Redacted(Mask)
 	}
-	b.OneBot, b.Telegram = ob, tg
+	b.Platforms = out
 	return b
 }

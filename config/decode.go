@@ -153,8 +153,19 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, key string) {
 		k, val := n.Content[i], n.Content[i+1]
 		full := join(key, k.Value)
 		idx, ok := fields[k.Value]
+		target := reflect.Value{}
+		if ok {
+			target = v.Field(idx)
+		} else if s, isSections := sectionsOf(v); isSections {
+			target, ok = s.section(k.Value)
+		}
 		if !ok {
-			d.fail(k, full, "unknown key; known keys here: %s", strings.Join(sortedKeys(fields), ", "))
+			known := sortedKeys(fields)
+			if s, isSections := sectionsOf(v); isSections {
+				known = append(known, s.sectionKeys()...)
+				slices.Sort(known)
+			}
+			d.fail(k, full, "unknown key; known keys here: %s", strings.Join(known, ", "))
 			continue
 		}
 		if _, dup := d.lines[full]; dup {
@@ -162,8 +173,24 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, key string) {
 			continue
 		}
 		d.lines[full] = k.Line
-		d.decode(val, v.Field(idx), full)
+		d.decode(val, target, full)
 	}
+}
+
+// sections is a struct whose keys, besides its fields, are sections that
+// registered parts declare (Bridges: bridges.<platform>).
+type sections interface {
+	// section makes the value a key decodes into; false: no part has it.
+	section(key string) (reflect.Value, bool)
+	sectionKeys() []string
+}
+
+func sectionsOf(v reflect.Value) (sections, bool) {
+	if !v.CanAddr() || !v.Addr().CanInterface() {
+		return nil, false
+	}
+	s, ok := v.Addr().Interface().(sections)
+	return s, ok
 }
 
 func (d *decoder) decodeDuration(n *yaml.Node, v reflect.Value, key string) {

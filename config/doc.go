@@ -6,7 +6,12 @@
 // Unknown keys and bad values are errors that name the file, the line and the
 // key (or the environment variable), and say what would be accepted.
 //
+// The chat platforms' sections (bridges.<key>) and the voice providers'
+// checks of the tts: section are declared by those parts, in package
+// registry; config decodes and checks them through it and names none of
+// them.
+//
 // Beside the standard library it uses go.yaml.in/yaml/v3.
 //
-// It may import packets, glob and clock.
+// It may import packets, glob, clock and registry.
 package config

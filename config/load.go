@@ -289,7 +289,7 @@ func (c *Config) validateTools(bad func(key, format string, args ...any)) {
 		}
 		rest, isID := strings.CutPrefix(strings.TrimSpace(o), "id:")
 		if name, user, ok := strings.Cut(rest, ":"); isID && ok && !slices.Contains(bridges, name) {
-			known := "no bridge is configured (bridges.onebot, bridges.telegram)"
+			known := "no bridge is configured (" + platformSections() + ")"
 			if len(bridges) > 0 {
 				known = "the bridges are named " + strings.Join(bridges, ", ") + fmt.Sprintf(" (e.g. id:%s:%s)", bridges[0], user)
 			}

@@ -1,10 +1,13 @@
-package config
+package config_test
 
 import (
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/cyan-agent/cyan/bridge/onebot"
+	"github.com/cyan-agent/cyan/config"
 )
 
 // ignore_pokes is read under bridges.manners and an instance's own
@@ -16,18 +19,19 @@ func TestIgnorePokesPerGroup(t *testing.T) {
 	if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(envOf(map[string]string{EnvDataDir: dir, EnvConfig: p}))
+	c, err := config.Load(envOf(map[string]string{config.EnvDataDir: dir, config.EnvConfig: p}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := c.Bridges
-	if got := b.Manners.Over(b.OneBot[0].Manners).IgnorePokes; !slices.Equal(got, []string{"555", "556"}) {
+	ob := *b.Section("onebot").(*onebot.Section)
+	if got := b.Manners.Over(ob[0].Manners).IgnorePokes; !slices.Equal(got, []string{"555", "556"}) {
 		t.Errorf("qq ignores pokes in %v", got)
 	}
-	if got := b.Manners.Over(b.OneBot[1].Manners).IgnorePokes; !slices.Equal(got, []string{"*"}) {
+	if got := b.Manners.Over(ob[1].Manners).IgnorePokes; !slices.Equal(got, []string{"*"}) {
 		t.Errorf("qq2 ignores pokes in %v", got)
 	}
-	if len(DefaultManners().IgnorePokes) != 0 {
+	if len(config.DefaultManners().IgnorePokes) != 0 {
 		t.Error("by default a poke addresses the bot everywhere")
 	}
 }

@@ -1,12 +1,13 @@
 package config
 
 import (
-	"github.com/cyan-agent/cyan/glob"
 	"net/url"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/cyan-agent/cyan/glob"
+	"github.com/cyan-agent/cyan/registry"
 )
 
 // TTS selects and tunes the voice (package tts): which provider speaks,
@@ -62,50 +63,9 @@ type TTSRef struct {
 	Lang  string `yaml:"lang"`
 }
 
-// gptSoVITSLanguages are the languages GPT-SoVITS's api_v2 accepts as
-// text_lang and prompt_lang: tts_config.languages of a v2 model
-// (GPT_SoVITS/TTS_infer_pack/TTS.py, v2_languages, at commit
-// 48b1a0169a28582a8984402f82cf438d3bfa6aca; api_v2.py checks
-// text_lang.lower() and prompt_lang.lower() against it). A v1 model
-// accepts auto, en, zh, ja, all_zh and all_ja of them.
-const gptSoVITSLanguages = "auto auto_yue en zh ja yue ko all_zh all_ja all_yue all_ko"
-
-// GPTSoVITSLanguages lists the language codes api_v2 accepts.
-func GPTSoVITSLanguages() []string { return strings.Fields(gptSoVITSLanguages) }
-
-// GPTSoVITSLanguage is the api_v2 code for a language: one of its own
-// codes passes as it is (all_zh, auto_yue, …, any case); a tag folds to its
-// base (zh-CN → zh, ja_JP → ja, zh-HK → yue; cn → zh, jp → ja, kr → ko).
-// ok is false when it names no language api_v2 knows.
-func GPTSoVITSLanguage(l string) (code string, ok bool) {
-	l = strings.ToLower(strings.TrimSpace(l))
-	if slices.Contains(GPTSoVITSLanguages(), l) {
-		return l, true
-	}
-	switch l {
-	case "cn":
-		return "zh", true
-	case "jp":
-		return "ja", true
-	case "kr":
-		return "ko", true
-	}
-	if i := strings.IndexAny(l, "-_"); i > 0 {
-		base := l[:i]
-		if base == "zh" && (strings.Contains(l, "yue") || strings.Contains(l, "hk")) {
-			base = "yue"
-		}
-		if slices.Contains(GPTSoVITSLanguages(), base) {
-			return base, true
-		}
-	}
-	return "", false
-}
-
 // Default voice settings.
 const (
-	DefaultGPTSoVITSURL = "http://127.0.0.1:9880"
-	DefaultTTSChannel   = "desktop"
+	DefaultTTSChannel = "desktop"
 )
 
 func defaultTTS() TTS {
@@ -115,48 +75,28 @@ func defaultTTS() TTS {
 
 var voiceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_+./-]{0,63}$`)
 
+// VoiceSettings is what config asks of a voice provider (a
+// registry.Voice): to complete and check the tts: section when
+// tts.provider names it — its defaults (a server's URL, a model), the keys
+// only it reads (gpt-sovits's refs) and the formats it can give.
+type VoiceSettings interface {
+	registry.Voice
+	CheckTTS(t *TTS, bad registry.Fault)
+}
+
 func (c *Config) validateTTS(bad func(key, format string, args ...any)) {
 	t := c.TTS
-	switch t.Provider {
-	case "espeak-ng", "off":
-	case "gpt-sovits":
-		if t.BaseURL == "" {
-			c.TTS.BaseURL = DefaultGPTSoVITSURL
-		}
-		if len(t.Refs) == 0 {
-			bad("tts.refs", "gpt-sovits needs a reference audio: add refs: {neutral: {audio: /path/on/the/server.wav, text: what it says, lang: zh}}")
-		}
-		for emo, r := range t.Refs {
-			if strings.TrimSpace(r.Audio) == "" || strings.TrimSpace(r.Lang) == "" {
-				bad("tts.refs."+emo, "needs audio (a path on the GPT-SoVITS machine) and lang (zh, ja, en, …)")
-			} else if _, ok := GPTSoVITSLanguage(r.Lang); !ok {
-				bad("tts.refs."+emo+".lang", "%q is not a language GPT-SoVITS api_v2 knows; use one of %s", r.Lang, strings.Join(GPTSoVITSLanguages(), ", "))
-			}
-		}
-	case "openai":
-		if t.BaseURL == "" {
-			bad("tts.base_url", "is empty; name the speech server's /v1 base, e.g. http://127.0.0.1:8880/v1")
-		}
-		if t.Model == "" {
-			c.TTS.Model = "tts-1"
-		}
-		if t.Voice == "" && len(t.Voices) == 0 {
-			c.TTS.Voice = "alloy"
-		}
-	default:
-		bad("tts.provider", "%q is not a voice; use espeak-ng (offline), gpt-sovits, openai or off", t.Provider)
+	v, ok := registry.VoiceOf(t.Provider)
+	if !ok {
+		bad("tts.provider", "%q is not a voice; use one of %s", t.Provider, strings.Join(registry.VoiceNames(), ", "))
+	} else if vs, ok := v.(VoiceSettings); ok {
+		vs.CheckTTS(&c.TTS, bad)
 	}
+	t = c.TTS
 	if c.TTS.BaseURL != "" {
 		if u, err := url.Parse(c.TTS.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			bad("tts.base_url", "%q is not an http(s) URL", c.TTS.BaseURL)
 		}
-	}
-	formats := []string{"wav", "ogg", "aac"}
-	if t.Provider == "openai" {
-		formats = []string{"wav", "mp3", "opus", "aac", "flac"}
-	}
-	if t.Provider != "espeak-ng" && t.Provider != "off" && !slices.Contains(formats, t.Format) {
-		bad("tts.format", "%q is not one of %s", t.Format, strings.Join(formats, ", "))
 	}
 	for lang, v := range t.Voices {
 		if !voiceName.MatchString(v) {

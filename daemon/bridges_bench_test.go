@@ -164,7 +164,7 @@ func busyGroup(b *testing.B, seconds int, stalls, owner bool) busyResult {
 		b.Fatal(err)
 	}
 	owners, _ := tools.ParseOwners(nil)
-	agent := &timedAgent{Agent: bridgeAgent{mv: mv, reg: tools.New(tools.Options{Owners: owners}), st: st}}
+	agent := &timedAgent{Agent: bridgeAgent{StoreHistory: bridge.StoreHistory{Store: st}, mv: mv, reg: tools.New(tools.Options{Owners: owners})}}
 	ad, _ := onebot.New(onebot.Options{Name: "qq", Mode: "reverse", AccessToken: "t"})
 	rt, err := router.Open(router.Options{DB: st.DB(), Prefix: store.PrefixRouter, Journal: st.Journal()})
 	if err != nil {

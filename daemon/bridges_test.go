@@ -79,3 +79,29 @@ func TestBridgesAreSupervisedRouterComponents(t *testing.T) {
 		t.Errorf("bridge:qq lost its subscription: %+v", c)
 	}
 }
+
+// TestABridgeWhosePlatformIsDownIsRestartedBySupervise: a Telegram bot
+// whose Bot API answers 502 ends its run with the error; the supervisor,
+// not the adapter, tries again with backoff, and /healthz shows the part
+// restarting with the error and its restarts counted.
+func TestABridgeWhosePlatformIsDownIsRestartedBySupervise(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, `{"ok":false,"error_code":502,"description":"Bad Gateway"}`, http.StatusBadGateway)
+	}))
+	defer srv.Close()
+	r := newRig(t, map[string]string{"cyan.yaml": "bridges:\n  telegram:\n    - {name: tg, token: \"123:abc\", api_url: " + srv.URL + "}\n"})
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		tg := r.health()["bridge:tg"]
+		if tg.Restarts >= 1 && tg.State != supervise.Stopped {
+			if !strings.Contains(tg.LastError, "getMe") {
+				t.Errorf("bridge:tg = %+v, want the getMe error as its last", tg)
+			}
+			break
+		}
+		if tg.State == supervise.Stopped || time.Now().After(deadline) {
+			t.Fatalf("bridge:tg = %+v, want it restarted", tg)
+		}
+		time.Sleep(10 * time.Millisecond) // polling the supervisor
+	}
+}

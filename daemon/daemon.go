@@ -266,13 +266,14 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		return err
 	}
 
-	d.obs = &observers{m: manager, mem: d.mem, mv: d.mv, store: st, scripts: d.scripts, reg: d.tools.reg, agent: agentName, cfg: cfg.Observers,
-		log: log.With("component", "observer"), now: now, plans: map[string]string{}}
-	if err := d.obs.builtins(); err != nil {
+	if d.obs, err = d.buildObservers(manager, cfg, agentName, now, log); err != nil {
+		return err
+	}
+	if err := d.obs.main.Builtins(); err != nil {
 		return err
 	}
 	if cfg.Persona != "" {
-		d.obs.loadDeclared(cfg.Persona)
+		d.obs.main.LoadDeclared(cfg.Persona)
 	}
 
 	d.watchParts(d.metrics, now)
@@ -386,7 +387,7 @@ func (d *Daemon) watchPersona(ctx context.Context) error {
 		d.persona.Store(p)
 		d.log.Info("persona reloaded", "name", p.Name)
 		d.checkScripts()
-		d.obs.loadDeclared(d.cfg.Persona)
+		d.obs.main.LoadDeclared(d.cfg.Persona)
 	})
 	if err != nil {
 		return supervise.Done(fmt.Errorf("persona changes are not picked up until a restart: %w", err))

@@ -10,5 +10,8 @@
 // must hear what another did (an import, a turn's end, a backup) follows
 // the journal.
 //
+// The chat platforms and voices it builds are the ones that registered
+// themselves (package registry): platforms.go imports them, one line each.
+//
 // It may import every cyan package except cmd.
 package daemon

@@ -30,7 +30,9 @@ func (d *Daemon) parts(ln net.Listener) *supervise.Supervisor {
 		}
 		return nil
 	})
-	add("mcp", d.tools.mcp.Run)
+	for _, s := range d.tools.mcp.Parts() {
+		add("mcp:"+s.Name, s.Run)
+	}
 	add("recall", d.recall.Run)
 	add("import-events", func(ctx context.Context) error { return d.imports.Run(observer.WithAccount(ctx, eventsAccount)) })
 	add("approvals", func(ctx context.Context) error { return d.tools.reg.Approvals().Run(ctx, time.Minute) })

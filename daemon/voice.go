@@ -2,8 +2,8 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"log/slog"
-	"strings"
 
 	"github.com/cyan-agent/cyan/api"
 	"github.com/cyan-agent/cyan/config"
@@ -12,42 +12,6 @@ import (
 	"github.com/cyan-agent/cyan/tools"
 	"github.com/cyan-agent/cyan/tts"
 )
-
-// VoiceSegmentsVar is the persona variable that chooses how replies are
-// cut for the voice: "speak" runs the speak prompt script on each message
-// (a model call, emotions by meaning); anything else, the rule splitter.
-const VoiceSegmentsVar = "voice_segments"
-
-// EmotionWordsVar is the persona variable with its emotion words for the
-// voice's rule splitter: {emotion: [word, …]} (or a comma-separated string
-// per emotion).
-const EmotionWordsVar = "emotion_words"
-
-// emotionWords reads the persona's emotion_words variable.
-func emotionWords(v any) map[string][]string {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil
-	}
-	out := map[string][]string{}
-	for emo, ws := range m {
-		switch ws := ws.(type) {
-		case string:
-			for _, w := range strings.Split(ws, ",") {
-				if w = strings.TrimSpace(w); w != "" {
-					out[emo] = append(out[emo], w)
-				}
-			}
-		case []any:
-			for _, w := range ws {
-				if w, ok := w.(string); ok && strings.TrimSpace(w) != "" {
-					out[emo] = append(out[emo], strings.TrimSpace(w))
-				}
-			}
-		}
-	}
-	return out
-}
 
 // buildVoice makes the voice of the voiced channels: its speech goes to
 // the stream as "speech" events. A voice that cannot speak (espeak-ng
@@ -61,8 +25,8 @@ func (d *Daemon) buildVoice(c config.TTS, log *slog.Logger) error {
 		Provider: p, Cache: tts.NewCache(c.CacheMB << 20), Channels: c.Channels,
 		Emit:    func(sp tts.Speech) { d.store.Journal().Post(journal.New(journal.VoiceSpeech, sp.Channel, sp)) },
 		Timeout: c.TimeoutDuration(), Logger: log, Actions: c.Actions, Narrator: c.Narrator,
-		Words:    func() map[string][]string { return emotionWords(d.persona.Load().Vars[EmotionWordsVar]) },
-		Scripted: func() bool { return d.persona.Load().Vars[VoiceSegmentsVar] == "speak" },
+		Words:    func() map[string][]string { return tts.EmotionWords(d.persona.Load().Vars[tts.EmotionWordsVar]) },
+		Scripted: func() bool { return tts.Scripted(d.persona.Load().Vars) },
 		Script: func(ctx context.Context, channel, text string) ([]packets.Segment, error) {
 			var out struct {
 				Speech []packets.Segment `json:"speech"`
@@ -77,10 +41,8 @@ func (d *Daemon) buildVoice(c config.TTS, log *slog.Logger) error {
 	if err := d.router.Unsubscribe(voiceSubscriber); err != nil {
 		return err
 	}
-	if e, ok := p.(*tts.Espeak); ok && c.Provider != "off" {
-		if _, err := e.Path(); err != nil {
-			log.Warn("replies in the voiced channels will be text only", "err", err)
-		}
+	if _, err := tts.Ready(c, p); err != nil && !errors.Is(err, tts.ErrOff) {
+		log.Warn("replies in the voiced channels will be text only", "err", err, "fix", tts.Fix(c, err))
 	}
 	return nil
 }

@@ -10,6 +10,16 @@
 // governor enforces from provider usage, and quiet hours that hold proactive
 // speech.
 //
+// Main is main-observer and the persona's observers on the Manager: the
+// work after each turn (memory.AfterTurn; the owner is the one the turn
+// acted for or a configured owner, a turn is private unless in a group),
+// one observer per deferred plan (due at its time or on its cron
+// schedule, firing under its maker's permission — never a gone
+// component's), self-decided speech in the configured channels, and the
+// persona's declared observers, each reading only the channels its own
+// permission shows it and waking main-virtual (a Waker) under that
+// permission.
+//
 // It may import memory, events, tools, llm, config, packets, store,
-// journal and clock.
+// journal, clock and turn.
 package observer

@@ -11,16 +11,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cyan-agent/cyan/backoff"
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // MCPManager runs the configured MCP servers and offers their tools as
-// "<server>__<tool>". A server that dies is restarted with backoff (1s,
-// doubling to a minute; back to 1s once it has run for a minute); while it
-// is down its tools are withdrawn. MCP tools are taken to execute and reach
+// "<server>__<tool>". Each server is a part of the daemon's supervisor
+// (Parts): one that dies is restarted there with backoff (1s, doubling to
+// a minute; back to 1s once it has run for a minute); while it is down its
+// tools are withdrawn. MCP tools are taken to execute and reach
 // the network: non-owners get none unless a rule says so.
 type MCPManager struct {
 	reg     *Registry
@@ -33,7 +33,7 @@ type MCPManager struct {
 	status map[string]string // server → "running", or why not
 }
 
-// NewMCP prepares the servers; Run starts them.
+// NewMCP prepares the servers; each of Parts runs one.
 func (r *Registry) NewMCP(servers []config.MCPServer, sandbox *Sandbox, version string, log *slog.Logger) *MCPManager {
 	if log == nil {
 		log = r.log
@@ -58,42 +58,36 @@ func (m *MCPManager) setStatus(name, s string) {
 	m.mu.Unlock()
 }
 
-// Run keeps every server running until ctx ends.
-func (m *MCPManager) Run(ctx context.Context) error {
-	var wg sync.WaitGroup
-	for _, s := range m.servers {
-		wg.Go(func() { m.keep(ctx, s) })
-	}
-	wg.Wait()
-	<-ctx.Done()
-	return nil
+// MCPServerPart is one configured server as a long-running part: Run is
+// one life of it (start, offer its tools, wait), returning when the server
+// ends (an error) or ctx does (nil). The daemon's supervisor restarts it
+// with backoff, shows its state and counts its restarts.
+type MCPServerPart struct {
+	Name string // the server's name (mcp.servers[].name)
+	Run  func(ctx context.Context) error
 }
 
-// mcpRestart is the wait before restarting a server that stopped: 1 s
-// doubling to a minute, starting over after a run of a minute.
-var mcpRestart = backoff.Policy{Base: time.Second, Max: time.Minute}
-
-func (m *MCPManager) keep(ctx context.Context, s config.MCPServer) {
-	source := SourceMCP + ":" + s.Name
-	failures := 0
-	for ctx.Err() == nil {
-		began := time.Now()
-		err := m.serve(ctx, s, source)
-		m.reg.Replace(source, nil)
-		if ctx.Err() != nil {
-			return
-		}
-		if time.Since(began) > time.Minute {
-			failures = 0
-		}
-		wait := mcpRestart.Delay(failures)
-		failures++
-		m.setStatus(s.Name, fmt.Sprintf("down (%v); restarting in %s", err, wait))
-		m.log.Warn("MCP server stopped; restarting", "server", s.Name, "err", err, "in", wait)
-		if !backoff.Sleep(ctx, wait) {
-			return
-		}
+// Parts are the configured servers, one part each.
+func (m *MCPManager) Parts() []MCPServerPart {
+	var out []MCPServerPart
+	for _, s := range m.servers {
+		out = append(out, MCPServerPart{Name: s.Name, Run: func(ctx context.Context) error { return m.life(ctx, s) }})
 	}
+	return out
+}
+
+// life runs the server once; while it is down its tools are withdrawn.
+func (m *MCPManager) life(ctx context.Context, s config.MCPServer) error {
+	source := SourceMCP + ":" + s.Name
+	m.setStatus(s.Name, "starting")
+	err := m.serve(ctx, s, source)
+	m.reg.Replace(source, nil)
+	if ctx.Err() != nil {
+		return nil
+	}
+	m.setStatus(s.Name, fmt.Sprintf("down (%v); restarting", err))
+	m.log.Warn("MCP server stopped", "server", s.Name, "err", err)
+	return fmt.Errorf("mcp server %s: %w", s.Name, err)
 }
 
 // serve runs one life of a server: start, list its tools, offer them, and

@@ -13,9 +13,18 @@
 // parallel and emits them in order, the first while the rest of the reply
 // still streams.
 //
+// Each provider declares itself in its own file (a Kind, registered with
+// package registry from its init): the value of tts.provider that chooses
+// it, its defaults and checks of the tts: section, how it is built, where
+// it speaks from (Ready, for the doctor and the daemon's log) and what to
+// do about a failed synthesis (Fix). New, config, `cyan doctor` and `cyan
+// help config` read the registry; adding a voice is its file, nothing
+// else. The persona's voice variables (emotion_words, voice_segments) are
+// read here too (EmotionWords, Scripted).
+//
 // It uses config for the tts: section, packets for the speech segment
 // (packets.Segment, the one segment type), glob for the voiced channels'
 // patterns and journal for the events it follows.
 //
-// It may import config, packets, glob and journal.
+// It may import config, packets, glob, journal and registry.
 package tts

@@ -3,11 +3,15 @@ package tts
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/registry"
 )
 
 // EspeakVoices are the espeak-ng voices of each language unless the
@@ -55,6 +59,39 @@ func NewEspeak(o EspeakOptions) *Espeak {
 
 // Name implements Provider.
 func (e *Espeak) Name() string { return "espeak-ng" }
+
+func init() { registry.RegisterVoice(espeakKind{}) }
+
+// espeakKind is tts.provider: espeak-ng, the default.
+type espeakKind struct{}
+
+var _ Kind = espeakKind{}
+
+func (espeakKind) Name() string { return "espeak-ng" }
+func (espeakKind) About() string {
+	return "the espeak-ng program: offline, the default (tts.binary, tts.voices)"
+}
+func (espeakKind) CheckTTS(*config.TTS, registry.Fault) {}
+func (espeakKind) Make(c config.TTS) (Provider, error) {
+	return NewEspeak(EspeakOptions{Binary: c.Binary, Voices: c.Voices, Voice: c.Voice}), nil
+}
+
+// Ready is the program's path, or an Unavailable *Error when it is missing.
+func (espeakKind) Ready(_ config.TTS, p Provider) (string, error) {
+	e, ok := p.(*Espeak)
+	if !ok {
+		return p.Name(), nil
+	}
+	return e.Path()
+}
+
+func (espeakKind) Fix(_ config.TTS, err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.Unavailable {
+		return "install the Debian package espeak-ng (apt-get install espeak-ng), set tts.binary, or choose another tts.provider"
+	}
+	return ""
+}
 
 // MaxEspeakRunes bounds one synthesis's text.
 const MaxEspeakRunes = 4000

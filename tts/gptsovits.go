@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/registry"
 )
 
 // Reference is a GPT-SoVITS reference: an audio file on the server's
@@ -46,17 +48,17 @@ type GPTSoVITS struct {
 // not know is sent as written, so the server's answer names it (config
 // check refuses it before).
 func promptLang(l string) string {
-	if code, ok := config.GPTSoVITSLanguage(l); ok {
+	if code, ok := GPTSoVITSLanguage(l); ok {
 		return code
 	}
 	return l
 }
 
 // sovitsLang is the api_v2 language code for a segment's or a reference's
-// language (config.GPTSoVITSLanguage: api_v2's own codes pass as they are),
+// language (GPTSoVITSLanguage: api_v2's own codes pass as they are),
 // auto for one api_v2 does not know.
 func sovitsLang(l string) string {
-	if code, ok := config.GPTSoVITSLanguage(l); ok {
+	if code, ok := GPTSoVITSLanguage(l); ok {
 		return code
 	}
 	return "auto"
@@ -65,7 +67,7 @@ func sovitsLang(l string) string {
 // NewGPTSoVITS checks the options and makes the provider.
 func NewGPTSoVITS(o GPTSoVITSOptions) (*GPTSoVITS, error) {
 	if o.BaseURL == "" {
-		o.BaseURL = "http://127.0.0.1:9880"
+		o.BaseURL = DefaultGPTSoVITSURL
 	}
 	if o.MediaType == "" {
 		o.MediaType = "wav"
@@ -84,6 +86,95 @@ func NewGPTSoVITS(o GPTSoVITSOptions) (*GPTSoVITS, error) {
 
 // Name implements Provider.
 func (g *GPTSoVITS) Name() string { return "gpt-sovits" }
+
+// DefaultGPTSoVITSURL is where api_v2.py listens by default.
+const DefaultGPTSoVITSURL = "http://127.0.0.1:9880"
+
+func init() { registry.RegisterVoice(gptSoVITSKind{}) }
+
+// gptSoVITSKind is tts.provider: gpt-sovits.
+type gptSoVITSKind struct{}
+
+var _ Kind = gptSoVITSKind{}
+
+func (gptSoVITSKind) Name() string { return "gpt-sovits" }
+func (gptSoVITSKind) About() string {
+	return "a GPT-SoVITS api_v2 server (tts.base_url, a reference audio per emotion in tts.refs)"
+}
+
+// CheckTTS defaults tts.base_url and checks the references and the format.
+func (gptSoVITSKind) CheckTTS(t *config.TTS, bad registry.Fault) {
+	if t.BaseURL == "" {
+		t.BaseURL = DefaultGPTSoVITSURL
+	}
+	if len(t.Refs) == 0 {
+		bad("tts.refs", "gpt-sovits needs a reference audio: add refs: {neutral: {audio: /path/on/the/server.wav, text: what it says, lang: zh}}")
+	}
+	for emo, r := range t.Refs {
+		if strings.TrimSpace(r.Audio) == "" || strings.TrimSpace(r.Lang) == "" {
+			bad("tts.refs."+emo, "needs audio (a path on the GPT-SoVITS machine) and lang (zh, ja, en, …)")
+		} else if _, ok := GPTSoVITSLanguage(r.Lang); !ok {
+			bad("tts.refs."+emo+".lang", "%q is not a language GPT-SoVITS api_v2 knows; use one of %s", r.Lang, strings.Join(GPTSoVITSLanguages(), ", "))
+		}
+	}
+	checkFormat(t, bad, "wav", "ogg", "aac")
+}
+
+func (gptSoVITSKind) Make(c config.TTS) (Provider, error) {
+	refs := map[string]Reference{}
+	for emo, r := range c.Refs {
+		refs[emo] = Reference{Audio: r.Audio, Text: r.Text, Lang: r.Lang}
+	}
+	return NewGPTSoVITS(GPTSoVITSOptions{BaseURL: c.BaseURL, Refs: refs, MediaType: c.Format})
+}
+
+func (gptSoVITSKind) Ready(c config.TTS, p Provider) (string, error) {
+	return p.Name() + " at " + c.BaseURL, nil
+}
+
+func (gptSoVITSKind) Fix(c config.TTS, err error) string {
+	return serverFix(c, err, " (python api_v2.py -a 127.0.0.1 -p 9880)")
+}
+
+// gptSoVITSLanguages are the languages GPT-SoVITS's api_v2 accepts as
+// text_lang and prompt_lang: tts_config.languages of a v2 model
+// (GPT_SoVITS/TTS_infer_pack/TTS.py, v2_languages, at commit
+// 48b1a0169a28582a8984402f82cf438d3bfa6aca; api_v2.py checks
+// text_lang.lower() and prompt_lang.lower() against it). A v1 model
+// accepts auto, en, zh, ja, all_zh and all_ja of them.
+const gptSoVITSLanguages = "auto auto_yue en zh ja yue ko all_zh all_ja all_yue all_ko"
+
+// GPTSoVITSLanguages lists the language codes api_v2 accepts.
+func GPTSoVITSLanguages() []string { return strings.Fields(gptSoVITSLanguages) }
+
+// GPTSoVITSLanguage is the api_v2 code for a language: one of its own
+// codes passes as it is (all_zh, auto_yue, …, any case); a tag folds to its
+// base (zh-CN → zh, ja_JP → ja, zh-HK → yue; cn → zh, jp → ja, kr → ko).
+// ok is false when it names no language api_v2 knows.
+func GPTSoVITSLanguage(l string) (code string, ok bool) {
+	l = strings.ToLower(strings.TrimSpace(l))
+	if slices.Contains(GPTSoVITSLanguages(), l) {
+		return l, true
+	}
+	switch l {
+	case "cn":
+		return "zh", true
+	case "jp":
+		return "ja", true
+	case "kr":
+		return "ko", true
+	}
+	if i := strings.IndexAny(l, "-_"); i > 0 {
+		base := l[:i]
+		if base == "zh" && (strings.Contains(l, "yue") || strings.Contains(l, "hk")) {
+			base = "yue"
+		}
+		if slices.Contains(GPTSoVITSLanguages(), base) {
+			return base, true
+		}
+	}
+	return "", false
+}
 
 func (g *GPTSoVITS) ref(emotion string) Reference {
 	for _, k := range []string{strings.ToLower(emotion), "neutral", "default"} {

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/registry"
 )
 
 // OpenAIOptions configure NewOpenAI.
@@ -64,6 +67,44 @@ func NewOpenAI(o OpenAIOptions) (*OpenAI, error) {
 
 // Name implements Provider.
 func (p *OpenAI) Name() string { return "openai" }
+
+func init() { registry.RegisterVoice(openAIKind{}) }
+
+// openAIKind is tts.provider: openai.
+type openAIKind struct{}
+
+var _ Kind = openAIKind{}
+
+func (openAIKind) Name() string { return "openai" }
+func (openAIKind) About() string {
+	return "any OpenAI-compatible /v1/audio/speech server (tts.base_url, tts.model, tts.voice)"
+}
+
+// CheckTTS requires tts.base_url, defaults the model and the voice and
+// checks the format.
+func (openAIKind) CheckTTS(t *config.TTS, bad registry.Fault) {
+	if t.BaseURL == "" {
+		bad("tts.base_url", "is empty; name the speech server's /v1 base, e.g. http://127.0.0.1:8880/v1")
+	}
+	if t.Model == "" {
+		t.Model = "tts-1"
+	}
+	if t.Voice == "" && len(t.Voices) == 0 {
+		t.Voice = "alloy"
+	}
+	checkFormat(t, bad, "wav", "mp3", "opus", "aac", "flac")
+}
+
+func (openAIKind) Make(c config.TTS) (Provider, error) {
+	return NewOpenAI(OpenAIOptions{BaseURL: c.BaseURL, Model: c.Model, Voice: c.Voice, Voices: c.Voices,
+		APIKey: c.APIKey, Format: c.Format})
+}
+
+func (openAIKind) Ready(c config.TTS, p Provider) (string, error) {
+	return p.Name() + " at " + c.BaseURL, nil
+}
+
+func (openAIKind) Fix(c config.TTS, err error) string { return serverFix(c, err, "") }
 
 func (p *OpenAI) voice(r Request) string {
 	if r.Voice != "" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/registry"
 )
 
 // Request is one segment to synthesize.
@@ -38,7 +39,7 @@ type Provider interface {
 }
 
 // ErrOff is returned when the voice is turned off (tts.provider: off).
-var ErrOff = errors.New("tts: the voice is off (tts.provider: off); set tts.provider to espeak-ng, gpt-sovits or openai")
+var ErrOff = errors.New("tts: the voice is off (tts.provider: off); set tts.provider to another voice (cyan help config lists them)")
 
 // Error is a failed synthesis. Fix says what the user can do.
 type Error struct {
@@ -67,26 +68,30 @@ func Unavailable(err error) bool {
 	return errors.As(err, &e) && e.Unavailable
 }
 
-// New builds the provider the configuration names; "off" gives a provider
-// that always fails with ErrOff.
+// New builds the provider the configuration names (tts.provider: a
+// registered Kind; "" is espeak-ng); "off" gives a provider that always
+// fails with ErrOff.
 func New(c config.TTS) (Provider, error) {
-	switch c.Provider {
-	case "espeak-ng", "":
-		return NewEspeak(EspeakOptions{Binary: c.Binary, Voices: c.Voices, Voice: c.Voice}), nil
-	case "gpt-sovits":
-		refs := map[string]Reference{}
-		for emo, r := range c.Refs {
-			refs[emo] = Reference{Audio: r.Audio, Text: r.Text, Lang: r.Lang}
-		}
-		return NewGPTSoVITS(GPTSoVITSOptions{BaseURL: c.BaseURL, Refs: refs, MediaType: c.Format})
-	case "openai":
-		return NewOpenAI(OpenAIOptions{BaseURL: c.BaseURL, Model: c.Model, Voice: c.Voice, Voices: c.Voices,
-			APIKey: c.APIKey, Format: c.Format})
-	case "off":
-		return off{}, nil
+	k, err := KindOf(c.Provider)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("tts: unknown provider %q; use espeak-ng, gpt-sovits, openai or off", c.Provider)
+	return k.Make(c)
 }
+
+func init() { registry.RegisterVoice(offKind{}) }
+
+// offKind is tts.provider: off — no voice; replies stay text.
+type offKind struct{}
+
+var _ Kind = offKind{}
+
+func (offKind) Name() string                               { return "off" }
+func (offKind) About() string                              { return "no voice: replies stay text" }
+func (offKind) CheckTTS(*config.TTS, registry.Fault)       {}
+func (offKind) Make(config.TTS) (Provider, error)          { return off{}, nil }
+func (offKind) Ready(config.TTS, Provider) (string, error) { return "", ErrOff }
+func (offKind) Fix(config.TTS, error) string               { return "" }
 
 type off struct{}
 

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/internal/ttstest"
 	"github.com/cyan-agent/cyan/tts"
 )
@@ -216,7 +215,7 @@ func BenchmarkEspeak(b *testing.B) {
 // 48b1a0169a28582a8984402f82cf438d3bfa6aca.
 func TestGPTSoVITSLanguageCodesPassThrough(t *testing.T) {
 	apiV2 := []string{"auto", "auto_yue", "en", "zh", "ja", "yue", "ko", "all_zh", "all_ja", "all_yue", "all_ko"}
-	if got := config.GPTSoVITSLanguages(); !slices.Equal(got, apiV2) {
+	if got := tts.GPTSoVITSLanguages(); !slices.Equal(got, apiV2) {
 		t.Fatalf("config's list %v is not api_v2's %v", got, apiV2)
 	}
 	fake := &ttstest.GPTSoVITS{}
@@ -250,9 +249,9 @@ func TestGPTSoVITSLanguageCodesPassThrough(t *testing.T) {
 				t.Errorf("prompt_lang %q, want %q", *last.PromptLang, tt.want)
 			}
 			// config check agrees: what is sent as itself is accepted.
-			_, ok := config.GPTSoVITSLanguage(tt.lang)
+			_, ok := tts.GPTSoVITSLanguage(tt.lang)
 			if ok != (tt.want != "auto" || tt.lang == "auto") {
-				t.Errorf("config.GPTSoVITSLanguage(%q) ok = %v", tt.lang, ok)
+				t.Errorf("tts.GPTSoVITSLanguage(%q) ok = %v", tt.lang, ok)
 			}
 		})
 	}

@@ -99,29 +99,24 @@ func (a *Adapter) Webhook() http.Handler {
 	})
 }
 
-// Run implements bridge.Adapter: getMe (a refused token is fatal: it will
-// not get better by itself), then deleteWebhook and long polling, or
-// setWebhook; a Bot API it cannot reach is tried again with backoff.
+// Run implements bridge.Adapter: one session with the Bot API — getMe
+// (a refused token is ErrToken: it will not get better by itself), then
+// deleteWebhook and long polling, or setWebhook — until ctx ends (nil) or
+// the session fails (its error). Trying again is the supervisor's: the
+// bridge is a supervised part, restarted with backoff.
 func (a *Adapter) Run(ctx context.Context, sink bridge.Sink) error {
-	wait := time.Second
-	for {
-		err := a.session(ctx, sink)
-		if ctx.Err() != nil {
-			return nil
-		}
-		if errors.Is(err, ErrToken) {
-			sink.Problem(err)
-			return err
-		}
-		sink.Problem(err)
-		a.log.Warn("telegram: cannot reach the Bot API; trying again", "err", err, "in", wait)
-		select {
-		case <-a.o.Clock.After(wait):
-		case <-ctx.Done():
-			return nil
-		}
-		wait = min(wait*2, time.Minute)
+	err := a.session(ctx, sink)
+	if ctx.Err() != nil {
+		return nil
 	}
+	if err == nil {
+		err = errors.New("telegram: the Bot API session ended")
+	}
+	sink.Problem(err)
+	if !errors.Is(err, ErrToken) {
+		a.log.Warn("telegram: cannot reach the Bot API", "err", err)
+	}
+	return err
 }
 
 // session runs one connection to the Bot API until ctx ends.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -180,5 +182,44 @@ func TestRenderCountsUTF16(t *testing.T) {
 		{Kind: bridge.PartMention, UserID: "5", Text: "Zoë"}, {Kind: bridge.PartReply, MessageID: "3"}}})
 	if text != "𝄞é Zoë" || reply != 3 || len(ents) != 1 || ents[0].Offset != 4 || ents[0].Length != 3 || ents[0].Type != models.MessageEntityTypeTextMention {
 		t.Errorf("%q %+v %d", text, ents, reply)
+	}
+}
+
+// TestABotAPIDownEndsTheRunForTheSupervisor: a Bot API that answers 502
+// ends Run with the getMe error (reported as a problem; not ErrToken, so
+// the supervisor restarts it); the same adapter, run again once the API is
+// back, connects.
+func TestABotAPIDownEndsTheRunForTheSupervisor(t *testing.T) {
+	fake := &tgtest.Server{Token: "123:abc", Bot: botUser}
+	var down atomic.Bool
+	down.Store(true)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			http.Error(w, `{"ok":false,"error_code":502,"description":"Bad Gateway"}`, http.StatusBadGateway)
+			return
+		}
+		fake.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	a, err := New(Options{Name: "tg", Token: "123:abc", APIURL: srv.URL, PollTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := new(sink)
+	err = a.Run(context.Background(), s)
+	if err == nil || errors.Is(err, ErrToken) || !strings.Contains(err.Error(), "getMe") {
+		t.Fatalf("Run with the API down = %v, want the getMe error", err)
+	}
+	if len(s.problems) != 1 || s.problems[0] != err {
+		t.Errorf("problems = %v", s.problems)
+	}
+	down.Store(false)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx, s) }()
+	s.until(t, "a connection", func() bool { return len(s.self) == 1 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run after ctx ended = %v, want nil", err)
 	}
 }

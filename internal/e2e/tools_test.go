@@ -261,6 +261,30 @@ func TestMCPServerMounted(t *testing.T) {
 	if !strings.Contains(stdout, `"output_text": "3"`) {
 		t.Fatalf("after restart: %s", stdout)
 	}
+	// The restart was the supervisor's: the server is its part, with the
+	// restart counted and the crash as its last error.
+	var health struct {
+		Parts []struct {
+			Name      string
+			LastError string `json:"last_error"`
+			Restarts  int
+		}
+	}
+	if _, err := d.getJSON("/healthz", &health); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range health.Parts {
+		if p.Name == "mcp:calc" {
+			found = true
+			if p.Restarts < 1 || !strings.Contains(p.LastError, "mcp server calc") {
+				t.Errorf("part mcp:calc = %+v, want a restart and the crash as its last error", p)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no part mcp:calc in /healthz: %+v", health.Parts)
+	}
 }
 
 // runApproved runs a tool the owner confirms from a script: cyan tool run

@@ -1,4 +1,4 @@
-package daemon
+package observer
 
 import (
 	"context"
@@ -10,12 +10,11 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/clock"
-
 	"github.com/cyan-agent/cyan/generate"
 	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/internal/scripttest"
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/llm"
-	"github.com/cyan-agent/cyan/observer"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/tools"
 )
@@ -27,9 +26,9 @@ import (
 // with a golden file, traced under its channel, and charged to the
 // observer's budget through the metered client.
 func TestObserversDecideThroughScripts(t *testing.T) {
-	gov := observer.NewGovernor(clock.Real{}, 0, nil, nil)
+	gov := NewGovernor(clock.Real{}, 0, nil, nil)
 	persona := t.TempDir()
-	rig := scripttest.New(t, scripttest.Options{PersonaDir: persona, Wrap: func(c llm.Client) llm.Client { return observer.Meter(c, gov) }})
+	rig := scripttest.New(t, scripttest.Options{PersonaDir: persona, Wrap: func(c llm.Client) llm.Client { return Meter(c, gov) }})
 	st, err := store.Open(store.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)
@@ -40,24 +39,24 @@ func TestObserversDecideThroughScripts(t *testing.T) {
 		&store.Message{Channel: "home", Role: store.RoleAssistant, User: "青蓝", Kind: "private", Text: "drink something!\nslowly", Time: at.Add(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
-	o := &observers{scripts: rig.Lib, store: st, reg: tools.New(tools.Options{}), agent: func() string { return "青蓝" }, log: slog.New(slog.DiscardHandler),
-		now: func() time.Time { return at.Add(2 * time.Hour) }}
+	o := &Main{o: MainOptions{Scripts: rig.Lib, Store: st, Perms: tools.New(tools.Options{}), Agent: func() string { return "青蓝" },
+		Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return at.Add(2 * time.Hour) }}}
 	ctx := context.Background()
 	decideWith := func(name, script, prompt, account string) (bool, error) {
 		decide, _ := o.speaker(name, script, prompt, []string{"home"})
-		ok, _, err := decide(observer.WithAccount(ctx, account), observer.Firing{Observer: name})
+		ok, _, err := decide(WithAccount(ctx, account), Firing{Observer: name})
 		return ok, err
 	}
 
 	rig.Fake.Enqueue(llmtest.Reply{Text: `{"speak": true, "note": "ask whether alice drank some water"}`, Usage: llm.Usage{InputTokens: 300, OutputTokens: 20}})
-	if ok, err := decideWith("water", observer.ScriptDecide, "Remind alice to drink water when it would be welcome.", "water"); err != nil || !ok {
+	if ok, err := decideWith("water", ScriptDecide, "Remind alice to drink water when it would be welcome.", "water"); err != nil || !ok {
 		t.Fatalf("water: %v %v", ok, err)
 	}
 	rig.Fake.Enqueue(llmtest.Reply{Text: `{"speak": false, "note": ""}`})
-	if ok, err := decideWith(mainAccount+"/speech", observer.ScriptSpeech, "", mainAccount); err != nil || ok {
+	if ok, err := decideWith(MainAccount+"/speech", ScriptSpeech, "", MainAccount); err != nil || ok {
 		t.Fatalf("speech: %v %v", ok, err)
 	}
-	for _, name := range []string{observer.ScriptDecide, observer.ScriptSpeech} {
+	for _, name := range []string{ScriptDecide, ScriptSpeech} {
 		reqs := rig.Named(name)
 		if len(reqs) != 1 {
 			t.Fatalf("%s: %d requests", name, len(reqs))
@@ -86,7 +85,7 @@ user: |-
   {% endfor %}
   Should {{ agent_name }} bring up water?
 `), 0o644)
-	d := observer.Declared{Name: "thirst", File: "thirst.yaml", Script: "thirst"}
+	d := Declared{Name: "thirst", File: "thirst.yaml", Script: "thirst"}
 	if err := o.checkScript(d); err != nil {
 		t.Fatal(err)
 	}
@@ -99,10 +98,42 @@ user: |-
 	}
 	// A script that is missing, or needs the instruction a file does not
 	// give, keeps the observer from loading, with advice.
-	if err := o.checkScript(observer.Declared{Name: "x", File: "x.yaml", Script: "nope"}); err == nil || !strings.Contains(err.Error(), "nope.ai.yaml") {
+	if err := o.checkScript(Declared{Name: "x", File: "x.yaml", Script: "nope"}); err == nil || !strings.Contains(err.Error(), "nope.ai.yaml") {
 		t.Fatalf("missing script: %v", err)
 	}
-	if err := o.checkScript(observer.Declared{Name: "x", File: "x.yaml", Script: observer.ScriptDecide}); err == nil || !strings.Contains(err.Error(), "add prompt: to x.yaml") {
+	if err := o.checkScript(Declared{Name: "x", File: "x.yaml", Script: ScriptDecide}); err == nil || !strings.Contains(err.Error(), "add prompt: to x.yaml") {
 		t.Fatalf("script without its instruction: %v", err)
+	}
+}
+
+// TestTurnDoneOwnerAndPrivate: the after-turn work counts a turn as the
+// owner's when the turn acted for the owner or its speaker is a
+// configured owner (by id, never by a display name alone in a group), and
+// as private unless it was in a group.
+func TestTurnDoneOwnerAndPrivate(t *testing.T) {
+	owners, err := tools.ParseOwners([]string{"id:qq:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perms := tools.New(tools.Options{Owners: owners})
+	tests := []struct {
+		name           string
+		turn           journal.Turn
+		owner, private bool
+	}{
+		{"the owner's id in a group", journal.Turn{Kind: "group", Speaker: "kei", SpeakerID: "qq:1"}, true, false},
+		{"a stranger in private", journal.Turn{Kind: "private", Speaker: "mallory", SpeakerID: "qq:2"}, false, true},
+		{"a proactive turn for the owner", journal.Turn{Owner: true}, true, true},
+		{"a stranger in a group", journal.Turn{Kind: "group", Speaker: "kei", SpeakerID: "qq:3"}, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			turn := tt.turn
+			turn.MessageID, turn.Replies = "m1", []string{"hi", "there"}
+			d := TurnDone(perms, &Event{Channel: "qq:group:9", Turn: &turn})
+			if d.Owner != tt.owner || d.Private != tt.private || d.Answer != "hi\nthere" || d.MessageID != "m1" || d.Channel != "qq:group:9" {
+				t.Errorf("TurnDone = %+v", d)
+			}
+		})
 	}
 }

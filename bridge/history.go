@@ -1,0 +1,78 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/cyan-agent/cyan/store"
+)
+
+// StoreHistory answers what a bridge asks of the stored conversation —
+// Agent.Quoted and Agent.Answered, Recaller and Quoter — from the store;
+// an Agent embeds it beside what it does with main-virtual.
+type StoreHistory struct {
+	Store *store.Store
+	Now   func() time.Time // when a recall is marked; nil: time.Now
+}
+
+// answeredScan bounds how many messages after the asked one Answered
+// reads before it gives up.
+const answeredScan = 2000
+
+// Quoted is the platform id of the message the stored message id quotes,
+// when it is of the same chat.
+func (h StoreHistory) Quoted(id string) string {
+	m, err := h.Store.Get(id)
+	if err != nil || len(m.Quotes) == 0 {
+		return ""
+	}
+	q, err := h.Store.Get(m.Quotes[0])
+	if err != nil || q.Channel != m.Channel {
+		return ""
+	}
+	return q.ExternalID
+}
+
+// Answered reports whether the agent spoke in the channel after the
+// message: a final reply (one that calls no tool) or its choice to say
+// nothing. A turn cut mid-way left at most tool calls and their results.
+func (h StoreHistory) Answered(channel, id string) bool {
+	answered, n := false, 0
+	err := h.Store.Scan(channel, id, func(m *store.Message) (bool, error) {
+		n++
+		if m.Role == store.RoleAssistant && len(m.ToolCalls) == 0 {
+			answered = true
+			return false, nil
+		}
+		return n < answeredScan, nil
+	})
+	return err == nil && answered
+}
+
+// Recall marks a message withdrawn on its platform (Recaller).
+func (h StoreHistory) Recall(_ context.Context, channel, externalID string) error {
+	now := time.Now
+	if h.Now != nil {
+		now = h.Now
+	}
+	_, err := h.Store.MarkRecalled(channel, externalID, now())
+	if errors.Is(err, store.ErrNotFound) {
+		return ErrNotStored
+	}
+	return err
+}
+
+// Quote finds the message a reply answers by its platform id (Quoter); a
+// recalled one is named so, its text left out.
+func (h StoreHistory) Quote(channel, externalID string) (Quote, bool) {
+	m, err := h.Store.ByExternal(channel, externalID)
+	if err != nil {
+		return Quote{}, false
+	}
+	q := Quote{User: m.User, Time: m.Time.Local(), Text: m.Text}
+	if m.IsRecalled() {
+		q.Text = "(a recalled message)"
+	}
+	return q, true
+}
