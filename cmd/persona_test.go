@@ -84,7 +84,7 @@ func TestPersonaImportWorldInfo(t *testing.T) {
 		t.Fatalf("card with its world: %d %s%s", code, out, errs)
 	}
 	// The World Info file alone: detected, and it needs a folder.
-	if code, _, errs := run("persona", "import", wild("st-eldoria.worldinfo.json")); code != 2 || !strings.Contains(errs, "World Info file") || !strings.Contains(errs, "--out DIR") {
+	if code, _, errs := run("persona", "import", wild("st-eldoria.worldinfo.json")); code != 2 || !strings.Contains(errs, "is a lorebook (World Info") || !strings.Contains(errs, "--out DIR") {
 		t.Fatalf("world info alone without --out: %d %s", code, errs)
 	}
 	flux := filepath.Join(dir, "flux")
