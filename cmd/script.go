@@ -197,7 +197,7 @@ func newGenerator(io IO, cfg *config.Config, debug bool) (*generate.Generator, e
 	}
 	client, err := llm.New(llm.Options{
 		Provider: cfg.LLM.Provider, BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, APIKey: cfg.LLM.APIKey,
-		Timeout: cfg.LLM.TimeoutDuration(), MaxRetries: cfg.LLM.MaxRetries, Logger: log,
+		Timeout: cfg.LLM.TimeoutDuration(), MaxRetries: cfg.LLM.Retries(), Logger: log,
 	})
 	if err != nil {
 		return nil, err

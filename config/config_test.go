@@ -206,3 +206,13 @@ func TestToolSections(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroRetriesMeansNone: llm.max_retries: 0 turns retries off (the
+// client's own 0 would mean its default).
+func TestZeroRetriesMeansNone(t *testing.T) {
+	for n, want := range map[int]int{0: -1, 1: 1, 2: 2, 10: 10} {
+		if got := (LLM{MaxRetries: n}).Retries(); got != want {
+			t.Errorf("max_retries %d: client gets %d, want %d", n, got, want)
+		}
+	}
+}

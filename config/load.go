@@ -446,6 +446,16 @@ func DefaultDataDir(env Env) (string, error) {
 // Duration of the LLM timeout, for callers.
 func (l LLM) TimeoutDuration() time.Duration { return time.Duration(l.Timeout) }
 
+// Retries is llm.max_retries as the model client takes it: the client reads
+// 0 as its own default and a negative count as none, so the file's 0 (no
+// retries, as the key says) is passed as -1.
+func (l LLM) Retries() int {
+	if l.MaxRetries == 0 {
+		return -1
+	}
+	return l.MaxRetries
+}
+
 // validSpan checks "HH:MM-HH:MM" with two different times.
 func validSpan(s string) bool {
 	a, b, ok := strings.Cut(s, "-")

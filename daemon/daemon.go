@@ -119,7 +119,7 @@ func New(o Options) (*Daemon, error) {
 
 	client, err := llm.New(llm.Options{
 		Provider: cfg.LLM.Provider, BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, APIKey: cfg.LLM.APIKey,
-		Timeout: cfg.LLM.TimeoutDuration(), MaxRetries: cfg.LLM.MaxRetries, Logger: log.With("component", "llm"),
+		Timeout: cfg.LLM.TimeoutDuration(), MaxRetries: cfg.LLM.Retries(), Logger: log.With("component", "llm"),
 	})
 	if err != nil {
 		return nil, err
