@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,6 +34,10 @@ type BenchOptions struct {
 	// it: the built-in embedder with its vectors off, a model embedder
 	// with its vectors on.
 	Embedder Embedder
+	// ProfileDir, when set, receives restart-cpu.pprof (the restart and its
+	// queries) and restart-heap.pprof (the restarted index at its steady
+	// level): where a restarted daemon's time and memory go.
+	ProfileDir string
 }
 
 // BenchReport holds the measurements.
@@ -60,6 +65,11 @@ type BenchReport struct {
 	// returned to the system first.
 	RestartWords, RestartVectors time.Duration
 	RestartPeakRSS, SteadyRSS    uint64
+	// SteadyAnon and SteadyFile split SteadyRSS into the heap and other
+	// private memory, and the mapped files' pages (the database's tables
+	// and value log as the page cache holds them); SteadyHeap is the Go
+	// heap in use.
+	SteadyAnon, SteadyFile, SteadyHeap uint64
 	// Restarted is every query's latency on the restarted index, sorted.
 	Restarted []time.Duration
 	// Load is the system's load average (1 minute) at the start and end.
@@ -93,6 +103,19 @@ func Bench(ctx context.Context, o BenchOptions, w io.Writer) (*BenchReport, erro
 	rep.LoadBefore = loadAvg()
 	gen := newSynth(1)
 	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	stopProfile := func() {}
+	if o.ProfileDir != "" {
+		f, err := os.Create(filepath.Join(o.ProfileDir, "import-cpu.pprof"))
+		if err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return nil, err
+		}
+		stopProfile = func() { pprof.StopCPUProfile(); f.Close(); stopProfile = func() {} }
+		defer stopProfile()
+	}
 	began := time.Now()
 	const batch = 5000
 	for i := 0; i < o.Messages; i += batch {
@@ -113,6 +136,7 @@ func Bench(ctx context.Context, o BenchOptions, w io.Writer) (*BenchReport, erro
 		}
 	}
 	rep.Import = time.Since(began)
+	stopProfile()
 	queries := make([]string, o.Queries)
 	for i := range queries {
 		queries[i] = gen.query()
@@ -192,6 +216,17 @@ func benchRestart(ctx context.Context, o BenchOptions, rep *BenchReport, st **st
 	runtime.GC()
 	debug.FreeOSMemory()
 	resetPeak()
+	if o.ProfileDir != "" {
+		f, err := os.Create(filepath.Join(o.ProfileDir, "restart-cpu.pprof"))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	began := time.Now()
 	s, err := store.Open(store.Options{Dir: o.Dir, MemoryMB: o.MemoryMB})
 	if err != nil {
@@ -228,6 +263,21 @@ func benchRestart(ctx context.Context, o BenchOptions, rep *BenchReport, st **st
 	runtime.GC()
 	debug.FreeOSMemory()
 	rep.SteadyRSS, _ = procStatus("VmRSS")
+	rep.SteadyAnon, _ = procStatus("RssAnon")
+	rep.SteadyFile, _ = procStatus("RssFile")
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	rep.SteadyHeap = ms.HeapInuse
+	if o.ProfileDir != "" {
+		f, err := os.Create(filepath.Join(o.ProfileDir, "restart-heap.pprof"))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			return err
+		}
+	}
 	runtime.KeepAlive(x)
 	return nil
 }
@@ -313,7 +363,7 @@ func (r *BenchReport) Print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  %-34s %12s\n", "resident peak, building", mib(r.PeakRSS))
 	fmt.Fprintf(w, "  %-34s %12s\n", "resident peak, restart", mib(r.RestartPeakRSS))
-	fmt.Fprintf(w, "  %-34s %12s\n", "resident steady, restarted", mib(r.SteadyRSS))
+	fmt.Fprintf(w, "  %-34s %12s  (anonymous %s, of it Go heap %s; mapped files %s)\n", "resident steady, restarted", mib(r.SteadyRSS), mib(r.SteadyAnon), mib(r.SteadyHeap), mib(r.SteadyFile))
 	fmt.Fprintf(w, "  load average before / after: %s / %s\n", r.LoadBefore, r.LoadAfter)
 }
 

@@ -85,6 +85,7 @@ func (s *Store) importKeyed(msgs []*Message, key string) ([]*Message, *ImportAns
 			}
 		}
 		seen := make(map[string]bool, len(msgs))
+		var put putter
 		for _, m := range msgs {
 			k := externalKey(m.Channel, m.ExternalID)
 			if seen[string(k)] {
@@ -98,7 +99,7 @@ func (s *Store) importKeyed(msgs []*Message, key string) ([]*Message, *ImportAns
 			}
 			m.ID = gen.next(m.Time).String()
 			seq++
-			if err := putMessage(txn, m, seq); err != nil {
+			if err := put.put(txn, m, seq, true); err != nil { // its external id was looked up just above
 				return err
 			}
 			added = append(added, m)

@@ -185,9 +185,19 @@ func (s *Store) AppendHistory(msgs ...*Message) error {
 	return nil
 }
 
-// putMessage writes one message, its id and arrival entries, its external
-// id (when it has one) and its channel record.
-func putMessage(txn *badger.Txn, m *Message, seq uint64) error {
+// putter writes the messages of one transaction: each message, its id and
+// arrival entries, its external id (when it has one) and its channel
+// record. It remembers the
+// channels whose record it has seen or written, so a batch of thousands of
+// messages reads each channel's record once, not once per message.
+type putter struct {
+	chans map[string]bool
+}
+
+// put writes one message. held says the caller has
+// already looked its external id up in this transaction and found it free
+// (Import's dedup), so it is not read a second time.
+func (p *putter) put(txn *badger.Txn, m *Message, seq uint64, held bool) error {
 	id, err := uuid.Parse(m.ID)
 	if err != nil {
 		return fmt.Errorf("%w: message id %q: %v", ErrInvalid, m.ID, err)
@@ -211,12 +221,17 @@ func putMessage(txn *badger.Txn, m *Message, seq uint64) error {
 		}
 	}
 	if m.ExternalID != "" {
-		if err := unheld(txn, m); err != nil {
-			return err
+		if !held {
+			if err := unheld(txn, m); err != nil {
+				return err
+			}
 		}
 		if err := txn.Set(externalKey(m.Channel, m.ExternalID), id[:]); err != nil {
 			return err
 		}
+	}
+	if p.chans[m.Channel] {
+		return nil
 	}
 	ck := channelKey(m.Channel)
 	if _, err := txn.Get(ck); errors.Is(err, badger.ErrKeyNotFound) {
@@ -227,6 +242,10 @@ func putMessage(txn *badger.Txn, m *Message, seq uint64) error {
 	} else if err != nil {
 		return err
 	}
+	if p.chans == nil {
+		p.chans = map[string]bool{}
+	}
+	p.chans[m.Channel] = true
 	return nil
 }
 
