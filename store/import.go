@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/skl"
 
 	"github.com/cyan-agent/cyan/journal"
 	"github.com/google/uuid"
@@ -69,73 +70,113 @@ func (s *Store) importKeyed(msgs []*Message, key string) ([]*Message, *ImportAns
 	if err := s.guard.check(); err != nil {
 		return nil, nil, fmt.Errorf("store: import: %w", err)
 	}
-	var (
-		added  []*Message
-		replay *ImportAnswer
-	)
-	seq := s.seq
-	var gen histIDs
-	err := s.db.Update(func(txn *badger.Txn) error {
-		added, seq = added[:0], s.seq
-		if key != "" {
-			prev, ok, err := getImportAnswer(txn, key)
-			if err != nil || ok {
-				replay = &prev
-				return err
-			}
-		}
-		seen := make(map[string]bool, len(msgs))
-		var put putter
-		for _, m := range msgs {
-			k := externalKey(m.Channel, m.ExternalID)
-			if seen[string(k)] {
-				continue
-			}
-			seen[string(k)] = true
-			if _, err := txn.Get(k); err == nil {
-				continue
-			} else if !errors.Is(err, badger.ErrKeyNotFound) {
-				return err
-			}
-			m.ID = gen.next(m.Time).String()
-			seq++
-			if err := put.put(txn, m, seq, true); err != nil { // its external id was looked up just above
-				return err
-			}
-			added = append(added, m)
-		}
-		if key != "" {
-			return putImportAnswer(txn, key, ImportAnswer{Added: len(added), Skipped: len(msgs) - len(added)})
-		}
-		return nil
-	})
-	if errors.Is(err, badger.ErrTxnTooBig) && len(msgs) > 1 {
-		s.wmu.Unlock()
-		a, err1 := s.Import(msgs[:len(msgs)/2])
-		b, err2 := s.Import(msgs[len(msgs)/2:])
-		if key != "" && err1 == nil && err2 == nil {
-			err1 = s.db.Update(func(txn *badger.Txn) error {
-				return putImportAnswer(txn, key, ImportAnswer{Added: len(a) + len(b), Skipped: len(msgs) - len(a) - len(b)})
-			})
-		}
-		s.wmu.Lock()
-		return append(a, b...), nil, errors.Join(err1, err2)
-	}
+	added, replay, err := s.importChunks(msgs, key)
 	if replay != nil && err == nil {
 		return nil, replay, nil
 	}
 	if err == nil {
 		err = s.guard.after()
 	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("store: import: %w", err)
-	}
-	s.seq = seq
-	s.noteWrite()
 	if len(added) > 0 {
+		s.noteWrite()
 		s.journal.Post(journal.New(journal.MessagesImported, "", journal.Imported{Added: len(added), Skipped: len(msgs) - len(added)}))
 	}
+	if err != nil {
+		return added, nil, fmt.Errorf("store: import: %w", err)
+	}
 	return added, nil, nil
+}
+
+// importChunks writes an import's new messages in as few durable
+// transactions as Badger's transaction limit allows: one when the batch
+// fits (all or nothing), else a run of full ones. Each is committed while
+// the next is being built (at most one in flight), so the encoding of one
+// and the write and sync of the other use both cores; it returns once
+// every one it committed is synced, with the messages they added. When a
+// transaction fails, the ones before it stay (a retry skips their
+// messages by external id) and none after it is committed. With key set,
+// the answer is recorded in the last transaction, committed only after
+// all the others succeeded. The caller holds wmu.
+func (s *Store) importChunks(msgs []*Message, key string) (added []*Message, replay *ImportAnswer, err error) {
+	maxSize := s.db.Opts().MemTableSize * 15 / 100 // Badger's largest batch (db.go)
+	p := putter{maxSize: maxSize * 9 / 10, maxCount: maxSize / int64(skl.MaxNodeSize) * 9 / 10}
+	var (
+		gen     histIDs
+		seq     = s.seq
+		seen    = make(map[string]bool, len(msgs))
+		flying  chan error // the commit in flight
+		flyAdds []*Message
+		flySeq  uint64
+	)
+	land := func() error { // waits for the commit in flight
+		if flying == nil {
+			return nil
+		}
+		err := <-flying
+		flying = nil
+		if err == nil {
+			added = append(added, flyAdds...)
+			s.seq = flySeq
+		}
+		return err
+	}
+	txn := s.db.NewTransaction(true)
+	defer func() { txn.Discard() }()
+	if key != "" {
+		prev, ok, err := getImportAnswer(txn, key)
+		if err != nil || ok {
+			return nil, &prev, err
+		}
+	}
+	var chunk []*Message
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		k := externalKey(m.Channel, m.ExternalID)
+		if seen[string(k)] {
+			continue
+		}
+		if _, err := txn.Get(k); err == nil {
+			seen[string(k)] = true
+			continue
+		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return added, nil, errors.Join(err, land())
+		}
+		m.ID = gen.next(m.Time).String()
+		err := p.put(txn, m, seq+1, true) // its external id was looked up just above
+		if errors.Is(err, errTxnFull) {
+			// Commit this transaction once the one before it has landed,
+			// and go on with m in a new one.
+			if err := land(); err != nil {
+				return added, nil, err
+			}
+			flying, flyAdds, flySeq = make(chan error, 1), chunk, seq
+			full := txn
+			full.CommitWith(func(err error) { flying <- err })
+			txn, chunk = s.db.NewTransaction(true), nil
+			p.fresh()
+			i--
+			continue
+		}
+		if err != nil {
+			return added, nil, errors.Join(err, land())
+		}
+		seen[string(k)] = true
+		seq++
+		chunk = append(chunk, m)
+	}
+	if err := land(); err != nil {
+		return added, nil, err
+	}
+	if key != "" {
+		if err := putImportAnswer(txn, key, ImportAnswer{Added: len(added) + len(chunk), Skipped: len(msgs) - len(added) - len(chunk)}); err != nil {
+			return added, nil, err
+		}
+	}
+	if err := txn.Commit(); err != nil {
+		return added, nil, err
+	}
+	s.seq = seq
+	return append(added, chunk...), nil, nil
 }
 
 // histIDs makes ids for historic messages: uuid v7 from the message's own
