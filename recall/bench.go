@@ -67,8 +67,8 @@ type BenchReport struct {
 	RestartWords, RestartVectors time.Duration
 	// RestartStore is the part of them the store took to open (its
 	// check of every table included).
-	RestartStore time.Duration
-	RestartPeakRSS, SteadyRSS    uint64
+	RestartStore              time.Duration
+	RestartPeakRSS, SteadyRSS uint64
 	// SteadyAnon and SteadyFile split SteadyRSS into the heap and other
 	// private memory, and the mapped files' pages (the database's tables
 	// and value log as the page cache holds them); SteadyHeap is the Go
