@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -118,9 +117,6 @@ func benchRecall(f *flags) run {
 		}
 		if *queries < 1 {
 			return &usageError{msg: "--queries must be at least 1"}
-		}
-		if os.Getenv("GOMEMLIMIT") == "" { // as cyan serve
-			debug.SetMemoryLimit(store.GoMemoryLimit(*memoryMB))
 		}
 		var ks []string
 		for _, k := range strings.Split(*kinds, ",") {

@@ -6,14 +6,11 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/daemon"
-	"github.com/cyan-agent/cyan/store"
 )
 
 func serveCmd(f *flags) run {
@@ -23,9 +20,6 @@ func serveCmd(f *flags) run {
 			return err
 		}
 		log := newLogger(io.Stderr, cfg.Log)
-		if os.Getenv("GOMEMLIMIT") == "" {
-			debug.SetMemoryLimit(store.GoMemoryLimit(cfg.Store.MemoryMB))
-		}
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 		defer stop()
 		v := version()
