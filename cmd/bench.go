@@ -109,6 +109,7 @@ func benchRecall(f *flags) run {
 	kinds := f.String("index", "flat", "vector `indexes` to measure, comma-separated: flat,chromem")
 	memoryMB := f.Int("memory-mb", 0, "the store's memory_mb, in `megabytes` (0: the default)")
 	dims := f.Int("model-dims", 0, "embed with a model of `N` dimensions (the fake embedding server, in this process) instead of the built-in embedder; 0: built-in")
+	profile := f.String("profile", "", "write the restart's CPU and heap profiles into `dir`")
 	asJSON := f.json()
 	return func(io IO, _ []string) error {
 		if *n < 1 {
@@ -144,7 +145,7 @@ func benchRecall(f *flags) run {
 			}
 			emb = recall.NewModelEmbedder(e, "ollama", model)
 		}
-		rep, err := recall.Bench(context.Background(), recall.BenchOptions{Dir: dir, Messages: *n, Queries: *queries, Kinds: ks, MemoryMB: *memoryMB, Embedder: emb}, io.Stderr)
+		rep, err := recall.Bench(context.Background(), recall.BenchOptions{Dir: dir, Messages: *n, Queries: *queries, Kinds: ks, MemoryMB: *memoryMB, Embedder: emb, ProfileDir: *profile}, io.Stderr)
 		if err != nil {
 			return err
 		}

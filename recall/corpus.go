@@ -42,7 +42,7 @@ const sessionGap = 30 * time.Minute
 type corpus struct {
 	mu    sync.RWMutex
 	docs  []docMeta
-	byID  map[uuid.UUID]uint32
+	byID  idIndex
 	chans []string
 	chIdx map[string]uint32
 	order [][]uint32 // per channel, docs sorted by id
@@ -61,7 +61,7 @@ func docText(m *store.Message) string {
 }
 
 func newCorpus() *corpus {
-	return &corpus{byID: map[uuid.UUID]uint32{}, chIdx: map[string]uint32{}, lex: newLexicon()}
+	return &corpus{chIdx: map[string]uint32{}, lex: newLexicon()}
 }
 
 // indexable reports whether a message is recalled: what people and the
@@ -104,7 +104,7 @@ func (c *corpus) add(msgs []*store.Message) []uint32 {
 		if err != nil {
 			continue
 		}
-		if _, dup := c.byID[id]; dup {
+		if _, dup := c.byID.get(c.docs, id); dup || len(c.docs) >= maxDocs {
 			continue
 		}
 		ch, ok := c.chIdx[m.Channel]
@@ -116,7 +116,7 @@ func (c *corpus) add(msgs []*store.Message) []uint32 {
 		}
 		doc := uint32(len(c.docs))
 		c.docs = append(c.docs, docMeta{id: id, ch: ch, t: m.Time.UnixMilli(), timely: timely[i], speaker: noDoc})
-		c.byID[id] = doc
+		c.byID.put(c.docs, doc)
 		c.lex.add(doc, terms[i])
 		if name := c.stems.tokens(m.User); len(name) > 0 {
 			if t, ok := c.lex.terms[name[0]]; ok {

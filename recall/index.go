@@ -132,7 +132,7 @@ func New(o Options) (*Index, error) {
 func (x *Index) newVectorIndex() vectorIndex {
 	if x.o.IndexKind == IndexChromem {
 		return newChromemIndex(func(id uuid.UUID) (uint32, bool) {
-			d, ok := x.c.byID[id] // the caller holds c.mu for reading
+			d, ok := x.c.byID.get(x.c.docs, id) // the caller holds c.mu for reading
 			return d, ok
 		})
 	}
@@ -348,7 +348,7 @@ func (x *Index) loadVectors(ctx context.Context) error {
 			if err != nil {
 				continue
 			}
-			doc, ok := x.c.byID[id]
+			doc, ok := x.c.byID.get(x.c.docs, id)
 			if !ok {
 				continue // the message is gone
 			}
@@ -462,7 +462,7 @@ func (x *Index) catchUpVectors(ctx context.Context) error {
 		x.c.mu.RLock()
 		for i, m := range keep {
 			id, _ := uuid.Parse(m.ID)
-			if doc, ok := x.c.byID[id]; ok {
+			if doc, ok := x.c.byID.get(x.c.docs, id); ok {
 				_ = idx.add(doc, id, m.Channel, vecs[i])
 			}
 		}

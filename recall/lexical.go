@@ -6,11 +6,26 @@ import (
 	"sync"
 )
 
-// posting is one document that holds a term, with the term's count in it.
-type posting struct {
-	doc uint32
-	tf  uint32
-}
+// posting is one document that holds a term and the term's count in it,
+// packed in 32 bits: the document number above tfBits, the count (capped
+// at maxTF) below. The postings are most of the index's memory (about 17
+// a message); packed, a million messages' take 4 bytes each, not 8.
+type posting uint32
+
+const (
+	tfBits = 5
+	// maxTF caps a term's count in one message: BM25's tf part has
+	// saturated long before (k1 is about 1), and the message's length
+	// (docLen) stays exact.
+	maxTF = 1<<tfBits - 1
+	// maxDocs is how many messages the lexical index can number (134
+	// million); messages past it are not indexed.
+	maxDocs = 1 << (32 - tfBits)
+)
+
+func mkPosting(doc, tf uint32) posting { return posting(doc<<tfBits | min(tf, maxTF)) }
+func (p posting) doc() uint32          { return uint32(p) >> tfBits }
+func (p posting) tf() uint32           { return uint32(p) & maxTF }
 
 // lexicon is an in-memory inverted index with BM25 scoring. It is not
 // safe for concurrent use; corpus guards it.
@@ -44,7 +59,7 @@ func (l *lexicon) add(doc uint32, terms []string) {
 			l.terms[t] = id
 			l.posts = append(l.posts, nil)
 		}
-		l.posts[id] = append(l.posts[id], posting{doc: doc, tf: n})
+		l.posts[id] = append(l.posts[id], mkPosting(doc, n))
 	}
 }
 
@@ -134,13 +149,13 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 			posts := l.posts[q.id]
 			wi := q.w * q.idf
 			score := func(p posting) float32 {
-				tf := float64(p.tf)
-				norm := k1 * (1 - b + b*float64(l.docLen[p.doc])/avg)
+				tf := float64(p.tf())
+				norm := k1 * (1 - b + b*float64(l.docLen[p.doc()])/avg)
 				return float32(wi * tf * (k1 + 1) / (tf + norm))
 			}
 			if t := len(acc.touched); t >= boostAfter && len(posts) > 16*t {
 				for _, d := range acc.touched {
-					if j, ok := slices.BinarySearchFunc(posts, d, func(p posting, d uint32) int { return int(p.doc) - int(d) }); ok {
+					if j, ok := slices.BinarySearchFunc(posts, d, func(p posting, d uint32) int { return int(p.doc()) - int(d) }); ok {
 						acc.score[d] += score(posts[j])
 						acc.cover[d] += q.share
 					}
@@ -148,14 +163,15 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 				continue
 			}
 			for _, p := range posts {
-				if keep != nil && !keep(p.doc) {
+				d := p.doc()
+				if keep != nil && !keep(d) {
 					continue
 				}
-				if acc.score[p.doc] == 0 {
-					acc.touched = append(acc.touched, p.doc)
+				if acc.score[d] == 0 {
+					acc.touched = append(acc.touched, d)
 				}
-				acc.score[p.doc] += score(p)
-				acc.cover[p.doc] += q.share
+				acc.score[d] += score(p)
+				acc.cover[d] += q.share
 			}
 		}
 	}

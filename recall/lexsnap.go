@@ -10,8 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-
-	"github.com/google/uuid"
 )
 
 // The lexical snapshot is the in-memory corpus written to a file (in
@@ -24,12 +22,14 @@ import (
 //
 // Layout (little-endian, varints): magic, version, cursor, sessions,
 // channels (each a length and its name), documents (id, channel, session,
-// position, speaker+1, time, timely), terms (each its word and its
-// postings, documents as deltas, with their counts), and a CRC-32 of all
-// before it. Channel orders, document lengths and the id map are derived.
+// position, speaker+1, time, timely, length in terms), terms (each its
+// word and its postings, documents as deltas, with their counts), and a
+// CRC-32 of all before it. Channel orders and the id map are derived.
+// Version 2 added the lengths (counts are capped in memory, so they no
+// longer sum to them); a version 1 file is rebuilt from the store.
 const (
 	lexSnapMagic   = "cyanlex\x00"
-	lexSnapVersion = 1
+	lexSnapVersion = 2
 )
 
 func (x *Index) lexPath() string {
@@ -84,7 +84,7 @@ func (x *Index) writeLexical(path string) error {
 		str(ch)
 	}
 	uv(uint64(len(c.docs)))
-	for _, d := range c.docs {
+	for i, d := range c.docs {
 		w.Write(d.id[:])
 		uv(uint64(d.ch))
 		uv(uint64(d.sess))
@@ -96,6 +96,7 @@ func (x *Index) writeLexical(path string) error {
 		} else {
 			w.WriteByte(0)
 		}
+		uv(uint64(c.lex.docLen[i]))
 	}
 	words := make([]string, len(c.lex.posts))
 	for t, id := range c.lex.terms {
@@ -108,9 +109,9 @@ func (x *Index) writeLexical(path string) error {
 		uv(uint64(len(ps)))
 		prev := uint32(0)
 		for _, p := range ps {
-			uv(uint64(p.doc - prev))
-			uv(uint64(p.tf))
-			prev = p.doc
+			uv(uint64(p.doc() - prev))
+			uv(uint64(p.tf()))
+			prev = p.doc()
 		}
 	}
 	c.mu.RUnlock()
@@ -162,9 +163,14 @@ func readLexical(path string) (*corpus, uint64, error) {
 		c.chans = append(c.chans, ch)
 	}
 	c.order = make([][]uint32, nch)
-	ndocs := r.count(22)
+	ndocs := r.count(23)
+	if ndocs > maxDocs {
+		return nil, 0, fmt.Errorf("%w: %d documents, more than the index numbers", errSnap, ndocs)
+	}
 	c.docs = make([]docMeta, ndocs)
-	c.byID = make(map[uuid.UUID]uint32, ndocs)
+	docLen := make([]uint32, ndocs)
+	var total uint64
+	c.byID.reserve(c.docs, ndocs)
 	for i := range c.docs {
 		d := &c.docs[i]
 		copy(d.id[:], r.take(16))
@@ -172,13 +178,15 @@ func readLexical(path string) (*corpus, uint64, error) {
 		d.speaker = uint32(r.uv()) - 1
 		d.t = int64(r.uv())
 		d.timely = r.take(1)[0] == 1
+		docLen[i] = uint32(r.uv())
+		total += uint64(docLen[i])
 		if r.err == nil && int(d.ch) >= nch {
 			r.err = fmt.Errorf("%w: channel %d of %d", errSnap, d.ch, nch)
 		}
 		if r.err != nil {
 			return nil, 0, r.err
 		}
-		c.byID[d.id] = uint32(i)
+		c.byID.put(c.docs, uint32(i))
 		c.order[d.ch] = append(c.order[d.ch], uint32(i))
 	}
 	for ch, o := range c.order {
@@ -190,7 +198,7 @@ func readLexical(path string) (*corpus, uint64, error) {
 		}
 	}
 	l := c.lex
-	l.docLen = make([]uint32, ndocs)
+	l.docLen, l.total = docLen, total
 	nterms := r.count(2)
 	l.posts = make([][]posting, nterms)
 	for id := range nterms {
@@ -201,15 +209,17 @@ func readLexical(path string) (*corpus, uint64, error) {
 		for k := range ps {
 			doc += r.uv()
 			tf := r.uv()
-			if r.err == nil && doc >= uint64(ndocs) {
+			switch {
+			case r.err != nil:
+			case doc >= uint64(ndocs):
 				r.err = fmt.Errorf("%w: posting of document %d of %d", errSnap, doc, ndocs)
+			case k > 0 && ps[k-1].doc() >= uint32(doc):
+				r.err = fmt.Errorf("%w: term %d's postings out of order", errSnap, id)
 			}
 			if r.err != nil {
 				return nil, 0, r.err
 			}
-			ps[k] = posting{doc: uint32(doc), tf: uint32(tf)}
-			l.docLen[doc] += uint32(tf)
-			l.total += tf
+			ps[k] = mkPosting(uint32(doc), uint32(tf))
 		}
 		l.terms[t] = uint32(id)
 		l.posts[id] = ps

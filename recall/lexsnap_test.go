@@ -130,8 +130,8 @@ func FuzzReadLexical(f *testing.F) {
 		p := filepath.Join(t.TempDir(), "snap")
 		os.WriteFile(p, b, 0o600)
 		c, _, err := readLexical(p)
-		if err == nil && len(c.byID) != len(c.docs) {
-			t.Fatalf("%d ids for %d documents", len(c.byID), len(c.docs))
+		if err == nil && c.byID.n != len(c.docs) {
+			t.Fatalf("%d ids for %d documents", c.byID.n, len(c.docs))
 		}
 	})
 }

@@ -8,8 +8,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -111,15 +114,16 @@ func checkDir(dir string, walSize, vlogSize int64, log *slog.Logger, readOnly bo
 		}
 	}
 
-	for id, tm := range m.Tables {
-		name := table.IDToFilename(id)
-		size, ok := tables[id]
-		if !ok {
-			return damaged(name, "the MANIFEST lists this table, but the file is missing")
+	ids := make([]uint64, 0, len(m.Tables))
+	for id := range m.Tables {
+		if _, ok := tables[id]; !ok {
+			return damaged(table.IDToFilename(id), "the MANIFEST lists this table, but the file is missing")
 		}
-		if err := verifyTable(filepath.Join(dbDir, name), tm, size); err != nil {
-			return damaged(name, "%v", err)
-		}
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	if id, err := verifyTables(dbDir, ids, m.Tables, tables); err != nil {
+		return damaged(table.IDToFilename(id), "%v", err)
 	}
 	for id, size := range wals {
 		name := fmt.Sprintf("%05d.mem", id) // Badger's mtFilePath
@@ -243,6 +247,43 @@ func hasData(wals map[uint64]int64) bool {
 		}
 	}
 	return false
+}
+
+// verifyTables verifies the tables ids (in that order) on as many cores as
+// there are, up to four: reading every block of a million messages'
+// tables takes seconds of one core, most of a restart. It returns the
+// first damaged table in that order, and stops giving out tables once one
+// is found.
+func verifyTables(dbDir string, ids []uint64, tms map[uint64]badger.TableManifest, sizes map[uint64]int64) (uint64, error) {
+	errs := make([]error, len(ids))
+	var (
+		next   atomic.Int64
+		failed atomic.Bool
+		wg     sync.WaitGroup
+	)
+	for range min(runtime.GOMAXPROCS(0), 4, max(len(ids), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= len(ids) {
+					return
+				}
+				id := ids[i]
+				if errs[i] = verifyTable(filepath.Join(dbDir, table.IDToFilename(id)), tms[id], sizes[id]); errs[i] != nil {
+					failed.Store(true)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return ids[i], err
+		}
+	}
+	return 0, nil
 }
 
 // verifyTable opens a table as Badger does and reads every block with its

@@ -87,9 +87,10 @@ func (s *Store) put(msgs []*Message) error {
 	}
 	seq := s.seq
 	err := s.db.Update(func(txn *badger.Txn) error {
+		var p putter
 		for _, m := range msgs {
 			seq++
-			if err := putMessage(txn, m, seq); err != nil {
+			if err := p.put(txn, m, seq, false); err != nil {
 				return err
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/skl"
 
 	"github.com/cyan-agent/cyan/journal"
 	"github.com/google/uuid"
@@ -28,7 +29,9 @@ func ContentID(m *Message) string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-// Import stores historic messages in one durable transaction. Each message
+// Import stores historic messages durably: in one transaction when the
+// batch fits Badger's limit, else in as few as it allows (importChunks),
+// all synced before it returns. Each message
 // keeps its own Time (required) and gets an id ordered by that time, so the
 // history reads in order beside live messages. A message whose external id
 // (ContentID when empty) is already stored in its channel is skipped, which
@@ -71,72 +74,26 @@ func (s *Store) importBatch(msgs []*Message, b Batch) ([]*Message, *ImportAnswer
 	if err := s.guard.check(); err != nil {
 		return nil, nil, fmt.Errorf("store: import: %w", err)
 	}
-	var (
-		added  []*Message
-		replay *ImportAnswer
-	)
-	seq := s.seq
-	var gen histIDs
-	err := s.db.Update(func(txn *badger.Txn) error {
-		added, seq = added[:0], s.seq
-		if key != "" {
-			prev, ok, err := getImportAnswer(txn, key)
-			if err != nil || ok {
-				replay = &prev
-				return err
-			}
-		}
-		seen := make(map[string]bool, len(msgs))
-		for _, m := range msgs {
-			k := externalKey(m.Channel, m.ExternalID)
-			if seen[string(k)] {
-				continue
-			}
-			seen[string(k)] = true
-			if _, err := txn.Get(k); err == nil {
-				continue
-			} else if !errors.Is(err, badger.ErrKeyNotFound) {
-				return err
-			}
-			m.ID = gen.next(m.Time).String()
-			seq++
-			if err := putMessage(txn, m, seq); err != nil {
-				return err
-			}
-			added = append(added, m)
-		}
-		if key != "" {
-			return putImportAnswer(txn, key, ImportAnswer{Added: len(added), Skipped: len(msgs) - len(added)})
-		}
-		return nil
-	})
-	if errors.Is(err, badger.ErrTxnTooBig) && len(msgs) > 1 {
-		s.wmu.Unlock()
-		// The halves are one batch: only the second can be the final one.
-		first, _, err1 := s.importBatch(msgs[:len(msgs)/2], Batch{})
-		second, _, err2 := s.importBatch(msgs[len(msgs)/2:], Batch{Final: b.Final})
-		if key != "" && err1 == nil && err2 == nil {
-			err1 = s.db.Update(func(txn *badger.Txn) error {
-				return putImportAnswer(txn, key, ImportAnswer{Added: len(first) + len(second), Skipped: len(msgs) - len(first) - len(second)})
-			})
-		}
-		s.wmu.Lock()
-		return append(first, second...), nil, errors.Join(err1, err2)
-	}
+	added, replay, err := s.importChunks(msgs, key)
 	if replay != nil && err == nil {
 		return nil, replay, nil
 	}
 	if err == nil {
 		err = s.guard.after()
 	}
-	if err != nil {
+	if err != nil && len(added) == 0 {
 		return nil, nil, fmt.Errorf("store: import: %w", err)
 	}
-	s.seq = seq
+	// Parts committed before a failure stay (a retry skips them by external
+	// id), so they are told like any others; a failed batch is not the
+	// import's last.
 	s.noteWrite()
 	if len(msgs) > 0 {
 		s.journal.Post(journal.New(journal.MessagesImported, "", journal.Imported{Added: len(added), Skipped: len(msgs) - len(added),
-			Spans: spansOf(msgs), Final: b.Final}))
+			Spans: spansOf(msgs), Final: b.Final && err == nil}))
+	}
+	if err != nil {
+		return added, nil, fmt.Errorf("store: import: %w", err)
 	}
 	return added, nil, nil
 }
@@ -168,6 +125,98 @@ func spansOf(msgs []*Message) []journal.Span {
 		}
 	}
 	return out
+}
+
+// importChunks writes an import's new messages in as few durable
+// transactions as Badger's transaction limit allows: one when the batch
+// fits (all or nothing), else a run of full ones. Each is committed while
+// the next is being built (at most one in flight), so the encoding of one
+// and the write and sync of the other use both cores; it returns once
+// every one it committed is synced, with the messages they added. When a
+// transaction fails, the ones before it stay (a retry skips their
+// messages by external id) and none after it is committed. With key set,
+// the answer is recorded in the last transaction, committed only after
+// all the others succeeded. The caller holds wmu.
+func (s *Store) importChunks(msgs []*Message, key string) (added []*Message, replay *ImportAnswer, err error) {
+	maxSize := s.db.Opts().MemTableSize * 15 / 100 // Badger's largest batch (db.go)
+	p := putter{maxSize: maxSize * 9 / 10, maxCount: maxSize / int64(skl.MaxNodeSize) * 9 / 10}
+	var (
+		gen     histIDs
+		seq     = s.seq
+		seen    = make(map[string]bool, len(msgs))
+		flying  chan error // the commit in flight
+		flyAdds []*Message
+		flySeq  uint64
+	)
+	land := func() error { // waits for the commit in flight
+		if flying == nil {
+			return nil
+		}
+		err := <-flying
+		flying = nil
+		if err == nil {
+			added = append(added, flyAdds...)
+			s.seq = flySeq
+		}
+		return err
+	}
+	txn := s.db.NewTransaction(true)
+	defer func() { txn.Discard() }()
+	if key != "" {
+		prev, ok, err := getImportAnswer(txn, key)
+		if err != nil || ok {
+			return nil, &prev, err
+		}
+	}
+	var chunk []*Message
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		k := externalKey(m.Channel, m.ExternalID)
+		if seen[string(k)] {
+			continue
+		}
+		if _, err := txn.Get(k); err == nil {
+			seen[string(k)] = true
+			continue
+		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return added, nil, errors.Join(err, land())
+		}
+		m.ID = gen.next(m.Time).String()
+		err := p.put(txn, m, seq+1, true) // its external id was looked up just above
+		if errors.Is(err, errTxnFull) {
+			// Commit this transaction once the one before it has landed,
+			// and go on with m in a new one.
+			if err := land(); err != nil {
+				return added, nil, err
+			}
+			flying, flyAdds, flySeq = make(chan error, 1), chunk, seq
+			full := txn
+			full.CommitWith(func(err error) { flying <- err })
+			txn, chunk = s.db.NewTransaction(true), nil
+			p.fresh()
+			i--
+			continue
+		}
+		if err != nil {
+			return added, nil, errors.Join(err, land())
+		}
+		seen[string(k)] = true
+		seq++
+		chunk = append(chunk, m)
+	}
+	if err := land(); err != nil {
+		return added, nil, err
+	}
+	if key != "" {
+		if err := putImportAnswer(txn, key, ImportAnswer{Added: len(added) + len(chunk), Skipped: len(msgs) - len(added) - len(chunk)}); err != nil {
+			return added, nil, err
+		}
+	}
+	if err := txn.Commit(); err != nil {
+		return added, nil, err
+	}
+	s.seq = seq
+	return append(added, chunk...), nil, nil
 }
 
 // histIDs makes ids for historic messages: uuid v7 from the message's own

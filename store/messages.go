@@ -185,9 +185,30 @@ func (s *Store) AppendHistory(msgs ...*Message) error {
 	return nil
 }
 
-// putMessage writes one message, its id and arrival entries, its external
-// id (when it has one) and its channel record.
-func putMessage(txn *badger.Txn, m *Message, seq uint64) error {
+// putter writes the messages of one transaction: each message, its id and
+// arrival entries, its external id (when it has one) and its channel
+// record. It remembers the channels whose record it has seen or written,
+// so a batch of thousands of messages reads each channel's record once,
+// not once per message. With maxSize set it also keeps the transaction
+// under Badger's largest (counted as Badger counts it): a message that
+// would not fit is refused with errTxnFull before anything of it is
+// written, so the caller commits and goes on in a new transaction.
+type putter struct {
+	chans             map[string]bool
+	size, count       int64 // what this transaction's puts take so far
+	maxSize, maxCount int64 // 0: no bound
+}
+
+// errTxnFull: the message does not fit in this transaction.
+var errTxnFull = errors.New("store: the transaction is full")
+
+// fresh starts counting a new transaction.
+func (p *putter) fresh() { p.size, p.count = 0, 0 }
+
+// put writes one message. held says the caller has already looked its
+// external id up in this transaction and found it free (Import's dedup),
+// so it is not read a second time.
+func (p *putter) put(txn *badger.Txn, m *Message, seq uint64, held bool) error {
 	id, err := uuid.Parse(m.ID)
 	if err != nil {
 		return fmt.Errorf("%w: message id %q: %v", ErrInvalid, m.ID, err)
@@ -196,36 +217,55 @@ func putMessage(txn *badger.Txn, m *Message, seq uint64) error {
 	if err != nil {
 		return err
 	}
-	if err := txn.Set(messageKey(m.Channel, id), b); err != nil {
-		return err
-	}
-	if err := txn.Set(idKey(id), []byte(m.Channel)); err != nil {
-		return err
-	}
-	if err := txn.Set(arrivalKey(seq), append(id[:len(id):len(id)], m.Channel...)); err != nil {
-		return err
+	kvs := [][2][]byte{
+		{messageKey(m.Channel, id), b},
+		{idKey(id), []byte(m.Channel)},
+		{arrivalKey(seq), append(id[:len(id):len(id)], m.Channel...)},
 	}
 	if m.Role == RoleTool {
-		if err := txn.Set(append(toolIndexPrefix(m.Channel), id[:]...), nil); err != nil {
-			return err
-		}
+		kvs = append(kvs, [2][]byte{append(toolIndexPrefix(m.Channel), id[:]...), nil})
 	}
 	if m.ExternalID != "" {
-		if err := unheld(txn, m); err != nil {
-			return err
+		if !held {
+			if err := unheld(txn, m); err != nil {
+				return err
+			}
 		}
-		if err := txn.Set(externalKey(m.Channel, m.ExternalID), id[:]); err != nil {
+		kvs = append(kvs, [2][]byte{externalKey(m.Channel, m.ExternalID), id[:]})
+	}
+	newChan := !p.chans[m.Channel]
+	if newChan {
+		ck := channelKey(m.Channel)
+		if _, err := txn.Get(ck); errors.Is(err, badger.ErrKeyNotFound) {
+			cb, _ := json.Marshal(Channel{Name: m.Channel, Created: m.Time})
+			kvs = append(kvs, [2][]byte{ck, cb})
+		} else if err != nil {
 			return err
 		}
 	}
-	ck := channelKey(m.Channel)
-	if _, err := txn.Get(ck); errors.Is(err, badger.ErrKeyNotFound) {
-		cb, _ := json.Marshal(Channel{Name: m.Channel, Created: m.Time})
-		if err := txn.Set(ck, cb); err != nil {
+	if p.maxSize > 0 {
+		// As Badger's txn.checkSize: key, value and 12 bytes an entry
+		// (a value it moves to the value log counts less).
+		var size int64
+		for _, kv := range kvs {
+			size += int64(len(kv[0])+len(kv[1])) + 12
+		}
+		n := int64(len(kvs))
+		if p.count > 0 && (p.size+size >= p.maxSize || p.count+n >= p.maxCount) {
+			return errTxnFull
+		}
+		p.size, p.count = p.size+size, p.count+n
+	}
+	for _, kv := range kvs {
+		if err := txn.Set(kv[0], kv[1]); err != nil {
 			return err
 		}
-	} else if err != nil {
-		return err
+	}
+	if newChan {
+		if p.chans == nil {
+			p.chans = map[string]bool{}
+		}
+		p.chans[m.Channel] = true
 	}
 	return nil
 }
