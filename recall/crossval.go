@@ -37,7 +37,7 @@ type knob struct {
 	// prior: tuned, it lifted R@5 but cost open-domain questions their BM25
 	// floor), and off the parts that did not help held-out recall (the
 	// date boost, session diversity, the built-in embedder's vectors).
-	// README has the ablation.
+	// docs/memory.md has the ablation.
 	Tuned bool
 	set   func(*params, float64)
 }

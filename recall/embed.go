@@ -24,7 +24,7 @@ type Embedder interface {
 // embeds tens of thousands of messages a second. Where BM25 needs the exact
 // term, its trigrams also match inflections and misspellings ("exam",
 // "exams", "examination") — the part of a dense retriever a laptop can
-// have for free. See DESIGN notes in the README for the measurements that
+// have for free. See docs/memory.md for the measurements that
 // chose it.
 type HashEmbedder struct {
 	Dims int // 0: DefaultHashDims

@@ -17,7 +17,7 @@ import (
 
 // params are the ranking's settings. The first group is fixed (standard
 // BM25 settings for short lines and a usual feedback round); the knobs
-// are chosen by cross-validation over LoCoMo conversations (README), each
+// are chosen by cross-validation over LoCoMo conversations (docs/memory.md), each
 // 0 to switch its part off.
 type params struct {
 	k1, b float64 // BM25
@@ -56,7 +56,7 @@ type params struct {
 
 // defaultParams are the knobs chosen on all the LoCoMo development
 // conversations by the procedure the cross-validation runs on each fold's
-// training conversations (crossval.go; README has the held-out numbers).
+// training conversations (crossval.go; docs/memory.md has the held-out numbers).
 // The feedback round's shape and BM25's k1 are fixed; so is the speaker
 // boost, a prior (people tell their own news) rather than a fitted
 // weight. The date boost, session diversity and the built-in embedder's

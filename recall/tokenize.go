@@ -129,7 +129,7 @@ func isCJK(r rune) bool {
 // "examination" → "exam", "promote" and "promotions" → "promot",
 // "memories" and "memory" → "memori". Measured under cross-validation on
 // LoCoMo it lifts recall at every k over a light plural/-ing/-ed
-// stripper (README). Short and non-ASCII words are left alone.
+// stripper (docs/memory.md). Short and non-ASCII words are left alone.
 func stem(w string) string {
 	if len(w) <= 3 || !ascii(w) {
 		return w
