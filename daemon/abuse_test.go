@@ -87,6 +87,11 @@ func (l *logBuffer) String() string {
 func TestEveryRouteSurvivesBadInput(t *testing.T) {
 	_, cfg := fakeLLMConfig(t)
 	cfg.Limits.MessagesPerMinute = 0
+	// A body limit of 64 KiB, not the default 1 MiB: the body over it (huge,
+	// twice the limit) meets the same MaxBytesReader refusal on every route,
+	// and the ~300 bodies over it cost a sixteenth of the default's under
+	// -race (2 MiB bodies made this test a minute long).
+	cfg.API.MaxBodyBytes = 64 << 10
 	logs := new(logBuffer)
 	addrc := make(chan net.Addr, 1)
 	d, err := New(Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(logs, nil)), Ready: func(a net.Addr) { addrc <- a }})
@@ -103,7 +108,7 @@ func TestEveryRouteSurvivesBadInput(t *testing.T) {
 	base := "http://" + (<-addrc).String()
 	client := &http.Client{Timeout: 30 * time.Second}
 
-	huge := `{"text":"` + strings.Repeat("x", 2<<20) + `"}`
+	huge := `{"text":"` + strings.Repeat("x", 2*cfg.API.MaxBodyBytes) + `"}`
 	wrong := `{"channel":5,"text":[],"user":{},"user_id":1,"kind":7,"limit":"x","now":7,"from":[],"to":{},"messages":"none",` +
 		`"arguments":"x","allow":"yes","prompt":9,"max_results":-5,"since":"yesterday","until":3,"mode":"nope","token":1,` +
 		`"model":[],"stream":"yes","message_id":{},"final":"no","as":5,"input":3,"voice":[]}`

@@ -47,7 +47,9 @@ func TestBridgesAreSupervisedRouterComponents(t *testing.T) {
 	for {
 		h := r.health()
 		qq, tgp := h["bridge:qq"], h["bridge:tg"]
-		if qq.State == supervise.Running && tgp.State == supervise.Stopped {
+		// A part is running from the moment its Run is called; the bridge
+		// attaches to the router a moment later, in Run: wait for both.
+		if qq.State == supervise.Running && tgp.State == supervise.Stopped && r.components()["bridge:qq"].Attached {
 			if !strings.Contains(tgp.LastError, "fix the token and restart") || tgp.Restarts != 0 {
 				t.Fatalf("bridge:tg = %+v", tgp)
 			}

@@ -328,10 +328,14 @@ func (r *Router) Attach(ctx context.Context, name string, c Component) error {
 		}
 		switch {
 		case err == nil || IsPermanent(err):
+			// The outbox entry goes and the count rises under one lock,
+			// so Status never shows a delivery as neither pending nor
+			// counted.
+			r.mu.Lock()
 			if derr := r.o.DB.Update(func(txn *badger.Txn) error { return txn.Delete(r.boxKey(name, d.Seq)) }); derr != nil {
+				r.mu.Unlock()
 				return fmt.Errorf("router: acknowledge %s to %s: %w", d.Key, name, derr)
 			}
-			r.mu.Lock()
 			st.retrying = false
 			if err == nil {
 				st.delivered++
@@ -401,21 +405,20 @@ type Status struct {
 	LastError string   `json:"last_error,omitempty"`
 }
 
-// Status lists the subscribers by name.
+// Status lists the subscribers by name. Each is one snapshot: its
+// pending count is read under the lock an acknowledgement holds while it
+// removes the entry and counts it.
 func (r *Router) Status() []Status {
 	r.mu.Lock()
 	out := make([]Status, 0, len(r.subs))
 	for name, pats := range r.subs {
-		s := Status{Name: name, Channels: slices.Clone(pats)}
+		s := Status{Name: name, Channels: slices.Clone(pats), Pending: r.pending(name)}
 		if st := r.comp[name]; st != nil {
 			s.Attached, s.Delivered, s.Failed, s.Retrying, s.LastError = st.attached, st.delivered, st.failed, st.retrying, st.lastError
 		}
 		out = append(out, s)
 	}
 	r.mu.Unlock()
-	for i := range out {
-		out[i].Pending = r.pending(out[i].Name)
-	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }

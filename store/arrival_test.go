@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dgraph-io/badger/v4"
+
 	"github.com/cyan-agent/cyan/journal"
 )
 
@@ -149,11 +151,23 @@ func TestAround(t *testing.T) {
 	}
 }
 
+// TestImportSplitsBatchesTooBigForOneTransaction: an import with more
+// writes than Badger takes in one transaction is split until each part
+// fits, and stores every message once. The memtable is 1 MiB here, not the
+// store's 8 MiB, so that 4,000 messages (not 30,000) are over the limit;
+// the test checks they are, more than once over.
 func TestImportSplitsBatchesTooBigForOneTransaction(t *testing.T) {
-	s, _ := Open(Options{InMemory: true})
+	s, err := Open(Options{InMemory: true, tune: func(o badger.Options) badger.Options { return o.WithMemTableSize(1 << 20).WithValueThreshold(64 << 10) }})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer s.Close()
+	const n = 4000
+	if limit := s.db.MaxBatchCount(); n < 2*limit {
+		t.Fatalf("%d messages (a write each at least) are not twice the %d writes of a transaction: nothing would be split", n, limit)
+	}
 	var msgs []*Message
-	for i := range 30000 {
+	for i := range n {
 		msgs = append(msgs, &Message{Channel: "big", User: "u", Text: fmt.Sprintf("message %d with some words to make it longer than a few bytes", i),
 			Time: t0.Add(time.Duration(i) * time.Second), ExternalID: fmt.Sprint(i)})
 	}

@@ -43,10 +43,10 @@ func faultText(i int) string {
 	return fmt.Sprintf("message %05d: %s", i, strings.Repeat("the quick brown fox jumps over the lazy dog. ", n))
 }
 
-// writeFault stores faultMessages messages, in batches of ten, calling
-// acked with each batch's ids once it returned.
-func writeFault(t testing.TB, s *Store, acked func([]string)) {
-	for i := 0; i < faultMessages; i += 10 {
+// writeFault stores n messages (a multiple of ten), in batches of ten,
+// calling acked with each batch's ids once it returned.
+func writeFault(t testing.TB, s *Store, n int, acked func([]string)) {
+	for i := 0; i < n; i += 10 {
 		var batch []*Message
 		for j := i; j < i+10; j++ {
 			batch = append(batch, &Message{Channel: fmt.Sprintf("c%d", j%3), Role: RoleUser, Text: faultText(j)})
@@ -74,7 +74,7 @@ func TestFaultChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := bufio.NewWriter(os.Stdout)
-	writeFault(t, s, func(ids []string) {
+	writeFault(t, s, faultMessages, func(ids []string) {
 		for _, id := range ids {
 			fmt.Fprintln(w, id)
 		}
@@ -119,13 +119,13 @@ func killedDir(t *testing.T, dir string) []string {
 }
 
 // stoppedDir writes the messages and closes the store cleanly.
-func stoppedDir(t *testing.T, dir string) []string {
+func stoppedDir(t *testing.T, dir string, n int) []string {
 	s, err := Open(Options{Dir: dir, tune: faultTune})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var acked []string
-	writeFault(t, s, func(ids []string) { acked = append(acked, ids...) })
+	writeFault(t, s, n, func(ids []string) { acked = append(acked, ids...) })
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestDamagedDataDir(t *testing.T) {
 		{name: "clean stop", dir: filepath.Join(base, "stopped")},
 		{name: "kill -9", dir: filepath.Join(base, "killed")},
 	}
-	templates[0].acked = stoppedDir(t, templates[0].dir)
+	templates[0].acked = stoppedDir(t, templates[0].dir, faultMessages)
 	templates[1].acked = killedDir(t, templates[1].dir)
 
 	type faultCase struct {

@@ -174,7 +174,7 @@ func snapshot(dbDir string, vlogFull int64) (*state, error) {
 	}
 	for id := range wals {
 		st.nextWAL = max(st.nextWAL, id+1)
-		if holdsWrites(filepath.Join(dbDir, fmt.Sprintf("%05d.mem", id))) {
+		if holdsFinishedWrite(filepath.Join(dbDir, fmt.Sprintf("%05d.mem", id))) {
 			st.WALs = append(st.WALs, id)
 		} else {
 			st.emptyWAL = max(st.emptyWAL, id+1)
@@ -182,6 +182,34 @@ func snapshot(dbDir string, vlogFull int64) (*state, error) {
 	}
 	slices.Sort(st.WALs)
 	return st, nil
+}
+
+// holdsFinishedWrite reports whether a write-ahead log holds a write
+// Badger replays: a finished transaction, or an entry outside one. A log
+// holding only the start of a transaction (the checkpoint read it while
+// the journal or the router, which write beside the store's lock, was
+// writing its first one) is empty to Badger once a kill cuts it there:
+// Badger removes it as it opens, losing nothing, and recorded as holding
+// writes it would make the start after that refuse the data dir as
+// damaged (this write-ahead log is missing).
+func holdsFinishedWrite(path string) bool {
+	if !holdsWrites(path) {
+		return false
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for off := walHeaderSize; ; {
+		e, n := walEntry(b, off)
+		if n == 0 {
+			return false
+		}
+		if e.meta&walBitFinTxn != 0 || e.meta&walBitTxn == 0 {
+			return true
+		}
+		off += n
+	}
 }
 
 // holdsWrites reports whether a write-ahead or value log has an entry

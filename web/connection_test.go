@@ -95,6 +95,7 @@ func (c *cable) set(up bool) {
 // (no segment of it starts after); the stop button stops the streaming
 // reply and the voice, and the reply still arrives whole, shown once.
 func TestPageConnectionRetryStopInterrupt(t *testing.T) {
+	t.Parallel()
 	requireTool(t, "espeak-ng")
 	b := newBrowser(t)
 	r := startRig(t, "127.0.0.1:0")

@@ -52,6 +52,7 @@ func importCard(t *testing.T, name string) string {
 // question gets one reply, shown once, its markdown rendered; the speech
 // events of the greeting and of the reply each come once.
 func TestPageFirstChatWithACard(t *testing.T) {
+	t.Parallel()
 	requireTool(t, "espeak-ng")
 	b := newBrowser(t)
 	dir := importCard(t, "st-seraphina.png")
@@ -165,6 +166,7 @@ func shoot(t *testing.T, b *browser, name string) {
 // daemon's voice (PUT /api/v1/speech/actions), and a page opened again
 // sends the kept choice to a daemon that started from tts.actions.
 func TestPageChoosesWhatActionsBecome(t *testing.T) {
+	t.Parallel()
 	requireTool(t, "espeak-ng")
 	b := newBrowser(t)
 	r := startRigWith(t, "127.0.0.1:0", "")

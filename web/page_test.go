@@ -225,6 +225,7 @@ type played struct {
 }
 
 func TestPageTalksAndSpeaks(t *testing.T) {
+	t.Parallel()
 	requireTool(t, "espeak-ng")
 	b := newBrowser(t)
 	r := startRig(t, "127.0.0.1:0")
@@ -316,6 +317,7 @@ func TestPageTalksAndSpeaks(t *testing.T) {
 // cookie and talks, listens and speaks with the cookie alone; a reload does
 // not ask again, and the token is never in a URL or in the page's storage.
 func TestPageAsksForTheTokenOffLoopback(t *testing.T) {
+	t.Parallel()
 	requireTool(t, "espeak-ng")
 	b := newBrowser(t)
 	r := startRig(t, "0.0.0.0:0")

@@ -20,6 +20,7 @@ var specifier = regexp.MustCompile(`(?:(?:\}|\bimport\s*\*\s*as\s+[\w$]+|\bimpor
 // vendored file (no bare name, no other site), and every vendored module
 // is reached (nothing shipped that the page never loads).
 func TestVendoredModules(t *testing.T) {
+	t.Parallel()
 	files := web.Files()
 	versions, err := fs.ReadFile(files, "app/vendor/VERSIONS")
 	if err != nil || !strings.Contains(string(versions), "three 0.187.") || !strings.Contains(string(versions), "@pixiv/three-vrm 3.5.") {

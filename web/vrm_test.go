@@ -130,9 +130,13 @@ func newGLBrowser(t *testing.T) *browser {
 // 1280×800 and 390×844; the page's weight and the time to the first frame
 // are logged.
 func TestPageVRMAvatar(t *testing.T) {
+	t.Parallel()
 	requireTool(t, "espeak-ng")
 	for _, v := range []string{"1.0", "0.x"} {
-		t.Run("VRM "+v, func(t *testing.T) { testPageVRM(t, v) })
+		t.Run("VRM "+v, func(t *testing.T) {
+			t.Parallel()
+			testPageVRM(t, v)
+		})
 	}
 }
 
@@ -212,6 +216,7 @@ func testPageVRM(t *testing.T, version string) {
 // TestPageVRMFallsBack: a VRM that is not a model says why on the page
 // and leaves the drawn face.
 func TestPageVRMFallsBack(t *testing.T) {
+	t.Parallel()
 	b := newGLBrowser(t)
 	r := startVRMRig(t, vrmPersona(t, []byte("glTF but not really"), ""))
 	b.do(t, chromedp.EmulateViewport(1280, 800))
@@ -225,6 +230,7 @@ func TestPageVRMFallsBack(t *testing.T) {
 // TestPageVRMWithoutWebGL: in a browser without WebGL the page says so and
 // keeps the drawn face; three.js is not even fetched.
 func TestPageVRMWithoutWebGL(t *testing.T) {
+	t.Parallel()
 	b := &browser{Browser: browsertest.Start(t, chromedp.Flag("disable-3d-apis", true))}
 	err := chromedp.Listen(b.Context(), func(ev any) {
 		if e, ok := ev.(*network.EventRequestWillBeSent); ok {

@@ -14,6 +14,7 @@ import (
 // TestPathsAreThePage: Paths names "/" and every file of the page, each
 // served with the CSP, and nothing else.
 func TestPathsAreThePage(t *testing.T) {
+	t.Parallel()
 	paths := web.Paths()
 	var files []string
 	fs.WalkDir(web.Files(), ".", func(p string, d fs.DirEntry, err error) error {

@@ -169,14 +169,18 @@ func TestImportBuildsTheEventLog(t *testing.T) {
 
 // TestImportBuildsTheEventLogOfTheLoCoMoDevFile does the same with the
 // LoCoMo development file (not shipped with cyan). It takes about a minute
-// on two cores, so it runs only when CYAN_LOCOMO names the file — the
-// same switch as recall's LoCoMo tests; TestImportBuildsTheEventLog runs
-// the same checks on every run with the small file.
+// on two cores, so it runs only when CYAN_LOCOMO names the file and not
+// with -short — the same switches as recall's LoCoMo tests;
+// TestImportBuildsTheEventLog runs the same checks on every run with the
+// small file.
 func TestImportBuildsTheEventLogOfTheLoCoMoDevFile(t *testing.T) {
 	t.Parallel()
 	p := os.Getenv("CYAN_LOCOMO")
 	if p == "" {
 		t.Skip("set CYAN_LOCOMO to the LoCoMo development file to run this test")
+	}
+	if testing.Short() {
+		t.Skip("the LoCoMo import takes a minute; run without -short")
 	}
 	if _, err := os.Stat(p); err != nil {
 		t.Fatalf("CYAN_LOCOMO=%s: %v", p, err)

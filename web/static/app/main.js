@@ -60,6 +60,17 @@ function showMessage(m) {
   if (!m.id || shown.has(m.id)) return;
   if (m.role !== 'user' && m.role !== 'assistant') return;
   if (m.empty_reply || !m.text) return;
+  // The channel's stream may show a message this page is sending before
+  // the send's own answer names it: that message is the bubble already
+  // shown, not a second one.
+  if (m.role === 'user') {
+    const mine = [...log.querySelectorAll('li.user')].find((li) => !li.dataset.id && li.sending && li.sending.text === m.text);
+    if (mine) {
+      mine.dataset.id = m.id;
+      shown.set(m.id, mine);
+      return;
+    }
+  }
   // A reply of the live turn settles its streamed bubble.
   const turn = m.role === 'assistant' && turns.get(m.reply_to);
   if (turn) {
@@ -223,6 +234,7 @@ async function send(text, mine = null, key = newKey()) {
   player.interrupt(...turns.keys());
   $('subtitle').textContent = '';
   if (!mine) mine = bubble('user', text);
+  mine.sending = { text };
   mine.classList.remove('failed');
   mine.querySelector('.retry')?.remove();
   const unsent = (why) => {
