@@ -37,8 +37,8 @@ type state struct {
 	Manifest manifestMark `json:"manifest"`
 	// Tables are the ids of the tables the MANIFEST listed.
 	Tables []uint64 `json:"tables"`
-	// WALs are the ids of the write-ahead logs (*.mem) then present
-	// that held writes.
+	// WALs is the newest write-ahead log (*.mem) then present, when it
+	// held a finished write (snapshot says why only the newest).
 	WALs []uint64 `json:"wals,omitempty"`
 	// VLogs are the value logs that held values, by id, with their
 	// length (a value log being written is left out: its length is
@@ -174,13 +174,20 @@ func snapshot(dbDir string, vlogFull int64) (*state, error) {
 	}
 	for id := range wals {
 		st.nextWAL = max(st.nextWAL, id+1)
-		if holdsFinishedWrite(filepath.Join(dbDir, fmt.Sprintf("%05d.mem", id))) {
-			st.WALs = append(st.WALs, id)
-		} else {
+		if !holdsFinishedWrite(filepath.Join(dbDir, fmt.Sprintf("%05d.mem", id))) {
 			st.emptyWAL = max(st.emptyWAL, id+1)
 		}
 	}
-	slices.Sort(st.WALs)
+	// Only the newest log, the memtable being written, is recorded. An
+	// older one is a full memtable on its way to a table: Badger appends
+	// the table to the MANIFEST and then removes the log, and a snapshot
+	// taken between the two would record a log that is gone at the next
+	// start with the MANIFEST unchanged, which the check must not call
+	// damage. The newest log is never flushed without a new one first, and
+	// its flush then changes the MANIFEST.
+	if newest := st.nextWAL - 1; st.nextWAL > 0 && newest >= st.emptyWAL {
+		st.WALs = []uint64{newest}
+	}
 	return st, nil
 }
 
