@@ -42,6 +42,7 @@ var readsAllowed = map[string]string{
 	"recall/lexsnap.go:writeLexical":    "writes recall's own lexical snapshot in the data dir",
 	"recall/bench.go:procStatus":        "cyan bench reads its own /proc/self/status",
 	"recall/bench.go:loadAvg":           "cyan bench reads /proc/loadavg",
+	"recall/bench.go:benchRestart":      "cyan bench recall --profile copies its own /proc/self/smaps",
 }
 
 // A tool reads the owner's files only through the confined-path code:
