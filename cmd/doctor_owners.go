@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"net"
 	"slices"
 	"strings"
 
@@ -51,7 +50,7 @@ func checkOwners(cfg *config.Config, bridges []string) check {
 	}
 	c.msg = "the owner is " + strings.Join(who, "; ")
 	var why []string
-	if local && !loopback(cfg.Addr) {
+	if local && !config.Loopback(cfg.Addr) {
 		why = append(why, fmt.Sprintf("the API listens on %s, beyond this machine: whoever holds the token and writes in a private channel is the owner", cfg.Addr))
 	}
 	if len(bridges) > 0 && len(ids) == 0 {
@@ -77,17 +76,4 @@ func checkOwners(cfg *config.Config, bridges []string) check {
 	}
 	c.fix = fmt.Sprintf("name the owner in the config: permissions.owners: [local, %q] (id:<bridge>:<your user id>; `cyan bridges who` lists who wrote to the bot privately, with the line to add)", example)
 	return c
-}
-
-// loopback reports whether addr (host:port) listens on this machine only.
-func loopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = addr
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -216,3 +216,14 @@ func TestZeroRetriesMeansNone(t *testing.T) {
 		}
 	}
 }
+
+func TestLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:7788": true, "[::1]:1": true, "localhost:80": true,
+		"0.0.0.0:7788": false, ":7788": false, "192.168.1.2:80": false, "garbage": false,
+	} {
+		if got := Loopback(addr); got != want {
+			t.Errorf("Loopback(%q) = %v", addr, got)
+		}
+	}
+}

@@ -446,6 +446,20 @@ func DefaultDataDir(env Env) (string, error) {
 // Duration of the LLM timeout, for callers.
 func (l LLM) TimeoutDuration() time.Duration { return time.Duration(l.Timeout) }
 
+// Loopback reports whether addr (host:port, as addr is checked to be)
+// listens on this machine only: localhost or a loopback address.
+func Loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // Retries is llm.max_retries as the model client takes it: the client reads
 // 0 as its own default and a negative count as none, so the file's 0 (no
 // retries, as the key says) is passed as -1.

@@ -130,7 +130,7 @@ func New(o Options) (*Daemon, error) {
 	client = d.model
 	d.llm = client
 
-	if !loopback(cfg.Addr) {
+	if !config.Loopback(cfg.Addr) {
 		tok, err := loadToken(filepath.Join(cfg.DataDir, TokenFile))
 		if err != nil {
 			return nil, err
@@ -429,19 +429,6 @@ func loadPersona(dir string) (*persona.Persona, error) {
 		return nil, fmt.Errorf("persona %s: %w (fix the file, or remove `persona:` from the config to use the built-in one)", dir, err)
 	}
 	return p, nil
-}
-
-// loopback reports whether addr binds only loopback interfaces.
-func loopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // loadToken reads the bearer token, creating it (0600) on first use.

@@ -21,17 +21,6 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestLoopback(t *testing.T) {
-	for addr, want := range map[string]bool{
-		"127.0.0.1:7788": true, "[::1]:1": true, "localhost:80": true,
-		"0.0.0.0:7788": false, ":7788": false, "192.168.1.2:80": false, "garbage": false,
-	} {
-		if got := loopback(addr); got != want {
-			t.Errorf("loopback(%q) = %v", addr, got)
-		}
-	}
-}
-
 func TestLoadToken(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", TokenFile)
 	tok, err := loadToken(path)

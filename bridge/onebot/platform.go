@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -117,7 +116,7 @@ func (s *Section) Build(env bridge.Env) (bridge.Built, error) {
 			return bridge.Built{}, err
 		}
 		if o.Mode == "reverse" {
-			if o.AccessToken == "" && !loopback(env.Addr) {
+			if o.AccessToken == "" && !config.Loopback(env.Addr) {
 				return bridge.Built{}, fmt.Errorf("bridges.onebot %s: a reverse bridge on a non-loopback address (%s) needs an access_token, or anyone who reaches it could speak as anyone", o.Name, env.Addr)
 			}
 			reverse[o.Name] = ad
@@ -134,19 +133,6 @@ func (s *Section) Build(env bridge.Env) (bridge.Built, error) {
 // Permanent implements bridge.Platform: none — a refused forward
 // connection is retried with waits that grow to minutes (AuthError).
 func (s *Section) Permanent(error) (string, bool) { return "", false }
-
-// loopback reports whether addr listens on a loopback address only.
-func loopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
 
 // Doctor implements bridge.Platform: the running daemon's view of each
 // connection, else a forward connection tried once.
