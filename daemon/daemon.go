@@ -90,6 +90,7 @@ type Daemon struct {
 	ready   func(net.Addr)
 	mu      sync.Mutex // guards sup
 	now     func() time.Time
+	clock   clock.Clock // the supervisor's waits
 	metrics *metrics.Metrics
 }
 
@@ -109,7 +110,7 @@ func New(o Options) (*Daemon, error) {
 		clk = clock.Real{}
 	}
 	now := clk.Now
-	d := &Daemon{cfg: cfg, log: log.With("component", "daemon"), root: log, ready: o.Ready, now: now}
+	d := &Daemon{cfg: cfg, log: log.With("component", "daemon"), root: log, ready: o.Ready, now: now, clock: clk}
 
 	p, err := loadPersona(cfg.Persona)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 // stops the daemon (supervise.Fatal); a watcher the system does not allow
 // ends (supervise.Done) and the daemon goes on without it.
 func (d *Daemon) parts(ln net.Listener) *supervise.Supervisor {
-	sup := supervise.New(supervise.Options{Journal: d.store.Journal(), Backoff: d.restart, Now: d.now, Logger: d.root.With("component", "supervisor")})
+	sup := supervise.New(supervise.Options{Journal: d.store.Journal(), Backoff: d.restart, Clock: d.clock, Logger: d.root.With("component", "supervisor")})
 	add := func(name string, run func(context.Context) error) { sup.Add(supervise.Part{Name: name, Run: run}) }
 	add("api", func(ctx context.Context) error { return d.serve(ctx, ln) })
 	if d.cfg.Persona != "" {

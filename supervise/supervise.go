@@ -7,14 +7,18 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cyan-agent/cyan/backoff"
+	"github.com/cyan-agent/cyan/clock"
 	"github.com/cyan-agent/cyan/journal"
 )
 
 // Part is one long-running piece of the daemon. Run blocks until ctx ends
-// (then it returns nil) or it fails.
+// (then it returns nil) or it fails. A part that knows when it should run
+// again says so with RetryAfter; one that has proved healthy during a run
+// says so with Healthy(ctx).
 type Part struct {
 	Name string
 	Run  func(ctx context.Context) error
@@ -39,6 +43,55 @@ func (d done) Unwrap() error { return d.err }
 // the daemon survives (a watcher the system does not allow): it is not
 // restarted, and its state says why.
 func Done(err error) error { return done{err} }
+
+type retryAfter struct {
+	err error
+	d   time.Duration
+}
+
+func (r retryAfter) Error() string { return r.err.Error() }
+func (r retryAfter) Unwrap() error { return r.err }
+
+// RetryAfter marks a failure after which the part knows when it should
+// run again: d after it, instead of after the supervisor's backoff (a
+// server's retry-after; a schedule the part learned over several runs,
+// as the OneBot dialer's waits that grow to minutes once the access token
+// is refused). The failure still counts as one in a row, is the part's
+// last error, and the part's state shows the time it starts again.
+// RetryAfter(nil, d) is nil; a d below zero is zero.
+func RetryAfter(err error, d time.Duration) error {
+	if err == nil {
+		return nil
+	}
+	return retryAfter{err: err, d: max(d, 0)}
+}
+
+// runKey finds the run of a part in its Run's context (Healthy).
+type runKey struct{}
+
+// run is one run of a part.
+type run struct {
+	s       *Supervisor
+	name    string
+	healthy atomic.Bool
+}
+
+// Healthy tells the supervisor running the part whose Run got ctx (or a
+// context made from it) that the part has proved healthy in this run: a
+// connection that logged in and heard from its peer. Its last error is
+// cleared, and its next failure starts the backoff over, however short
+// this run turns out. Outside a supervised part it does nothing.
+func Healthy(ctx context.Context) {
+	r, _ := ctx.Value(runKey{}).(*run)
+	if r == nil || r.healthy.Swap(true) {
+		return
+	}
+	r.s.set(r.name, func(st *State) {
+		if st.State == Running {
+			st.LastError = ""
+		}
+	})
+}
 
 // FatalError is what Run returns when a part failed fatally.
 type FatalError struct {
@@ -70,10 +123,11 @@ type State struct {
 	// Restarts counts the restarts since the daemon started.
 	Restarts int `json:"restarts,omitempty"`
 	// LastError is the error of its last failure (kept while it runs
-	// again, until a healthy run).
+	// again, until the part says it is Healthy).
 	LastError string    `json:"last_error,omitempty"`
 	Since     time.Time `json:"since"`
-	// Retry is when a restarting part runs again.
+	// Retry is when a restarting part starts again: after the
+	// supervisor's backoff, or the wait the part asked for (RetryAfter).
 	Retry time.Time `json:"retry,omitzero"`
 }
 
@@ -83,11 +137,14 @@ type Options struct {
 	// (default 1 s doubling to 1 min).
 	Backoff backoff.Policy
 	// Healthy is how long a run must last for the next failure to start
-	// the backoff over (default 1 min).
+	// the backoff over (default 1 min), for a part that does not say so
+	// itself (Healthy).
 	Healthy time.Duration
 	Journal *journal.Journal // states are posted here (nil: none)
-	Now     func() time.Time // nil: time.Now
-	Logger  *slog.Logger     // nil: discard
+	// Clock times the states and the waits between runs (nil: the wall
+	// clock), so a test advances time instead of sleeping.
+	Clock  clock.Clock
+	Logger *slog.Logger // nil: discard
 }
 
 // Supervisor runs parts.
@@ -108,8 +165,8 @@ func New(o Options) *Supervisor {
 	if o.Healthy == 0 {
 		o.Healthy = time.Minute
 	}
-	if o.Now == nil {
-		o.Now = time.Now
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -121,7 +178,7 @@ func New(o Options) *Supervisor {
 func (s *Supervisor) Add(p Part) {
 	s.parts = append(s.parts, p)
 	s.mu.Lock()
-	s.states[p.Name] = &State{Name: p.Name, State: Starting, Since: s.o.Now()}
+	s.states[p.Name] = &State{Name: p.Name, State: Starting, Since: s.o.Clock.Now()}
 	s.mu.Unlock()
 }
 
@@ -148,8 +205,9 @@ func (s *Supervisor) keep(ctx context.Context, stopAll context.CancelCauseFunc, 
 	failures := 0
 	for {
 		s.set(p.Name, func(st *State) { st.State, st.Retry = Running, time.Time{} })
-		began := s.o.Now()
-		err := s.run(ctx, p)
+		began := s.o.Clock.Now()
+		r := &run{s: s, name: p.Name}
+		err := s.run(context.WithValue(ctx, runKey{}, r), p)
 		if ctx.Err() != nil {
 			s.set(p.Name, func(st *State) { st.State = Stopped })
 			return
@@ -170,20 +228,38 @@ func (s *Supervisor) keep(ctx context.Context, stopAll context.CancelCauseFunc, 
 			s.set(p.Name, func(st *State) { st.State, st.LastError = Stopped, d.err.Error() })
 			return
 		}
-		if s.o.Now().Sub(began) >= s.o.Healthy {
+		if r.healthy.Load() || s.o.Clock.Now().Sub(began) >= s.o.Healthy {
 			failures = 0
 		}
 		wait := s.o.Backoff.Delay(failures)
+		var ra retryAfter
+		if errors.As(err, &ra) {
+			wait = ra.d
+		}
 		failures++
 		s.log.Error("part failed; restarting", "part", p.Name, "err", err, "in", wait, "failures_in_a_row", failures)
 		s.set(p.Name, func(st *State) {
-			st.State, st.LastError, st.Retry = Restarting, err.Error(), s.o.Now().Add(wait)
+			st.State, st.LastError, st.Retry = Restarting, err.Error(), s.o.Clock.Now().Add(wait)
 			st.Restarts++
 		})
-		if !backoff.Sleep(ctx, wait) {
+		if !s.sleep(ctx, wait) {
 			s.set(p.Name, func(st *State) { st.State = Stopped })
 			return
 		}
+	}
+}
+
+// sleep waits d on the supervisor's clock, or until ctx ends; it reports
+// whether the wait was complete.
+func (s *Supervisor) sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	select {
+	case <-s.o.Clock.After(d):
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
@@ -204,7 +280,7 @@ func (s *Supervisor) set(name string, change func(*State)) {
 	before := st.State
 	change(st)
 	if st.State != before {
-		st.Since = s.o.Now()
+		st.Since = s.o.Clock.Now()
 	}
 	snap := *st
 	s.mu.Unlock()

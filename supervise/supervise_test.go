@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/cyan-agent/cyan/internal/clocktest"
 	"github.com/cyan-agent/cyan/journal"
 )
 
@@ -142,4 +143,110 @@ func TestAPartNotYetRunIsStarting(t *testing.T) {
 	if st := s.Status()[0]; st.State != Starting || st.LastError != "" {
 		t.Fatalf("before Run: %+v, want starting", st)
 	}
+}
+
+// TestAPartSaysWhenToRunAgain: a part's RetryAfter replaces the backoff
+// for that restart; the wait is on the injected clock (nothing starts
+// until the test advances it), and one Status shows the part restarting
+// with its error and the time it starts again.
+func TestAPartSaysWhenToRunAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+		clk := clocktest.New(start)
+		s := New(Options{Clock: clk})
+		var starts []time.Duration
+		waits := []time.Duration{5 * time.Minute, 0, 7 * time.Second}
+		s.Add(Part{Name: "qq", Run: func(ctx context.Context) error {
+			starts = append(starts, clk.Now().Sub(start))
+			if n := len(starts); n <= len(waits) {
+				return RetryAfter(fmt.Errorf("refused %d", n), waits[n-1])
+			}
+			<-ctx.Done()
+			return nil
+		}})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- s.Run(ctx) }()
+		synctest.Wait()
+		st := state(s, "qq")
+		if st.State != Restarting || st.LastError != "refused 1" || !st.Retry.Equal(start.Add(5*time.Minute)) || st.Restarts != 1 {
+			t.Fatalf("after the first run: %+v", st)
+		}
+		clk.Advance(5*time.Minute - time.Second)
+		synctest.Wait()
+		if len(starts) != 1 {
+			t.Fatalf("started again before the wait it asked for: %v", starts)
+		}
+		clk.Advance(time.Second) // the second run asks for no wait: the third follows at once
+		synctest.Wait()
+		if st := state(s, "qq"); len(starts) != 3 || st.LastError != "refused 3" || !st.Retry.Equal(start.Add(5*time.Minute+7*time.Second)) {
+			t.Fatalf("runs at %v, state %+v", starts, st)
+		}
+		clk.Advance(7 * time.Second)
+		synctest.Wait()
+		if want := []time.Duration{0, 5 * time.Minute, 5 * time.Minute, 5*time.Minute + 7*time.Second}; fmt.Sprint(starts) != fmt.Sprint(want) {
+			t.Fatalf("runs at %v, want %v", starts, want)
+		}
+		if st := state(s, "qq"); st.State != Running || st.Restarts != 3 || !st.Retry.IsZero() {
+			t.Fatalf("running again: %+v", st)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if RetryAfter(nil, time.Second) != nil {
+			t.Error("RetryAfter(nil) is an error")
+		}
+	})
+}
+
+// TestAHealthyPartStartsTheBackoffOver: a part that says it is Healthy
+// during a run has its last error cleared at once, and its next failure,
+// however soon, waits the backoff's first step again.
+func TestAHealthyPartStartsTheBackoffOver(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+		clk := clocktest.New(start)
+		s := New(Options{Clock: clk})
+		var starts []time.Duration
+		healthy, fail := make(chan struct{}), make(chan struct{})
+		s.Add(Part{Name: "qq", Run: func(ctx context.Context) error {
+			starts = append(starts, clk.Now().Sub(start))
+			if len(starts) == 4 {
+				<-healthy
+				Healthy(ctx)
+				<-fail
+			}
+			return errors.New("connection lost")
+		}})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- s.Run(ctx) }()
+		for range 3 { // 1 s, 2 s, 4 s
+			synctest.Wait()
+			clk.Advance(state(s, "qq").Retry.Sub(clk.Now()))
+		}
+		synctest.Wait()
+		if st := state(s, "qq"); st.State != Running || st.LastError != "connection lost" {
+			t.Fatalf("the fourth run, before it is healthy: %+v", st)
+		}
+		healthy <- struct{}{}
+		synctest.Wait()
+		if st := state(s, "qq"); st.State != Running || st.LastError != "" {
+			t.Fatalf("a healthy run still shows its last error: %+v", st)
+		}
+		fail <- struct{}{}
+		synctest.Wait()
+		if st := state(s, "qq"); !st.Retry.Equal(clk.Now().Add(time.Second)) {
+			t.Fatalf("after a healthy run the wait is %s, want 1 s", st.Retry.Sub(clk.Now()))
+		}
+		if want := []time.Duration{0, 1 * time.Second, 3 * time.Second, 7 * time.Second}; fmt.Sprint(starts) != fmt.Sprint(want) {
+			t.Fatalf("runs at %v, want %v", starts, want)
+		}
+		Healthy(context.Background()) // outside a part: nothing
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -23,5 +23,5 @@
 // the dialer's waits grow to minutes; only a connection that proved healthy
 // (get_login_info answered, a heartbeat seen) resets them.
 //
-// It may import bridge, config, registry and clock.
+// It may import bridge, config, registry, clock and supervise.
 package onebot

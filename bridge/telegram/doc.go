@@ -7,5 +7,5 @@
 // entities and reply_parameters. The Bot API's base URL is configurable, so
 // tests point it at a fake.
 //
-// It may import bridge, config, registry and clock.
+// It may import bridge, config, registry, clock and supervise.
 package telegram

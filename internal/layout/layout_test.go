@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"journal":              {"glob"},
 	"backoff":              {},
 	"router":               {"journal", "backoff", "store", "glob", "packets"},
-	"supervise":            {"backoff", "journal"},
+	"supervise":            {"backoff", "journal", "clock"},
 	"config":               {"packets", "glob", "clock", "registry"},
 	"llm":                  {"backoff"},
 	"persona":              {},
@@ -79,9 +79,10 @@ var allowed = map[string][]string{
 
 // platformRules are what a chat platform's package (bridge/<platform>)
 // may import: the bridge it adapts to, the config types its section holds,
-// the registry it declares itself in and the clock. A new platform needs
-// no row: rulesOf gives it these.
-var platformRules = []string{"bridge", "config", "registry", "clock"}
+// the registry it declares itself in, the clock, and the supervisor it
+// tells when to try again (supervise.RetryAfter, supervise.Healthy). A new
+// platform needs no row: rulesOf gives it these.
+var platformRules = []string{"bridge", "config", "registry", "clock", "supervise"}
 
 // rulesOf is a package's row of allowed, or platformRules for a platform
 // package without one.
