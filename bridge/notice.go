@@ -8,8 +8,8 @@ import (
 )
 
 // AuthError is a connection the platform refused for its credentials (a
-// wrong access token): the adapter keeps trying, slowly, and the bridge's
-// state says "failed: <Setting>" until a connection proves healthy.
+// wrong access token): the bridge is tried again, slowly, and its state
+// says "failed: <Setting>" until a connection proves healthy.
 type AuthError struct {
 	// Setting names what to correct ("wrong access_token").
 	Setting string

@@ -181,11 +181,13 @@ type Adapter interface {
 	Platform() string
 	// Run keeps the connection until ctx ends and hands what it hears to
 	// sink. It returns nil when ctx ends, or the error that ended the
-	// connection: the bridge is a supervised part, restarted with backoff
-	// (Telegram), unless its platform calls the error permanent (a wrong
-	// token; Platform.Permanent). An adapter whose protocol needs waits of
-	// its own (OneBot's forward dialer, which learns a refused token over
-	// several attempts) reconnects inside Run.
+	// connection: the bridge is a supervised part, restarted with backoff,
+	// unless its platform calls the error permanent (a wrong token;
+	// Platform.Permanent). An adapter never reconnects inside Run: one
+	// whose protocol needs waits of its own (OneBot's forward dialer,
+	// which learns a refused token over several attempts) marks its error
+	// with them (supervise.RetryAfter), and one whose connection proved
+	// itself says so (supervise.Healthy).
 	Run(ctx context.Context, sink Sink) error
 	// Send sends one message and returns its platform id. ErrOffline means
 	// no connection now (try again after the next Connected); a *SendError

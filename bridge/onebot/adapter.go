@@ -18,6 +18,7 @@ import (
 
 	"github.com/cyan-agent/cyan/bridge"
 	"github.com/cyan-agent/cyan/clock"
+	"github.com/cyan-agent/cyan/supervise"
 )
 
 // Options configure New.
@@ -53,6 +54,7 @@ type Adapter struct {
 	typingNo bool // set_input_status is unknown to the implementation
 	conns    sync.WaitGroup
 	attempts atomic.Int64 // the forward dialer's attempts
+	redial   *redial      // what the forward dialer learned
 	// started is closed once Run has begun: a reverse connection that
 	// arrives while the daemon is still starting waits for it.
 	started chan struct{}
@@ -90,7 +92,7 @@ func New(o Options) (*Adapter, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Adapter{o: o, log: o.Logger, fetch: httpFetch(o.HTTPClient), started: make(chan struct{})}, nil
+	return &Adapter{o: o, log: o.Logger, fetch: httpFetch(o.HTTPClient), redial: newRedial(o.Reconnect), started: make(chan struct{})}, nil
 }
 
 // PushesWithoutAck implements bridge.Pusher: OneBot pushes events and
@@ -105,9 +107,10 @@ func (a *Adapter) Platform() string { return "onebot" }
 // Mode is "reverse" or "forward".
 func (a *Adapter) Mode() string { return a.o.Mode }
 
-// Run implements bridge.Adapter: in forward mode it dials and redials the
-// implementation; in reverse mode it serves the connections the ReverseMux
-// hands it until ctx ends.
+// Run implements bridge.Adapter: in forward mode it makes one connection
+// attempt and serves the connection until it ends (dial; the supervisor
+// makes the next attempt when the dialer says); in reverse mode it serves
+// the connections the ReverseMux hands it until ctx ends.
 func (a *Adapter) Run(ctx context.Context, sink bridge.Sink) error {
 	a.mu.Lock()
 	a.ctx, a.sink = ctx, sink
@@ -127,98 +130,70 @@ func (a *Adapter) Run(ctx context.Context, sink bridge.Sink) error {
 		<-ctx.Done()
 		return nil
 	}
-	return a.dialLoop(ctx)
+	return a.dial(ctx)
 }
 
-// Backoff of the forward dialer: a failed attempt waits 1 s, doubling up
-// to Options.Reconnect; once the implementation is known to refuse the
-// access token the waits start at authWait and grow to minutes
-// (authMaxWait), so a wrong token costs a handful of attempts a minute,
-// not one a second. Only a connection that proved healthy (get_login_info
-// answered and a heartbeat seen) resets the wait.
-const (
-	authWait    = 5 * time.Second
-	authMaxWait = 5 * time.Minute
-	// quickClose: a connection the implementation ends this soon, before
-	// answering get_login_info, counts as refused; quickCloses of them in a
-	// row (and nothing else) mean the token is wrong (NapCat and LLOneBot
-	// accept the upgrade, send a 1403 frame and close).
-	quickClose  = 5 * time.Second
-	quickCloses = 3
-)
-
-// dialLoop connects to the implementation, again and again, waiting longer
-// after each failure (see authWait).
-func (a *Adapter) dialLoop(ctx context.Context) error {
-	wait := time.Second
-	quick, refused := 0, false
-	for {
-		hdr := http.Header{}
-		if a.o.AccessToken != "" {
-			hdr.Set("Authorization", "Bearer "+a.o.AccessToken)
+// dial makes one connection attempt to the implementation and serves the
+// connection until it ends. It returns nil when ctx ends, else why the
+// attempt or the connection ended, marked with the wait the dialer learned
+// (redial, supervise.RetryAfter): the supervisor, which runs the bridge,
+// makes the next attempt. A refused token (an HTTP 401/403, NapCat's 1403
+// frame, quick closes in a row) is a bridge.AuthError naming the setting,
+// also reported to the sink.
+func (a *Adapter) dial(ctx context.Context) error {
+	hdr := http.Header{}
+	if a.o.AccessToken != "" {
+		hdr.Set("Authorization", "Bearer "+a.o.AccessToken)
+	}
+	a.attempts.Add(1)
+	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	ws, resp, err := websocket.Dial(dctx, a.o.URL, &websocket.DialOptions{HTTPClient: a.o.HTTPClient, HTTPHeader: hdr})
+	cancel()
+	if ctx.Err() != nil {
+		return nil
+	}
+	var failure, end error
+	healthy := false
+	if err != nil {
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
 		}
-		a.attempts.Add(1)
-		dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		ws, resp, err := websocket.Dial(dctx, a.o.URL, &websocket.DialOptions{HTTPClient: a.o.HTTPClient, HTTPHeader: hdr})
-		cancel()
+		switch status {
+		case http.StatusUnauthorized, http.StatusForbidden:
+			failure = a.authError(fmt.Sprintf("the implementation at %s refused the access token (HTTP %d)", a.o.URL, status))
+		default:
+			failure = fmt.Errorf("cannot connect to %s: %w", a.o.URL, err)
+		}
+	} else {
+		began := a.o.Clock.Now()
+		c := newConn(ws, RoleUniversal, "")
+		a.conns.Add(1)
+		end = a.serve(ctx, c)
 		if ctx.Err() != nil {
 			return nil
 		}
-		var failure error
-		healthy := false
-		if err != nil {
-			status := 0
-			if resp != nil {
-				status = resp.StatusCode
-			}
-			switch status {
-			case http.StatusUnauthorized, http.StatusForbidden:
-				failure = a.authError(fmt.Sprintf("the implementation at %s refused the access token (HTTP %d)", a.o.URL, status))
-			default:
-				failure = fmt.Errorf("cannot connect to %s: %w", a.o.URL, err)
-			}
-		} else {
-			began := a.o.Clock.Now()
-			c := newConn(ws, RoleUniversal, "")
-			a.conns.Add(1)
-			end := a.serve(ctx, c)
-			if ctx.Err() != nil {
-				return nil
-			}
-			healthy = c.healthy()
-			switch {
-			case bridge.IsAuth(end):
-				failure = end
-			case c.loggedIn.Load():
-				quick = 0
-			case a.o.Clock.Now().Sub(began) < quickClose:
-				quick++
-				if quick >= quickCloses {
-					failure = a.authError(fmt.Sprintf("the implementation at %s closed each of the last %d connections within seconds, before answering", a.o.URL, quick))
-				}
-			}
-		}
+		healthy = c.healthy()
 		switch {
-		case healthy:
-			wait, refused = time.Second, false
-		case bridge.IsAuth(failure):
-			wait, refused = max(wait, authWait), true
+		case bridge.IsAuth(end):
+			failure = end
+		case c.loggedIn.Load():
+			a.redial.loggedIn()
+		case a.o.Clock.Now().Sub(began) < quickClose:
+			if n, refused := a.redial.closedQuickly(); refused {
+				failure = a.authError(fmt.Sprintf("the implementation at %s closed each of the last %d connections within seconds, before answering", a.o.URL, n))
+			}
 		}
-		if failure != nil {
-			a.log.Warn("onebot: connection failed; trying again", "err", failure, "in", wait)
-			a.sink.Problem(failure)
-		}
-		select {
-		case <-a.o.Clock.After(wait):
-		case <-ctx.Done():
-			return nil
-		}
-		limit := a.o.Reconnect
-		if refused {
-			limit = max(authMaxWait, a.o.Reconnect)
-		}
-		wait = min(wait*2, limit)
 	}
+	wait := a.redial.after(healthy, bridge.IsAuth(failure))
+	if failure != nil {
+		a.sink.Problem(failure)
+		end = failure
+	}
+	if end == nil {
+		end = errors.New("the connection ended")
+	}
+	return supervise.RetryAfter(end, wait)
 }
 
 // authError is a refused access token, with the setting to correct.
@@ -308,6 +283,7 @@ func (a *Adapter) login(ctx context.Context, c *conn) {
 		return
 	}
 	c.loggedIn.Store(true)
+	a.proveHealthy(ctx, c)
 	var info struct {
 		UserID   ID     `json:"user_id"`
 		Nickname string `json:"nickname"`
@@ -315,6 +291,16 @@ func (a *Adapter) login(ctx context.Context, c *conn) {
 	if json.Unmarshal(resp.Data, &info) == nil && info.UserID != "" {
 		c.learnSelf(string(info.UserID))
 		a.connected(bridge.User{ID: string(info.UserID), Name: info.Nickname})
+	}
+}
+
+// proveHealthy tells the supervisor, once per connection, that the bridge
+// is healthy when the connection has proved itself (get_login_info
+// answered and a heartbeat seen): its last error is cleared and its next
+// failure starts the backoff over.
+func (a *Adapter) proveHealthy(ctx context.Context, c *conn) {
+	if c.healthy() && c.proved.CompareAndSwap(false, true) {
+		supervise.Healthy(ctx)
 	}
 }
 
@@ -385,7 +371,7 @@ func (a *Adapter) readLoop(ctx context.Context, c *conn, side *sync.WaitGroup) e
 			continue
 		}
 		if f.Event.PostType == "meta_event" {
-			a.safely("meta event", func() { a.meta(c, f.Event) })
+			a.safely("meta event", func() { a.meta(ctx, c, f.Event) })
 			continue
 		}
 		q.push(f.Event)
@@ -394,7 +380,7 @@ func (a *Adapter) readLoop(ctx context.Context, c *conn, side *sync.WaitGroup) e
 
 // meta handles a meta event in the read loop: a heartbeat feeds the watch;
 // a lifecycle event is logged. Either tells the bot's id.
-func (a *Adapter) meta(c *conn, ev *Event) {
+func (a *Adapter) meta(ctx context.Context, c *conn, ev *Event) {
 	if c.learnSelf(string(ev.SelfID)) && c.canCall() {
 		a.connected(bridge.User{ID: string(ev.SelfID)})
 	}
@@ -404,6 +390,7 @@ func (a *Adapter) meta(c *conn, ev *Event) {
 	switch ev.MetaEventType {
 	case "heartbeat":
 		c.heartbeat(time.Duration(ev.Interval) * time.Millisecond)
+		a.proveHealthy(ctx, c)
 	case "lifecycle":
 		a.log.Debug("onebot: lifecycle", "sub_type", ev.SubType)
 	}

@@ -44,12 +44,14 @@ type conn struct {
 	// arrived (the connection's own silence is all the heartbeat watch
 	// looks at), the heartbeat interval announced, and whether the
 	// connection proved healthy (get_login_info answered and a heartbeat
-	// seen), which alone resets the forward dialer's backoff.
+	// seen), which alone resets the forward dialer's schedule (redial) and
+	// is told to the supervisor (supervise.Healthy) once (proved).
 	lastFrame atomic.Int64 // unix nanoseconds, on the adapter's clock
 	interval  atomic.Int64 // nanoseconds; 0 until a heartbeat says
 	beat      chan struct{}
 	loggedIn  atomic.Bool
 	beatSeen  atomic.Bool
+	proved    atomic.Bool
 }
 
 func newConn(ws *websocket.Conn, role, self string) *conn {

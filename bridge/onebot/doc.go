@@ -2,8 +2,8 @@
 // LLOneBot and Lagrange.OneBot speak for QQ: events and API calls as JSON
 // over a WebSocket, in reverse mode (the implementation connects to cyan at
 // /onebot/v11/ws with X-Self-ID, X-Client-Role and its access token) or
-// forward mode (cyan connects to the implementation's server), both with
-// reconnection and heartbeat watching.
+// forward mode (cyan connects to the implementation's server), with
+// heartbeat watching.
 //
 // It reads message events, private and group, in both message formats
 // (segment arrays and CQ-code strings) — text, at, reply, face, image and
@@ -17,11 +17,20 @@
 // events (heartbeat, lifecycle) are handled in it, messages and notices
 // queued for a goroutine of their own (the bridge fetches media off that
 // path: the adapter is a bridge.Pusher), and the heartbeat watch looks
-// only at the connection's own silence. In forward mode a wrong access
-// token — an HTTP 401/403, NapCat's and LLOneBot's {"retcode":1403} frame,
-// or a close within seconds of every connect — is a bridge.AuthError, and
-// the dialer's waits grow to minutes; only a connection that proved healthy
-// (get_login_info answered, a heartbeat seen) resets them.
+// only at the connection's own silence.
+//
+// The forward dialer has no loop of its own: each Run makes one connection
+// attempt and serves it until it ends, then returns why, marked with the
+// wait it learned (supervise.RetryAfter), and the supervisor that runs the
+// bridge makes the next attempt on its clock. The waits start at a second
+// and double to the reconnect setting; a wrong access token — an HTTP
+// 401/403, NapCat's and LLOneBot's {"retcode":1403} frame, or a close
+// within seconds of every connect — is a bridge.AuthError naming
+// bridges.onebot[].access_token, and the waits grow to minutes (the token
+// may be corrected on either side, so it is retried slowly, not given
+// up). Only a connection that proved healthy (get_login_info answered, a
+// heartbeat seen) resets them, and tells the supervisor so
+// (supervise.Healthy).
 //
 // It may import bridge, config, registry, clock and supervise.
 package onebot

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/cyan-agent/cyan/bridge"
 	"github.com/cyan-agent/cyan/clock"
 	"github.com/cyan-agent/cyan/internal/clocktest"
@@ -128,97 +126,6 @@ func TestHeartbeatWatchSeesOnlyTheConnectionsOwnSilence(t *testing.T) {
 	s.until(t, "closed for silence", func() bool { return len(s.down) == 1 })
 	if s.down[0] == nil || !strings.Contains(s.down[0].Error(), "no heartbeat") {
 		t.Errorf("closed with %v", s.down[0])
-	}
-}
-
-// A wrong forward token — NapCat's 1403 frame, an HTTP 401, or a close
-// right after every upgrade — is named as such and the dialer backs off
-// to minutes: at most 6 attempts in the first minute, far fewer after.
-func TestWrongForwardTokenBacksOffToMinutes(t *testing.T) {
-	quickCloser := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ws, err := websocket.Accept(w, r, nil)
-		if err == nil {
-			ws.Close(websocket.StatusPolicyViolation, "")
-		}
-	})
-	for _, tc := range []struct {
-		name  string
-		impl  *onebottest.Impl
-		h     http.Handler
-		proof string
-	}{
-		{"napcat 1403 frame", &onebottest.Impl{SelfID: 1, Token: "right"}, nil, "retcode 1403 \"token验证失败\""},
-		{"http 403", &onebottest.Impl{SelfID: 1, Token: "right", HTTPRefusal: true}, nil, "HTTP 403"},
-		{"closed at once", nil, quickCloser, "closed each of the last 3 connections"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			h := tc.h
-			if tc.impl != nil {
-				h = tc.impl
-			}
-			var dials sync.Map
-			n := 0
-			var mu sync.Mutex
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				mu.Lock()
-				n++
-				dials.Store(n, true)
-				mu.Unlock()
-				h.ServeHTTP(w, r)
-			}))
-			defer srv.Close()
-			start := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-			clock := clocktest.New(start)
-			a, err := New(Options{Name: "qq", Mode: "forward", URL: "ws" + strings.TrimPrefix(srv.URL, "http"), AccessToken: "wrong",
-				Reconnect: time.Second, Clock: clock, Timeout: time.Second})
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := newSink()
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- a.Run(ctx, s) }()
-			defer func() {
-				cancel()
-				<-done
-			}()
-			var times []time.Duration // when each attempt was made
-			for clock.Now().Sub(start) < 10*time.Minute {
-				if !clock.WaitFor(1, 10*time.Second) {
-					t.Fatal("the dialer never went to sleep")
-				}
-				for int(a.Attempts()) > len(times) {
-					times = append(times, clock.Now().Sub(start))
-				}
-				clock.Advance(time.Second)
-				waitTrue(t, "the dialer to dial or sleep on", func() bool { return clock.Waiters() == 1 })
-			}
-			first := 0
-			for _, at := range times {
-				if at < time.Minute {
-					first++
-				}
-			}
-			if first > 6 {
-				t.Errorf("%d attempts in the first minute, want ≤ 6: %v", first, times)
-			}
-			if last := times[len(times)-1] - times[len(times)-2]; last < 2*time.Minute {
-				t.Errorf("the waits grew only to %s: %v", last, times)
-			}
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			var auth *bridge.AuthError
-			found := false
-			for _, p := range s.problems {
-				if errors.As(p, &auth) && auth.Setting == "wrong access_token" && strings.Contains(p.Error(), tc.proof) && strings.Contains(p.Error(), "bridges.onebot[].access_token") {
-					found = true
-				}
-			}
-			if !found {
-				t.Errorf("no wrong-access_token problem naming %q: %v", tc.proof, s.problems)
-			}
-			t.Logf("attempts at %v", times)
-		})
 	}
 }
 
