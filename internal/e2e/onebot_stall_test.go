@@ -138,9 +138,10 @@ func TestQQStalledImagesDelayNoOtherChat(t *testing.T) {
 // TestQQWrongForwardTokenBacksOff: NapCat's forward server with another
 // token answers each connection with the 1403 frame and closes. cyan
 // names the wrong access_token, backs off (2 attempts in the first 8 s —
-// the schedule to minutes is the adapter's own clock's, asserted in
-// bridge/onebot TestWrongForwardTokenBacksOffToMinutes), and cyan bridges
-// and cyan doctor name the setting to match.
+// the schedule to minutes, which the dialer learns and the supervisor
+// keeps, is asserted on a fake clock in bridge/onebot
+// TestWrongForwardTokenBacksOffToMinutes), and cyan bridges and cyan
+// doctor name the setting to match.
 func TestQQWrongForwardTokenBacksOff(t *testing.T) {
 	t.Parallel()
 	fake, url := fakeLLM(t)
