@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/cyan-agent/cyan/bridge"
 	"github.com/cyan-agent/cyan/clock"
+	"github.com/cyan-agent/cyan/supervise"
 )
 
 // DefaultAPIURL is Telegram's Bot API server.
@@ -53,6 +55,10 @@ type Adapter struct {
 	bot  *tgbot.Bot
 	self bridge.User
 	hook http.Handler
+	// handled is the id of the last update handed to the sink: the next
+	// session's getUpdates starts after it, so nothing is handed over
+	// twice when a session ends before its offset was confirmed.
+	handled atomic.Int64
 }
 
 var _ bridge.Adapter = (*Adapter)(nil)
@@ -103,7 +109,11 @@ func (a *Adapter) Webhook() http.Handler {
 // (a refused token is ErrToken: it will not get better by itself), then
 // deleteWebhook and long polling, or setWebhook — until ctx ends (nil) or
 // the session fails (its error). Trying again is the supervisor's: the
-// bridge is a supervised part, restarted with backoff.
+// bridge is a supervised part, restarted with backoff, or after the
+// Bot API's retry_after when it gave one (supervise.RetryAfter). A
+// getUpdates that fails ends the session: the library's own retries
+// (every 0.1 to 5 s, for ever, while the bridge read as connected) are
+// not used.
 func (a *Adapter) Run(ctx context.Context, sink bridge.Sink) error {
 	err := a.session(ctx, sink)
 	if ctx.Err() != nil {
@@ -116,23 +126,45 @@ func (a *Adapter) Run(ctx context.Context, sink bridge.Sink) error {
 	if !errors.Is(err, ErrToken) {
 		a.log.Warn("telegram: cannot reach the Bot API", "err", err)
 	}
+	var tm *tgbot.TooManyRequestsError
+	if errors.As(err, &tm) && tm.RetryAfter > 0 {
+		return supervise.RetryAfter(err, time.Duration(tm.RetryAfter)*time.Second)
+	}
 	return err
 }
 
-// session runs one connection to the Bot API until ctx ends.
+// session runs one connection to the Bot API until ctx ends or, in long
+// polling, a getUpdates fails.
 func (a *Adapter) session(ctx context.Context, sink bridge.Sink) error {
+	polling := a.o.WebhookURL == ""
+	sctx, end := context.WithCancelCause(ctx)
+	defer end(nil)
 	var b *tgbot.Bot
-	handler := func(hctx context.Context, _ *tgbot.Bot, u *models.Update) {
+	// An update is handled on Run's context, not the session's: a
+	// getUpdates failing does not cut the one being stored (the session
+	// ends once it is).
+	handler := func(_ context.Context, _ *tgbot.Bot, u *models.Update) {
 		if m := toMessage(u, a.selfUser(), a.fetch); m != nil {
-			sink.Inbound(hctx, m)
+			sink.Inbound(ctx, m)
 		}
+		a.handled.Store(u.ID)
 	}
 	b, err := tgbot.New(a.o.Token,
 		tgbot.WithServerURL(a.o.APIURL), tgbot.WithSkipGetMe(), tgbot.WithNotAsyncHandlers(),
-		tgbot.WithDefaultHandler(handler),
+		tgbot.WithDefaultHandler(handler), tgbot.WithInitialOffset(a.handled.Load()),
 		tgbot.WithHTTPClient(a.o.PollTimeout, &http.Client{Timeout: a.o.PollTimeout + 10*time.Second}),
 		tgbot.WithErrorsHandler(func(err error) {
-			if ctx.Err() == nil {
+			switch {
+			case ctx.Err() != nil:
+			case polling:
+				// The library reports only getUpdates' failures here
+				// ("error get updates, %w") while it polls; it would
+				// retry on its own clock. The session ends instead.
+				if cause := errors.Unwrap(err); cause != nil {
+					err = cause
+				}
+				end(fmt.Errorf("getUpdates: %w", err))
+			default:
 				a.log.Warn("telegram: Bot API error", "err", err)
 				sink.Problem(err)
 			}
@@ -161,7 +193,7 @@ func (a *Adapter) session(ctx context.Context, sink bridge.Sink) error {
 		a.mu.Unlock()
 		sink.Disconnected(nil)
 	}()
-	if a.o.WebhookURL != "" {
+	if !polling {
 		if _, err := b.SetWebhook(ctx, &tgbot.SetWebhookParams{URL: a.o.WebhookURL, SecretToken: a.o.WebhookSecret}); err != nil {
 			return fmt.Errorf("setWebhook: %w", err)
 		}
@@ -178,7 +210,10 @@ func (a *Adapter) session(ctx context.Context, sink bridge.Sink) error {
 	}
 	sink.Connected(self)
 	a.log.Info("telegram: long polling", "bot", "@"+self.Username)
-	b.Start(ctx)
+	b.Start(sctx)
+	if ctx.Err() == nil {
+		return context.Cause(sctx)
+	}
 	return nil
 }
 

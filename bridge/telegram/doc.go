@@ -7,5 +7,13 @@
 // entities and reply_parameters. The Bot API's base URL is configurable, so
 // tests point it at a fake.
 //
+// Each Run is one session (getMe, then polling or the webhook); it has no
+// retry loop of its own. A getUpdates that fails ends the session instead
+// of being retried by the library, and the supervisor that runs the
+// bridge starts the next one with backoff, or after the retry_after of a
+// 429 (supervise.RetryAfter); the next session polls from after the last
+// update handed over. A refused token is ErrToken, which its platform
+// calls permanent.
+//
 // It may import bridge, config, registry, clock and supervise.
 package telegram
