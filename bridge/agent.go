@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/cyan-agent/cyan/clock"
 )
 
 // Agent is what a bridge needs of the companion. The daemon implements it
@@ -65,17 +63,4 @@ type Turn struct {
 	// a batch addressed by several people, the least trusted one.
 	Speaker   string
 	SpeakerID string
-}
-
-// sleep waits d on the clock, or until ctx ends.
-func sleep(ctx context.Context, c clock.Clock, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	select {
-	case <-c.After(d):
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cyan-agent/cyan/clock"
 	"github.com/cyan-agent/cyan/router"
 )
 
@@ -62,7 +63,7 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 		return nil
 	}
 	if d.Attempt == 1 && b.follows(d.Packet) {
-		if sleep(ctx, b.clock, replyDelay(b.manners, d.Text)) != nil {
+		if clock.Sleep(ctx, b.clock, replyDelay(b.manners, d.Text)) != nil {
 			return ctx.Err()
 		}
 	}
@@ -85,7 +86,7 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 		if d.Attempt < maxTries || progress > 0 {
 			// (pieces sent in this offer: the platform takes them, slowly)
 			b.log.Info("send failed; the router tries again", "channel", d.Channel, "key", d.Key, "attempt", d.Attempt, "err", err)
-			if se.RetryAfter > 0 && sleep(ctx, b.clock, se.RetryAfter) != nil {
+			if se.RetryAfter > 0 && clock.Sleep(ctx, b.clock, se.RetryAfter) != nil {
 				return ctx.Err()
 			}
 			return err
@@ -124,7 +125,7 @@ func (b *Bridge) sendPieces(ctx context.Context, chat Chat, key string, out Outg
 				last = id
 				continue
 			}
-			if i > 0 && sleep(ctx, b.clock, pieceDelay) != nil {
+			if i > 0 && clock.Sleep(ctx, b.clock, pieceDelay) != nil {
 				return "", ctx.Err()
 			}
 		}
@@ -213,7 +214,7 @@ func (b *Bridge) send(ctx context.Context, chat Chat, out Outgoing) (string, err
 		if errors.Is(err, ErrOffline) && ctx.Err() == nil {
 			// the connection dropped before the adapter said so: wait a
 			// moment for its Disconnected rather than spin
-			if sleep(ctx, b.clock, time.Second) != nil {
+			if clock.Sleep(ctx, b.clock, time.Second) != nil {
 				return "", ctx.Err()
 			}
 			continue

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/cyan-agent/cyan/clock"
 )
 
 // chatState is one chat's turn scheduling: addressed messages wait a short
@@ -106,7 +108,7 @@ func (b *Bridge) wait(cs *chatState) {
 		if now.Before(cs.due) {
 			d := cs.due.Sub(now)
 			b.mu.Unlock()
-			if sleep(ctx, b.clock, d) != nil {
+			if clock.Sleep(ctx, b.clock, d) != nil {
 				b.mu.Lock()
 				cs.waiting = false
 				b.mu.Unlock()
@@ -221,7 +223,7 @@ func (b *Bridge) typing(ctx context.Context, c Chat) {
 		if errors.Is(err, ErrUnsupported) {
 			return
 		}
-		if sleep(ctx, b.clock, every) != nil {
+		if clock.Sleep(ctx, b.clock, every) != nil {
 			return
 		}
 	}

@@ -6,7 +6,10 @@
 // It imports nothing of cyan's.
 package clock
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Clock is Now and After, as package time has them.
 type Clock interface {
@@ -23,3 +26,18 @@ func (Real) Now() time.Time { return time.Now() }
 
 // After implements Clock.
 func (Real) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Sleep waits d on c, or until ctx ends: it returns nil after the whole
+// wait, else ctx's error. The one wait of the parts that take a Clock
+// (the supervisor's restarts, the bridges' pauses and retries).
+func Sleep(ctx context.Context, c Clock, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	select {
+	case <-c.After(d):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -242,24 +242,10 @@ func (s *Supervisor) keep(ctx context.Context, stopAll context.CancelCauseFunc, 
 			st.State, st.LastError, st.Retry = Restarting, err.Error(), s.o.Clock.Now().Add(wait)
 			st.Restarts++
 		})
-		if !s.sleep(ctx, wait) {
+		if clock.Sleep(ctx, s.o.Clock, wait) != nil {
 			s.set(p.Name, func(st *State) { st.State = Stopped })
 			return
 		}
-	}
-}
-
-// sleep waits d on the supervisor's clock, or until ctx ends; it reports
-// whether the wait was complete.
-func (s *Supervisor) sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	select {
-	case <-s.o.Clock.After(d):
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
 
