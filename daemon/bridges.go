@@ -131,7 +131,9 @@ func (d *Daemon) routerPending(name string) int {
 
 // parts are the bridges as supervised parts ("bridge:<name>"): each keeps
 // its platform connection and takes its packets from the router. A bridge
-// that fails is restarted with backoff, the others keep running; one whose
+// that fails is restarted with backoff, or after the wait its adapter
+// asked for (supervise.RetryAfter: OneBot's forward dialer, Telegram's
+// retry_after), the others keep running; one whose
 // error its platform calls permanent (a token the platform refuses) is not
 // restarted (cyan doctor explains) and its outbox keeps what it should
 // send until it runs again.
