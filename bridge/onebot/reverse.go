@@ -139,7 +139,7 @@ func (m *ReverseMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	select {
 	case <-a.started:
-	case <-time.After(5 * time.Second):
+	case <-a.o.Clock.After(5 * time.Second):
 	case <-r.Context().Done():
 	}
 	a.mu.Lock()
