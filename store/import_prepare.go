@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -26,7 +25,7 @@ const prepBlock = 256
 // idHole stands for the message id in an encoded message until
 // importChunks gives the message its id: the id is made in the
 // import's order, only for messages not skipped, after the encoding.
-// encoding/json writes Message's id first, as `{"id":"…"`, so the id
+// encodeMessage writes Message's id first, as `{"id":"…"`, so the id
 // is copied over the hole's bytes at idAt.
 const idHole = "00000000-0000-0000-0000-000000000000"
 
@@ -105,7 +104,7 @@ func (p *preparer) prepareBlock(txn *badger.Txn, b int) (err error) {
 		}
 		c := *m
 		c.ID = idHole
-		if o.val, err = json.Marshal(&c); err != nil {
+		if o.val, err = encodeMessage(&c); err != nil {
 			return err
 		}
 		if !bytes.HasPrefix(o.val[idAt:], []byte(idHole)) {

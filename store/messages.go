@@ -212,7 +212,7 @@ func (p *putter) put(txn *badger.Txn, m *Message, seq uint64) error {
 	if err != nil {
 		return fmt.Errorf("%w: message id %q: %v", ErrInvalid, m.ID, err)
 	}
-	b, err := json.Marshal(m)
+	b, err := encodeMessage(m)
 	if err != nil {
 		return err
 	}
