@@ -12,15 +12,24 @@ import (
 // the store, old or new, decodes it with encoding/json), at a fraction of
 // the cost an import pays a message. FuzzEncodeMessage holds it to
 // json.Marshal; a message json.Marshal refuses (a time outside years 0
-// to 9999, a zone offset of a day or more) goes to json.Marshal for its
-// error.
-func encodeMessage(m *Message) ([]byte, error) {
-	if !strictTime(m.Time) || !m.Recalled.IsZero() && !strictTime(m.Recalled) {
-		return json.Marshal(m)
+// to 9999, a zone offset of a day or more) gets the error json.Marshal
+// gives its time.
+func encodeMessage(m *Message) ([]byte, error) { return encodeMessageAs(m, m.ID) }
+
+// encodeMessageAs is encodeMessage(m) for m with id as its ID, without
+// reading m.ID (an import's workers encode messages whose ids are being
+// given beside them).
+func encodeMessageAs(m *Message, id string) ([]byte, error) {
+	for _, t := range []time.Time{m.Time, m.Recalled} {
+		if !strictTime(t) {
+			if _, err := json.Marshal(t); err != nil {
+				return nil, err // the error json.Marshal(m) returns
+			}
+		}
 	}
 	b := make([]byte, 0, 160+len(m.Text)+len(m.User)+len(m.ExternalID))
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, m.ID)
+	b = appendJSONString(b, id)
 	b = append(b, `,"channel":`...)
 	b = appendJSONString(b, m.Channel)
 	b = append(b, `,"role":`...)

@@ -119,3 +119,29 @@ func TestImportStoresJSONOfTheMessage(t *testing.T) {
 		}
 	}
 }
+
+// A message given twice in one import (the same pointer) is stored once,
+// with the id it is given the first time: the workers encoding it never
+// read the id importChunks writes beside them (go test -race).
+func TestImportTheSameMessageTwice(t *testing.T) {
+	s, err := Open(Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var msgs []*Message
+	for i := range 4 * prepBlock {
+		msgs = append(msgs, &Message{Channel: "c", Text: fmt.Sprint(i), Time: t0.Add(time.Duration(i) * time.Second), ExternalID: fmt.Sprint(i)})
+	}
+	for i := range prepBlock {
+		msgs = append(msgs, msgs[i])
+	}
+	added, err := s.Import(msgs)
+	if err != nil || len(added) != 4*prepBlock {
+		t.Fatalf("Import = %d, %v", len(added), err)
+	}
+	got, err := s.Get(msgs[0].ID)
+	if err != nil || got.Text != "0" || got.ID != msgs[0].ID {
+		t.Fatalf("Get(%s) = %+v, %v", msgs[0].ID, got, err)
+	}
+}

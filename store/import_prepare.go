@@ -102,9 +102,7 @@ func (p *preparer) prepareBlock(txn *badger.Txn, b int) (err error) {
 		if !errors.Is(err, badger.ErrKeyNotFound) {
 			return err
 		}
-		c := *m
-		c.ID = idHole
-		if o.val, err = encodeMessage(&c); err != nil {
+		if o.val, err = encodeMessageAs(m, idHole); err != nil {
 			return err
 		}
 		if !bytes.HasPrefix(o.val[idAt:], []byte(idHole)) {
