@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/table"
@@ -249,5 +250,73 @@ func TestAnUnfinishedTransactionIsNotRecorded(t *testing.T) {
 	defer s.Close()
 	if got, err := s.Recent("c", Window{Limit: 5}); err != nil || len(got) != 1 || got[0].Text != "kept" {
 		t.Fatalf("after the start: %v %v", got, err)
+	}
+}
+
+// holdsFinishedWrite reads a log in growing steps: a finished transaction
+// longer than the first step is found, and one cut before its end, or
+// whose end is missing, is not.
+func TestHoldsFinishedWriteReadsInSteps(t *testing.T) {
+	dir := t.TempDir()
+	s := openDir(t, dir)
+	defer s.Close()
+	var msgs []*Message
+	for i := range 3000 {
+		msgs = append(msgs, &Message{Channel: "c", User: "u", Text: strings.Repeat("long enough ", 20), Time: t0.Add(time.Duration(i) * time.Second), ExternalID: fmt.Sprint(i)})
+	}
+	if _, err := s.Import(msgs); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "db")
+	_, wals, _, err := listDB(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var newest uint64
+	for id := range wals {
+		newest = max(newest, id)
+	}
+	b, err := os.ReadFile(filepath.Join(db, fmt.Sprintf("%05d.mem", newest)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The import's first transaction: its first entry, its finishing
+	// entry and its end.
+	start, fin, end := 0, 0, 0
+	for off, at := walHeaderSize, walHeaderSize; end == 0; {
+		e, n := walEntry(b, off)
+		if n == 0 {
+			t.Fatal("no transaction longer than 256 KiB in the log")
+		}
+		if e.meta&walBitFinTxn != 0 {
+			if off+n-at > 256<<10 {
+				start, fin, end = at, off, off+n
+			}
+			at = off + n
+		}
+		off += n
+	}
+	logOf := func(body []byte, size int) string {
+		l := append(slices.Clone(b[:walHeaderSize]), body...)
+		l = append(l, make([]byte, max(size-len(l), 0))...)
+		p := filepath.Join(t.TempDir(), "00001.mem")
+		if err := os.WriteFile(p, l, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct {
+		name string
+		path string
+		want bool
+	}{
+		{"finished", logOf(b[start:end], 4<<20), true},
+		{"finished, the file no longer than it", logOf(b[start:end], 0), true},
+		{"without its finishing entry", logOf(b[start:fin], 4<<20), false},
+		{"cut in the middle", logOf(b[start:(start+end)/2], 0), false},
+	} {
+		if got := holdsFinishedWrite(c.path); got != c.want {
+			t.Errorf("%s: holdsFinishedWrite = %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -90,7 +90,7 @@ func (s *Store) put(msgs []*Message) error {
 		var p putter
 		for _, m := range msgs {
 			seq++
-			if err := p.put(txn, m, seq, false); err != nil {
+			if err := p.put(txn, m, seq); err != nil {
 				return err
 			}
 		}

@@ -129,14 +129,16 @@ func spansOf(msgs []*Message) []journal.Span {
 
 // importChunks writes an import's new messages in as few durable
 // transactions as Badger's transaction limit allows: one when the batch
-// fits (all or nothing), else a run of full ones. Each is committed while
-// the next is being built (at most one in flight), so the encoding of one
-// and the write and sync of the other use both cores; it returns once
-// every one it committed is synced, with the messages they added. When a
-// transaction fails, the ones before it stay (a retry skips their
-// messages by external id) and none after it is committed. With key set,
-// the answer is recorded in the last transaction, committed only after
-// all the others succeeded. The caller holds wmu.
+// fits (all or nothing), else a run of full ones. The messages are looked
+// up and encoded by workers ahead of it (import_prepare.go); each
+// transaction is committed while the next is being filled (at most one in
+// flight), so the preparing, the filling, and Badger's write and sync use
+// every core; it returns once every transaction it committed is synced,
+// with the messages they added. When a transaction fails, the ones before
+// it stay (a retry skips their messages by external id) and none after it
+// is committed. With key set, the answer is recorded in the last
+// transaction, committed only after all the others succeeded. The caller
+// holds wmu.
 func (s *Store) importChunks(msgs []*Message, key string) (added []*Message, replay *ImportAnswer, err error) {
 	maxSize := s.db.Opts().MemTableSize * 15 / 100 // Badger's largest batch (db.go)
 	p := putter{maxSize: maxSize * 9 / 10, maxCount: maxSize / int64(skl.MaxNodeSize) * 9 / 10}
@@ -168,41 +170,45 @@ func (s *Store) importChunks(msgs []*Message, key string) (added []*Message, rep
 			return nil, &prev, err
 		}
 	}
+	prep := s.prepare(msgs)
+	defer prep.close()
 	var chunk []*Message
-	for i := 0; i < len(msgs); i++ {
-		m := msgs[i]
-		k := externalKey(m.Channel, m.ExternalID)
-		if seen[string(k)] {
-			continue
-		}
-		if _, err := txn.Get(k); err == nil {
-			seen[string(k)] = true
-			continue
-		} else if !errors.Is(err, badger.ErrKeyNotFound) {
-			return added, nil, errors.Join(err, land())
-		}
-		m.ID = gen.next(m.Time).String()
-		err := p.put(txn, m, seq+1, true) // its external id was looked up just above
-		if errors.Is(err, errTxnFull) {
-			// Commit this transaction once the one before it has landed,
-			// and go on with m in a new one.
-			if err := land(); err != nil {
-				return added, nil, err
-			}
-			flying, flyAdds, flySeq = make(chan error, 1), chunk, seq
-			full := txn
-			full.CommitWith(func(err error) { flying <- err })
-			txn, chunk = s.db.NewTransaction(true), nil
-			p.fresh()
-			i--
-			continue
-		}
+	for b := 0; b*prepBlock < len(msgs); b++ {
+		ready, err := prep.block(b)
 		if err != nil {
 			return added, nil, errors.Join(err, land())
 		}
-		seen[string(k)] = true
-		seq++
-		chunk = append(chunk, m)
+		for j := 0; j < len(ready); j++ {
+			m, r := msgs[b*prepBlock+j], &ready[j]
+			if r.stored || seen[string(r.ext)] {
+				seen[string(r.ext)] = true
+				continue
+			}
+			id := gen.next(m.Time)
+			m.ID = id.String()
+			copy(r.val[idAt:], m.ID)
+			err := p.putEncoded(txn, m, id, r.val, r.ext, seq+1)
+			if errors.Is(err, errTxnFull) {
+				// Commit this transaction once the one before it has
+				// landed, and go on with m in a new one.
+				if err := land(); err != nil {
+					return added, nil, err
+				}
+				flying, flyAdds, flySeq = make(chan error, 1), chunk, seq
+				full := txn
+				full.CommitWith(func(err error) { flying <- err })
+				txn, chunk = s.db.NewTransaction(true), nil
+				p.fresh()
+				j--
+				continue
+			}
+			if err != nil {
+				return added, nil, errors.Join(err, land())
+			}
+			seen[string(r.ext)] = true
+			seq++
+			chunk = append(chunk, m)
+		}
 	}
 	if err := land(); err != nil {
 		return added, nil, err

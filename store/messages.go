@@ -205,18 +205,30 @@ var errTxnFull = errors.New("store: the transaction is full")
 // fresh starts counting a new transaction.
 func (p *putter) fresh() { p.size, p.count = 0, 0 }
 
-// put writes one message. held says the caller has already looked its
-// external id up in this transaction and found it free (Import's dedup),
-// so it is not read a second time.
-func (p *putter) put(txn *badger.Txn, m *Message, seq uint64, held bool) error {
+// put writes one message; one whose external id is already stored is
+// refused with a DuplicateError.
+func (p *putter) put(txn *badger.Txn, m *Message, seq uint64) error {
 	id, err := uuid.Parse(m.ID)
 	if err != nil {
 		return fmt.Errorf("%w: message id %q: %v", ErrInvalid, m.ID, err)
 	}
-	b, err := json.Marshal(m)
+	b, err := encodeMessage(m)
 	if err != nil {
 		return err
 	}
+	var ext []byte
+	if m.ExternalID != "" {
+		if err := unheld(txn, m); err != nil {
+			return err
+		}
+		ext = externalKey(m.Channel, m.ExternalID)
+	}
+	return p.putEncoded(txn, m, id, b, ext, seq)
+}
+
+// putEncoded writes one message with id, encoded as b, and its external
+// id's key ext (nil: none), whose absence the caller has made sure of.
+func (p *putter) putEncoded(txn *badger.Txn, m *Message, id uuid.UUID, b, ext []byte, seq uint64) error {
 	kvs := [][2][]byte{
 		{messageKey(m.Channel, id), b},
 		{idKey(id), []byte(m.Channel)},
@@ -225,13 +237,8 @@ func (p *putter) put(txn *badger.Txn, m *Message, seq uint64, held bool) error {
 	if m.Role == RoleTool {
 		kvs = append(kvs, [2][]byte{append(toolIndexPrefix(m.Channel), id[:]...), nil})
 	}
-	if m.ExternalID != "" {
-		if !held {
-			if err := unheld(txn, m); err != nil {
-				return err
-			}
-		}
-		kvs = append(kvs, [2][]byte{externalKey(m.Channel, m.ExternalID), id[:]})
+	if ext != nil {
+		kvs = append(kvs, [2][]byte{ext, id[:]})
 	}
 	newChan := !p.chans[m.Channel]
 	if newChan {

@@ -203,19 +203,44 @@ func holdsFinishedWrite(path string) bool {
 	if !holdsWrites(path) {
 		return false
 	}
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
-	for off := walHeaderSize; ; {
-		e, n := walEntry(b, off)
-		if n == 0 {
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	// The log is read from its start in growing steps, not whole: a log
+	// is preallocated at twice the memtable, and the checkpoint after
+	// each of an import's batches reads it, where its first transaction
+	// is all it needs.
+	var b []byte
+	off := walHeaderSize
+	for want := int64(256 << 10); ; want *= 4 {
+		want = min(want, info.Size())
+		more := make([]byte, want)
+		copy(more, b)
+		if n, err := f.ReadAt(more[len(b):], int64(len(b))); int64(len(b)+n) < want {
+			return false // the file shrank, or cannot be read
+		} else if err != nil && err != io.EOF {
 			return false
 		}
-		if e.meta&walBitFinTxn != 0 || e.meta&walBitTxn == 0 {
-			return true
+		b = more
+		for {
+			e, n := walEntry(b, off)
+			if n == 0 {
+				break // the end of what is read, or of the writes
+			}
+			if e.meta&walBitFinTxn != 0 || e.meta&walBitTxn == 0 {
+				return true
+			}
+			off += n
 		}
-		off += n
+		if want == info.Size() {
+			return false
+		}
 	}
 }
 
