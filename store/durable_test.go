@@ -127,13 +127,11 @@ func TestARemovedDataDirRefusesWritesAndCloseReturns(t *testing.T) {
 	if err := s.Append(t0, &Message{Channel: "c", Text: "into another"}); !errors.Is(err, ErrDataDirGone) {
 		t.Fatalf("Append into a replaced data dir = %v", err)
 	}
-	began := time.Now()
+	// It returns the removal, not its limit's timeout (the error a close
+	// that waited on the database would give).
 	err = s.CloseWithin(5 * time.Second)
-	if !errors.Is(err, ErrDataDirGone) || !strings.Contains(err.Error(), "lost") {
+	if !errors.Is(err, ErrDataDirGone) || !strings.Contains(err.Error(), "lost") || strings.Contains(err.Error(), "did not close within") {
 		t.Fatalf("CloseWithin = %v", err)
-	}
-	if d := time.Since(began); d > 4*time.Second {
-		t.Fatalf("CloseWithin took %s", d)
 	}
 }
 
