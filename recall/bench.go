@@ -41,7 +41,7 @@ type BenchOptions struct {
 	// level): where a restarted daemon's time and memory go.
 	ProfileDir string
 	// SettleIdle is how long the restarted store must have run no
-	// compaction before its steady memory is read (0: settleIdle). A
+	// compaction before its steady memory is read (0: DefaultSettleIdle). A
 	// test that checks the report, not the level, shortens it.
 	SettleIdle time.Duration
 }
@@ -81,7 +81,7 @@ type BenchReport struct {
 	SteadyAnon, SteadyFile, SteadyHeap uint64
 	// Restarted is every query's latency on the restarted index, sorted,
 	// once the store has settled (Settled after the start: Badger's
-	// compactions of the restart done and idle for settleIdle). They are
+	// compactions of the restart done and idle for SettleIdle). They are
 	// words only with the built-in embedder, hybrid when the restarted
 	// index has its vectors on (RestartVectorsOn).
 	Restarted        []time.Duration
@@ -273,7 +273,7 @@ func benchRestart(ctx context.Context, o BenchOptions, rep *BenchReport, st **st
 		return err
 	}
 	rep.RestartVectorsOn = !x.vecOff
-	rep.Settled = settle(ctx, cmp.Or(o.SettleIdle, settleIdle))
+	rep.Settled = settle(ctx, cmp.Or(o.SettleIdle, DefaultSettleIdle))
 	for _, q := range queries {
 		t := time.Now()
 		if _, err := x.Search(ctx, Query{Prompt: q, MaxResults: 10}); err != nil {
@@ -310,10 +310,10 @@ func benchRestart(ctx context.Context, o BenchOptions, rep *BenchReport, st **st
 	return nil
 }
 
-// settleIdle is how long Badger must have run no compaction before the
+// DefaultSettleIdle is how long Badger must have run no compaction before the
 // restarted store counts as settled: long enough for its pool of table
 // builders' buffers to be released (one every 2 s while idle).
-const settleIdle = 20 * time.Second
+const DefaultSettleIdle = 20 * time.Second
 
 // settle waits until Badger has run no compaction for idle (at most 3
 // minutes) and returns how long it waited. A restarted daemon levels the

@@ -132,7 +132,7 @@ func TestEveryVerbPrintsJSON(t *testing.T) {
 		"persona import":  {card, "--out", persona},
 		"persona export":  {persona, "--out", filepath.Join(scratch, "ember.png")},
 		"bench locomo":    {locomo},
-		"bench recall":    {"--messages", "300", "--queries", "5"},
+		"bench recall":    {"--messages", "300", "--queries", "5", "--settle", "10ms"},
 		"bench crash":     {"--cycles", "1"},
 		"recall":          {"--mode", "tool", "cat"},
 	}

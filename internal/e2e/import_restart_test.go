@@ -92,7 +92,7 @@ func TestImportSurvivesADaemonRestart(t *testing.T) {
 	if _, err := fmt.Sscanf(out.String(), "imported %d messages (%d were already there)", &added, &skipped); err != nil || added != lines || skipped != 0 {
 		t.Fatalf("cyan import said %q (%v); want %d added", out.String(), err, lines)
 	}
-	d.stop(syscall.SIGTERM, shutdownBound+exitSlack)
+	d.stop(syscall.SIGTERM)
 	var st *store.Store
 	st, err = store.Open(store.Options{Dir: dir})
 	if err != nil {
