@@ -37,7 +37,7 @@ func TestImportSurvivesADaemonRestart(t *testing.T) {
 	dir := t.TempDir()
 	addr := freeAddr(t)
 	envv := append(env(dir, url), "CYAN_ADDR="+addr)
-	const lines = 16000
+	const lines = 8000 // four batches of cyan import's 2000: the kill comes after the first
 	file := filepath.Join(t.TempDir(), "history.jsonl")
 	var b strings.Builder
 	at := time.Date(2023, 1, 1, 8, 0, 0, 0, time.UTC)
@@ -91,6 +91,9 @@ func TestImportSurvivesADaemonRestart(t *testing.T) {
 	var added, skipped int
 	if _, err := fmt.Sscanf(out.String(), "imported %d messages (%d were already there)", &added, &skipped); err != nil || added != lines || skipped != 0 {
 		t.Fatalf("cyan import said %q (%v); want %d added", out.String(), err, lines)
+	}
+	if !strings.Contains(errOut.String(), "the daemon is not answering") {
+		t.Fatalf("the import never waited for the daemon: the kill came after it was done\n%s", errOut.String())
 	}
 	d.stop(syscall.SIGTERM)
 	var st *store.Store
