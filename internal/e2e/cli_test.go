@@ -45,6 +45,7 @@ func everyVerbLLM(req llmtest.Request) llmtest.Reply {
 // something only this test can name (an id, a file); the recipes below
 // give those.
 func TestEveryVerbPrintsJSON(t *testing.T) {
+	t.Parallel()
 	d, fake, work := toolsDaemon(t, "limits:\n  messages_per_minute: 0\n")
 	fake.SetDefault(everyVerbLLM)
 	scratch := t.TempDir()
