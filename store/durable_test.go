@@ -262,13 +262,15 @@ func TestTheReserveIsGivenBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Writes well short of the store's own limit: filled by the store to
-	// its limit, a flush squeezed between a new log and the old one's
-	// removal can rightly take the reserve first (a loaded machine widens
-	// that window), and this test is about the other program.
+	// Writes short of one memtable (8 MB), so no flush runs while they
+	// are written: a flush holds a new write-ahead log beside the old one
+	// and the table it writes, and a write landing in that window (a
+	// loaded machine widens it) can rightly find the disk at the store's
+	// own limit; this test is about the other program. The close flushes
+	// the memtable into a table, which needs the reserve's space.
 	raw := make([]byte, 75<<10)
 	var acked []string
-	for range 150 { // about 15 MB: a memtable written to a table, and one half full
+	for range 60 { // about 6 MB
 		_, _ = rand.Read(raw)
 		m := &Message{Channel: "c", Text: base64.StdEncoding.EncodeToString(raw)}
 		if err := s.Append(t0, m); err != nil {
