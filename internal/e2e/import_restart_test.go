@@ -40,7 +40,9 @@ func TestImportSurvivesADaemonRestart(t *testing.T) {
 	const lines = 8000 // four batches of cyan import's 2000: the kill comes after the first
 	file := filepath.Join(t.TempDir(), "history.jsonl")
 	var b strings.Builder
-	at := time.Date(2023, 1, 1, 8, 0, 0, 0, time.UTC)
+	// The history ends three days ago: an old one would have the event log
+	// roll up every empty period since, to today, once the import is final.
+	at := time.Now().UTC().Truncate(time.Hour).Add(-lines*time.Minute - 72*time.Hour)
 	for i := range lines {
 		fmt.Fprintf(&b, `{"time":%q,"channel":"old","user":"ann","text":"line %d of a long history, with some words in it"}`+"\n", at.Add(time.Duration(i)*time.Minute).Format(time.RFC3339), i)
 	}
