@@ -115,7 +115,10 @@ func TestEveryVerbPrintsJSON(t *testing.T) {
 	}
 	card := write("ember.json", emberCard)
 	persona := filepath.Join(scratch, "ember")
-	history := write("history.jsonl", `{"time": "2025-01-02T10:00:00Z", "channel": "home", "user": "hareru", "text": "the physics exam is next friday"}`+"\n")
+	// Three days old: an older history has the event log roll up every
+	// empty period since, to today, once the import is final.
+	history := write("history.jsonl", fmt.Sprintf(`{"time": %q, "channel": "home", "user": "hareru", "text": "the physics exam is next friday"}`+"\n",
+		time.Now().UTC().Add(-72*time.Hour).Format(time.RFC3339)))
 	locomo, _ := filepath.Abs(filepath.Join("..", "..", "events", "testdata", "locomo-mini.json"))
 
 	recipes := map[string][]string{
