@@ -110,6 +110,7 @@ func benchRecall(f *flags) run {
 	memoryMB := f.Int("memory-mb", 0, "the store's memory_mb, in `megabytes` (0: the default)")
 	dims := f.Int("model-dims", 0, "embed with a model of `N` dimensions (the fake embedding server, in this process) instead of the built-in embedder; 0: built-in")
 	profile := f.String("profile", "", "write the restart's CPU and heap profiles into `dir`")
+	settle := f.Duration("settle", recall.DefaultSettleIdle, "how long the restarted store must run no compaction before its steady memory is read")
 	asJSON := f.json()
 	return func(io IO, _ []string) error {
 		if *n < 1 {
@@ -117,6 +118,9 @@ func benchRecall(f *flags) run {
 		}
 		if *queries < 1 {
 			return &usageError{msg: "--queries must be at least 1"}
+		}
+		if *settle <= 0 {
+			return &usageError{msg: "--settle must be above 0 (the store's idle time before the steady memory is read)"}
 		}
 		var ks []string
 		for _, k := range strings.Split(*kinds, ",") {
@@ -145,7 +149,7 @@ func benchRecall(f *flags) run {
 			}
 			emb = recall.NewModelEmbedder(e, "ollama", model)
 		}
-		rep, err := recall.Bench(context.Background(), recall.BenchOptions{Dir: dir, Messages: *n, Queries: *queries, Kinds: ks, MemoryMB: *memoryMB, Embedder: emb, ProfileDir: *profile}, io.Stderr)
+		rep, err := recall.Bench(context.Background(), recall.BenchOptions{Dir: dir, Messages: *n, Queries: *queries, Kinds: ks, MemoryMB: *memoryMB, Embedder: emb, ProfileDir: *profile, SettleIdle: *settle}, io.Stderr)
 		if err != nil {
 			return err
 		}

@@ -111,11 +111,12 @@ func TestLoCoMoHistoryBuildsOneEventPerSession(t *testing.T) {
 }
 
 // TestLoCoMoDevSet runs the same on the full LoCoMo development file when
-// CYAN_LOCOMO_FILE names it (the file is not shipped with cyan).
+// CYAN_LOCOMO names it (the file is not shipped with cyan; the same
+// variable as recall's and internal/e2e's LoCoMo tests).
 func TestLoCoMoDevSet(t *testing.T) {
-	path := os.Getenv("CYAN_LOCOMO_FILE")
+	path := os.Getenv("CYAN_LOCOMO")
 	if path == "" {
-		t.Skip("set CYAN_LOCOMO_FILE to the LoCoMo development file to run this")
+		t.Skip("set CYAN_LOCOMO to the LoCoMo development file to run this")
 	}
 	testLoCoMo(t, path)
 }

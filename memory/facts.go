@@ -3,6 +3,8 @@ package memory
 import (
 	"slices"
 	"unicode"
+
+	"github.com/cyan-agent/cyan/notation"
 )
 
 // The rules of this file decide when remember may keep one item for two
@@ -28,7 +30,7 @@ func factTokens(s string) []string {
 		}
 	}
 	for _, r := range s {
-		r = foldWidth(r)
+		r = notation.FoldWidth(r)
 		switch {
 		case isCJK(r):
 			flush()
@@ -41,18 +43,6 @@ func factTokens(s string) []string {
 	}
 	flush()
 	return out
-}
-
-// foldWidth maps full-width ASCII forms (４, Ａ) to their ASCII letters and
-// the ideographic space to a space.
-func foldWidth(r rune) rune {
-	switch {
-	case r >= 0xFF01 && r <= 0xFF5E:
-		return r - 0xFEE0
-	case r == 0x3000:
-		return ' '
-	}
-	return r
 }
 
 // sentences splits text where a sentence ends: at 。！？；, a newline, and

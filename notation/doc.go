@@ -3,7 +3,9 @@
 // platform say, "#function result" lines for tool results, "@br" and
 // "<empty_reply>" in the model's output. Escape makes untrusted text (from
 // users, files, tools or memory) unable to forge any of them; every package
-// that renders such text into a prompt uses it.
+// that renders such text into a prompt uses it. FoldWidth is the one
+// full-width fold, by which recall's terms and memory's facts compare
+// full-width and half-width text as the same.
 //
 // It imports nothing of cyan's.
 package notation

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"cmp"
 	"context"
 	"expvar"
 	"fmt"
@@ -39,6 +40,10 @@ type BenchOptions struct {
 	// queries) and restart-heap.pprof (the restarted index at its steady
 	// level): where a restarted daemon's time and memory go.
 	ProfileDir string
+	// SettleIdle is how long the restarted store must have run no
+	// compaction before its steady memory is read (0: DefaultSettleIdle). A
+	// test that checks the report, not the level, shortens it.
+	SettleIdle time.Duration
 }
 
 // BenchReport holds the measurements.
@@ -76,7 +81,7 @@ type BenchReport struct {
 	SteadyAnon, SteadyFile, SteadyHeap uint64
 	// Restarted is every query's latency on the restarted index, sorted,
 	// once the store has settled (Settled after the start: Badger's
-	// compactions of the restart done and idle for settleIdle). They are
+	// compactions of the restart done and idle for SettleIdle). They are
 	// words only with the built-in embedder, hybrid when the restarted
 	// index has its vectors on (RestartVectorsOn).
 	Restarted        []time.Duration
@@ -268,7 +273,7 @@ func benchRestart(ctx context.Context, o BenchOptions, rep *BenchReport, st **st
 		return err
 	}
 	rep.RestartVectorsOn = !x.vecOff
-	rep.Settled = settle(ctx)
+	rep.Settled = settle(ctx, cmp.Or(o.SettleIdle, DefaultSettleIdle))
 	for _, q := range queries {
 		t := time.Now()
 		if _, err := x.Search(ctx, Query{Prompt: q, MaxResults: 10}); err != nil {
@@ -305,22 +310,22 @@ func benchRestart(ctx context.Context, o BenchOptions, rep *BenchReport, st **st
 	return nil
 }
 
-// settleIdle is how long Badger must have run no compaction before the
+// DefaultSettleIdle is how long Badger must have run no compaction before the
 // restarted store counts as settled: long enough for its pool of table
 // builders' buffers to be released (one every 2 s while idle).
-const settleIdle = 20 * time.Second
+const DefaultSettleIdle = 20 * time.Second
 
-// settle waits until Badger has run no compaction for settleIdle (at most
-// 3 minutes) and returns how long it waited. A restarted daemon levels
-// the tree its last run left; its steady memory is after that.
-func settle(ctx context.Context) time.Duration {
+// settle waits until Badger has run no compaction for idle (at most 3
+// minutes) and returns how long it waited. A restarted daemon levels the
+// tree its last run left; its steady memory is after that.
+func settle(ctx context.Context, idle time.Duration) time.Duration {
 	began := time.Now()
 	idleSince := began
 	for time.Since(began) < 3*time.Minute && ctx.Err() == nil {
 		if v, ok := expvar.Get("badger_compaction_current_num_lsm").(*expvar.Int); ok && v.Value() > 0 {
 			idleSince = time.Now()
 		}
-		if time.Since(idleSince) >= settleIdle {
+		if time.Since(idleSince) >= idle {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)

@@ -148,7 +148,7 @@ func TestBenchRestartsOverTheHistory(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	for _, emb := range []Embedder{nil, newModelEmbedder(t, "ollama", srv.URL, "m")} {
-		rep, err := Bench(context.Background(), BenchOptions{Dir: t.TempDir(), Messages: 600, Queries: 20, Embedder: emb}, nil)
+		rep, err := Bench(context.Background(), BenchOptions{Dir: t.TempDir(), Messages: 600, Queries: 20, Embedder: emb, SettleIdle: time.Millisecond}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

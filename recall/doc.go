@@ -52,5 +52,5 @@
 // follow what is stored;
 // mainvirtual never imports it (the registry takes its tool).
 //
-// It may import store, importer, packets, llm, journal and backoff.
+// It may import store, importer, packets, llm, journal, backoff and notation.
 package recall

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
+
+	"github.com/cyan-agent/cyan/notation"
 )
 
 // Tokenize splits text into index terms: lower-cased, width-folded words
@@ -45,7 +47,7 @@ func tokenize(text string, stem func(string) string) []string {
 		cjk = cjk[:0]
 	}
 	for _, r := range text {
-		r = fold(r)
+		r = notation.FoldWidth(r)
 		switch {
 		case isCJK(r):
 			flushWord()
@@ -101,18 +103,6 @@ func dropClitics(ts []string) []string {
 		out = append(out, t)
 	}
 	return out
-}
-
-// fold maps full-width ASCII (ＡＢＣ１２３) to ASCII and the ideographic
-// space to a space, so full-width and half-width text match.
-func fold(r rune) rune {
-	switch {
-	case r >= 0xFF01 && r <= 0xFF5E:
-		return r - 0xFEE0
-	case r == 0x3000:
-		return ' '
-	}
-	return r
 }
 
 // isCJK reports runes written without spaces between words: Han,

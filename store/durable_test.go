@@ -127,13 +127,11 @@ func TestARemovedDataDirRefusesWritesAndCloseReturns(t *testing.T) {
 	if err := s.Append(t0, &Message{Channel: "c", Text: "into another"}); !errors.Is(err, ErrDataDirGone) {
 		t.Fatalf("Append into a replaced data dir = %v", err)
 	}
-	began := time.Now()
+	// It returns the removal, not its limit's timeout (the error a close
+	// that waited on the database would give).
 	err = s.CloseWithin(5 * time.Second)
-	if !errors.Is(err, ErrDataDirGone) || !strings.Contains(err.Error(), "lost") {
+	if !errors.Is(err, ErrDataDirGone) || !strings.Contains(err.Error(), "lost") || strings.Contains(err.Error(), "did not close within") {
 		t.Fatalf("CloseWithin = %v", err)
-	}
-	if d := time.Since(began); d > 4*time.Second {
-		t.Fatalf("CloseWithin took %s", d)
 	}
 }
 
@@ -264,13 +262,15 @@ func TestTheReserveIsGivenBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Writes well short of the store's own limit: filled by the store to
-	// its limit, a flush squeezed between a new log and the old one's
-	// removal can rightly take the reserve first (a loaded machine widens
-	// that window), and this test is about the other program.
+	// Writes short of one memtable (8 MB), so no flush runs while they
+	// are written: a flush holds a new write-ahead log beside the old one
+	// and the table it writes, and a write landing in that window (a
+	// loaded machine widens it) can rightly find the disk at the store's
+	// own limit; this test is about the other program. The close flushes
+	// the memtable into a table, which needs the reserve's space.
 	raw := make([]byte, 75<<10)
 	var acked []string
-	for range 150 { // about 15 MB: a memtable written to a table, and one half full
+	for range 60 { // about 6 MB
 		_, _ = rand.Read(raw)
 		m := &Message{Channel: "c", Text: base64.StdEncoding.EncodeToString(raw)}
 		if err := s.Append(t0, m); err != nil {

@@ -59,7 +59,7 @@ func TestSystemOperation(t *testing.T) {
 	gen := rig.Lib
 	f := newFixture(t)
 	r := New(Options{})
-	for _, tl := range (Builtins{Scripts: gen, Paths: f.paths, Sandbox: &Sandbox{Timeout: 5 * time.Second}}).Tools() {
+	for _, tl := range (Builtins{Scripts: gen, Paths: f.paths, Sandbox: &Sandbox{Timeout: time.Minute}}).Tools() {
 		must(t, r.Register(tl))
 	}
 	st, err := store.Open(store.Options{InMemory: true})

@@ -150,7 +150,7 @@ func TestBackupAndExportMoveADaemon(t *testing.T) {
 		t.Fatalf("busy: the backup holds %d of %d sent messages, not the first ones", len(in), len(sent))
 	}
 	t.Logf("the backup holds %d of the %d messages sent while it was taken", len(in), len(sent))
-	r.stop(syscall.SIGTERM, shutdownBound+exitSlack)
+	r.stop(syscall.SIGTERM)
 
 	// Export, import into an empty data dir, export again.
 	first := filepath.Join(t.TempDir(), "a.jsonl")
@@ -158,7 +158,7 @@ func TestBackupAndExportMoveADaemon(t *testing.T) {
 		t.Fatalf("cyan export: rc=%d %s", rc, stderr)
 	}
 	all := view(t, d, "home", "garden", "busy")
-	d.stop(syscall.SIGTERM, shutdownBound+exitSlack)
+	d.stop(syscall.SIGTERM)
 	moved := t.TempDir()
 	menv := env(moved, url, cfg)
 	stdout, stderr, rc = cli(t, menv, "", "import", first)

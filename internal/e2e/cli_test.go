@@ -45,6 +45,7 @@ func everyVerbLLM(req llmtest.Request) llmtest.Reply {
 // something only this test can name (an id, a file); the recipes below
 // give those.
 func TestEveryVerbPrintsJSON(t *testing.T) {
+	t.Parallel()
 	d, fake, work := toolsDaemon(t, "limits:\n  messages_per_minute: 0\n")
 	fake.SetDefault(everyVerbLLM)
 	scratch := t.TempDir()
@@ -114,7 +115,10 @@ func TestEveryVerbPrintsJSON(t *testing.T) {
 	}
 	card := write("ember.json", emberCard)
 	persona := filepath.Join(scratch, "ember")
-	history := write("history.jsonl", `{"time": "2025-01-02T10:00:00Z", "channel": "home", "user": "hareru", "text": "the physics exam is next friday"}`+"\n")
+	// Three days old: an older history has the event log roll up every
+	// empty period since, to today, once the import is final.
+	history := write("history.jsonl", fmt.Sprintf(`{"time": %q, "channel": "home", "user": "hareru", "text": "the physics exam is next friday"}`+"\n",
+		time.Now().UTC().Add(-72*time.Hour).Format(time.RFC3339)))
 	locomo, _ := filepath.Abs(filepath.Join("..", "..", "events", "testdata", "locomo-mini.json"))
 
 	recipes := map[string][]string{
@@ -132,7 +136,7 @@ func TestEveryVerbPrintsJSON(t *testing.T) {
 		"persona import":  {card, "--out", persona},
 		"persona export":  {persona, "--out", filepath.Join(scratch, "ember.png")},
 		"bench locomo":    {locomo},
-		"bench recall":    {"--messages", "300", "--queries", "5"},
+		"bench recall":    {"--messages", "300", "--queries", "5", "--settle", "10ms"},
 		"bench crash":     {"--cycles", "1"},
 		"recall":          {"--mode", "tool", "cat"},
 	}

@@ -14,6 +14,7 @@ import (
 // ./internal/e2e`, or `cyan bench crash --cycles 500`), with the fault of
 // CYAN_CRASH_FAULT (disk-full or slow-disk; they need root).
 func TestCrashHarness(t *testing.T) {
+	t.Parallel()
 	cycles := 4
 	if v := os.Getenv("CYAN_CRASH_CYCLES"); v != "" {
 		n, err := strconv.Atoi(v)

@@ -31,7 +31,7 @@ func TestADamagedDatabaseRefusesToStart(t *testing.T) {
 	if code, out, err := d.post("/api/v1/import", map[string]any{"messages": lines}); err != nil || code != 200 || out["added"] != float64(n) {
 		t.Fatalf("import: %d %v %v", code, out, err)
 	}
-	d.stop(syscall.SIGTERM, shutdownBound+exitSlack)
+	d.stop(syscall.SIGTERM)
 
 	db := filepath.Join(dir, "db")
 	tables, _ := filepath.Glob(filepath.Join(db, "*.sst"))

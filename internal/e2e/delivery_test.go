@@ -187,7 +187,7 @@ func TestTelegramTurnCutByARestartIsAnsweredOnceAcrossTwoRestarts(t *testing.T) 
 			t.Fatalf("the turn never started\n%s", r.d.stderr.String())
 		}
 	}
-	r.d.stop(syscall.SIGTERM, time.Minute) // mid-turn
+	r.d.stop(syscall.SIGTERM) // mid-turn
 	r.fake.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "here I am"} })
 	r.start(t)
 	if sent := r.sent(t, 1); sent[0].Params["text"] != "here I am" || sent[0].Params["chat_id"] != "1" {
@@ -195,7 +195,7 @@ func TestTelegramTurnCutByARestartIsAnsweredOnceAcrossTwoRestarts(t *testing.T) 
 	}
 	waitLog(t, r.d, "a turn cut by the restart runs now")
 	turns := len(chatRequests(r.fake))
-	r.d.stop(syscall.SIGTERM, time.Minute)
+	r.d.stop(syscall.SIGTERM)
 	r.start(t)
 	// the second start has nothing owed: wait until it has polled twice,
 	// then nothing more may have been asked or sent
@@ -309,7 +309,7 @@ func TestQQTurnCutByARestartIsAnsweredOnceAcrossTwoRestarts(t *testing.T) {
 			t.Fatalf("the turn never started\n%s", r.d.stderr.String())
 		}
 	}
-	r.d.stop(syscall.SIGTERM, time.Minute) // mid-turn
+	r.d.stop(syscall.SIGTERM) // mid-turn
 	r.fake.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "here I am"} })
 	r.d = start(t, r.d.dataDir, r.envv)
 	r.connect(t)
@@ -318,7 +318,7 @@ func TestQQTurnCutByARestartIsAnsweredOnceAcrossTwoRestarts(t *testing.T) {
 	}
 	waitLog(t, r.d, "a turn cut by the restart runs now")
 	turns := len(chatRequests(r.fake))
-	r.d.stop(syscall.SIGTERM, time.Minute)
+	r.d.stop(syscall.SIGTERM)
 	r.d = start(t, r.d.dataDir, r.envv)
 	r.connect(t)
 	// a message that asks nothing, stored, shows the bridge has settled
@@ -346,7 +346,7 @@ func TestTelegramTurnTooOldToResumeIsListed(t *testing.T) {
 			t.Fatalf("the turn never started\n%s", r.d.stderr.String())
 		}
 	}
-	r.d.stop(syscall.SIGTERM, time.Minute)
+	r.d.stop(syscall.SIGTERM)
 	time.Sleep(1500 * time.Millisecond) // past resume_max_age: the message is too old when the daemon starts
 	r.start(t)
 	out := cliOut(t, r.d, "bridges")

@@ -54,7 +54,7 @@ func TestChatRoundTrip(t *testing.T) {
 	if n := len(d.messages(t, "term")); n != 5 {
 		t.Fatalf("chat stored %d messages, want 5", n)
 	}
-	if d.stop(syscall.SIGTERM, 5*time.Second) > 5*time.Second || d.err != nil {
+	if d.stop(syscall.SIGTERM); d.err != nil {
 		t.Fatalf("clean stop: %v\n%s", d.err, d.stderr.String())
 	}
 }
@@ -174,7 +174,7 @@ func TestKill9KeepsAcknowledged(t *testing.T) {
 		}
 		ids = append(ids, out["message_id"].(string))
 	}
-	d.stop(syscall.SIGKILL, 5*time.Second)
+	d.stop(syscall.SIGKILL)
 	d2 := start(t, dir, env(dir, url))
 	ms := d2.messages(t, "k")
 	if len(ms) != 10 {
@@ -222,7 +222,7 @@ func TestSecondDaemonRefused(t *testing.T) {
 
 // TestSigtermDuringTraffic sends messages from several clients while the
 // daemon is stopped: every acknowledged message and reply must be there
-// after a restart, and the stop must take under five seconds.
+// after a restart (the shutdown's bound is the daemon's own, tested in daemon).
 func TestSigtermDuringTraffic(t *testing.T) {
 	t.Parallel()
 	fake, url := fakeLLM(t)
@@ -258,11 +258,8 @@ func TestSigtermDuringTraffic(t *testing.T) {
 	}
 	<-first
 	time.Sleep(150 * time.Millisecond) // let traffic build up; this is load, not a schedule
-	took := d.stop(syscall.SIGTERM, 6*time.Second)
+	took := d.stop(syscall.SIGTERM)
 	wg.Wait()
-	if took > 5*time.Second {
-		t.Errorf("shutdown took %s", took)
-	}
 	d2 := start(t, dir, env(dir, url))
 	for _, a := range acks {
 		ms := d2.messages(t, a.channel)

@@ -17,13 +17,6 @@ import (
 	"github.com/cyan-agent/cyan/internal/smallfs"
 )
 
-// shutdownBound is the default shutdown_timeout and the slack a test allows
-// the process to exit after it.
-const (
-	shutdownBound = 10 * time.Second
-	exitSlack     = 2 * time.Second
-)
-
 // configFile writes a config file outside the data dir and returns the
 // environment entry that names it.
 func configFile(t *testing.T, yaml string) string {
@@ -126,9 +119,7 @@ func TestASmallDiskFillsUp(t *testing.T) {
 	}
 	code, out, _ = d.post("/api/v1/messages", map[string]any{"channel": "home", "text": "refused"})
 	refusal("a message", code, out)
-	if took := d.stop(syscall.SIGTERM, shutdownBound+exitSlack); took > shutdownBound {
-		t.Fatalf("SIGTERM on a full disk took %s", took)
-	}
+	d.stop(syscall.SIGTERM)
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
@@ -144,8 +135,7 @@ func TestASmallDiskFillsUp(t *testing.T) {
 }
 
 // TestTheDataFolderRemoved: writes into a removed data folder are refused
-// (503, naming it), and SIGTERM exits within the bound, non-zero, saying
-// why in the log.
+// (503, naming it), and SIGTERM exits non-zero, saying why in the log.
 func TestTheDataFolderRemoved(t *testing.T) {
 	t.Parallel()
 	_, url := fakeLLM(t)
@@ -161,9 +151,7 @@ func TestTheDataFolderRemoved(t *testing.T) {
 	if err != nil || code != http.StatusServiceUnavailable || !strings.Contains(fmt.Sprint(out), "was removed") {
 		t.Fatalf("a write into the removed folder: %d %v %v", code, out, err)
 	}
-	if took := d.stop(syscall.SIGTERM, shutdownBound+exitSlack); took > shutdownBound {
-		t.Fatalf("SIGTERM took %s", took)
-	}
+	d.stop(syscall.SIGTERM)
 	if ee, ok := d.err.(interface{ ExitCode() int }); !ok || ee.ExitCode() == 0 {
 		t.Fatalf("exit: %v, want a non-zero status", d.err)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cyan-agent/cyan/importer"
 )
 
 // locomoSessions reads a LoCoMo-format file's conversations and how many
@@ -164,7 +166,59 @@ func testImportBuildsEvents(t *testing.T, path string, wait time.Duration) {
 
 func TestImportBuildsTheEventLog(t *testing.T) {
 	t.Parallel()
-	testImportBuildsEvents(t, filepath.Join("..", "..", "events", "testdata", "locomo-mini.json"), time.Minute)
+	testImportBuildsEvents(t, recentCopy(t, filepath.Join("..", "..", "events", "testdata", "locomo-mini.json")), time.Minute)
+}
+
+// recentCopy writes a copy of a LoCoMo file whose conversations each end
+// three days ago, by whole days (times of day and the gaps between
+// sessions kept). A history from 2023 has the event log roll up every
+// day, week, month and year since, to today — thousands of empty periods
+// for a few sessions, and most of this test's time; three days back
+// leaves completed days to roll up.
+func recentCopy(t *testing.T, path string) string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var convs []map[string]any
+	if err := json.Unmarshal(raw, &convs); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range convs {
+		conv, _ := c["conversation"].(map[string]any)
+		var last time.Time
+		for k, v := range conv {
+			if s, ok := v.(string); ok && strings.HasSuffix(k, "_date_time") {
+				at, err := time.Parse(importer.LoCoMoTimeLayout, strings.TrimSpace(s))
+				if err != nil {
+					t.Fatalf("%s: %s: %v", path, k, err)
+				}
+				if at.After(last) {
+					last = at
+				}
+			}
+		}
+		if last.IsZero() {
+			t.Fatalf("%s: a conversation without session times", path)
+		}
+		days := int(time.Since(last).Hours()/24) - 3
+		for k, v := range conv {
+			if s, ok := v.(string); ok && strings.HasSuffix(k, "_date_time") {
+				at, _ := time.Parse(importer.LoCoMoTimeLayout, strings.TrimSpace(s))
+				conv[k] = at.AddDate(0, 0, days).Format(importer.LoCoMoTimeLayout)
+			}
+		}
+	}
+	out, err := json.Marshal(convs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyPath := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := os.WriteFile(copyPath, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return copyPath
 }
 
 // TestImportBuildsTheEventLogOfTheLoCoMoDevFile does the same with the

@@ -185,7 +185,7 @@ func TestWorkspaceMemory(t *testing.T) {
 
 	// Everything survives a restart.
 	turn, _ = memState(t, d, true)
-	d.stop(syscall.SIGTERM, 6*time.Second)
+	d.stop(syscall.SIGTERM)
 	d2 := start(t, dir, envv)
 	turn2, again := memState(t, d2, true)
 	if turn2 != turn || again["w1"]["S"] != gone["S"] || again["w1"]["in_workspace"] != false {

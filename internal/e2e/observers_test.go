@@ -97,7 +97,7 @@ func TestDeferredPlanSpeaksFirst(t *testing.T) {
 	)
 	say(t, d, "home", "remind me to stretch in a few seconds")
 	// Restart before the plan is due: it must survive.
-	d.stop(syscall.SIGTERM, 6*time.Second)
+	d.stop(syscall.SIGTERM)
 	d2 := start(t, dir, envv)
 	stream := follow(t, d2, "home")
 	waitObserver(t, d2, "plan:p1")

@@ -445,7 +445,7 @@ func TestQQRepliesSurviveADisconnectAndARestart(t *testing.T) {
 	r.waitBridge(t, func(b map[string]any) bool { return b["connected"] == false })
 	gate <- struct{}{}
 	r.waitBridge(t, func(b map[string]any) bool { return b["queue"].(float64) == 3 })
-	r.d.stop(syscall.SIGTERM, 6*time.Second)
+	r.d.stop(syscall.SIGTERM)
 	r.d = start(t, r.d.dataDir, r.envv)
 	// The outbox is the router's, in the store: the three are still there.
 	r.waitBridge(t, func(b map[string]any) bool { return b["connected"] == false && b["queue"].(float64) == 3 })

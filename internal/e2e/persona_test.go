@@ -100,6 +100,7 @@ func (lt loreTrace) items(slot string) map[string]string {
 }
 
 func TestCharacterCardEndToEnd(t *testing.T) {
+	t.Parallel()
 	fake, url := fakeLLM(t)
 	dir := t.TempDir()
 	cardFile := filepath.Join(dir, "Ember.png")
@@ -228,6 +229,7 @@ func TestCharacterCardEndToEnd(t *testing.T) {
 }
 
 func TestPersonaImportErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	envv := env(dir, "http://127.0.0.1:1/v1")
 	write := func(name string, data []byte) string {
@@ -295,6 +297,7 @@ func (d *daemon) getJSON(path string, v any) (int, error) {
 // and says what it left out; SillyTavern's Eldoria World Info goes into
 // Seraphina's folder as its lorebook.
 func TestPersonaImportFromTheWild(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	envv := env(dir, "http://127.0.0.1:1/v1")
 	wild, _ := filepath.Abs(filepath.Join("..", "..", "persona", "card", "testdata", "wild"))

@@ -189,6 +189,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // 429 with Retry-After from the API (the message is kept), and a line
 // from cyan send, which exits non-zero.
 func TestRateLimitedMessageIsVisible(t *testing.T) {
+	t.Parallel()
 	d, fake, _ := toolsDaemon(t, "limits:\n  messages_per_minute: 2\n")
 	fake.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "ok"} })
 	for i := range 2 {

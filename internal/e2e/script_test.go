@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/cyan-agent/cyan/internal/llmtest"
 )
@@ -162,7 +161,7 @@ func TestCompressionEndToEnd(t *testing.T) {
 
 	// Compressed forms outlive a restart: the next turn compresses
 	// nothing it compressed before.
-	d.stop(syscall.SIGTERM, 5*time.Second)
+	d.stop(syscall.SIGTERM)
 	d = start(t, dir, envv)
 	before := calls
 	if code, _, err := d.post("/api/v1/messages", map[string]string{"channel": "long", "user": "ana", "text": "after the restart"}); err != nil || code != 200 {

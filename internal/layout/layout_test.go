@@ -48,7 +48,7 @@ var allowed = map[string][]string{
 	"observer":             {"memory", "events", "tools", "llm", "config", "packets", "store", "journal", "clock", "turn"},
 	"mainvirtual":          {"store", "persona", "llm", "config", "notation", "journal", "packets", "turn"},
 	"notation":             {},
-	"recall":               {"store", "importer", "packets", "llm", "journal", "backoff"},
+	"recall":               {"store", "importer", "packets", "llm", "journal", "backoff", "notation"},
 	"importer":             {"store"},
 	"tts":                  {"config", "packets", "glob", "journal", "registry"},
 	"api":                  {"turn", "tools", "packets", "events", "generate", "store", "llm", "config", "memory", "recall", "importer", "journal", "router", "supervise", "tts", "bridge", "archive", "metrics", "glob", "persona", "persona/vrm"},
