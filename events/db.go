@@ -162,6 +162,23 @@ func eventsIn(txn *badger.Txn, channel string, level Level, from, to time.Time) 
 	return out, nil
 }
 
+// firstEventFrom is the start of a channel's first record of a level
+// that starts at or after from (zero: none).
+func firstEventFrom(txn *badger.Txn, channel string, level Level, from time.Time) (time.Time, error) {
+	prefix := levelPrefix(channel, level)
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	defer it.Close()
+	it.Seek(append(append([]byte(nil), prefix...), timeBytes(from)...))
+	if !it.Valid() {
+		return time.Time{}, nil
+	}
+	k := it.Item().Key()
+	if len(k) < len(prefix)+8 {
+		return time.Time{}, fmt.Errorf("record key %x is too short", k)
+	}
+	return timeOfBytes(k[len(prefix) : len(prefix)+8]), nil
+}
+
 // lastEvents returns up to n of a channel's newest records of a level,
 // newest first, keeping only those keep accepts (nil keeps all).
 func lastEvents(txn *badger.Txn, channel string, level Level, n int, keep func(*Event) bool) ([]*Event, error) {

@@ -170,6 +170,7 @@ func (l *Log) rollLevel(ctx context.Context, channel string, level Level, now ti
 			fail     failure
 			failed   bool
 			children []*Event
+			until    time.Time // where the mark moves when p is done
 		)
 		err := l.db.View(func(txn *badger.Txn) error {
 			var err error
@@ -183,6 +184,10 @@ func (l *Log) rollLevel(ctx context.Context, channel string, level Level, now ti
 				return err
 			}
 			children, err = eventsIn(txn, channel, childLevel(level), p.start, p.end)
+			if err != nil || len(children) > 0 || !seq {
+				return err
+			}
+			until, err = l.quietUntil(txn, channel, p, now)
 			return err
 		})
 		if err != nil {
@@ -210,7 +215,10 @@ func (l *Log) rollLevel(ctx context.Context, channel string, level Level, now ti
 			}
 			rec = l.rollupRecord(channel, p, children, sum, now)
 		}
-		if err := l.completePeriod(channel, p, seq, rec); err != nil {
+		if until.Before(p.end) {
+			until = p.end
+		}
+		if err := l.completePeriod(channel, p, seq, until, rec); err != nil {
 			return err
 		}
 		if rec != nil {
@@ -238,9 +246,54 @@ func (l *Log) rollupRecord(channel string, p period, children []*Event, sum Summ
 	return e
 }
 
+// quietUntil is how far a level's mark may move past p, a sequential
+// period with no children: to the start of the period holding the next
+// child record, or of the one that cannot be summarised yet (an open
+// topic's day, a child level's mark, a child period being summarised
+// again), else of now's period. The periods in between have nothing to
+// summarise, so one write passes them all: a history imported from
+// years back would otherwise cost a synced write for every empty day,
+// week and month since.
+func (l *Log) quietUntil(txn *badger.Txn, channel string, p period, now time.Time) (time.Time, error) {
+	until := now
+	child := childLevel(p.level)
+	next, err := firstEventFrom(txn, channel, child, p.end)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if !next.IsZero() && next.Before(until) {
+		until = next
+	}
+	if p.level == LevelDay {
+		since, err := l.openTopicSince(txn, channel)
+		if err != nil {
+			return time.Time{}, err
+		}
+		if !since.IsZero() && since.Before(until) {
+			until = since
+		}
+	} else {
+		var m mark
+		if _, err := getJSON(txn, markKey(channel, child), &m); err != nil {
+			return time.Time{}, err
+		}
+		if m.DoneUntil.Before(until) {
+			until = m.DoneUntil
+		}
+		for _, d := range l.dirtyPeriods(txn, channel, child) {
+			if !d.end.Before(p.end) && d.start.Before(until) {
+				until = d.start
+			}
+		}
+	}
+	return l.cal.periodOf(p.level, until).start, nil
+}
+
 // completePeriod writes a period's record (or removes a stale one when it
-// has no children left), clears its dirt and failure, and moves the mark.
-func (l *Log) completePeriod(channel string, p period, sequential bool, rec *Event) error {
+// has no children left), clears its dirt and failure, and, for a
+// sequential period, moves the mark to until (p's end, or past the empty
+// periods after it).
+func (l *Log) completePeriod(channel string, p period, sequential bool, until time.Time, rec *Event) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	err := l.db.Update(func(txn *badger.Txn) error {
@@ -264,7 +317,7 @@ func (l *Log) completePeriod(channel string, p period, sequential bool, rec *Eve
 		if !sequential {
 			return nil
 		}
-		return setJSON(txn, markKey(channel, p.level), &mark{DoneUntil: p.end})
+		return setJSON(txn, markKey(channel, p.level), &mark{DoneUntil: until})
 	})
 	if err != nil {
 		return fmt.Errorf("events: write %s %s of %s: %w", p.level, l.cal.label(p.level, p.start), channel, err)

@@ -241,3 +241,47 @@ func TestLateRecordMakesItsPeriodDirty(t *testing.T) {
 		t.Fatalf("weeks %v", got)
 	}
 }
+
+// TestAnOldHistoryRollsUpWithoutWalkingEveryEmptyDay: a history imported
+// from years back has its records rolled up, and the marks reach today
+// in a handful of writes, not one synced write for each empty day, week,
+// month and year since (about 1,900 here; a test import took 20–50 s).
+func TestAnOldHistoryRollsUpWithoutWalkingEveryEmptyDay(t *testing.T) {
+	now := day(2026, 11, 20, 12, 0)
+	f := newFixture(t, now, testConfig())
+	history(t, f.st, "old", day(2023, 3, 1, 0, 0), day(2023, 3, 3, 0, 0))
+	history(t, f.st, "old", day(2024, 8, 10, 0, 0), day(2024, 8, 12, 0, 0))
+	before := f.log.db.MaxVersion()
+	if _, err := f.log.BuildHistory(context.Background(), "old", time.Time{}, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	writes := f.log.db.MaxVersion() - before
+	t.Logf("%d writes", writes)
+	if writes > 150 {
+		t.Fatalf("%d writes to roll up 4 days of history 3 years back", writes)
+	}
+	for _, c := range []struct {
+		level Level
+		want  []string
+	}{
+		{LevelDay, []string{"20230301", "20230302", "20240810", "20240811"}},
+		{LevelWeek, []string{"20230226-20230304", "20240804-20240810", "20240811-20240817"}},
+		{LevelMonth, []string{"2023年3月", "2024年8月"}},
+		{LevelYear, []string{"2023年", "2024年"}},
+	} {
+		if got := labels(f.events(t, "old", c.level)); !slices.Equal(got, c.want) {
+			t.Errorf("%s records %v, want %v", c.level, got, c.want)
+		}
+	}
+	// Nothing is left due: every empty period up to today is passed.
+	rep := f.process(t, now.Add(time.Minute))
+	if len(rep.Pending) != 0 || len(rep.Rollups) != 0 {
+		t.Fatalf("after the build: pending %+v, rollups %v", rep.Pending, rep.Rollups)
+	}
+	// A topic today is summarised when its day ends, as ever.
+	f.say(t, "old", "amy", "back after two years", now.Add(2*time.Minute))
+	f.process(t, day(2026, 11, 21, 0, 10))
+	if days := labels(f.events(t, "old", LevelDay)); days[len(days)-1] != "20261120" {
+		t.Fatalf("days %v", days)
+	}
+}
