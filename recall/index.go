@@ -129,6 +129,8 @@ func New(o Options) (*Index, error) {
 	return x, nil
 }
 
+// newVectorIndex makes an empty vector index of the configured kind; a
+// flat one keeps its codes on the heap until loadVectors gives it a file.
 func (x *Index) newVectorIndex() vectorIndex {
 	if x.o.IndexKind == IndexChromem {
 		return newChromemIndex(func(id uuid.UUID) (uint32, bool) {
@@ -302,16 +304,27 @@ func (x *Index) openLexical() bool {
 	return true
 }
 
-// loadVectors fills the vector index from the cache file, or from the
-// embeddings in Badger when the cache is missing, unreadable or disagrees
-// with the store's count.
+// loadVectors fills the vector index: the flat one from its vector file
+// (vecload.go), chromem from its cache file, each from the embeddings in
+// Badger when its file is missing, unreadable or disagrees with the
+// store's; without a CacheDir, from the embeddings.
 func (x *Index) loadVectors(ctx context.Context) error {
+	x.embMu.Lock()
+	defer x.embMu.Unlock()
 	cursor, count, err := x.readState()
 	if err != nil {
 		return err
 	}
 	x.embCur.Store(cursor)
 	x.embCount.Store(count)
+	// The index being replaced saves what it has first (its vector file
+	// is the one opened next).
+	if err := x.vecs.Load().idx.close(); err != nil {
+		x.log.Warn("the vector file was not saved; it will be rebuilt", "err", err)
+	}
+	if x.o.IndexKind == IndexFlat && x.o.CacheDir != "" {
+		return x.loadFlatFile(ctx, cursor, count)
+	}
 	idx := x.newVectorIndex()
 	if path := x.cachePath(); path != "" && x.o.IndexKind == IndexChromem {
 		err := idx.load(path)
@@ -333,16 +346,40 @@ func (x *Index) loadVectors(ctx context.Context) error {
 		_ = os.Remove(path)
 		idx = x.newVectorIndex()
 	}
+	n, err := x.fillFromStore(ctx, idx)
+	if err != nil {
+		return err
+	}
+	x.vecs.Store(&vectorHolder{idx: idx})
+	x.vecReady.Store(true)
+	if n != count {
+		x.embCount.Store(n)
+	}
+	x.dirty.Store(x.o.IndexKind == IndexChromem)
+	return nil
+}
+
+// fillFromStore adds every embedding of this embedder kept in Badger whose
+// message is indexed to idx, and returns how many it added. It holds the
+// corpus for reading a chunk at a time, so the lexical index follows new
+// messages meanwhile.
+func (x *Index) fillFromStore(ctx context.Context, idx vectorIndex) (uint64, error) {
 	n := uint64(0)
-	err = x.st.DB().View(func(txn *badger.Txn) error {
+	err := x.st.DB().View(func(txn *badger.Txn) error {
 		p := x.vecPrefix()
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: p, PrefetchValues: true, PrefetchSize: 1000})
 		defer it.Close()
 		x.c.mu.RLock()
-		defer x.c.mu.RUnlock()
+		defer func() { x.c.mu.RUnlock() }()
+		seen := 0
 		for it.Rewind(); it.Valid(); it.Next() {
-			if n%4096 == 0 && ctx.Err() != nil {
-				return ctx.Err()
+			if seen++; seen%4096 == 0 { // let the lexical index write
+				x.c.mu.RUnlock()
+				err := ctx.Err()
+				x.c.mu.RLock()
+				if err != nil {
+					return err
+				}
 			}
 			id, err := uuid.FromBytes(it.Item().Key()[len(p):])
 			if err != nil {
@@ -355,7 +392,7 @@ func (x *Index) loadVectors(ctx context.Context) error {
 			ch := x.c.chans[x.c.docs[doc].ch]
 			err = it.Item().Value(func(b []byte) error {
 				if fi, ok := idx.(*flatIndex); ok {
-					return fi.addStored(doc, ch, b) // the stored codes, as they are
+					return fi.addStored(doc, id, ch, b) // the stored codes, as they are
 				}
 				v, err := decodeVec(b)
 				if err != nil {
@@ -371,15 +408,9 @@ func (x *Index) loadVectors(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("recall: load vectors: %w", err)
+		return n, fmt.Errorf("recall: load vectors: %w", err)
 	}
-	x.vecs.Store(&vectorHolder{idx: idx})
-	x.vecReady.Store(true)
-	if n != count {
-		x.embCount.Store(n)
-	}
-	x.dirty.Store(x.o.IndexKind == IndexChromem)
-	return nil
+	return n, nil
 }
 
 // modelVectorWeight is the default fusion weight of a model embedder.
@@ -467,7 +498,8 @@ func (x *Index) catchUpVectors(ctx context.Context) error {
 			}
 		}
 		x.c.mu.RUnlock()
-		x.dirty.Store(x.o.IndexKind == IndexChromem)
+		idx.done(next)
+		x.dirty.Store(x.o.IndexKind == IndexChromem || x.o.CacheDir != "")
 		if total := x.st.LastArrival(); next/50000 != cur/50000 {
 			x.log.Info("embedding", "done", next, "of", total, "embedder", x.emb.ID())
 		}
@@ -479,9 +511,10 @@ func (x *Index) catchUpVectors(ctx context.Context) error {
 // the embeddings of the configured embedder only.
 func (x *Index) dropOtherEmbedders() error { return x.dropVectors(false) }
 
-// dropVectors deletes the vectors and cursors of other embedders, and of
-// the current one too when all is set (the vectors are off: nobody reads
-// them; turning them on again re-embeds in the background).
+// dropVectors deletes the vectors, cursors and vector files of other
+// embedders, and of the current one too when all is set (the vectors are
+// off: nobody reads them; turning them on again re-embeds in the
+// background).
 func (x *Index) dropVectors(all bool) error {
 	var stale [][]byte
 	err := x.st.DB().View(func(txn *badger.Txn) error {
@@ -498,8 +531,12 @@ func (x *Index) dropVectors(all bool) error {
 		}
 		return nil
 	})
-	if err != nil || len(stale) == 0 {
+	if err != nil {
 		return err
+	}
+	x.removeVecFiles(all)
+	if len(stale) == 0 {
+		return nil
 	}
 	wb := x.st.DB().NewWriteBatch()
 	defer wb.Cancel()
