@@ -123,10 +123,17 @@ func New(o Options) (*Index, error) {
 		x.p.vecWeight = modelVectorWeight
 	}
 	x.vecOff = x.p.vecWeight == 0
-	sum := sha256.Sum256([]byte(o.Embedder.ID()))
-	copy(x.fp[:], sum[:8])
+	x.fp = embedderFP(o.Embedder)
 	x.vecs.Store(&vectorHolder{idx: x.newVectorIndex()})
 	return x, nil
+}
+
+// embedderFP is the fingerprint of an embedder's ID that names its keys
+// and files.
+func embedderFP(e Embedder) (fp [8]byte) {
+	sum := sha256.Sum256([]byte(e.ID()))
+	copy(fp[:], sum[:8])
+	return fp
 }
 
 // newVectorIndex makes an empty vector index of the configured kind; a
