@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/google/uuid"
@@ -349,8 +350,9 @@ func signBits(v []float32, words int) []uint64 {
 func appendSignBits(dst []uint64, codes []byte, words int) []uint64 {
 	const hi, lo = 0x8080808080808080, 0x0101010101010101
 	n := len(dst)
-	dst = append(dst, make([]uint64, words)...)
+	dst = slices.Grow(dst, words)[:n+words]
 	w := dst[n:]
+	clear(w)
 	i := 0
 	for ; i+8 <= len(codes); i += 8 {
 		x := binary.LittleEndian.Uint64(codes[i:])

@@ -31,8 +31,10 @@ type Options struct {
 	// words and cost recall under cross-validation on LoCoMo; 1 for a model
 	// embedder, whose semantic matches BM25 cannot make).
 	VectorWeight float64
-	// CacheDir holds the lexical snapshot and the vector index cache file
-	// ("" keeps neither: every start reads the whole store).
+	// CacheDir holds the lexical snapshot, the flat index's vector file
+	// (the codes of its vectors, read from disk at search) and chromem's
+	// cache file ("" keeps none: every start reads the whole store, and
+	// the flat index keeps its codes on the heap).
 	CacheDir string
 	// SaveEvery bounds how long new messages and vectors stay out of the
 	// snapshot and cache files (0: 5 minutes). Both are also written on a
