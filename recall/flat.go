@@ -247,11 +247,21 @@ func (f *flatIndex) search(ctx context.Context, q []float32, n int, channels []s
 					continue
 				}
 				var diff int
-				if words == 4 {
+				switch words {
+				case 4: // 256 dimensions, the built-in embedder
 					b := bitsArr[i*4 : i*4+4 : i*4+4]
 					diff = bits.OnesCount64(b[0]^qb[0]) + bits.OnesCount64(b[1]^qb[1]) +
 						bits.OnesCount64(b[2]^qb[2]) + bits.OnesCount64(b[3]^qb[3])
-				} else {
+				case 12: // 768 dimensions, the common model size
+					b := bitsArr[i*12 : i*12+12 : i*12+12]
+					q := qb[:12:12]
+					diff = bits.OnesCount64(b[0]^q[0]) + bits.OnesCount64(b[1]^q[1]) +
+						bits.OnesCount64(b[2]^q[2]) + bits.OnesCount64(b[3]^q[3]) +
+						bits.OnesCount64(b[4]^q[4]) + bits.OnesCount64(b[5]^q[5]) +
+						bits.OnesCount64(b[6]^q[6]) + bits.OnesCount64(b[7]^q[7]) +
+						bits.OnesCount64(b[8]^q[8]) + bits.OnesCount64(b[9]^q[9]) +
+						bits.OnesCount64(b[10]^q[10]) + bits.OnesCount64(b[11]^q[11])
+				default:
 					for k, x := range bitsArr[i*words : i*words+words] {
 						diff += bits.OnesCount64(x ^ qb[k])
 					}
