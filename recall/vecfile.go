@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"syscall"
 
 	"github.com/google/uuid"
 )
@@ -118,6 +119,7 @@ func newestHeader(b []byte) (vecHeader, error) {
 // writes against reads; reads may run concurrently with each other.
 type vecFile struct {
 	f      *os.File
+	fd     int // f's descriptor, for read
 	path   string
 	fp     [8]byte
 	dims   int
@@ -144,7 +146,7 @@ func createVecFile(path string, fp [8]byte, dims int) (*vecFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recall: create vector file: %w", err)
 	}
-	v := &vecFile{f: f, path: path, fp: fp, dims: dims, rec: vecRecordSize(dims)}
+	v := &vecFile{f: f, fd: int(f.Fd()), path: path, fp: fp, dims: dims, rec: vecRecordSize(dims)}
 	// Both slots empty, then the first commit's header.
 	if _, err := f.WriteAt(make([]byte, vecRecordsAt), 0); err != nil {
 		f.Close()
@@ -193,7 +195,7 @@ func checkVecFile(f *os.File, path string, fp [8]byte) (*vecFile, error) {
 	if room := uint64(st.Size()-vecRecordsAt) / uint64(rec); h.count > room {
 		return nil, fmt.Errorf("%w: torn (%d records vouched for, %d there)", errVecFile, h.count, room)
 	}
-	return &vecFile{f: f, path: path, fp: fp, dims: h.dims, rec: rec, n: int(h.count), synced: int(h.count), cursor: h.cursor, last: h}, nil
+	return &vecFile{f: f, fd: int(f.Fd()), path: path, fp: fp, dims: h.dims, rec: rec, n: int(h.count), synced: int(h.count), cursor: h.cursor, last: h}, nil
 }
 
 // scan reads every record the header vouches for, in order, handing each
@@ -278,11 +280,23 @@ func (v *vecFile) read(slot int, dst []byte) error {
 		return nil
 	}
 	off := int64(vecRecordsAt) + int64(slot)*int64(v.rec) + 16
-	_, err := v.f.ReadAt(dst[:4+v.dims], off)
-	if errors.Is(err, io.EOF) {
-		err = io.ErrUnexpectedEOF
+	b := dst[:4+v.dims]
+	for len(b) > 0 {
+		// The raw pread: a search makes a thousand or two of them, and
+		// os.File's own bookkeeping costs a third again; the owner's lock
+		// keeps the file open meanwhile.
+		k, err := syscall.Pread(v.fd, b, off)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return err
+		case k == 0:
+			return io.ErrUnexpectedEOF
+		}
+		b, off = b[k:], off+int64(k)
 	}
-	return err
+	return nil
 }
 
 // commit makes the records durable and then a header that vouches for
