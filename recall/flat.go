@@ -96,7 +96,7 @@ func (f *flatIndex) addStored(doc uint32, id uuid.UUID, channel string, b []byte
 	case f.path != "" && f.file == nil:
 		file, err := createVecFile(f.path, f.fp, dim)
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: %w", errVecWrite, err)
 		}
 		f.file = file
 		fallthrough

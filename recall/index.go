@@ -409,8 +409,11 @@ func (x *Index) fillFromStore(ctx context.Context, idx vectorIndex) (uint64, err
 				}
 				return idx.add(doc, id, ch, v)
 			})
+			if errors.Is(err, errVecWrite) {
+				return err // the vector file cannot be made
+			}
 			if err != nil {
-				continue
+				continue // not a vector of this index
 			}
 			n++
 		}

@@ -47,8 +47,12 @@ const (
 	maxVecDims = 1 << 16
 )
 
-// errVecFile marks a vector file that cannot be used.
-var errVecFile = errors.New("recall: vector file")
+// errVecFile marks a vector file that cannot be used, errVecWrite one
+// that cannot be made.
+var (
+	errVecFile  = errors.New("recall: vector file")
+	errVecWrite = errors.New("recall: the vector file cannot be made")
+)
 
 // vecHeader is one header slot.
 type vecHeader struct {

@@ -518,3 +518,32 @@ func TestFlatSearch768(t *testing.T) {
 		}
 	}
 }
+
+// TestAVectorFileThatCannotBeMadeCostsMemoryNotVectors: when the vector
+// file cannot be made (its folder is a file; its temporary name is taken
+// by a folder), the index keeps the codes on the heap and finds what the
+// heap index finds.
+func TestAVectorFileThatCannotBeMadeCostsMemoryNotVectors(t *testing.T) {
+	f := newVecFixture(t, 300)
+	blocker := filepath.Join(t.TempDir(), "a file")
+	if err := os.WriteFile(blocker, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(f.file); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(f.file+".tmp", "taken"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, cache := range map[string]string{"folder is a file": filepath.Join(blocker, "recall"), "name taken": f.cache} {
+		t.Run(name, func(t *testing.T) {
+			var log bytes.Buffer
+			y, _ := newTestIndex(t, Options{Store: f.st, CacheDir: cache, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+			syncIndex(t, y)
+			if fi := y.vecs.Load().idx.(*flatIndex); fi.file != nil || !strings.Contains(log.String(), "keeping the vectors in memory") {
+				t.Fatalf("file %v; the log:\n%s", fi.file, log.String())
+			}
+			f.same(t, y, f.loaded)
+		})
+	}
+}

@@ -35,7 +35,7 @@ const vecTail = 4096
 // count are the store's embedding state.
 func (x *Index) loadFlatFile(ctx context.Context, cursor, count uint64) error {
 	if err := os.MkdirAll(x.o.CacheDir, 0o700); err != nil {
-		return err
+		return x.loadFlatHeap(ctx, count, err)
 	}
 	path := x.vecFilePath()
 	_ = os.Remove(path + ".tmp") // a rebuild a crash cut short
@@ -78,6 +78,28 @@ func (x *Index) loadFlatFile(ctx context.Context, cursor, count uint64) error {
 	if err != nil {
 		idx.close()
 		_ = os.Remove(path + ".tmp")
+		if ctx.Err() != nil {
+			return err
+		}
+		return x.loadFlatHeap(ctx, count, err)
+	}
+	x.vecs.Store(&vectorHolder{idx: idx})
+	x.vecReady.Store(true)
+	if n != count {
+		x.embCount.Store(n)
+	}
+	return nil
+}
+
+// loadFlatHeap fills a flat index that keeps its codes on the heap, as
+// one without a CacheDir does, when the vector file cannot be written
+// (cause): a full or read-only disk costs memory, not the vectors. The
+// next start tries the file again.
+func (x *Index) loadFlatHeap(ctx context.Context, count uint64, cause error) error {
+	x.log.Warn("the vector file cannot be written; keeping the vectors in memory until the next start", "err", cause)
+	idx := newFlatIndex()
+	n, err := x.fillFromStore(ctx, idx)
+	if err != nil {
 		return err
 	}
 	x.vecs.Store(&vectorHolder{idx: idx})
