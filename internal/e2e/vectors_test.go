@@ -37,7 +37,8 @@ func TestTheVectorFileOutlivesARestart(t *testing.T) {
 	if _, stderr, rc := cli(t, d.cliEnv(), "", "import", path); rc != 0 {
 		t.Fatalf("cyan import: rc=%d %s", rc, stderr)
 	}
-	st := waitIndexed(t, d)
+	// The embedding cursor moves just before the vectors join the index.
+	st := waitVectors(t, d)
 	if st["vectors_off"] == true || st["vectors"].(float64) < float64(n)/2 {
 		t.Fatalf("vectors after the import: %v", st)
 	}
@@ -62,7 +63,7 @@ func TestTheVectorFileOutlivesARestart(t *testing.T) {
 	texts := emb.Texts()
 
 	d = start(t, data, envv)
-	st = waitIndexed(t, d)
+	st = waitVectors(t, d)
 	if st["vectors"].(float64) != vectors || emb.Texts() > texts+5 { // queries embed a text each
 		t.Fatalf("after restart: %v, %d texts embedded (%d before)", st, emb.Texts(), texts)
 	}
@@ -82,7 +83,7 @@ func TestTheVectorFileOutlivesARestart(t *testing.T) {
 	}
 	texts = emb.Texts()
 	d = start(t, data, envv)
-	st = waitIndexed(t, d)
+	st = waitVectors(t, d)
 	if st["vectors"].(float64) != vectors || emb.Texts() > texts+5 {
 		t.Fatalf("after a torn file: %v, %d texts embedded (%d before)", st, emb.Texts(), texts)
 	}
@@ -91,4 +92,21 @@ func TestTheVectorFileOutlivesARestart(t *testing.T) {
 		t.Fatalf("the torn file was not rebuilt:\n%s", d.stderr.String())
 	}
 	d.stop(syscall.SIGTERM, 5*time.Second)
+}
+
+// waitVectors waits until recall has read every message and every
+// document has its vector.
+func waitVectors(t *testing.T, d *daemon) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st := waitIndexed(t, d)
+		if st["vectors"] == st["documents"] {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the vectors did not catch up: %v", st)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
