@@ -44,8 +44,12 @@
 // coalescing signal; the embedding cursor is durable, so a restart resumes
 // where it stopped. The lexical index is written to a snapshot with its
 // cursor (lexsnap.go) and opened at start; a torn or stale one is thrown
-// away and the index rebuilt from the store. With the vectors at weight 0
-// (the built-in embedder's default) none are made or kept.
+// away and the index rebuilt from the store. The flat vector index keeps
+// only its vectors' sign bits in memory and their codes in a vector file
+// (vecfile.go, flat.go), appended as vectors are made, committed with the
+// embedding cursor and opened at start; a torn or stale one is rebuilt
+// from the embeddings in Badger (vecload.go). With the vectors at weight
+// 0 (the built-in embedder's default) none are made or kept.
 //
 // It imports importer for the LoCoMo benchmark, llm for the embeddings
 // client, packets for the knowledge scopes its tool checks, and journal to

@@ -31,8 +31,10 @@ type Options struct {
 	// words and cost recall under cross-validation on LoCoMo; 1 for a model
 	// embedder, whose semantic matches BM25 cannot make).
 	VectorWeight float64
-	// CacheDir holds the lexical snapshot and the vector index cache file
-	// ("" keeps neither: every start reads the whole store).
+	// CacheDir holds the lexical snapshot, the flat index's vector file
+	// (the codes of its vectors, read from disk at search) and chromem's
+	// cache file ("" keeps none: every start reads the whole store, and
+	// the flat index keeps its codes on the heap).
 	CacheDir string
 	// SaveEvery bounds how long new messages and vectors stay out of the
 	// snapshot and cache files (0: 5 minutes). Both are also written on a
@@ -123,12 +125,21 @@ func New(o Options) (*Index, error) {
 		x.p.vecWeight = modelVectorWeight
 	}
 	x.vecOff = x.p.vecWeight == 0
-	sum := sha256.Sum256([]byte(o.Embedder.ID()))
-	copy(x.fp[:], sum[:8])
+	x.fp = embedderFP(o.Embedder)
 	x.vecs.Store(&vectorHolder{idx: x.newVectorIndex()})
 	return x, nil
 }
 
+// embedderFP is the fingerprint of an embedder's ID that names its keys
+// and files.
+func embedderFP(e Embedder) (fp [8]byte) {
+	sum := sha256.Sum256([]byte(e.ID()))
+	copy(fp[:], sum[:8])
+	return fp
+}
+
+// newVectorIndex makes an empty vector index of the configured kind; a
+// flat one keeps its codes on the heap until loadVectors gives it a file.
 func (x *Index) newVectorIndex() vectorIndex {
 	if x.o.IndexKind == IndexChromem {
 		return newChromemIndex(func(id uuid.UUID) (uint32, bool) {
@@ -302,16 +313,27 @@ func (x *Index) openLexical() bool {
 	return true
 }
 
-// loadVectors fills the vector index from the cache file, or from the
-// embeddings in Badger when the cache is missing, unreadable or disagrees
-// with the store's count.
+// loadVectors fills the vector index: the flat one from its vector file
+// (vecload.go), chromem from its cache file, each from the embeddings in
+// Badger when its file is missing, unreadable or disagrees with the
+// store's; without a CacheDir, from the embeddings.
 func (x *Index) loadVectors(ctx context.Context) error {
+	x.embMu.Lock()
+	defer x.embMu.Unlock()
 	cursor, count, err := x.readState()
 	if err != nil {
 		return err
 	}
 	x.embCur.Store(cursor)
 	x.embCount.Store(count)
+	// The index being replaced saves what it has first (its vector file
+	// is the one opened next).
+	if err := x.vecs.Load().idx.close(); err != nil {
+		x.log.Warn("the vector file was not saved; it will be rebuilt", "err", err)
+	}
+	if x.o.IndexKind == IndexFlat && x.o.CacheDir != "" {
+		return x.loadFlatFile(ctx, cursor, count)
+	}
 	idx := x.newVectorIndex()
 	if path := x.cachePath(); path != "" && x.o.IndexKind == IndexChromem {
 		err := idx.load(path)
@@ -333,16 +355,40 @@ func (x *Index) loadVectors(ctx context.Context) error {
 		_ = os.Remove(path)
 		idx = x.newVectorIndex()
 	}
+	n, err := x.fillFromStore(ctx, idx)
+	if err != nil {
+		return err
+	}
+	x.vecs.Store(&vectorHolder{idx: idx})
+	x.vecReady.Store(true)
+	if n != count {
+		x.embCount.Store(n)
+	}
+	x.dirty.Store(x.o.IndexKind == IndexChromem)
+	return nil
+}
+
+// fillFromStore adds every embedding of this embedder kept in Badger whose
+// message is indexed to idx, and returns how many it added. It holds the
+// corpus for reading a chunk at a time, so the lexical index follows new
+// messages meanwhile.
+func (x *Index) fillFromStore(ctx context.Context, idx vectorIndex) (uint64, error) {
 	n := uint64(0)
-	err = x.st.DB().View(func(txn *badger.Txn) error {
+	err := x.st.DB().View(func(txn *badger.Txn) error {
 		p := x.vecPrefix()
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: p, PrefetchValues: true, PrefetchSize: 1000})
 		defer it.Close()
 		x.c.mu.RLock()
-		defer x.c.mu.RUnlock()
+		defer func() { x.c.mu.RUnlock() }()
+		seen := 0
 		for it.Rewind(); it.Valid(); it.Next() {
-			if n%4096 == 0 && ctx.Err() != nil {
-				return ctx.Err()
+			if seen++; seen%4096 == 0 { // let the lexical index write
+				x.c.mu.RUnlock()
+				err := ctx.Err()
+				x.c.mu.RLock()
+				if err != nil {
+					return err
+				}
 			}
 			id, err := uuid.FromBytes(it.Item().Key()[len(p):])
 			if err != nil {
@@ -355,7 +401,7 @@ func (x *Index) loadVectors(ctx context.Context) error {
 			ch := x.c.chans[x.c.docs[doc].ch]
 			err = it.Item().Value(func(b []byte) error {
 				if fi, ok := idx.(*flatIndex); ok {
-					return fi.addStored(doc, ch, b) // the stored codes, as they are
+					return fi.addStored(doc, id, ch, b) // the stored codes, as they are
 				}
 				v, err := decodeVec(b)
 				if err != nil {
@@ -363,23 +409,20 @@ func (x *Index) loadVectors(ctx context.Context) error {
 				}
 				return idx.add(doc, id, ch, v)
 			})
+			if errors.Is(err, errVecWrite) {
+				return err // the vector file cannot be made
+			}
 			if err != nil {
-				continue
+				continue // not a vector of this index
 			}
 			n++
 		}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("recall: load vectors: %w", err)
+		return n, fmt.Errorf("recall: load vectors: %w", err)
 	}
-	x.vecs.Store(&vectorHolder{idx: idx})
-	x.vecReady.Store(true)
-	if n != count {
-		x.embCount.Store(n)
-	}
-	x.dirty.Store(x.o.IndexKind == IndexChromem)
-	return nil
+	return n, nil
 }
 
 // modelVectorWeight is the default fusion weight of a model embedder.
@@ -467,7 +510,8 @@ func (x *Index) catchUpVectors(ctx context.Context) error {
 			}
 		}
 		x.c.mu.RUnlock()
-		x.dirty.Store(x.o.IndexKind == IndexChromem)
+		idx.done(next)
+		x.dirty.Store(x.o.IndexKind == IndexChromem || x.o.CacheDir != "")
 		if total := x.st.LastArrival(); next/50000 != cur/50000 {
 			x.log.Info("embedding", "done", next, "of", total, "embedder", x.emb.ID())
 		}
@@ -479,9 +523,10 @@ func (x *Index) catchUpVectors(ctx context.Context) error {
 // the embeddings of the configured embedder only.
 func (x *Index) dropOtherEmbedders() error { return x.dropVectors(false) }
 
-// dropVectors deletes the vectors and cursors of other embedders, and of
-// the current one too when all is set (the vectors are off: nobody reads
-// them; turning them on again re-embeds in the background).
+// dropVectors deletes the vectors, cursors and vector files of other
+// embedders, and of the current one too when all is set (the vectors are
+// off: nobody reads them; turning them on again re-embeds in the
+// background).
 func (x *Index) dropVectors(all bool) error {
 	var stale [][]byte
 	err := x.st.DB().View(func(txn *badger.Txn) error {
@@ -498,8 +543,12 @@ func (x *Index) dropVectors(all bool) error {
 		}
 		return nil
 	})
-	if err != nil || len(stale) == 0 {
+	if err != nil {
 		return err
+	}
+	x.removeVecFiles(all)
+	if len(stale) == 0 {
+		return nil
 	}
 	wb := x.st.DB().NewWriteBatch()
 	defer wb.Cancel()

@@ -31,9 +31,9 @@ func (x *Index) Sync(ctx context.Context) error {
 
 // Run keeps the index up to date until ctx ends, and returns nil then: it
 // loads the lexical index from the store (recall answers from what is
-// loaded meanwhile), loads the vectors (lexical-only answers say so until
-// then), then follows the journal's message events. An embedder that
-// fails (a remote server that is down) is retried with backoff while
+// loaded meanwhile), then follows the journal's message events while it
+// loads the vectors (lexical-only answers say so until then). An embedder
+// that fails (a remote server that is down) is retried with backoff while
 // lexical search goes on.
 func (x *Index) Run(ctx context.Context) error {
 	var watchers sync.WaitGroup
@@ -72,27 +72,40 @@ func (x *Index) Run(ctx context.Context) error {
 		x.followLexical(ctx, sig, nil)
 		return nil
 	}
-	for attempt := 0; ; attempt++ {
-		err := x.loadVectors(ctx)
-		if err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			return nil
-		}
-		x.log.Error("loading the vector index failed; recall answers by words only until it loads", "err", err)
-		if !backoff.Sleep(ctx, loadRetry.Delay(attempt)) {
-			return nil
-		}
-	}
-	x.log.Info("vector index ready", "vectors", x.vecs.Load().idx.count(), "embedder", x.emb.ID())
+	// The vectors load (or their file is rebuilt) beside the lexical
+	// index, which follows new messages meanwhile; recall answers by words
+	// until they are ready.
 	vecSig := make(chan struct{}, 1)
 	var wg sync.WaitGroup
-	wg.Go(func() { x.followVectors(ctx, vecSig) })
+	wg.Go(func() {
+		if !x.loadVectorsRetrying(ctx) {
+			return
+		}
+		x.log.Info("vector index ready", "vectors", x.vecs.Load().idx.count(), "embedder", x.emb.ID())
+		x.followVectors(ctx, vecSig)
+	})
 	defer wg.Wait()
 	vecSig <- struct{}{}
 	x.followLexical(ctx, sig, vecSig)
 	return nil
+}
+
+// loadVectorsRetrying loads the vector index, retrying with backoff; it
+// returns false when ctx ended first.
+func (x *Index) loadVectorsRetrying(ctx context.Context) bool {
+	for attempt := 0; ; attempt++ {
+		err := x.loadVectors(ctx)
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		x.log.Error("loading the vector index failed; recall answers by words only until it loads", "err", err)
+		if !backoff.Sleep(ctx, loadRetry.Delay(attempt)) {
+			return false
+		}
+	}
 }
 
 // followLexical indexes new messages by words on each signal until ctx

@@ -2,14 +2,10 @@ package recall
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
-	"math/bits"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -36,6 +32,12 @@ type vectorIndex interface {
 	save(path string) error
 	// load reads an index saved by save.
 	load(path string) error
+	// done records that the index holds every vector up to the embedding
+	// cursor (what a vector file's next commit vouches for).
+	done(cursor uint64)
+	// close saves what save would and lets go of the index's file; the
+	// index is not used after it.
+	close() error
 }
 
 // Vector index kinds (config embed.index).
@@ -104,6 +106,9 @@ func (c *chromemIndex) add(_ uint32, id uuid.UUID, channel string, v []float32) 
 	c.mu.Unlock()
 	return nil
 }
+
+func (c *chromemIndex) done(uint64)  {}
+func (c *chromemIndex) close() error { return nil }
 
 func (c *chromemIndex) count() int {
 	c.mu.RLock()
@@ -236,230 +241,6 @@ func cutPrefix(s, p string) (string, bool) {
 		return s[len(p):], true
 	}
 	return "", false
-}
-
-// flatIndex keeps every vector quantised to int8 (a scale per vector) in
-// one contiguous array and scans it on all cores: a quarter of float32's
-// memory and, measured by `cyan bench recall`, several times faster than
-// chromem-go's scan (which hands every document through a channel and takes
-// a lock per candidate). It loads from the embeddings in Badger, which is
-// as fast as reading a cache file, so it keeps no file of its own.
-type flatIndex struct {
-	mu    sync.RWMutex
-	dim   int
-	words int      // uint64 words of sign bits per vector
-	bits  []uint64 // sign bits, for the first pass
-	codes []int8
-	scale []float32
-	docs  []uint32
-	chans []uint32 // per slot, the channel's number in chIdx
-	chIdx map[string]uint32
-}
-
-func newFlatIndex() *flatIndex { return &flatIndex{} }
-
-func quantize(v []float32, dst []int8) float32 {
-	var m float32
-	for _, x := range v {
-		m = max(m, float32(math.Abs(float64(x))))
-	}
-	if m == 0 {
-		return 0
-	}
-	s := 127 / m
-	for i, x := range v {
-		dst[i] = int8(math.Round(float64(x * s)))
-	}
-	return m / 127
-}
-
-func (f *flatIndex) add(doc uint32, _ uuid.UUID, channel string, v []float32) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.dim == 0 {
-		f.dim = len(v)
-		f.words = (len(v) + 63) / 64
-	}
-	if len(v) != f.dim {
-		return fmt.Errorf("recall: vector of %d dimensions in an index of %d", len(v), f.dim)
-	}
-	n := len(f.codes)
-	f.codes = slices.Grow(f.codes, f.dim)[:n+f.dim]
-	f.scale = append(f.scale, quantize(v, f.codes[n:]))
-	f.bits = append(f.bits, signBits(v, f.words)...)
-	f.docs = append(f.docs, doc)
-	f.chans = append(f.chans, f.channel(channel))
-	return nil
-}
-
-// addStored adds a vector in its stored form (encodeVec: a float32 scale,
-// then int8 codes) without decoding it: loading a million vectors is then
-// a copy, not a round trip through float32.
-func (f *flatIndex) addStored(doc uint32, channel string, b []byte) error {
-	if len(b) < 5 {
-		return errors.New("recall: short stored vector")
-	}
-	dim := len(b) - 4
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.dim == 0 {
-		f.dim = dim
-		f.words = (dim + 63) / 64
-	}
-	if dim != f.dim {
-		return fmt.Errorf("recall: stored vector of %d dimensions in an index of %d", dim, f.dim)
-	}
-	scale := math.Float32frombits(binary.LittleEndian.Uint32(b))
-	n := len(f.codes)
-	f.codes = slices.Grow(f.codes, dim)[:n+dim]
-	codes := f.codes[n:]
-	words := make([]uint64, f.words)
-	for i, c := range b[4:] {
-		codes[i] = int8(c)
-		if int8(c) > 0 {
-			words[i/64] |= 1 << (i % 64)
-		}
-	}
-	f.scale = append(f.scale, scale)
-	f.bits = append(f.bits, words...)
-	f.docs = append(f.docs, doc)
-	f.chans = append(f.chans, f.channel(channel))
-	return nil
-}
-
-// channel numbers a channel name. The caller holds mu.
-func (f *flatIndex) channel(name string) uint32 {
-	if f.chIdx == nil {
-		f.chIdx = map[string]uint32{}
-	}
-	ch, ok := f.chIdx[name]
-	if !ok {
-		ch = uint32(len(f.chIdx))
-		f.chIdx[name] = ch
-	}
-	return ch
-}
-
-func (f *flatIndex) count() int {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	return len(f.docs)
-}
-
-func (f *flatIndex) save(string) error { return nil }
-func (f *flatIndex) load(string) error { return errors.New("recall: the flat index keeps no file") }
-
-// search scans in two passes: the sign bits of every vector (a popcount
-// per 64 dimensions) pick a shortlist, and the int8 codes rank it exactly.
-// Measured at 100k vectors (cyan bench recall), the first pass costs a
-// tenth of an int8 scan and the shortlist keeps the exact top results.
-func (f *flatIndex) search(ctx context.Context, q []float32, n int, channels []string, keep func(uint32) bool) ([]vecHit, error) {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	total := len(f.docs)
-	if total == 0 || n <= 0 {
-		return nil, nil
-	}
-	dim, words := f.dim, f.words
-	qq := make([]int8, dim)
-	qs := quantize(q[:min(len(q), dim)], qq)
-	qb := signBits(q[:min(len(q), dim)], words)
-	var chanSet []bool // by channel number; nil: every channel
-	if len(channels) > 0 {
-		chanSet = make([]bool, len(f.chIdx))
-		for _, c := range channels {
-			if ch, ok := f.chIdx[c]; ok {
-				chanSet[ch] = true
-			}
-		}
-	}
-	short := max(8*n, 512)
-	if short >= total {
-		short = total
-	}
-	workers := min(runtime.GOMAXPROCS(0), max(1, total/16384))
-	parts := make([][]vecHit, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := w*total/workers, (w+1)*total/workers
-		wg.Go(func() {
-			h := newTopK(short)
-			thr := -1 // a slot must share more sign bits than this to enter
-			bitsArr := f.bits
-			for i := lo; i < hi; i++ {
-				if chanSet != nil && !chanSet[f.chans[i]] {
-					continue
-				}
-				var diff int
-				if words == 4 {
-					b := bitsArr[i*4 : i*4+4 : i*4+4]
-					diff = bits.OnesCount64(b[0]^qb[0]) + bits.OnesCount64(b[1]^qb[1]) +
-						bits.OnesCount64(b[2]^qb[2]) + bits.OnesCount64(b[3]^qb[3])
-				} else {
-					for k, x := range bitsArr[i*words : i*words+words] {
-						diff += bits.OnesCount64(x ^ qb[k])
-					}
-				}
-				same := 64*words - diff
-				if same <= thr {
-					continue
-				}
-				if keep != nil && !keep(f.docs[i]) {
-					continue
-				}
-				h.push(vecHit{doc: uint32(i), sim: float32(same)}) // doc holds the slot here
-				if h.full() {
-					thr = int(h.min())
-				}
-			}
-			// Second pass: exact int8 scores of the shortlist.
-			out := newTopK(n)
-			for _, c := range h.items {
-				i := int(c.doc)
-				code := f.codes[i*dim : i*dim+dim]
-				var s int32
-				j := 0
-				for ; j+8 <= dim; j += 8 {
-					s += int32(code[j])*int32(qq[j]) + int32(code[j+1])*int32(qq[j+1]) +
-						int32(code[j+2])*int32(qq[j+2]) + int32(code[j+3])*int32(qq[j+3]) +
-						int32(code[j+4])*int32(qq[j+4]) + int32(code[j+5])*int32(qq[j+5]) +
-						int32(code[j+6])*int32(qq[j+6]) + int32(code[j+7])*int32(qq[j+7])
-				}
-				for ; j < dim; j++ {
-					s += int32(code[j]) * int32(qq[j])
-				}
-				sim := float32(s) * f.scale[i] * qs
-				if !out.full() || sim > out.min() {
-					out.push(vecHit{doc: f.docs[i], sim: sim})
-				}
-			}
-			parts[w] = out.items
-		})
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	var all []vecHit
-	for _, p := range parts {
-		all = append(all, p...)
-	}
-	sortHits(all)
-	if len(all) > n {
-		all = all[:n]
-	}
-	return all, nil
-}
-
-// signBits packs the signs of v, one bit a dimension.
-func signBits(v []float32, words int) []uint64 {
-	b := make([]uint64, words)
-	for i, x := range v {
-		if x > 0 {
-			b[i/64] |= 1 << (i % 64)
-		}
-	}
-	return b
 }
 
 // topK is a bounded min-heap of hits.
