@@ -77,6 +77,12 @@ type lexHit struct {
 type accumulator struct {
 	e       []accEntry
 	touched []uint32
+	// high lists the documents whose score has reached floor (0: no
+	// floor yet): once n of them have, the top n are among them, so the
+	// selection reads them instead of every touched document.
+	high  []uint32
+	floor float32
+	sel   []float32
 	// tab caches one term's scores by document length and count; it is
 	// refilled for each long list.
 	tab []float32
@@ -159,6 +165,7 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 			}
 		}
 		acc.touched = acc.touched[:0]
+		acc.high, acc.floor = acc.high[:0], 0
 		l.accs.Put(acc)
 	}()
 	avg := float64(l.total) / float64(N)
@@ -181,11 +188,23 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 		for _, q := range ts {
 			posts := l.posts[q.id]
 			wi := q.w * q.idf
+			if acc.floor == 0 && len(acc.touched) >= n && len(posts) > 8*n {
+				setFloor(acc, n)
+			}
+			floor := acc.floor
+			if floor == 0 {
+				floor = float32(math.Inf(1))
+			}
 			if t := len(acc.touched); t >= boostAfter && len(posts) > 16*t {
 				for _, d := range acc.touched {
 					if j, ok := slices.BinarySearchFunc(posts, d, func(p posting, d uint32) int { return int(p.doc()) - int(d) }); ok {
-						acc.e[d].score += bm25(wi, k1, b, avg, posts[j].tf(), docLen[d])
-						acc.e[d].cover += q.share
+						e := &acc.e[d]
+						was := e.score
+						e.score += bm25(wi, k1, b, avg, posts[j].tf(), docLen[d])
+						e.cover += q.share
+						if was < floor && e.score >= floor {
+							acc.high = append(acc.high, d)
+						}
 					}
 				}
 				continue
@@ -199,7 +218,7 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 			} else {
 				clear(tab)
 			}
-			touched := acc.touched
+			touched, high := acc.touched, acc.high
 			for _, p := range posts {
 				d := p.doc()
 				if keep != nil && !keep(d) {
@@ -216,13 +235,17 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 					s = bm25(wi, k1, b, avg, p.tf(), dl)
 				}
 				e := &acc.e[d]
-				if e.score == 0 {
+				was := e.score
+				if was == 0 {
 					touched = append(touched, d)
 				}
-				e.score += s
+				e.score = was + s
 				e.cover += q.share
+				if was < floor && e.score >= floor {
+					high = append(high, d)
+				}
 			}
-			acc.touched = touched
+			acc.touched, acc.high = touched, high
 		}
 	}
 	add(terms)
@@ -254,11 +277,62 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 	return first, topHits(acc, n)
 }
 
+// setFloor sets acc's floor to the n-th best score so far (n ≤ touched)
+// and lists the documents at or above it. Scores only grow, so every
+// document that ends at or above the floor is listed: the ones there now,
+// and the ones search lists as they cross it.
+func setFloor(acc *accumulator, n int) {
+	acc.sel = acc.sel[:0]
+	for _, d := range acc.touched {
+		acc.sel = append(acc.sel, acc.e[d].score)
+	}
+	acc.floor = nthLargest(acc.sel, n)
+	for _, d := range acc.touched {
+		if acc.e[d].score >= acc.floor {
+			acc.high = append(acc.high, d)
+		}
+	}
+}
+
+// nthLargest returns the n-th largest of xs (1 ≤ n ≤ len(xs)), reordering
+// xs.
+func nthLargest(xs []float32, n int) float32 {
+	k := n - 1
+	lo, hi := 0, len(xs)-1
+	for lo < hi {
+		p := xs[(lo+hi)/2]
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] > p {
+				i++
+			}
+			for xs[j] < p {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return xs[k]
+		}
+	}
+	return xs[k]
+}
+
 // dense reports whether touched documents of N are better cleared all at
 // once than one by one.
 func dense(touched, N int) bool { return touched > N/8 }
 
-// topHits selects the n best touched documents with a bounded min-heap.
+// topHits selects the n best touched documents with a bounded min-heap:
+// among those over the floor when there is one (at least n are).
 func topHits(acc *accumulator, n int) []lexHit {
 	h := make([]lexHit, 0, n)
 	less := func(a, b lexHit) bool { // a ranks below b
@@ -302,7 +376,11 @@ func topHits(acc *accumulator, n int) []lexHit {
 			down(0)
 		}
 	}
-	for _, d := range acc.touched {
+	from := acc.touched
+	if acc.floor > 0 {
+		from = acc.high
+	}
+	for _, d := range from {
 		if e := acc.e[d]; len(h) < n || e.score >= h[0].score {
 			offer(d, e)
 		}

@@ -278,3 +278,19 @@ func TestLexicalFastMatchesReference(t *testing.T) {
 	}
 	t.Logf("%d queries, %d common-term boosts", queries, boosts)
 }
+
+func TestNthLargest(t *testing.T) {
+	gen := newSynth(3)
+	for range 300 {
+		xs := make([]float32, 1+gen.r.IntN(200))
+		for i := range xs {
+			xs[i] = float32(gen.r.IntN(20)) // many ties
+		}
+		n := 1 + gen.r.IntN(len(xs))
+		want := slices.Clone(xs)
+		slices.Sort(want)
+		if got := nthLargest(slices.Clone(xs), n); got != want[len(want)-n] {
+			t.Fatalf("nthLargest(%v, %d) = %v, want %v", xs, n, got, want[len(want)-n])
+		}
+	}
+}
