@@ -72,11 +72,45 @@ type lexHit struct {
 }
 
 // accumulator holds per-document scores for one query, dense so a common
-// term over a million documents costs no map traffic.
+// term over a million documents costs no map traffic. A document's score
+// and cover sit side by side: a posting costs one cache line, not two.
 type accumulator struct {
-	score   []float32
-	cover   []float32
+	e       []accEntry
 	touched []uint32
+	// high lists the documents whose score has reached floor (0: no
+	// floor yet): once n of them have, the top n are among them, so the
+	// selection reads them instead of every touched document.
+	high  []uint32
+	floor float32
+	sel   []float32
+	// tab caches one term's scores by document length and count; it is
+	// refilled for each long list.
+	tab []float32
+}
+
+type accEntry struct{ score, cover float32 }
+
+// tabLens bounds the document lengths the per-term score table holds;
+// longer documents are scored directly.
+const tabLens = 128
+
+// bm25 is one term's score in one document: wi is the term's weight times
+// its IDF, tf its count there, dl the document's length in terms, avg the
+// mean length. Every path scores through it, so a score is the same
+// float32 however it was reached.
+func bm25(wi, k1, b, avg float64, tf, dl uint32) float32 {
+	t := float64(tf)
+	norm := k1 * (1 - b + b*float64(dl)/avg)
+	return float32(wi * t * (k1 + 1) / (t + norm))
+}
+
+// qterm is a term of a search with its weight, IDF and share of the
+// query's IDF mass.
+type qterm struct {
+	id    uint32
+	w     float64
+	idf   float64
+	share float32
 }
 
 // search returns the top n documents for the query terms that keep
@@ -87,12 +121,6 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 	N := len(l.docLen)
 	if N == 0 || n <= 0 {
 		return nil, nil
-	}
-	type qterm struct {
-		id    uint32
-		w     float64
-		idf   float64
-		share float32
 	}
 	var terms []qterm
 	seen := map[uint32]int{}
@@ -123,56 +151,101 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 	}
 	acc, _ := l.accs.Get().(*accumulator)
 	if acc == nil {
-		acc = &accumulator{}
+		acc = &accumulator{tab: make([]float32, tabLens<<tfBits)}
 	}
-	if len(acc.score) < N {
-		acc.score = make([]float32, N+N/4)
-		acc.cover = make([]float32, N+N/4)
+	if len(acc.e) < N {
+		acc.e = make([]accEntry, N+N/4)
 	}
 	defer func() {
-		for _, d := range acc.touched {
-			acc.score[d], acc.cover[d] = 0, 0
+		if dense(len(acc.touched), N) {
+			clear(acc.e[:N])
+		} else {
+			for _, d := range acc.touched {
+				acc.e[d] = accEntry{}
+			}
 		}
 		acc.touched = acc.touched[:0]
+		acc.high, acc.floor = acc.high[:0], 0
 		l.accs.Put(acc)
 	}()
 	avg := float64(l.total) / float64(N)
 	boostAfter := max(4*n, 1000)
+	docLen := l.docLen[:N]
 	// Rare terms first. A common term met after enough candidates are in
 	// only raises the scores of those candidates (found by binary search
 	// in its doc-ordered postings) instead of walking its whole list: a
 	// message that matches nothing but "like" and "day" would not make the
 	// top anyway, and at a million messages the walk is what costs.
 	add := func(ts []qterm) {
-		slices.SortFunc(ts, func(a, b qterm) int { return len(l.posts[a.id]) - len(l.posts[b.id]) })
+		// Ties by term number: the feedback terms come from a map, and
+		// the order of the additions is the last bit of a score.
+		slices.SortFunc(ts, func(a, b qterm) int {
+			if c := len(l.posts[a.id]) - len(l.posts[b.id]); c != 0 {
+				return c
+			}
+			return int(a.id) - int(b.id)
+		})
 		for _, q := range ts {
 			posts := l.posts[q.id]
 			wi := q.w * q.idf
-			score := func(p posting) float32 {
-				tf := float64(p.tf())
-				norm := k1 * (1 - b + b*float64(l.docLen[p.doc()])/avg)
-				return float32(wi * tf * (k1 + 1) / (tf + norm))
+			if acc.floor == 0 && len(acc.touched) >= n && len(posts) > 8*n {
+				setFloor(acc, n)
+			}
+			floor := acc.floor
+			if floor == 0 {
+				floor = float32(math.Inf(1))
 			}
 			if t := len(acc.touched); t >= boostAfter && len(posts) > 16*t {
 				for _, d := range acc.touched {
 					if j, ok := slices.BinarySearchFunc(posts, d, func(p posting, d uint32) int { return int(p.doc()) - int(d) }); ok {
-						acc.score[d] += score(posts[j])
-						acc.cover[d] += q.share
+						e := &acc.e[d]
+						was := e.score
+						e.score += bm25(wi, k1, b, avg, posts[j].tf(), docLen[d])
+						e.cover += q.share
+						if was < floor && e.score >= floor {
+							acc.high = append(acc.high, d)
+						}
 					}
 				}
 				continue
 			}
+			// A term's score depends only on the count and the length:
+			// a long list reads it from a table filled as it goes (a
+			// score is never 0, so 0 is "not yet").
+			tab := acc.tab
+			if len(posts) < len(tab) {
+				tab = nil
+			} else {
+				clear(tab)
+			}
+			touched, high := acc.touched, acc.high
 			for _, p := range posts {
 				d := p.doc()
 				if keep != nil && !keep(d) {
 					continue
 				}
-				if acc.score[d] == 0 {
-					acc.touched = append(acc.touched, d)
+				dl := docLen[d]
+				var s float32
+				if k := dl<<tfBits | p.tf(); dl < tabLens && tab != nil {
+					if s = tab[k]; s == 0 {
+						s = bm25(wi, k1, b, avg, p.tf(), dl)
+						tab[k] = s
+					}
+				} else {
+					s = bm25(wi, k1, b, avg, p.tf(), dl)
 				}
-				acc.score[d] += score(p)
-				acc.cover[d] += q.share
+				e := &acc.e[d]
+				was := e.score
+				if was == 0 {
+					touched = append(touched, d)
+				}
+				e.score = was + s
+				e.cover += q.share
+				if was < floor && e.score >= floor {
+					high = append(high, d)
+				}
 			}
+			acc.touched, acc.high = touched, high
 		}
 	}
 	add(terms)
@@ -204,7 +277,62 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 	return first, topHits(acc, n)
 }
 
-// topHits selects the n best touched documents with a bounded min-heap.
+// setFloor sets acc's floor to the n-th best score so far (n ≤ touched)
+// and lists the documents at or above it. Scores only grow, so every
+// document that ends at or above the floor is listed: the ones there now,
+// and the ones search lists as they cross it.
+func setFloor(acc *accumulator, n int) {
+	acc.sel = acc.sel[:0]
+	for _, d := range acc.touched {
+		acc.sel = append(acc.sel, acc.e[d].score)
+	}
+	acc.floor = nthLargest(acc.sel, n)
+	for _, d := range acc.touched {
+		if acc.e[d].score >= acc.floor {
+			acc.high = append(acc.high, d)
+		}
+	}
+}
+
+// nthLargest returns the n-th largest of xs (1 ≤ n ≤ len(xs)), reordering
+// xs.
+func nthLargest(xs []float32, n int) float32 {
+	k := n - 1
+	lo, hi := 0, len(xs)-1
+	for lo < hi {
+		p := xs[(lo+hi)/2]
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] > p {
+				i++
+			}
+			for xs[j] < p {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return xs[k]
+		}
+	}
+	return xs[k]
+}
+
+// dense reports whether touched documents of N are better cleared all at
+// once than one by one.
+func dense(touched, N int) bool { return touched > N/8 }
+
+// topHits selects the n best touched documents with a bounded min-heap:
+// among those over the floor when there is one (at least n are).
 func topHits(acc *accumulator, n int) []lexHit {
 	h := make([]lexHit, 0, n)
 	less := func(a, b lexHit) bool { // a ranks below b
@@ -229,8 +357,8 @@ func topHits(acc *accumulator, n int) []lexHit {
 			i = m
 		}
 	}
-	for _, d := range acc.touched {
-		x := lexHit{doc: d, score: acc.score[d], cover: acc.cover[d]}
+	offer := func(d uint32, e accEntry) {
+		x := lexHit{doc: d, score: e.score, cover: e.cover}
 		if len(h) < n {
 			h = append(h, x)
 			for i := len(h) - 1; i > 0; {
@@ -241,11 +369,20 @@ func topHits(acc *accumulator, n int) []lexHit {
 				h[i], h[p] = h[p], h[i]
 				i = p
 			}
-			continue
+			return
 		}
 		if less(h[0], x) {
 			h[0] = x
 			down(0)
+		}
+	}
+	from := acc.touched
+	if acc.floor > 0 {
+		from = acc.high
+	}
+	for _, d := range from {
+		if e := acc.e[d]; len(h) < n || e.score >= h[0].score {
+			offer(d, e)
 		}
 	}
 	slices.SortFunc(h, func(a, b lexHit) int {
