@@ -359,13 +359,19 @@ func (x *Index) loadVectors(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	x.holdVectors(idx, n, count)
+	x.dirty.Store(x.o.IndexKind == IndexChromem)
+	return nil
+}
+
+// holdVectors makes idx, filled with n of the count vectors the store
+// said it kept, the index searches use, and the count the true one.
+func (x *Index) holdVectors(idx vectorIndex, n, count uint64) {
 	x.vecs.Store(&vectorHolder{idx: idx})
 	x.vecReady.Store(true)
 	if n != count {
 		x.embCount.Store(n)
 	}
-	x.dirty.Store(x.o.IndexKind == IndexChromem)
-	return nil
 }
 
 // fillFromStore adds every embedding of this embedder kept in Badger whose

@@ -83,11 +83,7 @@ func (x *Index) loadFlatFile(ctx context.Context, cursor, count uint64) error {
 		}
 		return x.loadFlatHeap(ctx, count, err)
 	}
-	x.vecs.Store(&vectorHolder{idx: idx})
-	x.vecReady.Store(true)
-	if n != count {
-		x.embCount.Store(n)
-	}
+	x.holdVectors(idx, n, count)
 	return nil
 }
 
@@ -102,11 +98,7 @@ func (x *Index) loadFlatHeap(ctx context.Context, count uint64, cause error) err
 	if err != nil {
 		return err
 	}
-	x.vecs.Store(&vectorHolder{idx: idx})
-	x.vecReady.Store(true)
-	if n != count {
-		x.embCount.Store(n)
-	}
+	x.holdVectors(idx, n, count)
 	return nil
 }
 
