@@ -1,14 +1,17 @@
 package layout
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -177,4 +180,42 @@ func TestImportsFollowTheLayering(t *testing.T) {
 			}
 		}
 	}
+}
+
+// parsedFile is one non-test Go file of the module, parsed whole.
+type parsedFile struct {
+	dir, path string // dir as packages names it
+	fset      *token.FileSet
+	file      *ast.File
+}
+
+var parsed struct {
+	once  sync.Once
+	files []parsedFile
+	err   error
+}
+
+// parseAll parses every non-test Go file of the module once, for the
+// tests that read whole files (the tool convention, the glob matcher):
+// each walks the same trees rather than parsing the module again.
+func parseAll(t *testing.T, root string) []parsedFile {
+	t.Helper()
+	pkgs := packages(t, root)
+	parsed.once.Do(func() {
+		for _, dir := range slices.Sorted(maps.Keys(pkgs)) {
+			for _, f := range pkgs[dir] {
+				fset := token.NewFileSet()
+				af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+				if err != nil {
+					parsed.err = err
+					return
+				}
+				parsed.files = append(parsed.files, parsedFile{dir: dir, path: f, fset: fset, file: af})
+			}
+		}
+	})
+	if parsed.err != nil {
+		t.Fatal(parsed.err)
+	}
+	return parsed.files
 }

@@ -2,8 +2,6 @@ package layout
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/token"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,49 +17,44 @@ import (
 func TestOneToolConvention(t *testing.T) {
 	root := repoRoot(t)
 	registerAll := 0
-	for dir, files := range packages(t, root) {
-		for _, f := range files {
-			af, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rel, _ := filepath.Rel(root, f)
-			ast.Inspect(af, func(n ast.Node) bool {
-				switch n := n.(type) {
-				case *ast.StructType:
-					if dir == "packets" {
-						return true
+	for _, pf := range parseAll(t, root) {
+		dir, af := pf.dir, pf.file
+		rel, _ := filepath.Rel(root, pf.path)
+		ast.Inspect(af, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.StructType:
+				if dir == "packets" {
+					return true
+				}
+				spec, run := false, false
+				for _, fld := range n.Fields.List {
+					if len(fld.Names) == 0 && isSelector(fld.Type, "packets", "ToolSpec") {
+						spec = true
 					}
-					spec, run := false, false
-					for _, fld := range n.Fields.List {
-						if len(fld.Names) == 0 && isSelector(fld.Type, "packets", "ToolSpec") {
-							spec = true
-						}
-						if _, ok := fld.Type.(*ast.FuncType); ok {
-							run = true
-						}
-					}
-					if spec && run {
-						t.Errorf("%s declares a tool type of its own (packets.ToolSpec and a run function); export packets.Tool values instead", rel)
-					}
-				case *ast.CallExpr:
-					sel, ok := n.Fun.(*ast.SelectorExpr)
-					if !ok || dir != "daemon" {
-						return true
-					}
-					switch sel.Sel.Name {
-					case "RegisterAll":
-						registerAll++
-					case "Register":
-						if len(n.Args) != 1 || !isToolValue(n.Args[0]) && !strings.Contains(strings.ToLower(exprName(sel.X)), "reg") {
-							return true
-						}
-						t.Errorf("%s registers a tool by hand (%s.Register); add the part's tools to the one RegisterAll", rel, exprName(sel.X))
+					if _, ok := fld.Type.(*ast.FuncType); ok {
+						run = true
 					}
 				}
-				return true
-			})
-		}
+				if spec && run {
+					t.Errorf("%s declares a tool type of its own (packets.ToolSpec and a run function); export packets.Tool values instead", rel)
+				}
+			case *ast.CallExpr:
+				sel, ok := n.Fun.(*ast.SelectorExpr)
+				if !ok || dir != "daemon" {
+					return true
+				}
+				switch sel.Sel.Name {
+				case "RegisterAll":
+					registerAll++
+				case "Register":
+					if len(n.Args) != 1 || !isToolValue(n.Args[0]) && !strings.Contains(strings.ToLower(exprName(sel.X)), "reg") {
+						return true
+					}
+					t.Errorf("%s registers a tool by hand (%s.Register); add the part's tools to the one RegisterAll", rel, exprName(sel.X))
+				}
+			}
+			return true
+		})
 	}
 	if registerAll != 1 {
 		t.Errorf("daemon calls RegisterAll %d times; the registry takes every part's tools in one loop", registerAll)
