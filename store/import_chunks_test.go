@@ -17,22 +17,30 @@ import (
 // transactions; the idempotency answer counts them all; the channel keeps
 // the creation time of its first message.
 func TestImportChunksPipelined(t *testing.T) {
-	s, err := Open(Options{InMemory: true})
+	// A 1 MB memtable makes a transaction a few hundred messages (at
+	// Badger's default of 64 MB it is a few thousand): the batch spans
+	// several transactions with a tenth of the messages.
+	s, err := Open(Options{InMemory: true, tune: func(o badger.Options) badger.Options { return o.WithMemTableSize(1 << 20).WithValueThreshold(64 << 10) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	const unique, n = 2500, 3000
+	// Each message writes four keys (message, id, arrival, external id).
+	if limit := s.db.MaxBatchCount(); 4*unique < 4*limit {
+		t.Fatalf("%d messages (four writes each) are not four times the %d writes of a transaction: the pipeline would not fill", unique, limit)
+	}
 	var msgs []*Message
-	for i := range 12000 {
-		msgs = append(msgs, &Message{Channel: fmt.Sprintf("c%d", i%10000%3), User: "u", Text: fmt.Sprintf("message %d, long enough that a few thousand fill one transaction", i),
-			Time: t0.Add(time.Duration(i) * time.Second), ExternalID: fmt.Sprint(i % 10000)}) // the last 2000 repeat earlier ones
+	for i := range n {
+		msgs = append(msgs, &Message{Channel: fmt.Sprintf("c%d", i%unique%3), User: "u", Text: fmt.Sprintf("message %d, long enough that a few hundred fill one transaction", i),
+			Time: t0.Add(time.Duration(i) * time.Second), ExternalID: fmt.Sprint(i % unique)}) // the last 500 repeat earlier ones
 	}
 	ans, added, replayed, err := s.ImportBatch(msgs, Batch{Key: "big", Final: true})
-	if err != nil || replayed || len(added) != 10000 || ans.Added != 10000 || ans.Skipped != 2000 {
+	if err != nil || replayed || len(added) != unique || ans.Added != unique || ans.Skipped != n-unique {
 		t.Fatalf("ImportOnce = %+v, %d added, replayed %v, %v", ans, len(added), replayed, err)
 	}
 	got, cur, err := s.Since(0, 100000)
-	if err != nil || len(got) != 10000 || cur != 10000 {
+	if err != nil || len(got) != unique || cur != unique {
 		t.Fatalf("Since = %d, %d, %v", len(got), cur, err)
 	}
 	for i, m := range got {
