@@ -254,8 +254,10 @@ func (c *capBuffer) String() string {
 	return strings.ToValidUTF8(string(c.head)+string(tail), "\uFFFD")
 }
 
-// processWatch is how often a sandbox's processes are counted.
-const processWatch = 20 * time.Millisecond
+// processWatch is how often a sandbox's processes are counted (each count
+// reads the whole of /proc). A variable so that a test about something
+// else than the process limit can count less often.
+var processWatch = 20 * time.Millisecond
 
 // watchProcesses counts the processes of the sandbox that bwrap (pid) made
 // while it runs, and closes the returned channel once they pass the
