@@ -13,7 +13,11 @@ import (
 // budget is stored whole, reaches the model cut to fit (the packet within
 // budget), and the prompt and the trace say where the whole of it is.
 func TestA250KBMessageFitsTheBudget(t *testing.T) {
-	r := newRig(t, nil)
+	// A context budget of 1,000 tokens, not the default 6,000: the message
+	// (99,200 tokens) is a hundred times over it, and the search for where
+	// to cut counts prefixes of up to 16 bytes a token of the budget
+	// (oversize.go), a sixth as much text here.
+	r := newRig(t, func(o *Options) { o.Agent.ContextBudget = 1000 })
 	r.turn(t, "ann", "first, a short one")
 	line := "2026-11-23 10:31:07 INFO worker-3 flushed 4096 records to segment 00042 in 12ms\n"
 	big := strings.Repeat(line, 250<<10/len(line))
