@@ -7,6 +7,7 @@ import (
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // scriptCompressor is main-virtual's Compressor: the library's compress
@@ -18,6 +19,6 @@ type scriptCompressor struct {
 
 var _ mainvirtual.Compressor = (*scriptCompressor)(nil)
 
-func (c *scriptCompressor) Compress(ctx context.Context, q mainvirtual.Query, m *store.Message) (string, string, error) {
+func (c *scriptCompressor) Compress(ctx context.Context, q turn.Query, m *store.Message) (string, string, error) {
 	return c.lib.Compress(ctx, q.Channel, m.Text, c.persona().Name)
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/internal/llmtest"
-	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // TestCompressorRunsThePersonasScript builds the daemon's parts with a
@@ -43,7 +43,7 @@ func TestCompressorRunsThePersonasScript(t *testing.T) {
 	}
 	c := &scriptCompressor{lib: d.scripts, persona: d.persona.Load}
 	fake.Enqueue(llmtest.Reply{Text: "  said hello  "})
-	text, traceID, err := c.Compress(context.Background(), mainvirtual.Query{Channel: "home"}, &store.Message{Text: "hello there"})
+	text, traceID, err := c.Compress(context.Background(), turn.Query{Channel: "home"}, &store.Message{Text: "hello there"})
 	if err != nil || strings.TrimSpace(text) != "said hello" || traceID == "" {
 		t.Fatalf("Compress = %q, %q, %v", text, traceID, err)
 	}

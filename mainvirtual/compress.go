@@ -18,7 +18,7 @@ import (
 type Compressor interface {
 	// Compress returns the short line and the id of the trace of the call
 	// that made it ("" if none is kept).
-	Compress(ctx context.Context, q Query, m *store.Message) (text, traceID string, err error)
+	Compress(ctx context.Context, q turn.Query, m *store.Message) (text, traceID string, err error)
 }
 
 // compressedMark opens a compressed message in the context, so the model
@@ -80,7 +80,7 @@ func cleanShort(s string) string {
 // then drops the oldest messages that still do not fit. The incoming
 // message, last, always stays. It returns the index of the first message
 // kept and records what it did in ct.
-func (a *assembler) fit(ctx context.Context, q Query, items []ctxItem, mini int, ct *turn.ContextTrace) int {
+func (a *assembler) fit(ctx context.Context, q turn.Query, items []ctxItem, mini int, ct *turn.ContextTrace) int {
 	n := len(items)
 	total := 0
 	for _, it := range items {
@@ -190,7 +190,7 @@ func (a *assembler) setShort(it *ctxItem, text string) {
 }
 
 // compressOne compresses one message now and keeps the result.
-func (a *assembler) compressOne(ctx context.Context, q Query, it *ctxItem, ct *turn.ContextTrace) bool {
+func (a *assembler) compressOne(ctx context.Context, q turn.Query, it *ctxItem, ct *turn.ContextTrace) bool {
 	text, traceID, err := a.compressor.Compress(ctx, q, it.m)
 	if err == nil && strings.TrimSpace(text) == "" {
 		err = fmt.Errorf("the compressed form is empty")

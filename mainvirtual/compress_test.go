@@ -25,7 +25,7 @@ type shortener struct {
 	fail  bool
 }
 
-func (s *shortener) Compress(_ context.Context, _ Query, m *store.Message) (string, string, error) {
+func (s *shortener) Compress(_ context.Context, _ turn.Query, m *store.Message) (string, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.calls == nil {
@@ -205,7 +205,7 @@ func BenchmarkAssembleCompressed(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	q := Query{Channel: "bench", Speaker: "alice", Now: t0.Add(time.Hour)}
+	q := turn.Query{Channel: "bench", Speaker: "alice", Now: t0.Add(time.Hour)}
 	pk, err := mv.asm.assemble(context.Background(), q)
 	if err != nil || len(pk.Context.Compressed) == 0 || pk.Context.Tokens > agent.ContextBudget {
 		b.Fatalf("assemble: %v %+v", err, pk.Context)
