@@ -200,7 +200,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		if _, err := d.scripts.Load(script.CompressScript); err != nil {
 			return fmt.Errorf("daemon: the %s script: %w (fix it, or set agent.compress.enabled: false)", script.CompressScript, err)
 		}
-		compressor = &scriptCompressor{lib: d.scripts, persona: d.persona.Load}
+		compressor = d.scripts
 	}
 
 	d.mem, err = memory.Open(memory.Options{
