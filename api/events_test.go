@@ -1,11 +1,12 @@
 package api
 
 import (
-	"github.com/cyan-agent/cyan/notation"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cyan-agent/cyan/notation"
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/events"

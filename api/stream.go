@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cyan-agent/cyan/glob"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cyan-agent/cyan/glob"
 
 	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/store"

@@ -3,11 +3,12 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/cyan-agent/cyan/api"
 	"net/url"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/cyan-agent/cyan/api"
 )
 
 func observersLs(f *flags) run {

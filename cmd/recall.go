@@ -3,8 +3,9 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/cyan-agent/cyan/recall"
 	"strings"
+
+	"github.com/cyan-agent/cyan/recall"
 )
 
 func recallCmd(f *flags) run {

@@ -3,10 +3,11 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/cyan-agent/cyan/api"
 	"net/url"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/cyan-agent/cyan/api"
 )
 
 func toolLs(f *flags) run {

@@ -11,7 +11,6 @@ import (
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/mainvirtual"
-	"github.com/cyan-agent/cyan/store"
 )
 
 // TestCompressorRunsThePersonasScript builds the daemon's parts with a
@@ -41,9 +40,9 @@ func TestCompressorRunsThePersonasScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &scriptCompressor{lib: d.scripts, persona: d.persona.Load}
+	var c mainvirtual.Compressor = d.scripts
 	fake.Enqueue(llmtest.Reply{Text: "  said hello  "})
-	text, traceID, err := c.Compress(context.Background(), mainvirtual.Query{Channel: "home"}, &store.Message{Text: "hello there"})
+	text, traceID, err := c.Compress(context.Background(), "home", "hello there", d.persona.Load().Name)
 	if err != nil || strings.TrimSpace(text) != "said hello" || traceID == "" {
 		t.Fatalf("Compress = %q, %q, %v", text, traceID, err)
 	}

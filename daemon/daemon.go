@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/clock"
+	"github.com/cyan-agent/cyan/limitproc"
 	"github.com/cyan-agent/cyan/metrics"
+	"github.com/cyan-agent/cyan/tools"
 
 	"github.com/cyan-agent/cyan/api"
 	"github.com/cyan-agent/cyan/backoff"
@@ -198,7 +200,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		if _, err := d.scripts.Load(script.CompressScript); err != nil {
 			return fmt.Errorf("daemon: the %s script: %w (fix it, or set agent.compress.enabled: false)", script.CompressScript, err)
 		}
-		compressor = &scriptCompressor{lib: d.scripts, persona: d.persona.Load}
+		compressor = d.scripts
 	}
 
 	d.mem, err = memory.Open(memory.Options{
@@ -243,22 +245,20 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 	if err := d.buildVoice(cfg.TTS, log.With("component", "voice")); err != nil {
 		return err
 	}
-	sources := memorySources(d.mem, d.tools.reg)
-	sources[turn.SlotEvents] = eventsSource(d.events, d.tools.reg)
-	sources[turn.SlotPulled] = mainvirtual.Stack(topicTheories(d.events, d.tools.reg), sources[turn.SlotPulled])
+	sources := d.mem.Sources(d.tools.reg.Resolve)
+	var theories turn.Source
+	sources[turn.SlotEvents], theories = d.events.Sources(d.tools.reg.Reader)
+	sources[turn.SlotPulled] = mainvirtual.Stack(theories, sources[turn.SlotPulled])
 	budgets := map[turn.Slot]int{turn.SlotWorkspace: cfg.Memory.Budget}
-	if err := addLoreSources(sources, budgets, d.persona.Load, st, log.With("component", "lorebook"), cfg.Agent); err != nil {
-		return err
-	}
 
 	d.mv, err = mainvirtual.New(mainvirtual.Options{
 		Store: st, LLM: metered, Persona: d.persona.Load, Agent: cfg.Agent,
-		Tools:   toolsAdapter{reg: d.tools.reg, metrics: d.metrics},
-		Limits:  limitAdapter{chain: d.tools.limits, now: now},
+		Tools:   tools.Turns{Registry: d.tools.reg, Count: d.metrics.ToolCall},
+		Limits:  limitproc.Turns{Chain: d.tools.limits, Now: now},
 		Sources: sources, ContextStart: d.events, Compressor: compressor,
 		Budgets:     budgets,
 		LiveText:    true,
-		Greeting:    greeting(d.persona.Load),
+		Greeting:    mainvirtual.PersonaGreeting(d.persona.Load),
 		Images:      visionImages(cfg),
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
 		Counter: counter, Now: now, Logger: log.With("component", "mainvirtual"),

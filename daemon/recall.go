@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"context"
 	"log/slog"
 	"path/filepath"
 
@@ -38,21 +37,6 @@ func newRecall(cfg *config.Config, st *store.Store, scripts recall.Scripts, log 
 	return recall.New(recall.Options{
 		Store: st, Embedder: emb, IndexKind: cfg.Embed.Index, VectorWeight: cfg.Embed.VectorWeight,
 		CacheDir: filepath.Join(cfg.DataDir, "recall"), Logger: logger.With("component", "recall"),
-		Judge: recall.NewScriptJudge(scripts), Rewrite: true, Records: eventRecords{log: log},
+		Judge: recall.NewScriptJudge(scripts), Rewrite: true, Records: log,
 	})
-}
-
-// eventRecords is the event log's records (events.Log.Records: what
-// each is and where it is found) as recall's record source.
-type eventRecords struct{ log *events.Log }
-
-var _ recall.Records = eventRecords{}
-
-func (e eventRecords) Records(ctx context.Context) ([]recall.Record, error) {
-	rs, err := e.log.Records(ctx)
-	out := make([]recall.Record, len(rs))
-	for i, r := range rs {
-		out[i] = recall.Record(r)
-	}
-	return out, err
 }

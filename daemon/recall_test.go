@@ -151,11 +151,3 @@ func TestARecallHitReviewsTheItemAndTheEventItCovers(t *testing.T) {
 		t.Fatal("another channel got the pulled passages")
 	}
 }
-
-// TestEventRecordsAreRecallsRecords: the event log's records go into
-// recall as they are; their kinds are recall's.
-func TestEventRecordsAreRecallsRecords(t *testing.T) {
-	if events.RecordEvent != recall.KindEvent || events.RecordTheory != recall.KindTheory {
-		t.Fatalf("kinds %q %q, recall's %q %q", events.RecordEvent, events.RecordTheory, recall.KindEvent, recall.KindTheory)
-	}
-}

@@ -1,8 +1,6 @@
 package daemon
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,16 +9,11 @@ import (
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/limitproc"
-	"github.com/cyan-agent/cyan/llm"
-	"github.com/cyan-agent/cyan/mainvirtual"
-	"github.com/cyan-agent/cyan/memory"
-	"github.com/cyan-agent/cyan/metrics"
 	"github.com/cyan-agent/cyan/observer"
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/recall"
 	"github.com/cyan-agent/cyan/script"
 	"github.com/cyan-agent/cyan/tools"
-	"github.com/cyan-agent/cyan/turn"
 )
 
 // toolParts is the tools side of the System.
@@ -93,85 +86,6 @@ func (d *Daemon) buildTools(cfg *config.Config, version string) (*toolParts, err
 
 func (tp *toolParts) enableApprovals(d *Daemon, ttl time.Duration, now func() time.Time) {
 	tp.reg.EnableApprovals(tools.ApprovalOptions{Store: d.store, TTL: ttl, Now: now, Logger: d.root.With("component", "approvals")})
-}
-
-// toolsAdapter offers the registry to main-virtual.
-type toolsAdapter struct {
-	reg     *tools.Registry
-	metrics *metrics.Metrics // nil: not counted
-}
-
-var _ mainvirtual.Tools = toolsAdapter{}
-
-func (a toolsAdapter) Offer(q mainvirtual.Query) []llm.Tool { return a.reg.ModelTools(q.Caller("")) }
-
-func (a toolsAdapter) Call(ctx context.Context, q mainvirtual.Query, call llm.ToolCall) turn.ToolResult {
-	o := a.reg.Call(ctx, q.Caller(call.ID), call.Name, json.RawMessage(call.Arguments))
-	a.metrics.ToolCall(call.Name, string(o.Decision))
-	return turn.ToolResult{Text: o.Text(), IsError: o.Failed(), Quiet: o.Report, Transient: o.Transient}
-}
-
-// limitAdapter puts the limit-process into main-virtual's turn.
-type limitAdapter struct {
-	chain *limitproc.Chain
-	now   func() time.Time
-}
-
-var _ mainvirtual.Limiter = limitAdapter{}
-
-func (a limitAdapter) turn(q mainvirtual.Query) limitproc.Turn {
-	return limitproc.Turn{Channel: q.Channel, Speaker: q.Speaker, Process: mainvirtual.Process, Now: a.now()}
-}
-
-func (a limitAdapter) notices(ns []limitproc.Notice) []turn.LimitNotice {
-	var out []turn.LimitNotice
-	for _, n := range ns {
-		out = append(out, turn.LimitNotice{From: a.chain.Speaker(), Text: n.Text})
-	}
-	return out
-}
-
-func (a limitAdapter) Output(q mainvirtual.Query, parts []string, usage llm.Usage) ([]string, []turn.LimitNotice) {
-	t := a.turn(q)
-	parts, ns := a.chain.Output(t, parts)
-	ns = append(ns, a.chain.Spend(t, usage.InputTokens+usage.OutputTokens)...)
-	return parts, a.notices(ns)
-}
-
-func (a limitAdapter) Admit(q mainvirtual.Query) (time.Duration, string) {
-	return a.chain.Admit(a.turn(q))
-}
-
-func (a limitAdapter) ToolCall(q mainvirtual.Query, call llm.ToolCall) (string, []turn.LimitNotice) {
-	r, ns := a.chain.Call(a.turn(q), call.Name)
-	return r, a.notices(ns)
-}
-
-// viewerOf is the workspace a turn sees: its channel, and whether its
-// speaker is the owner talking in private (then the owner's items from other
-// conversations follow them).
-func viewerOf(reg *tools.Registry, q mainvirtual.Query) memory.Viewer {
-	return memory.ViewerOf(reg.Resolve(q.Caller("")))
-}
-
-// memorySources fills the workspace, pulled-info and plan slots. The
-// pulled-info area is the workspace's (SPEC §2 item 6): what its tools and
-// the recall tool pulled into the channel, escaped, newest kept when the
-// budget is short.
-func memorySources(mem *memory.Memory, reg *tools.Registry) map[turn.Slot]mainvirtual.Source {
-	return map[turn.Slot]mainvirtual.Source{
-		turn.SlotWorkspace: mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, budget int, _ func(string) int) (mainvirtual.Section, error) {
-			body, items := mem.WorkspaceSection(viewerOf(reg, q), budget)
-			return mainvirtual.Section{Body: body, Items: items}, nil
-		}),
-		turn.SlotPulled: mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, budget int, _ func(string) int) (mainvirtual.Section, error) {
-			body, items := mem.PulledSection(q.Channel, budget)
-			return mainvirtual.Section{Body: body, Items: items}, nil
-		}),
-		turn.SlotPlans: mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, _ int, _ func(string) int) (mainvirtual.Section, error) {
-			return mainvirtual.Section{Body: mem.PlansSection(viewerOf(reg, q))}, nil
-		}),
-	}
 }
 
 // openers are what the open tool opens: every %[...] reference a prompt

@@ -38,6 +38,9 @@
 // It keeps its data in the store's database under the prefixes registered
 // in store/keys.go.
 //
-// It may import store, config, packets, llm, notation, journal, backoff
-// and clock.
+// Log.Sources are its parts of a turn's prompt: the events slot and the
+// topic's theories in the pulled-info area.
+//
+// It may import store, config, packets, llm, notation, journal, backoff,
+// clock and turn.
 package events

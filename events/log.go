@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cyan-agent/cyan/clock"
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/cyan-agent/cyan/clock"
 
 	"github.com/cyan-agent/cyan/backoff"
 

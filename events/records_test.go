@@ -40,9 +40,9 @@ func TestRecordsScopes(t *testing.T) {
 		got[r.Source] = want{r.Kind, r.Channel, r.OwnerOnly}
 	}
 	for source, w := range map[string]want{
-		"theory tides":             {RecordTheory, "", false},
-		"theory the group's jokes": {RecordTheory, "g", false},
-		"theory alice's savings":   {RecordTheory, "", true},
+		"theory tides":             {packets.RecordTheory, "", false},
+		"theory the group's jokes": {packets.RecordTheory, "g", false},
+		"theory alice's savings":   {packets.RecordTheory, "", true},
 	} {
 		if got[source] != w {
 			t.Errorf("%s: %+v, want %+v (all: %+v)", source, got[source], w, got)
@@ -50,7 +50,7 @@ func TestRecordsScopes(t *testing.T) {
 	}
 	events := 0
 	for _, r := range rs {
-		if r.Kind == RecordEvent {
+		if r.Kind == packets.RecordEvent {
 			events++
 			if r.Channel != "g" || r.Text != "amy planned the lake trip" || r.Source != "event "+f.log.cal.label(LevelEvent, r.Time) {
 				t.Errorf("event record %+v", r)

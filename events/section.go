@@ -11,6 +11,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/cyan-agent/cyan/packets"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // SectionQuery is the turn the events section is filled for.
@@ -31,13 +32,6 @@ func (q SectionQuery) reader() packets.Reader {
 		return q.Reader
 	}
 	return topicReader(packets.Scope{Channel: q.Channel})
-}
-
-// Section is the filled "recent event records" section.
-type Section struct {
-	Body  string
-	Items []packets.SectionItem
-	Note  string
 }
 
 // recencyHalfLife is how fast the recency term of the selection fades.
@@ -83,8 +77,8 @@ func (l *Log) score(e *Event, now time.Time) float64 {
 // records chosen by score within the rest of the budget, rendered in time
 // order with the seed's labels, each as the reference that opens it
 // ("%[event 20260216 3:16] title": its summary and its messages). Titles, facts and names are escaped.
-func (l *Log) Section(_ context.Context, q SectionQuery, budget int, count func(string) int) (Section, error) {
-	var sec Section
+func (l *Log) Section(_ context.Context, q SectionQuery, budget int, count func(string) int) (turn.Section, error) {
+	var sec turn.Section
 	var cands []*Event
 	var people string
 	var peopleItems []packets.SectionItem

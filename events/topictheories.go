@@ -10,6 +10,7 @@ import (
 
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // Theories come to the topic (the seed: "对于某个事态会引入某个theory包，
@@ -55,8 +56,8 @@ const (
 
 // TopicTheories fills the theories' part of the pulled-info area for q's
 // turn, within min(events.theories_budget, budget/2) tokens.
-func (l *Log) TopicTheories(ctx context.Context, q SectionQuery, budget int, count func(string) int) (Section, error) {
-	var sec Section
+func (l *Log) TopicTheories(ctx context.Context, q SectionQuery, budget int, count func(string) int) (turn.Section, error) {
+	var sec turn.Section
 	budget = min(l.cfg.TheoriesBudget, budget/2)
 	if l.theories == nil || budget <= 0 {
 		return sec, nil

@@ -8,17 +8,18 @@ import (
 
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/recall"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // logRecords is the log as recall's record source, as the daemon wires it.
 type logRecords struct{ l *Log }
 
-func (r logRecords) Records(context.Context) ([]recall.Record, error) {
+func (r logRecords) Records(context.Context) ([]packets.Record, error) {
 	ths, err := r.l.Theories()
-	var out []recall.Record
+	var out []packets.Record
 	for _, th := range ths {
 		s := th.ScopeOf()
-		out = append(out, recall.Record{Kind: recall.KindTheory, ID: th.ID, Channel: s.Channel, OwnerOnly: s.Owner,
+		out = append(out, packets.Record{Kind: packets.RecordTheory, ID: th.ID, Channel: s.Channel, OwnerOnly: s.Owner,
 			Source: "theory " + th.Title, Text: th.Article, Time: th.Updated})
 	}
 	return out, err
@@ -33,7 +34,7 @@ func (f *fixture) withTheories(t testing.TB) *recall.Index {
 		t.Fatal(err)
 	}
 	f.log.theories = func(ctx context.Context, q TheoryQuery) ([]TheoryMatch, error) {
-		ms, err := x.MatchRecords(ctx, recall.MatchQuery{Text: q.Text, Kind: recall.KindTheory, Channel: q.Channel, Owner: q.Owner, Limit: q.Limit})
+		ms, err := x.MatchRecords(ctx, recall.MatchQuery{Text: q.Text, Kind: packets.RecordTheory, Channel: q.Channel, Owner: q.Owner, Limit: q.Limit})
 		var out []TheoryMatch
 		for _, m := range ms {
 			out = append(out, TheoryMatch{ID: m.ID, Score: m.Score, Shared: m.Shared})
@@ -64,7 +65,7 @@ func TestTheoriesComeToTheTopic(t *testing.T) {
 	f.say(t, "qq:group:1", "mallory", "do zebras walk north when the rain comes?", t0)
 	now := t0.Add(2 * time.Minute)
 
-	theories := func(q SectionQuery, budget int) Section {
+	theories := func(q SectionQuery, budget int) turn.Section {
 		t.Helper()
 		q.Now = now
 		sec, err := f.log.TopicTheories(ctx, q, budget, words)

@@ -9,5 +9,7 @@
 // main-virtual stores after the answer as a message from "<name>-limit",
 // so the agent knows which limit it hit.
 //
-// It may import config, packets and glob.
+// Turns is the chain as main-virtual's turns meet it.
+//
+// It may import config, packets, glob, llm and turn.
 package limitproc

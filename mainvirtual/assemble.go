@@ -21,7 +21,7 @@ import (
 // from a Source, the context from the store.
 type assembler struct {
 	store   *store.Store
-	sources map[turn.Slot]Source
+	sources map[turn.Slot]turn.Source
 	budgets map[turn.Slot]int
 	context int // token budget of the context messages
 	count   Counter
@@ -40,7 +40,7 @@ const MaxImages = 4
 
 // assemble builds the packet for a turn in q.Channel whose incoming message
 // is already stored.
-func (a *assembler) assemble(ctx context.Context, q Query) (*turn.Packet, error) {
+func (a *assembler) assemble(ctx context.Context, q turn.Query) (*turn.Packet, error) {
 	start := time.Now()
 	p := &turn.Packet{Channel: q.Channel, Time: q.Now}
 	var system strings.Builder
@@ -111,7 +111,7 @@ const lineOverhead = 14
 // them as provider messages, merging neighbours of the same role. If the
 // start cannot be found the context is read without it and the trace says
 // why.
-func (a *assembler) contextMessages(ctx context.Context, q Query) ([]llm.Message, turn.ContextTrace, error) {
+func (a *assembler) contextMessages(ctx context.Context, q turn.Query) ([]llm.Message, turn.ContextTrace, error) {
 	p := a.persona()
 	maxCount, agent := p.ContextCount, p.Name
 	ct := turn.ContextTrace{Budget: a.context, MaxCount: maxCount, MiniFull: p.MiniFullContextCount}

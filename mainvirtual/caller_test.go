@@ -11,15 +11,15 @@ import (
 // a proactive turn acts for its principal — a plan's maker, or an
 // observer under its own permission object.
 func TestQueryCaller(t *testing.T) {
-	q := Query{Channel: "qq:group:1", Speaker: "amy", SpeakerID: "qq:2", Kind: turn.KindGroup, MessageID: "m1"}
+	q := turn.Query{Channel: "qq:group:1", Speaker: "amy", SpeakerID: "qq:2", Kind: turn.KindGroup, MessageID: "m1"}
 	for _, tc := range []struct {
 		name string
 		For  *turn.Principal
 		want packets.Caller
 	}{
-		{"the speaker", nil, packets.Caller{Channel: "qq:group:1", Speaker: "amy", SpeakerID: "qq:2", Kind: turn.KindGroup, Process: Process, CallID: "c1", MessageID: "m1"}},
+		{"the speaker", nil, packets.Caller{Channel: "qq:group:1", Speaker: "amy", SpeakerID: "qq:2", Kind: turn.KindGroup, Process: turn.Process, CallID: "c1", MessageID: "m1"}},
 		{"a plan's maker", &turn.Principal{Speaker: "alice", SpeakerID: "qq:1", Owner: true},
-			packets.Caller{Channel: "qq:group:1", Speaker: "alice", SpeakerID: "qq:1", Kind: turn.KindGroup, Owner: true, Process: Process, CallID: "c1", MessageID: "m1"}},
+			packets.Caller{Channel: "qq:group:1", Speaker: "alice", SpeakerID: "qq:1", Kind: turn.KindGroup, Owner: true, Process: turn.Process, CallID: "c1", MessageID: "m1"}},
 		{"an observer", &turn.Principal{Component: "observer:water"},
 			packets.Caller{Channel: "qq:group:1", Kind: turn.KindGroup, Process: "observer:water", CallID: "c1", MessageID: "m1"}},
 	} {

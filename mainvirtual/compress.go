@@ -12,13 +12,15 @@ import (
 
 // Compressor turns one of the agent's own older messages into a short line
 // (SPEC §2: model messages may be compressed, oldest first, once the
-// context outgrows its budget). The daemon implements it with the compress
-// prompt script; main-virtual decides what to compress and keeps the
+// context outgrows its budget). The daemon passes the compress prompt
+// script (script.Library); main-virtual decides what to compress and keeps the
 // result, so each message is compressed at most once.
 type Compressor interface {
-	// Compress returns the short line and the id of the trace of the call
-	// that made it ("" if none is kept).
-	Compress(ctx context.Context, q Query, m *store.Message) (text, traceID string, err error)
+	// Compress returns the short line of text, which agent said in
+	// channel, and the id of the trace of the call that made it ("" if none
+	// is kept). The script library's Compress is one
+	// (script.Library.Compress).
+	Compress(ctx context.Context, channel, text, agent string) (short, traceID string, err error)
 }
 
 // compressedMark opens a compressed message in the context, so the model
@@ -80,7 +82,7 @@ func cleanShort(s string) string {
 // then drops the oldest messages that still do not fit. The incoming
 // message, last, always stays. It returns the index of the first message
 // kept and records what it did in ct.
-func (a *assembler) fit(ctx context.Context, q Query, items []ctxItem, mini int, ct *turn.ContextTrace) int {
+func (a *assembler) fit(ctx context.Context, q turn.Query, items []ctxItem, mini int, ct *turn.ContextTrace) int {
 	n := len(items)
 	total := 0
 	for _, it := range items {
@@ -190,8 +192,8 @@ func (a *assembler) setShort(it *ctxItem, text string) {
 }
 
 // compressOne compresses one message now and keeps the result.
-func (a *assembler) compressOne(ctx context.Context, q Query, it *ctxItem, ct *turn.ContextTrace) bool {
-	text, traceID, err := a.compressor.Compress(ctx, q, it.m)
+func (a *assembler) compressOne(ctx context.Context, q turn.Query, it *ctxItem, ct *turn.ContextTrace) bool {
+	text, traceID, err := a.compressor.Compress(ctx, q.Channel, it.m.Text, a.persona().Name)
 	if err == nil && strings.TrimSpace(text) == "" {
 		err = fmt.Errorf("the compressed form is empty")
 	}

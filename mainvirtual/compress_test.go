@@ -18,24 +18,25 @@ import (
 )
 
 // shortener is a Compressor that keeps the first word of a message and
-// counts how often each message was compressed.
+// counts how often each message (each text: the tests' are distinct) was compressed.
 type shortener struct {
 	mu    sync.Mutex
 	calls map[string]int
 	fail  bool
 }
 
-func (s *shortener) Compress(_ context.Context, _ Query, m *store.Message) (string, string, error) {
+func (s *shortener) Compress(_ context.Context, _, text, _ string) (string, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.calls == nil {
 		s.calls = map[string]int{}
 	}
-	s.calls[m.ID]++
+	s.calls[text]++
 	if s.fail {
 		return "", "", errors.New("the model is down")
 	}
-	return "said " + strings.Fields(m.Text)[0] + "\n(short)", "trace-" + m.ID, nil
+	first := strings.Fields(text)[0]
+	return "said " + first + "\n(short)", "trace-" + first, nil
 }
 
 func compressRig(t *testing.T, c Compressor, budget, mini int) *rig {
@@ -80,7 +81,11 @@ func TestCompressionKeepsTheContextInBudget(t *testing.T) {
 		compressed := map[string]bool{}
 		for _, it := range ct.Compressed {
 			compressed[it.ID] = true
-			if it.CompressedTokens >= it.Tokens || it.TraceID != "trace-"+it.ID {
+			m, err := r.store.Get(it.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if it.CompressedTokens >= it.Tokens || it.TraceID != "trace-"+strings.Fields(m.Text)[0] {
 				t.Errorf("turn %d: compressed item %+v", i, it)
 			}
 		}
@@ -205,7 +210,7 @@ func BenchmarkAssembleCompressed(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	q := Query{Channel: "bench", Speaker: "alice", Now: t0.Add(time.Hour)}
+	q := turn.Query{Channel: "bench", Speaker: "alice", Now: t0.Add(time.Hour)}
 	pk, err := mv.asm.assemble(context.Background(), q)
 	if err != nil || len(pk.Context.Compressed) == 0 || pk.Context.Tokens > agent.ContextBudget {
 		b.Fatalf("assemble: %v %+v", err, pk.Context)

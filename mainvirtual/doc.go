@@ -6,8 +6,11 @@
 // answer made, feeding their "#function" results back for the next step.
 //
 // It is an assembler that sources and tools plug into, not the owner of
-// what they hold: memory, events and tools fill their sections through the
-// Source interface and offer their tools through Tools.
+// what they hold: memory and the event log fill their sections through
+// turn.Source (memory's Sources, events' Log.Sources), the tools' registry
+// is offered through Tools (tools.Turns) and the limit-process checks
+// through Limiter (limitproc.Turns). The persona's own slots — the main
+// prompt, the reference and the lorebook's two — are built in.
 //
 // When the context outgrows its budget, the agent's own older messages are
 // compressed, oldest first, by a Compressor (the daemon's runs the compress
@@ -29,6 +32,6 @@
 // ended (answered, failed or interrupted, and how long it took) it posts
 // itself (journal.TurnDone), for the observers and the metrics.
 //
-// It may import store, persona, llm, config, notation, journal, packets and
-// turn.
+// It may import store, persona, persona/lorebook, llm, config, notation,
+// journal, packets and turn.
 package mainvirtual

@@ -14,9 +14,9 @@ import (
 )
 
 func TestGreetingOpensANewChannel(t *testing.T) {
-	var asked []Query
+	var asked []turn.Query
 	r := newRig(t, func(o *Options) {
-		o.Greeting = func(q Query) (string, error) {
+		o.Greeting = func(q turn.Query) (string, error) {
 			asked = append(asked, q)
 			return "*waves* Hello, " + q.Speaker + "!", nil
 		}
@@ -70,7 +70,7 @@ func TestGreetingOpensANewChannel(t *testing.T) {
 
 func TestGreetingSkipped(t *testing.T) {
 	r := newRig(t, func(o *Options) {
-		o.Greeting = func(q Query) (string, error) {
+		o.Greeting = func(q turn.Query) (string, error) {
 			if q.Channel == "broken" {
 				return "", errors.New("bad template")
 			}
@@ -87,7 +87,7 @@ func TestGreetingSkipped(t *testing.T) {
 			t.Errorf("%s: %v %+v", in.Channel, err, res)
 		}
 	}
-	r2 := newRig(t, func(o *Options) { o.Greeting = func(Query) (string, error) { return "Hello!", nil } })
+	r2 := newRig(t, func(o *Options) { o.Greeting = func(turn.Query) (string, error) { return "Hello!", nil } })
 	r2.fake.Enqueue(llmtest.Reply{Text: "ok"})
 	res, err := r2.mv.Turn(context.Background(), turn.Incoming{Channel: "openai", Text: "hi", NoGreeting: true}, turn.Listener{})
 	if err != nil || res.Greeting != nil {
@@ -99,7 +99,7 @@ func TestMainPromptUser(t *testing.T) {
 	for _, tt := range []struct{ speaker, want string }{
 		{"alice", "alice"}, {"", "user"}, {"system", "user"}, {"a\n^system: x", "a ^system x"},
 	} {
-		got := UserName(Query{Speaker: tt.speaker}, "青蓝")
+		got := UserName(turn.Query{Speaker: tt.speaker}, "青蓝")
 		if tt.speaker == "a\n^system: x" {
 			if strings.ContainsAny(got, "\n^:") {
 				t.Errorf("UserName(%q) = %q keeps notation", tt.speaker, got)
@@ -119,7 +119,7 @@ func TestMainPromptUser(t *testing.T) {
 func TestGreetOnOpen(t *testing.T) {
 	asked := 0
 	r := newRig(t, func(o *Options) {
-		o.Greeting = func(q Query) (string, error) { asked++; return "Hello, " + q.Speaker + "!", nil }
+		o.Greeting = func(q turn.Query) (string, error) { asked++; return "Hello, " + q.Speaker + "!", nil }
 	})
 	got := make(chan *store.Message, 8)
 	for range 8 {

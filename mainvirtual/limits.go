@@ -19,11 +19,11 @@ import (
 type Limiter interface {
 	// Output sees one model output's messages (and what the call used)
 	// before they are delivered, and returns the messages to deliver.
-	Output(q Query, parts []string, usage llm.Usage) ([]string, []turn.LimitNotice)
+	Output(q turn.Query, parts []string, usage llm.Usage) ([]string, []turn.LimitNotice)
 	// ToolCall is asked before each tool call; a non-empty refusal is
 	// the call's result instead of running it.
-	ToolCall(q Query, call llm.ToolCall) (refusal string, notices []turn.LimitNotice)
+	ToolCall(q turn.Query, call llm.ToolCall) (refusal string, notices []turn.LimitNotice)
 	// Admit is asked before a turn calls the model: a positive wait refuses
 	// the turn (its message is kept) with a *Limited error.
-	Admit(q Query) (wait time.Duration, reason string)
+	Admit(q turn.Query) (wait time.Duration, reason string)
 }

@@ -28,9 +28,10 @@ type Options struct {
 	// Limits polices the output and the tool calls; nil: none.
 	Limits Limiter
 	// Sources fill the system-prompt slots. The main prompt, the persona
-	// reference and the tool-call area are built in; an entry here replaces
-	// the built-in one of its slot.
-	Sources map[turn.Slot]Source
+	// reference, the persona's lorebook (its two slots) and the tool-call
+	// area are built in; an entry here replaces the built-in one of its
+	// slot.
+	Sources map[turn.Slot]turn.Source
 	// ContextStart bounds where the context begins; nil: no bound.
 	ContextStart ContextStarter
 	// Agent holds the budgets and the step bound.
@@ -54,7 +55,7 @@ type Options struct {
 	// has no message yet (a character card's first_mes): Turn stores it as
 	// the channel's first message, before the incoming one. "" says
 	// nothing; an error is logged and the turn goes on without it.
-	Greeting func(q Query) (string, error)
+	Greeting func(q turn.Query) (string, error)
 	// LiveText streams every turn from the provider and posts its text on
 	// the journal as it comes (journal.ReplyDelta), so a voice or a page
 	// can start before the reply is finished; without it only turns whose
@@ -84,7 +85,7 @@ type MainVirtual struct {
 	greetMu  sync.Mutex // Record's check for an empty channel and its greeting
 	live     bool
 	journal  *journal.Journal
-	greeting func(Query) (string, error)
+	greeting func(turn.Query) (string, error)
 
 	mu     sync.Mutex
 	traces map[string]*turn.Trace // last trace per channel
@@ -122,19 +123,21 @@ func New(o Options) (*MainVirtual, error) {
 		traces: make(map[string]*turn.Trace), live: o.LiveText, journal: o.Store.Journal(),
 		greeting: o.Greeting,
 	}
-	sources := map[turn.Slot]Source{
+	sources := map[turn.Slot]turn.Source{
 		turn.SlotMain:      mainPrompt{o.Persona},
 		turn.SlotReference: reference{o.Persona},
 		turn.SlotToolCalls: toolCalls{o.Store},
-	}
-	for slot, src := range o.Sources {
-		sources[slot] = src
 	}
 	s := o.Agent.Sections
 	budgets := map[turn.Slot]int{
 		turn.SlotMain: s.Main, turn.SlotReference: s.Reference, turn.SlotToolCalls: s.ToolCalls, turn.SlotEvents: s.Events,
 		turn.SlotPulled: s.Pulled, turn.SlotPlans: s.Plans,
-		turn.SlotLoreBefore: s.Lorebook, turn.SlotLoreAfter: s.Lorebook,
+	}
+	if err := addLoreSources(sources, budgets, o.Persona, o.Store, o.Logger.With("component", "lorebook"), o.Agent); err != nil {
+		return nil, err
+	}
+	for slot, src := range o.Sources {
+		sources[slot] = src
 	}
 	for slot, b := range o.Budgets {
 		budgets[slot] = b
@@ -193,7 +196,7 @@ func (mv *MainVirtual) keepTrace(t *turn.Trace) {
 
 type noTools struct{}
 
-func (noTools) Offer(Query) []llm.Tool { return nil }
+func (noTools) Offer(turn.Query) []llm.Tool { return nil }
 
 // keyedMutex serialises work per key; entries live only while in use.
 type keyedMutex struct {
@@ -229,6 +232,6 @@ func (k *keyedMutex) lock(key string) (unlock func()) {
 	}
 }
 
-func (noTools) Call(_ context.Context, _ Query, call llm.ToolCall) turn.ToolResult {
+func (noTools) Call(_ context.Context, _ turn.Query, call llm.ToolCall) turn.ToolResult {
 	return turn.ToolResult{Text: fmt.Sprintf("there is no tool named %q", call.Name), IsError: true}
 }

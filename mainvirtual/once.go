@@ -89,6 +89,6 @@ func (mv *MainVirtual) again(ctx context.Context, in turn.Incoming, id string, l
 		return res, nil
 	}
 	mv.log.Info("a retried message had no answer yet; answering it now", "channel", msg.Channel, "message_id", id)
-	q := Query{Channel: msg.Channel, Speaker: msg.User, SpeakerID: msg.UserID, Kind: msg.Kind, MessageID: msg.ID, Now: mv.now()}
+	q := turn.Query{Channel: msg.Channel, Speaker: msg.User, SpeakerID: msg.UserID, Kind: msg.Kind, MessageID: msg.ID, Now: mv.now()}
 	return mv.run(ctx, msg, q, l, nil)
 }

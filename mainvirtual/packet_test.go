@@ -16,6 +16,7 @@ import (
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -90,7 +91,7 @@ func BenchmarkAssemble(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	q := Query{Channel: "bench", Speaker: "alice", Now: t0.Add(total * time.Second)}
+	q := turn.Query{Channel: "bench", Speaker: "alice", Now: t0.Add(total * time.Second)}
 	if _, err := mv.asm.assemble(context.Background(), q); err != nil { // warm the token cache, as a running daemon has
 		b.Fatal(err)
 	}

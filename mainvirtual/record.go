@@ -56,7 +56,7 @@ func (mv *MainVirtual) Record(ctx context.Context, in Recorded) (*store.Message,
 		// step, so two first messages do not both open it.
 		mv.greetMu.Lock()
 		defer mv.greetMu.Unlock()
-		q := Query{Channel: in.Channel, Speaker: in.User, SpeakerID: in.UserID, Kind: in.Kind, Now: now}
+		q := turn.Query{Channel: in.Channel, Speaker: in.User, SpeakerID: in.UserID, Kind: in.Kind, Now: now}
 		if g := mv.greetingFor(q, false); g != nil {
 			msgs = []*store.Message{g, msg}
 		}
@@ -89,7 +89,7 @@ func (mv *MainVirtual) Respond(ctx context.Context, channel, messageID, speaker,
 	}
 	unlock := mv.locks.lock(channel)
 	defer unlock()
-	q := Query{Channel: channel, Speaker: speaker, SpeakerID: speakerID, Kind: kind, MessageID: msg.ID, Now: mv.now()}
+	q := turn.Query{Channel: channel, Speaker: speaker, SpeakerID: speakerID, Kind: kind, MessageID: msg.ID, Now: mv.now()}
 	if mv.limits != nil {
 		if wait, reason := mv.limits.Admit(q); wait > 0 {
 			return nil, &turn.Limited{Message: msg, RetryAfter: wait, Reason: reason}
@@ -161,7 +161,7 @@ func (mv *MainVirtual) Greet(ctx context.Context, channel, user, kind string) (*
 	mv.greetMu.Lock() // Record's check-and-store is under it alone
 	defer mv.greetMu.Unlock()
 	now := mv.now()
-	g := mv.greetingFor(Query{Channel: channel, Speaker: user, Kind: kind, Now: now}, false)
+	g := mv.greetingFor(turn.Query{Channel: channel, Speaker: user, Kind: kind, Now: now}, false)
 	if g == nil {
 		return nil, nil
 	}

@@ -146,7 +146,7 @@ func TestImagesGoWithTheMessagesTheTurnAnswers(t *testing.T) {
 func TestRecordOpensANewChannelWithTheGreeting(t *testing.T) {
 	greeted := 0
 	r := newRig(t, func(o *Options) {
-		o.Greeting = func(q Query) (string, error) {
+		o.Greeting = func(q turn.Query) (string, error) {
 			greeted++
 			return "Hello, " + q.Speaker + "!", nil
 		}
@@ -172,7 +172,7 @@ func TestRecordOpensANewChannelWithTheGreeting(t *testing.T) {
 // admitNone refuses every turn before the model is asked.
 type admitNone struct{ Limiter }
 
-func (admitNone) Admit(Query) (time.Duration, string) {
+func (admitNone) Admit(turn.Query) (time.Duration, string) {
 	return 30 * time.Second, "over the message limit"
 }
 

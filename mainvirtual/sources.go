@@ -18,7 +18,7 @@ import (
 //     Monday CST +08:00" — plans need absolute times;
 //   - channel and channel_kind ("private" or "group");
 //   - speaker: who spoke the incoming message, as the context names them.
-func RootVars(q Query) map[string]any {
+func RootVars(q turn.Query) map[string]any {
 	kind := q.Kind
 	if kind == "" {
 		kind = turn.KindPrivate
@@ -34,21 +34,21 @@ func RootVars(q Query) map[string]any {
 // mainPrompt fills the main slot with the persona's rendered root prompt.
 type mainPrompt struct{ persona func() *persona.Persona }
 
-func (s mainPrompt) Section(_ context.Context, q Query, _ int, _ func(string) int) (Section, error) {
+func (s mainPrompt) Section(_ context.Context, q turn.Query, _ int, _ func(string) int) (turn.Section, error) {
 	p := s.persona()
 	vars := RootVars(q)
 	vars["user"] = UserName(q, p.Name)
 	body, err := p.Render(vars)
 	if err != nil {
-		return Section{}, err
+		return turn.Section{}, err
 	}
-	return Section{Body: body, Note: "persona " + p.Name}, nil
+	return turn.Section{Body: body, Note: "persona " + p.Name}, nil
 }
 
 // UserName is who the persona talks to in a turn, as ${user} (a character
 // card's {{user}}) names them: the speaker, named as their lines are, or
 // "user" when the platform speaks (a proactive turn).
-func UserName(q Query, agent string) string {
+func UserName(q turn.Query, agent string) string {
 	if q.Speaker == "" || q.Speaker == "system" {
 		return "user"
 	}
@@ -59,8 +59,8 @@ func UserName(q Query, agent string) string {
 // corpus is the persona author's own text and is not escaped.
 type reference struct{ persona func() *persona.Persona }
 
-func (s reference) Section(context.Context, Query, int, func(string) int) (Section, error) {
-	return Section{Body: s.persona().Reference}, nil
+func (s reference) Section(context.Context, turn.Query, int, func(string) int) (turn.Section, error) {
+	return turn.Section{Body: s.persona().Reference}, nil
 }
 
 // toolCalls fills the rough tool-call area with the newest tool results of
@@ -74,13 +74,13 @@ type toolCalls struct{ store *store.Store }
 // toolCallsShown is the most tool results the area shows.
 const toolCallsShown = 8
 
-func (s toolCalls) Section(_ context.Context, q Query, budget int, count func(string) int) (Section, error) {
+func (s toolCalls) Section(_ context.Context, q turn.Query, budget int, count func(string) int) (turn.Section, error) {
 	msgs, err := s.store.RecentTools(q.Channel, 2*toolCallsShown)
 	if err != nil {
-		return Section{}, err
+		return turn.Section{}, err
 	}
 	lastUser := ""
-	var sec Section
+	var sec turn.Section
 	var lines []string
 	used, shown := 0, 0
 	for i := len(msgs) - 1; i >= 0 && shown < toolCallsShown; i-- {
@@ -91,7 +91,7 @@ func (s toolCalls) Section(_ context.Context, q Query, budget int, count func(st
 		case store.AreaTurn:
 			if lastUser == "" {
 				if lastUser, err = s.lastUserMessage(q.Channel); err != nil {
-					return Section{}, err
+					return turn.Section{}, err
 				}
 			}
 			if m.ID < lastUser {

@@ -3,6 +3,8 @@ package mainvirtual
 import (
 	"context"
 	"strings"
+
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // Stack fills one slot from several sources, in order: each gets the
@@ -13,9 +15,9 @@ import (
 // when every source does.
 // The pulled-info area is one: the theories a topic touches (the event
 // log's), then what the agent pulled (the workspace's).
-func Stack(sources ...Source) Source {
-	return SourceFunc(func(ctx context.Context, q Query, budget int, count func(string) int) (Section, error) {
-		var out Section
+func Stack(sources ...turn.Source) turn.Source {
+	return turn.SourceFunc(func(ctx context.Context, q turn.Query, budget int, count func(string) int) (turn.Section, error) {
+		var out turn.Section
 		var bodies, notes []string
 		failed := 0
 		var last error
@@ -36,7 +38,7 @@ func Stack(sources ...Source) Source {
 			out.Items = append(out.Items, s.Items...)
 		}
 		if failed == len(sources) && last != nil {
-			return Section{}, last
+			return turn.Section{}, last
 		}
 		out.Body = strings.Join(bodies, "\n")
 		out.Note = strings.Join(notes, "; ")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cyan-agent/cyan/packets"
+	"github.com/cyan-agent/cyan/turn"
 )
 
 // fixed is a source that takes tokens of the budget it is given (one
@@ -18,20 +19,20 @@ type fixed struct {
 	note  string
 }
 
-func (f fixed) Section(_ context.Context, _ Query, budget int, _ func(string) int) (Section, error) {
+func (f fixed) Section(_ context.Context, _ turn.Query, budget int, _ func(string) int) (turn.Section, error) {
 	*f.got = budget
 	if f.err != nil {
-		return Section{}, f.err
+		return turn.Section{}, f.err
 	}
 	n := min(f.words, budget)
-	return Section{Body: strings.TrimSpace(strings.Repeat("w ", n)), Items: []packets.SectionItem{{ID: f.note, Tokens: n, Included: n > 0}}, Note: f.note}, nil
+	return turn.Section{Body: strings.TrimSpace(strings.Repeat("w ", n)), Items: []packets.SectionItem{{ID: f.note, Tokens: n, Included: n > 0}}, Note: f.note}, nil
 }
 
 func TestStackGivesEachSourceWhatTheOnesBeforeLeft(t *testing.T) {
 	count := func(s string) int { return len(strings.Fields(s)) }
 	var a, b, c int
 	s := Stack(fixed{words: 4, got: &a, note: "first"}, fixed{words: 100, got: &b, note: "second"}, fixed{got: &c, note: "third"})
-	sec, err := s.Section(context.Background(), Query{}, 20, count)
+	sec, err := s.Section(context.Background(), turn.Query{}, 20, count)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,13 +49,13 @@ func TestStackGivesEachSourceWhatTheOnesBeforeLeft(t *testing.T) {
 
 	// A failing source is left out and noted; the others still fill the slot.
 	s = Stack(fixed{got: &a, err: errors.New("index down")}, fixed{words: 3, got: &b, note: "pulled"})
-	sec, err = s.Section(context.Background(), Query{}, 20, count)
+	sec, err = s.Section(context.Background(), turn.Query{}, 20, count)
 	if err != nil || sec.Body != "w w w" || b != 20 || !strings.Contains(sec.Note, "left out: index down") {
 		t.Fatalf("with one failing: %q %q %v (second given %d)", sec.Body, sec.Note, err, b)
 	}
 	// Only when every source fails does the slot fail.
 	s = Stack(fixed{got: &a, err: errors.New("index down")})
-	if _, err := s.Section(context.Background(), Query{}, 20, count); err == nil {
+	if _, err := s.Section(context.Background(), turn.Query{}, 20, count); err == nil {
 		t.Fatal("a stack of failing sources filled its slot")
 	}
 }

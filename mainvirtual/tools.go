@@ -12,11 +12,11 @@ import (
 // (memory, recall, tools) fill it; main-virtual only offers and calls.
 type Tools interface {
 	// Offer lists the tools the model may call in this turn.
-	Offer(q Query) []llm.Tool
+	Offer(q turn.Query) []llm.Tool
 	// Call runs one call. A tool's own failure (bad arguments, a denied
 	// permission, an unknown name) is a Result with IsError, which the model
 	// reads; Call never fails the turn.
-	Call(ctx context.Context, q Query, call llm.ToolCall) turn.ToolResult
+	Call(ctx context.Context, q turn.Query, call llm.ToolCall) turn.ToolResult
 }
 
 // area is where a stored result of r lives in later prompts.

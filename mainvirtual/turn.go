@@ -49,7 +49,7 @@ func (mv *MainVirtual) turn(ctx context.Context, in turn.Incoming, externalID st
 	now := mv.now()
 	msg := &store.Message{Channel: in.Channel, Role: store.RoleUser, User: in.User, UserID: in.UserID, Kind: in.Kind, Text: in.Text, Tokens: mv.count.Count(in.Text),
 		ExternalID: externalID}
-	q := Query{Channel: in.Channel, Speaker: in.User, SpeakerID: in.UserID, Kind: in.Kind, Now: now}
+	q := turn.Query{Channel: in.Channel, Speaker: in.User, SpeakerID: in.UserID, Kind: in.Kind, Now: now}
 	greeting := mv.greetingFor(q, in.NoGreeting)
 	msgs := []*store.Message{msg}
 	if greeting != nil {
@@ -75,7 +75,7 @@ func (mv *MainVirtual) turn(ctx context.Context, in turn.Incoming, externalID st
 
 // greetingFor makes the persona's greeting of a channel that has no message
 // yet (nil: none). It runs under the channel's lock.
-func (mv *MainVirtual) greetingFor(q Query, skip bool) *store.Message {
+func (mv *MainVirtual) greetingFor(q turn.Query, skip bool) *store.Message {
 	if mv.greeting == nil || skip {
 		return nil
 	}
@@ -125,13 +125,13 @@ func (mv *MainVirtual) ProactiveAs(ctx context.Context, channel, kind, note stri
 	if l.Stored != nil {
 		l.Stored(msg)
 	}
-	return mv.run(ctx, msg, Query{Channel: channel, Speaker: "system", Kind: kind, MessageID: msg.ID, Now: now, For: as}, l, nil)
+	return mv.run(ctx, msg, turn.Query{Channel: channel, Speaker: "system", Kind: kind, MessageID: msg.ID, Now: now, For: as}, l, nil)
 }
 
 // run answers the stored message msg: assemble, call, deliver, run tools.
 // A greeting stored before msg is delivered first. The caller holds the
 // channel's lock.
-func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l turn.Listener, greeting *store.Message) (*turn.Result, error) {
+func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q turn.Query, l turn.Listener, greeting *store.Message) (*turn.Result, error) {
 	var answered *turn.Result
 	res, err := mv.answer(ctx, msg, q, l, greeting, &answered)
 	mv.turnDone(ctx, msg, q, answered, err)
@@ -140,7 +140,7 @@ func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q Query, l t
 
 // answer is run's work. Once the turn's first answer is stored, it sets
 // *answered to the turn's result (complete when answer returns).
-func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q Query, l turn.Listener, greeting *store.Message, answered **turn.Result) (*turn.Result, error) {
+func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Query, l turn.Listener, greeting *store.Message, answered **turn.Result) (*turn.Result, error) {
 	now := q.Now
 	tr := &turn.Trace{Channel: msg.Channel, MessageID: msg.ID, Time: now}
 	defer mv.keepTrace(tr)
@@ -318,7 +318,7 @@ func (mv *MainVirtual) liveStream(msg *store.Message, listen func(turn.StreamEve
 // every observer of "after a response" and the metrics start from it. A
 // proactive turn says so, and names the part that began it, so an
 // observer's own speech does not wake it again.
-func (mv *MainVirtual) turnDone(ctx context.Context, msg *store.Message, q Query, res *turn.Result, err error) {
+func (mv *MainVirtual) turnDone(ctx context.Context, msg *store.Message, q turn.Query, res *turn.Result, err error) {
 	t := journal.Turn{MessageID: msg.ID, Outcome: journal.TurnAnswered, Millis: mv.now().Sub(q.Now).Milliseconds(),
 		Kind: q.Kind, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Replies: []string{}}
 	if p := q.For; p != nil { // a proactive turn acts for its principal

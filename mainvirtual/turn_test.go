@@ -189,11 +189,11 @@ type echoTools struct {
 	events *[]string
 }
 
-func (e *echoTools) Offer(Query) []llm.Tool {
+func (e *echoTools) Offer(turn.Query) []llm.Tool {
 	return []llm.Tool{{Name: "echo", Description: "repeats text", Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)}}
 }
 
-func (e *echoTools) Call(_ context.Context, _ Query, c llm.ToolCall) turn.ToolResult {
+func (e *echoTools) Call(_ context.Context, _ turn.Query, c llm.ToolCall) turn.ToolResult {
 	e.mu.Lock()
 	*e.events = append(*e.events, "call:"+c.Name)
 	e.mu.Unlock()
@@ -347,10 +347,10 @@ func TestSectionClippedToBudget(t *testing.T) {
 	big := strings.Repeat("a workspace line that is fairly long\n", 200)
 	r := newRig(t, func(o *Options) {
 		o.Budgets = map[turn.Slot]int{turn.SlotWorkspace: 50}
-		o.Sources = map[turn.Slot]Source{turn.SlotWorkspace: SourceFunc(func(context.Context, Query, int, func(string) int) (Section, error) {
-			return Section{Body: big}, nil
-		}), turn.SlotPlans: SourceFunc(func(context.Context, Query, int, func(string) int) (Section, error) {
-			return Section{}, errors.New("plans are broken")
+		o.Sources = map[turn.Slot]turn.Source{turn.SlotWorkspace: turn.SourceFunc(func(context.Context, turn.Query, int, func(string) int) (turn.Section, error) {
+			return turn.Section{Body: big}, nil
+		}), turn.SlotPlans: turn.SourceFunc(func(context.Context, turn.Query, int, func(string) int) (turn.Section, error) {
+			return turn.Section{}, errors.New("plans are broken")
 		})}
 	})
 	r.turn(t, "alice", "hi")

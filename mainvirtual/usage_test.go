@@ -15,11 +15,11 @@ import (
 // results are file contents).
 type reportTools struct{}
 
-func (reportTools) Offer(Query) []llm.Tool {
+func (reportTools) Offer(turn.Query) []llm.Tool {
 	return []llm.Tool{{Name: turn.UsageToolName, Description: "report"}, {Name: "read_file", Description: "read"}}
 }
 
-func (reportTools) Call(_ context.Context, _ Query, c llm.ToolCall) turn.ToolResult {
+func (reportTools) Call(_ context.Context, _ turn.Query, c llm.ToolCall) turn.ToolResult {
 	if c.Name == turn.UsageToolName {
 		return turn.ToolResult{Text: "noted", Quiet: true}
 	}

@@ -23,5 +23,8 @@
 // fills with the script library; without one, remember adds a note and
 // active GC evicts instead of compressing.
 //
-// It may import store, config, packets, llm, notation, journal and clock.
+// Sources are its slots of a turn's prompt (workspace, pulled info, plans).
+//
+// It may import store, config, packets, llm, notation, journal, clock and
+// turn.
 package memory

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/cyan-agent/cyan/internal/embedtest"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -39,14 +40,14 @@ func BenchmarkRecall(b *testing.B) {
 // n/100 theories of forty lines each.
 func benchRecords(n int) *fakeRecords {
 	words := strings.Fields("garden exam physics tomatoes trip lake camping birthday project deadline piano lesson cat doctor train concert movie recipe")
-	recs := make([]Record, 0, n+n/100)
+	recs := make([]packets.Record, 0, n+n/100)
 	for i := range n {
-		recs = append(recs, Record{Kind: KindEvent, ID: fmt.Sprintf("ev-%d", i), Channel: fmt.Sprintf("ch-%d", i%3),
+		recs = append(recs, packets.Record{Kind: packets.RecordEvent, ID: fmt.Sprintf("ev-%d", i), Channel: fmt.Sprintf("ch-%d", i%3),
 			Source: fmt.Sprintf("event %d", 20200101+i%3000), Time: t0.Add(time.Duration(i) * time.Hour),
 			Text: fmt.Sprintf("amy and I talked about the %s and the %s, record %d", words[i%len(words)], words[(i*7)%len(words)], i)})
 	}
 	for i := range n / 100 {
-		recs = append(recs, Record{Kind: KindTheory, ID: fmt.Sprintf("th-%d", i), Source: fmt.Sprintf("theory %d", i), Time: t0, Text: theoryArticle()})
+		recs = append(recs, packets.Record{Kind: packets.RecordTheory, ID: fmt.Sprintf("th-%d", i), Source: fmt.Sprintf("theory %d", i), Time: t0, Text: theoryArticle()})
 	}
 	return &fakeRecords{recs: recs}
 }

@@ -39,7 +39,7 @@ func FuzzSplitRecord(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		r := Record{Source: "theory t", Text: s}
+		r := packets.Record{Source: "theory t", Text: s}
 		parts := splitRecord(&r)
 		if strings.TrimSpace(s) == "" {
 			if len(parts) != 0 {

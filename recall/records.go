@@ -9,47 +9,22 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
+
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // Kinds of a Result.
 const (
 	KindMessages = "messages" // a passage of a channel's chat log
-	KindEvent    = "event"    // an event record: a topic, a day, week, month or year
-	KindTheory   = "theory"   // part of a theory article
+	// A record's hit has its kind: packets.RecordEvent, packets.RecordTheory.
 )
-
-// Record is a text of another kind than a message that recall finds beside
-// the chat log (SPEC: recall indexes every stored message, and the event
-// and theory texts): an event record's title, a theory's article. A hit on
-// one is a hit on it: the result carries its kind and id, so a review
-// reaches it.
-type Record struct {
-	Kind string // KindEvent or KindTheory
-	ID   string // the record's id in the package that keeps it
-	// Channel is the conversation it belongs to; "" is every conversation
-	// (theories are shared; events are per channel and filtered like
-	// messages).
-	Channel string
-	// OwnerOnly marks the owner's own knowledge (the owner's theories):
-	// a channel's search finds it only for the owner in private
-	// (Query.Owner); a search of every channel (the owner's API) always.
-	OwnerOnly bool
-	// Source names it in a result and in the pulled-info area: "event
-	// 20260208", "theory <title>".
-	Source string
-	Text   string
-	// Time is when it happened (an event's start) or was last written (a
-	// theory); the date filters and "in June 2025" words use it.
-	Time time.Time
-}
 
 // Records is where the records come from; the daemon passes the event
 // log's.
 type Records interface {
 	// Records lists every record to index. Run reads them again after
 	// each journal.RecordsChanged.
-	Records(ctx context.Context) ([]Record, error)
+	Records(ctx context.Context) ([]packets.Record, error)
 }
 
 // recordPart bounds a part of a record's text: a long article is indexed
@@ -60,7 +35,7 @@ const recordPart = 800
 
 // recDoc is one indexed part of a record.
 type recDoc struct {
-	rec  *Record
+	rec  *packets.Record
 	loc  string
 	text string
 	t    int64
@@ -80,7 +55,7 @@ type recordIndex struct {
 }
 
 // splitRecord cuts a record's text into parts of whole lines.
-func splitRecord(r *Record) []recDoc {
+func splitRecord(r *packets.Record) []recDoc {
 	t := r.Time.UnixMilli()
 	text := strings.TrimSpace(r.Text)
 	if text == "" {

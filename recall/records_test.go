@@ -3,11 +3,13 @@ package recall
 import (
 	"context"
 	"fmt"
-	"github.com/cyan-agent/cyan/journal"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cyan-agent/cyan/journal"
+	"github.com/cyan-agent/cyan/packets"
 
 	"github.com/cyan-agent/cyan/internal/llmtest"
 )
@@ -15,18 +17,18 @@ import (
 // fakeRecords is a record source in memory whose changes a test tells.
 type fakeRecords struct {
 	mu    sync.Mutex
-	recs  []Record
+	recs  []packets.Record
 	reads int
 }
 
-func (f *fakeRecords) Records(context.Context) ([]Record, error) {
+func (f *fakeRecords) Records(context.Context) ([]packets.Record, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.reads++
-	return append([]Record(nil), f.recs...), nil
+	return append([]packets.Record(nil), f.recs...), nil
 }
 
-func (f *fakeRecords) set(recs ...Record) {
+func (f *fakeRecords) set(recs ...packets.Record) {
 	f.mu.Lock()
 	f.recs = recs
 	f.mu.Unlock()
@@ -45,10 +47,10 @@ func theoryArticle() string {
 func TestRecordsAreFoundBesideMessages(t *testing.T) {
 	recs := &fakeRecords{}
 	recs.set(
-		Record{Kind: KindEvent, ID: "ev-1", Channel: "home", Source: "event 20250530", Text: "nyalia and I walked under the cherry trees in the park", Time: t0.AddDate(0, 0, 30)},
-		Record{Kind: KindEvent, ID: "ev-2", Channel: "qq:group:42", Source: "event 20250311", Text: "bob found the exam schedule on the notice board", Time: t0.AddDate(0, 0, 10)},
-		Record{Kind: KindTheory, ID: "th-1", Source: "theory memory and review", Text: theoryArticle(), Time: t0.AddDate(0, 1, 0)},
-		Record{Kind: KindEvent, ID: "ev-3", Channel: "home", Source: "event 20250601", Text: "   ", Time: t0},
+		packets.Record{Kind: packets.RecordEvent, ID: "ev-1", Channel: "home", Source: "event 20250530", Text: "nyalia and I walked under the cherry trees in the park", Time: t0.AddDate(0, 0, 30)},
+		packets.Record{Kind: packets.RecordEvent, ID: "ev-2", Channel: "qq:group:42", Source: "event 20250311", Text: "bob found the exam schedule on the notice board", Time: t0.AddDate(0, 0, 10)},
+		packets.Record{Kind: packets.RecordTheory, ID: "th-1", Source: "theory memory and review", Text: theoryArticle(), Time: t0.AddDate(0, 1, 0)},
+		packets.Record{Kind: packets.RecordEvent, ID: "ev-3", Channel: "home", Source: "event 20250601", Text: "   ", Time: t0},
 	)
 	x, st := newTestIndex(t, Options{Records: recs, RecordsDelay: -1})
 	fillHistory(t, st)
@@ -72,7 +74,7 @@ func TestRecordsAreFoundBesideMessages(t *testing.T) {
 			ev = &r.Results[i]
 		}
 	}
-	if ev == nil || ev.Kind != KindEvent || ev.Source != "event 20250530" || ev.Channel != "home" || ev.Location != "" ||
+	if ev == nil || ev.Kind != packets.RecordEvent || ev.Source != "event 20250530" || ev.Channel != "home" || ev.Location != "" ||
 		!strings.Contains(ev.Text, "cherry trees") || kinds[KindMessages] == 0 {
 		t.Fatalf("results %+v", r.Results)
 	}
@@ -85,7 +87,7 @@ func TestRecordsAreFoundBesideMessages(t *testing.T) {
 		}
 	}
 	r, _ = x.Search(ctx, Query{Prompt: "Ebbinghaus forgetting curve", Channel: "qq:group:42"})
-	if len(r.Results) == 0 || r.Results[0].Kind != KindTheory || r.Results[0].Source != "theory memory and review" ||
+	if len(r.Results) == 0 || r.Results[0].Kind != packets.RecordTheory || r.Results[0].Source != "theory memory and review" ||
 		!strings.HasPrefix(r.Results[0].Location, "line ") || !strings.Contains(r.Results[0].Text, "Ebbinghaus") || len(r.Results[0].Text) > 2*recordPart {
 		t.Fatalf("theory hit: %+v", r.Results)
 	}
@@ -101,7 +103,7 @@ func TestRecordsAreFoundBesideMessages(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- x.Run(runCtx) }()
-	recs.set(Record{Kind: KindEvent, ID: "ev-9", Channel: "home", Source: "event 20250701", Text: "we planted tomatoes on the balcony", Time: t0.AddDate(0, 4, 0)})
+	recs.set(packets.Record{Kind: packets.RecordEvent, ID: "ev-9", Channel: "home", Source: "event 20250701", Text: "we planted tomatoes on the balcony", Time: t0.AddDate(0, 4, 0)})
 	x.st.Journal().Post(journal.New(journal.RecordsChanged, "", nil))
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -122,7 +124,7 @@ func TestRecordsAreFoundBesideMessages(t *testing.T) {
 
 func TestToolModeDoesNotShowARecordTwice(t *testing.T) {
 	recs := &fakeRecords{}
-	recs.set(Record{Kind: KindTheory, ID: "th-1", Source: "theory memory and review", Text: theoryArticle(), Time: t0})
+	recs.set(packets.Record{Kind: packets.RecordTheory, ID: "th-1", Source: "theory memory and review", Text: theoryArticle(), Time: t0})
 	fake, judge, _ := fakeJudge(t)
 	x, _ := newTestIndex(t, Options{Records: recs, Judge: judge})
 	syncIndex(t, x)
@@ -156,11 +158,11 @@ func TestToolModeDoesNotShowARecordTwice(t *testing.T) {
 }
 
 func TestSplitRecord(t *testing.T) {
-	short := Record{Source: "event 1", Text: "one line"}
+	short := packets.Record{Source: "event 1", Text: "one line"}
 	if parts := splitRecord(&short); len(parts) != 1 || parts[0].loc != "" {
 		t.Fatalf("short: %+v", parts)
 	}
-	long := Record{Source: "theory t", Text: theoryArticle() + "\n" + strings.Repeat("y", 3*recordPart)}
+	long := packets.Record{Source: "theory t", Text: theoryArticle() + "\n" + strings.Repeat("y", 3*recordPart)}
 	parts := splitRecord(&long)
 	lines := 0
 	for i, p := range parts {
@@ -190,7 +192,7 @@ func (modelLike) ID() string { return "test:model-like" }
 
 func TestAModelEmbedderFindsRecordsByMeaningAlone(t *testing.T) {
 	recs := &fakeRecords{}
-	recs.set(Record{Kind: KindEvent, ID: "ev-1", Channel: "home", Source: "event 20250701", Text: "we planted tomatoes on the balcony", Time: t0})
+	recs.set(packets.Record{Kind: packets.RecordEvent, ID: "ev-1", Channel: "home", Source: "event 20250701", Text: "we planted tomatoes on the balcony", Time: t0})
 	ctx := context.Background()
 	for _, c := range []struct {
 		emb  Embedder

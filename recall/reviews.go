@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // ReviewD is the D of the review a recall hit makes: "may be used" (SPEC
@@ -59,7 +61,7 @@ func (r Reviews) Reviewed(_ context.Context, channel string, rs []Result) {
 		case KindMessages:
 			msgs = append(msgs, res.MessageIDs...)
 			times = append(times, res.From, res.To)
-		case KindEvent:
+		case packets.RecordEvent:
 			eventIDs = append(eventIDs, res.ID)
 		}
 	}

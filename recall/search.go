@@ -72,7 +72,7 @@ const ToolWindow = 1
 // Result is one recalled passage: a window of neighbouring messages of one
 // channel, or a record (an event's title, part of a theory).
 type Result struct {
-	// Kind is KindMessages, KindEvent or KindTheory.
+	// Kind is KindMessages, packets.RecordEvent or packets.RecordTheory.
 	Kind string `json:"kind"`
 	// ID is a record's id ("" for messages).
 	ID string `json:"id,omitempty"`

@@ -31,7 +31,7 @@ type Match struct {
 // MatchQuery is a topic to match.
 type MatchQuery struct {
 	Text    string // the topic's messages (at most MaxPromptBytes are read)
-	Kind    string // the kind of records: KindTheory
+	Kind    string // the kind of records: packets.RecordTheory
 	Channel string // the conversation; its filter is Query's
 	Owner   bool   // the owner in private (Query.Owner)
 	// MinScore and MinShared are the bar: a record's best part must score

@@ -15,11 +15,11 @@ import (
 func TestMatchRecordsFindsTheTheoriesATopicTouches(t *testing.T) {
 	recs := &fakeRecords{}
 	recs.set(
-		Record{Kind: KindTheory, ID: "th-zebra", Channel: "home", OwnerOnly: true, Source: "theory zebra migration", Text: "zebras walk north in june, following the rain", Time: t0},
-		Record{Kind: KindTheory, ID: "th-tea", Source: "theory brewing tea", Text: "green tea is best brewed at 80 degrees, never boiling", Time: t0},
-		Record{Kind: KindTheory, ID: "th-mascot", Channel: "qq:group:1", Source: "theory the group's mascot", Text: "the group's mascot is a zebra called stripes", Time: t0},
-		Record{Kind: KindEvent, ID: "ev-1", Channel: "home", Source: "event 20250601", Text: "zebras walk north, we watched them", Time: t0},
-		Record{Kind: KindTheory, ID: "th-june", Channel: "home", OwnerOnly: true, Source: "theory rainy season", Text: "the rains come in june and stay all summer", Time: t0},
+		packets.Record{Kind: packets.RecordTheory, ID: "th-zebra", Channel: "home", OwnerOnly: true, Source: "theory zebra migration", Text: "zebras walk north in june, following the rain", Time: t0},
+		packets.Record{Kind: packets.RecordTheory, ID: "th-tea", Source: "theory brewing tea", Text: "green tea is best brewed at 80 degrees, never boiling", Time: t0},
+		packets.Record{Kind: packets.RecordTheory, ID: "th-mascot", Channel: "qq:group:1", Source: "theory the group's mascot", Text: "the group's mascot is a zebra called stripes", Time: t0},
+		packets.Record{Kind: packets.RecordEvent, ID: "ev-1", Channel: "home", Source: "event 20250601", Text: "zebras walk north, we watched them", Time: t0},
+		packets.Record{Kind: packets.RecordTheory, ID: "th-june", Channel: "home", OwnerOnly: true, Source: "theory rainy season", Text: "the rains come in june and stay all summer", Time: t0},
 	)
 	for _, weight := range []struct {
 		name string
@@ -31,14 +31,14 @@ func TestMatchRecordsFindsTheTheoriesATopicTouches(t *testing.T) {
 			ctx := context.Background()
 			ids := func(q MatchQuery) []string {
 				t.Helper()
-				q.Kind = KindTheory
+				q.Kind = packets.RecordTheory
 				ms, err := x.MatchRecords(ctx, q)
 				if err != nil {
 					t.Fatal(err)
 				}
 				var out []string
 				for _, m := range ms {
-					if m.Kind != KindTheory || m.Score <= 0 || len(m.Shared) < DefaultMatchShared {
+					if m.Kind != packets.RecordTheory || m.Score <= 0 || len(m.Shared) < DefaultMatchShared {
 						t.Fatalf("match %+v", m)
 					}
 					out = append(out, m.ID)
@@ -64,7 +64,7 @@ func TestMatchRecordsFindsTheTheoriesATopicTouches(t *testing.T) {
 					t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 				}
 			}
-			ms, err := x.MatchRecords(ctx, MatchQuery{Text: talk, Kind: KindTheory, Channel: "home", Owner: true})
+			ms, err := x.MatchRecords(ctx, MatchQuery{Text: talk, Kind: packets.RecordTheory, Channel: "home", Owner: true})
 			if err != nil || len(ms) != 1 || ms[0].Source != "theory zebra migration" || !slices.Contains(ms[0].Shared, "zebra") || !slices.Contains(ms[0].Shared, "north") {
 				t.Fatalf("match %+v %v", ms, err)
 			}

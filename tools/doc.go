@@ -32,7 +32,10 @@
 // (packets.Tool.Offered). What a turn's call opens goes to the pulled-info
 // area (Options.Pull).
 //
-// A speak text's language is guessed with tts.LanguageOf. It may import
-// store, llm, config, packets, persona, notation, journal, backoff, tts and
-// glob.
+// A speak text's language is guessed with tts.LanguageOf. Turns is the
+// registry as main-virtual's turns use it (offer, call, the outcome as a
+// turn keeps it).
+//
+// It may import store, llm, config, packets, persona, notation, journal,
+// backoff, tts, glob and turn.
 package tools

@@ -1,4 +1,4 @@
-package daemon
+package mainvirtual
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/config"
-	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/turn"
@@ -45,7 +44,7 @@ func TestLoreSlotsAreWired(t *testing.T) {
 	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	st.Append(now, &store.Message{Channel: "c", Role: store.RoleSystem, User: "system", Text: "the secret"})
 	st.Append(now, &store.Message{Channel: "c", Role: store.RoleUser, User: "alice", Text: "the dragon, alice here"})
-	sources, budgets := map[turn.Slot]mainvirtual.Source{}, map[turn.Slot]int{}
+	sources, budgets := map[turn.Slot]turn.Source{}, map[turn.Slot]int{}
 	agent := config.Agent{ContextBudget: 6000}
 	if err := addLoreSources(sources, budgets, func() *persona.Persona { return p }, st, slog.New(slog.DiscardHandler), agent); err != nil {
 		t.Fatal(err)
@@ -53,7 +52,7 @@ func TestLoreSlotsAreWired(t *testing.T) {
 	if budgets[turn.SlotLoreBefore] != 6000 || budgets[turn.SlotLoreAfter] != 6000 {
 		t.Errorf("budgets %v", budgets)
 	}
-	q := mainvirtual.Query{Channel: "c", Speaker: "alice", MessageID: "m1", Now: now}
+	q := turn.Query{Channel: "c", Speaker: "alice", MessageID: "m1", Now: now}
 	count := func(s string) int { return len(s) / 4 }
 	before, err := sources[turn.SlotLoreBefore].Section(context.Background(), q, 100, count)
 	if err != nil {

@@ -1,11 +1,10 @@
-package daemon
+package mainvirtual
 
 import (
 	"context"
 	"log/slog"
 
 	"github.com/cyan-agent/cyan/config"
-	"github.com/cyan-agent/cyan/mainvirtual"
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/persona/lorebook"
@@ -18,20 +17,21 @@ func loreOwner(p *persona.Persona) lorebook.Owner {
 	return lorebook.Owner{Key: p, Data: p.Lorebook, File: p.LorebookFile, Dir: p.Dir, Char: p.Name}
 }
 
-// addLoreSources puts the lorebook's two slots (lorebook.Source) into
-// sources, and their bounds into budgets. A slot scans the channel's
-// recent conversation from the store.
-func addLoreSources(sources map[turn.Slot]mainvirtual.Source, budgets map[turn.Slot]int, p func() *persona.Persona, st *store.Store, log *slog.Logger, a config.Agent) error {
+// addLoreSources puts the persona's lorebook's two slots (lorebook.Source)
+// into sources, and their bounds into budgets: they are built in, as the
+// main prompt and the reference are. A slot scans the channel's recent
+// conversation from the store; a book that does not parse stops New.
+func addLoreSources(sources map[turn.Slot]turn.Source, budgets map[turn.Slot]int, p func() *persona.Persona, st *store.Store, log *slog.Logger, a config.Agent) error {
 	src, err := lorebook.NewSource(lorebook.SourceOptions{Owner: loreOwner(p()), Configured: a.Sections.Lorebook, Context: a.ContextBudget, Logger: log})
 	if err != nil {
 		return err
 	}
-	slot := func(pos lorebook.Position) mainvirtual.Source {
-		return mainvirtual.SourceFunc(func(_ context.Context, q mainvirtual.Query, budget int, count func(string) int) (mainvirtual.Section, error) {
+	slot := func(pos lorebook.Position) turn.Source {
+		return turn.SourceFunc(func(_ context.Context, q turn.Query, budget int, count func(string) int) (turn.Section, error) {
 			cur := p()
 			s, err := src.Fill(pos, lorebook.Turn{Owner: loreOwner(cur), Channel: q.Channel, ID: q.MessageID + "@" + q.Now.String(),
-				User: mainvirtual.UserName(q, cur.Name), Budget: budget, Count: count, Recent: recentLines(st, q.Channel)})
-			sec := mainvirtual.Section{Body: s.Body, Note: s.Note}
+				User: UserName(q, cur.Name), Budget: budget, Count: count, Recent: recentLines(st, q.Channel)})
+			sec := turn.Section{Body: s.Body, Note: s.Note}
 			for _, f := range s.Matched {
 				sec.Items = append(sec.Items, packets.SectionItem{ID: f.Entry.Label(), Tokens: f.Tokens, Included: f.Included, Reason: f.Reason()})
 			}
@@ -61,11 +61,11 @@ func recentLines(st *store.Store, channel string) func(n int) ([]string, error) 
 	}
 }
 
-// greeting is main-virtual's Greeting: the persona's, for the person who
-// opened the channel.
-func greeting(p func() *persona.Persona) func(mainvirtual.Query) (string, error) {
-	return func(q mainvirtual.Query) (string, error) {
+// PersonaGreeting is a Greeting (Options.Greeting): the persona's own
+// (a character card's first_mes), for the person who opened the channel.
+func PersonaGreeting(p func() *persona.Persona) func(turn.Query) (string, error) {
+	return func(q turn.Query) (string, error) {
 		cur := p()
-		return cur.Greeting(q.Channel, q.Kind == turn.KindGroup, mainvirtual.UserName(q, cur.Name))
+		return cur.Greeting(q.Channel, q.Kind == turn.KindGroup, UserName(q, cur.Name))
 	}
 }
