@@ -32,6 +32,26 @@ type vecFixture struct {
 	st               *store.Store
 	fresh, loaded    *Index
 	queries          []string
+	// answers keeps a reference's answers to the queries, computed once
+	// for each state of the reference: same compares many indexes with
+	// the same reference.
+	answers map[answersKey]*refAnswers
+}
+
+// answersKey is a reference index in one state: synced to an arrival,
+// asked a number of the fixture's queries.
+type answersKey struct {
+	ref     *Index
+	arrival uint64
+	queries int
+}
+
+// refAnswers is what a reference finds: for each query its vector top
+// (all channels, then c3) and its search response, and its status.
+type refAnswers struct {
+	tops    [][2][]string
+	results []*Response
+	status  Status
 }
 
 // sameVectors is the built-in embedder under another name: the same
@@ -53,14 +73,7 @@ func newVecFixture(t *testing.T, n int) *vecFixture {
 	t.Cleanup(func() { st.Close() })
 	fillHistory(t, st)
 	gen := newSynth(7)
-	msgs := make([]*store.Message, n)
-	for i := range msgs {
-		msgs[i] = &store.Message{Channel: fmt.Sprintf("c%d", i%5), Role: store.RoleUser, User: gen.name(),
-			Text: gen.sentence(), Time: t0.Add(time.Duration(i) * time.Minute), ExternalID: fmt.Sprint("s", i)}
-	}
-	if _, err := st.Import(msgs); err != nil {
-		t.Fatal(err)
-	}
+	importSynth(t, st, gen, 0, n)
 	f := &vecFixture{dir: dir, cache: filepath.Join(dir, "recall"), st: st}
 	x, _ := newTestIndex(t, Options{Store: st, CacheDir: f.cache})
 	syncIndex(t, x)
@@ -81,6 +94,49 @@ func newVecFixture(t *testing.T, n int) *vecFixture {
 	return f
 }
 
+// importSynth imports the seeded synthetic messages from to to (gen's
+// next ones), a minute apart, over five channels.
+func importSynth(t *testing.T, st *store.Store, gen *synth, from, to int) {
+	t.Helper()
+	msgs := make([]*store.Message, 0, to-from)
+	for i := from; i < to; i++ {
+		msgs = append(msgs, &store.Message{Channel: fmt.Sprintf("c%d", i%5), Role: store.RoleUser, User: gen.name(),
+			Text: gen.sentence(), Time: t0.Add(time.Duration(i) * time.Minute), ExternalID: fmt.Sprint("s", i)})
+	}
+	if _, err := st.Import(msgs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// otherStoreFiles returns the vector files (same embedder) of another
+// store with the small history and the first fewer, then the first more,
+// of the messages a fixture imports: one store, its file saved at each
+// size.
+func otherStoreFiles(t *testing.T, fewer, more int) (atFewer, atMore []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := store.Open(store.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fillHistory(t, st)
+	gen := newSynth(7)
+	x, _ := newTestIndex(t, Options{Store: st, CacheDir: filepath.Join(dir, "recall")})
+	var out [][]byte
+	for i, n := range []int{fewer, more} {
+		importSynth(t, st, gen, []int{0, fewer}[i], n)
+		syncIndex(t, x)
+		x.saveCache()
+		b, err := os.ReadFile(x.vecFilePath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out[0], out[1]
+}
+
 // open makes a fresh index over the fixture's store with its vector file
 // and loads it as a restart does.
 func (f *vecFixture) open(t *testing.T) *Index {
@@ -98,7 +154,7 @@ func (f *vecFixture) sync(t *testing.T) {
 }
 
 // same checks that y finds exactly what the heap index ref finds: the
-// vector side's top 40 (message ids and scores) and the search results.
+// vector side's top 200 (message ids and scores) and the search results.
 func (f *vecFixture) same(t *testing.T, y, ref *Index) {
 	t.Helper()
 	ctx := context.Background()
@@ -113,18 +169,42 @@ func (f *vecFixture) same(t *testing.T, y, ref *Index) {
 		}
 		return out
 	}
-	for _, q := range f.queries {
+	chans := [2][]string{nil, {"c3"}}
+	key := answersKey{ref, f.st.LastArrival(), len(f.queries)}
+	want := f.answers[key]
+	if want == nil {
+		want = &refAnswers{status: ref.Status()}
+		for _, q := range f.queries {
+			qv := HashEmbedder{}.Vector(q)
+			var tops [2][]string
+			for i, ch := range chans {
+				if tops[i] = top(ref, qv, ch); len(tops[i]) == 0 {
+					t.Fatalf("%q in %v: the heap index finds nothing", q, ch)
+				}
+			}
+			a, err := ref.Search(ctx, Query{Prompt: q})
+			if err != nil {
+				t.Fatalf("%q: heap: %v", q, err)
+			}
+			want.tops = append(want.tops, tops)
+			want.results = append(want.results, a)
+		}
+		if f.answers == nil {
+			f.answers = map[answersKey]*refAnswers{}
+		}
+		f.answers[key] = want
+	}
+	for qi, q := range f.queries {
 		qv := HashEmbedder{}.Vector(q)
-		for _, ch := range [][]string{nil, {"c3"}} {
-			a, b := top(ref, qv, ch), top(y, qv, ch)
-			if len(a) == 0 || !slices.Equal(a, b) {
+		for i, ch := range chans {
+			if a, b := want.tops[qi][i], top(y, qv, ch); !slices.Equal(a, b) {
 				t.Fatalf("%q in %v: heap %v\nfile %v", q, ch, a, b)
 			}
 		}
-		a, err1 := ref.Search(ctx, Query{Prompt: q})
-		b, err2 := y.Search(ctx, Query{Prompt: q})
-		if err1 != nil || err2 != nil || !b.Vector || len(a.Results) != len(b.Results) {
-			t.Fatalf("%q: heap %d results (%v), file %d (%v, vector %v)", q, len(a.Results), err1, len(b.Results), err2, b.Vector)
+		a := want.results[qi]
+		b, err := y.Search(ctx, Query{Prompt: q})
+		if err != nil || !b.Vector || len(a.Results) != len(b.Results) {
+			t.Fatalf("%q: heap %d results, file %d (%v, vector %v)", q, len(a.Results), len(b.Results), err, b.Vector)
 		}
 		for i := range a.Results {
 			if fmt.Sprint(a.Results[i]) != fmt.Sprint(b.Results[i]) {
@@ -132,7 +212,7 @@ func (f *vecFixture) same(t *testing.T, y, ref *Index) {
 			}
 		}
 	}
-	if a, b := ref.Status(), y.Status(); a.Vectors != b.Vectors || !b.VectorReady {
+	if a, b := want.status, y.Status(); a.Vectors != b.Vectors || !b.VectorReady {
 		t.Fatalf("status heap %+v, file %+v", a, b)
 	}
 }
@@ -207,11 +287,9 @@ func TestADamagedVectorFileIsRebuilt(t *testing.T) {
 	}
 	h, _ := newestHeader(good)
 	rec := vecRecordSize(h.dims)
-	other := func(t *testing.T, messages int) []byte { // another store's file, same embedder
-		o := newVecFixture(t, messages)
-		b, _ := os.ReadFile(o.file)
-		return b
-	}
+	// Another store's files, same embedder: behind this one's 600
+	// messages, and ahead of them (more arrivals than this store has).
+	behind, ahead := otherStoreFiles(t, 500, 700)
 	for _, damage := range []string{"torn records", "flipped byte", "torn headers", "garbage", "empty", "another embedder", "ahead of the store", "another store", "other dimensions", "torn newer header"} {
 		t.Run(damage, func(t *testing.T) {
 			b := slices.Clone(good)
@@ -236,9 +314,9 @@ func TestADamagedVectorFileIsRebuilt(t *testing.T) {
 					}
 				}
 			case "ahead of the store":
-				b = other(t, 700) // more arrivals than this store has
+				b = slices.Clone(ahead)
 			case "another store":
-				b = other(t, 500)
+				b = slices.Clone(behind)
 			case "other dimensions":
 				// The same embedder's id, vectors of another size: the
 				// store's vectors, cut to 32 dimensions.
