@@ -26,7 +26,8 @@ import (
 // is first matters: fresh embedded the history in arrival order, as the
 // file's index did (an opened file has its slots in that order); loaded
 // read the same vectors from Badger in key order, as a restarted heap
-// index did and a rebuilt file does.
+// index did and a rebuilt file does. Each reference is made when a test
+// first asks for it (freshRef, loadedRef).
 type vecFixture struct {
 	dir, cache, file string
 	st               *store.Store
@@ -62,7 +63,7 @@ func (sameVectors) ID() string { return "test:" + HashEmbedder{}.ID() }
 
 // newVecFixture imports n seeded synthetic messages (and the small
 // history), indexes them with a vector file, saves it as a clean stop
-// does, and builds the heap reference.
+// does; the heap references are made when first asked for.
 func newVecFixture(t *testing.T, n int) *vecFixture {
 	t.Helper()
 	dir := t.TempDir()
@@ -79,19 +80,36 @@ func newVecFixture(t *testing.T, n int) *vecFixture {
 	syncIndex(t, x)
 	x.saveCache()
 	f.file = x.vecFilePath()
-	f.fresh, _ = newTestIndex(t, Options{Store: st, Embedder: sameVectors{}, VectorWeight: 0.1})
-	f.loaded, _ = newTestIndex(t, Options{Store: st})
-	for _, ref := range []*Index{f.fresh, f.loaded} {
-		syncIndex(t, ref)
-		if fi, ok := ref.vecs.Load().idx.(*flatIndex); !ok || fi.file != nil {
-			t.Fatal("a reference index must keep its codes on the heap")
-		}
-	}
 	f.queries = []string{"exam schedule", "微积分", "試験", "cherry trees walk"}
 	for range 12 {
 		f.queries = append(f.queries, gen.query())
 	}
 	return f
+}
+
+// freshRef is the heap reference that embedded the history in arrival
+// order; loadedRef the one that read its vectors from Badger.
+func (f *vecFixture) freshRef(t *testing.T) *Index {
+	t.Helper()
+	return f.ref(t, &f.fresh, Options{Store: f.st, Embedder: sameVectors{}, VectorWeight: 0.1})
+}
+
+func (f *vecFixture) loadedRef(t *testing.T) *Index {
+	t.Helper()
+	return f.ref(t, &f.loaded, Options{Store: f.st})
+}
+
+func (f *vecFixture) ref(t *testing.T, x **Index, o Options) *Index {
+	t.Helper()
+	if *x == nil {
+		ref, _ := newTestIndex(t, o)
+		syncIndex(t, ref)
+		if fi, ok := ref.vecs.Load().idx.(*flatIndex); !ok || fi.file != nil {
+			t.Fatal("a reference index must keep its codes on the heap")
+		}
+		*x = ref
+	}
+	return *x
 }
 
 // importSynth imports the seeded synthetic messages from to to (gen's
@@ -146,11 +164,14 @@ func (f *vecFixture) open(t *testing.T) *Index {
 	return x
 }
 
-// sync brings both references up to the store.
+// sync brings the references made so far up to the store.
 func (f *vecFixture) sync(t *testing.T) {
 	t.Helper()
-	syncIndex(t, f.fresh)
-	syncIndex(t, f.loaded)
+	for _, ref := range []*Index{f.fresh, f.loaded} {
+		if ref != nil {
+			syncIndex(t, ref)
+		}
+	}
 }
 
 // same checks that y finds exactly what the heap index ref finds: the
@@ -240,8 +261,8 @@ func fileState(t *testing.T, path string) (count int, cursor uint64, info os.Fil
 func TestVectorFileOpensAtRestart(t *testing.T) {
 	f := newVecFixture(t, 2000)
 	count, cursor, before := fileState(t, f.file)
-	if count != f.fresh.Status().Vectors || cursor != f.st.LastArrival() {
-		t.Fatalf("the file holds %d vectors to %d; the store %d to %d", count, cursor, f.fresh.Status().Vectors, f.st.LastArrival())
+	if count != f.freshRef(t).Status().Vectors || cursor != f.st.LastArrival() {
+		t.Fatalf("the file holds %d vectors to %d; the store %d to %d", count, cursor, f.freshRef(t).Status().Vectors, f.st.LastArrival())
 	}
 	embedded := &countingEmbedder{Embedder: HashEmbedder{}}
 	y, _ := newTestIndex(t, Options{Store: f.st, CacheDir: f.cache, Embedder: embedded, VectorWeight: 0.1})
@@ -249,7 +270,7 @@ func TestVectorFileOpensAtRestart(t *testing.T) {
 	if _, _, after := fileState(t, f.file); !os.SameFile(before, after) || embedded.n != 0 {
 		t.Fatalf("the file was rebuilt (%v) or %d texts embedded again", !os.SameFile(before, after), embedded.n)
 	}
-	f.same(t, y, f.fresh)
+	f.same(t, y, f.freshRef(t))
 
 	// More messages are embedded, written to the file, never committed:
 	// the daemon is killed before its next save.
@@ -268,9 +289,9 @@ func TestVectorFileOpensAtRestart(t *testing.T) {
 	}
 	f.queries = append(f.queries, "violin recital")
 	z := f.open(t)
-	f.same(t, z, f.fresh)
-	if n, cur, _ := fileState(t, f.file); n != f.fresh.Status().Vectors || cur != f.st.LastArrival() {
-		t.Fatalf("after catching up the file holds %d to %d; want %d to %d", n, cur, f.fresh.Status().Vectors, f.st.LastArrival())
+	f.same(t, z, f.freshRef(t))
+	if n, cur, _ := fileState(t, f.file); n != f.freshRef(t).Status().Vectors || cur != f.st.LastArrival() {
+		t.Fatalf("after catching up the file holds %d to %d; want %d to %d", n, cur, f.freshRef(t).Status().Vectors, f.st.LastArrival())
 	}
 }
 
@@ -290,6 +311,7 @@ func TestADamagedVectorFileIsRebuilt(t *testing.T) {
 	// Another store's files, same embedder: behind this one's 600
 	// messages, and ahead of them (more arrivals than this store has).
 	behind, ahead := otherStoreFiles(t, 500, 700)
+	fresh, loaded := f.freshRef(t), f.loadedRef(t)
 	for _, damage := range []string{"torn records", "flipped byte", "torn headers", "garbage", "empty", "another embedder", "ahead of the store", "another store", "other dimensions", "torn newer header"} {
 		t.Run(damage, func(t *testing.T) {
 			b := slices.Clone(good)
@@ -357,9 +379,9 @@ func TestADamagedVectorFileIsRebuilt(t *testing.T) {
 			if embedded.n != 0 {
 				t.Fatalf("%d texts embedded again", embedded.n)
 			}
-			ref := f.loaded // rebuilt in Badger's key order
+			ref := loaded // rebuilt in Badger's key order
 			if !rebuilt {
-				ref = f.fresh // caught up in arrival order
+				ref = fresh // caught up in arrival order
 			}
 			f.same(t, y, ref)
 			n, cur, rebuiltFile := fileState(t, f.file)
@@ -607,6 +629,7 @@ func TestFlatSearch768(t *testing.T) {
 // heap index finds.
 func TestAVectorFileThatCannotBeMadeCostsMemoryNotVectors(t *testing.T) {
 	f := newVecFixture(t, 300)
+	loaded := f.loadedRef(t)
 	blocker := filepath.Join(t.TempDir(), "a file")
 	if err := os.WriteFile(blocker, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
@@ -625,7 +648,7 @@ func TestAVectorFileThatCannotBeMadeCostsMemoryNotVectors(t *testing.T) {
 			if fi := y.vecs.Load().idx.(*flatIndex); fi.file != nil || !strings.Contains(log.String(), "keeping the vectors in memory") {
 				t.Fatalf("file %v; the log:\n%s", fi.file, log.String())
 			}
-			f.same(t, y, f.loaded)
+			f.same(t, y, loaded)
 		})
 	}
 }
