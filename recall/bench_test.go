@@ -149,11 +149,11 @@ func TestBenchRestartsOverTheHistory(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	for _, emb := range []Embedder{nil, newModelEmbedder(t, "ollama", srv.URL, "m")} {
-		rep, err := Bench(context.Background(), BenchOptions{Dir: t.TempDir(), Messages: 600, Queries: 20, Embedder: emb, SettleIdle: time.Millisecond}, nil)
+		rep, err := Bench(context.Background(), BenchOptions{Dir: t.TempDir(), Messages: 200, Queries: 8, Embedder: emb, SettleIdle: time.Millisecond}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.RestartWords <= 0 || len(rep.Restarted) != 20 || rep.SteadyRSS == 0 || rep.PeakRSS == 0 {
+		if rep.RestartWords <= 0 || len(rep.Restarted) != 8 || rep.SteadyRSS == 0 || rep.PeakRSS == 0 {
 			t.Fatalf("%v: %+v", emb, rep)
 		}
 		if model := emb != nil; model != (rep.RestartVectors > 0) {
@@ -167,7 +167,7 @@ func TestBenchRestartsOverTheHistory(t *testing.T) {
 	}
 	// The messages once, and the queries of the hybrid rows (all, one
 	// channel) and of the restart: the restart loads the vectors.
-	if texts := fake.Texts(); texts != 600+3*20 {
-		t.Fatalf("the model embedded %d texts, want the 600 messages once and 60 queries", texts)
+	if texts := fake.Texts(); texts != 200+3*8 {
+		t.Fatalf("the model embedded %d texts, want the 200 messages once and 24 queries", texts)
 	}
 }

@@ -90,6 +90,15 @@ type accumulator struct {
 
 type accEntry struct{ score, cover float32 }
 
+// The common-term boost (see search) starts once at least
+// max(4n, boostMinCandidates) documents are candidates and a term's list is
+// longer than boostSpan times their number. They are variables only so a
+// test can reach the boost on a small corpus; nothing else sets them.
+var (
+	boostMinCandidates = 1000
+	boostSpan          = 16
+)
+
 // tabLens bounds the document lengths the per-term score table holds;
 // longer documents are scored directly.
 const tabLens = 128
@@ -169,7 +178,7 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 		l.accs.Put(acc)
 	}()
 	avg := float64(l.total) / float64(N)
-	boostAfter := max(4*n, 1000)
+	boostAfter := max(4*n, boostMinCandidates)
 	docLen := l.docLen[:N]
 	// Rare terms first. A common term met after enough candidates are in
 	// only raises the scores of those candidates (found by binary search
@@ -195,7 +204,7 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 			if floor == 0 {
 				floor = float32(math.Inf(1))
 			}
-			if t := len(acc.touched); t >= boostAfter && len(posts) > 16*t {
+			if t := len(acc.touched); t >= boostAfter && len(posts) > boostSpan*t {
 				for _, d := range acc.touched {
 					if j, ok := slices.BinarySearchFunc(posts, d, func(p posting, d uint32) int { return int(p.doc()) - int(d) }); ok {
 						e := &acc.e[d]

@@ -61,7 +61,7 @@ func (l *lexicon) searchRef(query []string, n int, keep func(uint32) bool, k1, b
 	}
 	acc := &refAcc{score: make([]float32, N), cover: make([]float32, N)}
 	avg := float64(l.total) / float64(N)
-	boostAfter := max(4*n, 1000)
+	boostAfter := max(4*n, boostMinCandidates)
 	// Rare terms first. A common term met after enough candidates are in
 	// only raises the scores of those candidates (found by binary search
 	// in its doc-ordered postings) instead of walking its whole list: a
@@ -84,7 +84,7 @@ func (l *lexicon) searchRef(query []string, n int, keep func(uint32) bool, k1, b
 				norm := k1 * (1 - b + b*float64(l.docLen[p.doc()])/avg)
 				return float32(wi * tf * (k1 + 1) / (tf + norm))
 			}
-			if t := len(acc.touched); t >= boostAfter && len(posts) > 16*t {
+			if t := len(acc.touched); t >= boostAfter && len(posts) > boostSpan*t {
 				*boosts++
 				for _, d := range acc.touched {
 					if j, ok := slices.BinarySearchFunc(posts, d, func(p posting, d uint32) int { return int(p.doc()) - int(d) }); ok {
@@ -203,14 +203,28 @@ func TestLexicalFastMatchesReference(t *testing.T) {
 	l := newLexicon()
 	var texts [][]string
 	var stems stemCache
-	// 40,000 messages: fewer (15,000, 25,000) give no query, or a
-	// handful, whose common word only boosts candidates, and the test
-	// then fails as not testing it.
-	n := 40000
+	// The boost starts at 1,000 candidates and a term in 16 times as
+	// many messages: at those thresholds it takes 40,000 messages (fewer,
+	// 15,000 or 25,000, give no query, or a handful, whose common word
+	// only boosts candidates). The test lowers both so a few thousand
+	// messages reach it, the scale of the run it stands for shrunk with
+	// them; the fast search and the reference read the same thresholds.
+	// Still enough messages that the commonest words' lists are longer
+	// than the score table (tabLens<<tfBits postings).
+	n := 8000
+	defer func(m, s int) { boostMinCandidates, boostSpan = m, s }(boostMinCandidates, boostSpan)
+	boostMinCandidates, boostSpan = 200, 4
 	for d := range n {
 		ts := stems.tokens(gen.name() + ": " + gen.sentence())
 		l.add(uint32(d), ts)
 		texts = append(texts, ts)
+	}
+	longest := 0
+	for _, p := range l.posts {
+		longest = max(longest, len(p))
+	}
+	if longest < tabLens<<tfBits {
+		t.Fatalf("the longest posting list has %d entries, under the score table's %d: the corpus does not test the table", longest, tabLens<<tfBits)
 	}
 	// A long message, scored past the table.
 	long := make([]string, 0, 2*tabLens)

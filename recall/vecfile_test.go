@@ -26,12 +26,33 @@ import (
 // is first matters: fresh embedded the history in arrival order, as the
 // file's index did (an opened file has its slots in that order); loaded
 // read the same vectors from Badger in key order, as a restarted heap
-// index did and a rebuilt file does.
+// index did and a rebuilt file does. Each reference is made when a test
+// first asks for it (freshRef, loadedRef).
 type vecFixture struct {
 	dir, cache, file string
 	st               *store.Store
 	fresh, loaded    *Index
 	queries          []string
+	// answers keeps a reference's answers to the queries, computed once
+	// for each state of the reference: same compares many indexes with
+	// the same reference.
+	answers map[answersKey]*refAnswers
+}
+
+// answersKey is a reference index in one state: synced to an arrival,
+// asked a number of the fixture's queries.
+type answersKey struct {
+	ref     *Index
+	arrival uint64
+	queries int
+}
+
+// refAnswers is what a reference finds: for each query its vector top
+// (all channels, then c3) and its search response, and its status.
+type refAnswers struct {
+	tops    [][2][]string
+	results []*Response
+	status  Status
 }
 
 // sameVectors is the built-in embedder under another name: the same
@@ -42,7 +63,7 @@ func (sameVectors) ID() string { return "test:" + HashEmbedder{}.ID() }
 
 // newVecFixture imports n seeded synthetic messages (and the small
 // history), indexes them with a vector file, saves it as a clean stop
-// does, and builds the heap reference.
+// does; the heap references are made when first asked for.
 func newVecFixture(t *testing.T, n int) *vecFixture {
 	t.Helper()
 	dir := t.TempDir()
@@ -53,32 +74,85 @@ func newVecFixture(t *testing.T, n int) *vecFixture {
 	t.Cleanup(func() { st.Close() })
 	fillHistory(t, st)
 	gen := newSynth(7)
-	msgs := make([]*store.Message, n)
-	for i := range msgs {
-		msgs[i] = &store.Message{Channel: fmt.Sprintf("c%d", i%5), Role: store.RoleUser, User: gen.name(),
-			Text: gen.sentence(), Time: t0.Add(time.Duration(i) * time.Minute), ExternalID: fmt.Sprint("s", i)}
-	}
-	if _, err := st.Import(msgs); err != nil {
-		t.Fatal(err)
-	}
+	importSynth(t, st, gen, 0, n)
 	f := &vecFixture{dir: dir, cache: filepath.Join(dir, "recall"), st: st}
 	x, _ := newTestIndex(t, Options{Store: st, CacheDir: f.cache})
 	syncIndex(t, x)
 	x.saveCache()
 	f.file = x.vecFilePath()
-	f.fresh, _ = newTestIndex(t, Options{Store: st, Embedder: sameVectors{}, VectorWeight: 0.1})
-	f.loaded, _ = newTestIndex(t, Options{Store: st})
-	for _, ref := range []*Index{f.fresh, f.loaded} {
-		syncIndex(t, ref)
-		if fi, ok := ref.vecs.Load().idx.(*flatIndex); !ok || fi.file != nil {
-			t.Fatal("a reference index must keep its codes on the heap")
-		}
-	}
 	f.queries = []string{"exam schedule", "微积分", "試験", "cherry trees walk"}
 	for range 12 {
 		f.queries = append(f.queries, gen.query())
 	}
 	return f
+}
+
+// freshRef is the heap reference that embedded the history in arrival
+// order; loadedRef the one that read its vectors from Badger.
+func (f *vecFixture) freshRef(t *testing.T) *Index {
+	t.Helper()
+	return f.ref(t, &f.fresh, Options{Store: f.st, Embedder: sameVectors{}, VectorWeight: 0.1})
+}
+
+func (f *vecFixture) loadedRef(t *testing.T) *Index {
+	t.Helper()
+	return f.ref(t, &f.loaded, Options{Store: f.st})
+}
+
+func (f *vecFixture) ref(t *testing.T, x **Index, o Options) *Index {
+	t.Helper()
+	if *x == nil {
+		ref, _ := newTestIndex(t, o)
+		syncIndex(t, ref)
+		if fi, ok := ref.vecs.Load().idx.(*flatIndex); !ok || fi.file != nil {
+			t.Fatal("a reference index must keep its codes on the heap")
+		}
+		*x = ref
+	}
+	return *x
+}
+
+// importSynth imports the seeded synthetic messages from to to (gen's
+// next ones), a minute apart, over five channels.
+func importSynth(t *testing.T, st *store.Store, gen *synth, from, to int) {
+	t.Helper()
+	msgs := make([]*store.Message, 0, to-from)
+	for i := from; i < to; i++ {
+		msgs = append(msgs, &store.Message{Channel: fmt.Sprintf("c%d", i%5), Role: store.RoleUser, User: gen.name(),
+			Text: gen.sentence(), Time: t0.Add(time.Duration(i) * time.Minute), ExternalID: fmt.Sprint("s", i)})
+	}
+	if _, err := st.Import(msgs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// otherStoreFiles returns the vector files (same embedder) of another
+// store with the small history and the first fewer, then the first more,
+// of the messages a fixture imports: one store, its file saved at each
+// size.
+func otherStoreFiles(t *testing.T, fewer, more int) (atFewer, atMore []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := store.Open(store.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fillHistory(t, st)
+	gen := newSynth(7)
+	x, _ := newTestIndex(t, Options{Store: st, CacheDir: filepath.Join(dir, "recall")})
+	var out [][]byte
+	for i, n := range []int{fewer, more} {
+		importSynth(t, st, gen, []int{0, fewer}[i], n)
+		syncIndex(t, x)
+		x.saveCache()
+		b, err := os.ReadFile(x.vecFilePath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out[0], out[1]
 }
 
 // open makes a fresh index over the fixture's store with its vector file
@@ -90,15 +164,18 @@ func (f *vecFixture) open(t *testing.T) *Index {
 	return x
 }
 
-// sync brings both references up to the store.
+// sync brings the references made so far up to the store.
 func (f *vecFixture) sync(t *testing.T) {
 	t.Helper()
-	syncIndex(t, f.fresh)
-	syncIndex(t, f.loaded)
+	for _, ref := range []*Index{f.fresh, f.loaded} {
+		if ref != nil {
+			syncIndex(t, ref)
+		}
+	}
 }
 
 // same checks that y finds exactly what the heap index ref finds: the
-// vector side's top 40 (message ids and scores) and the search results.
+// vector side's top 200 (message ids and scores) and the search results.
 func (f *vecFixture) same(t *testing.T, y, ref *Index) {
 	t.Helper()
 	ctx := context.Background()
@@ -113,18 +190,42 @@ func (f *vecFixture) same(t *testing.T, y, ref *Index) {
 		}
 		return out
 	}
-	for _, q := range f.queries {
+	chans := [2][]string{nil, {"c3"}}
+	key := answersKey{ref, f.st.LastArrival(), len(f.queries)}
+	want := f.answers[key]
+	if want == nil {
+		want = &refAnswers{status: ref.Status()}
+		for _, q := range f.queries {
+			qv := HashEmbedder{}.Vector(q)
+			var tops [2][]string
+			for i, ch := range chans {
+				if tops[i] = top(ref, qv, ch); len(tops[i]) == 0 {
+					t.Fatalf("%q in %v: the heap index finds nothing", q, ch)
+				}
+			}
+			a, err := ref.Search(ctx, Query{Prompt: q})
+			if err != nil {
+				t.Fatalf("%q: heap: %v", q, err)
+			}
+			want.tops = append(want.tops, tops)
+			want.results = append(want.results, a)
+		}
+		if f.answers == nil {
+			f.answers = map[answersKey]*refAnswers{}
+		}
+		f.answers[key] = want
+	}
+	for qi, q := range f.queries {
 		qv := HashEmbedder{}.Vector(q)
-		for _, ch := range [][]string{nil, {"c3"}} {
-			a, b := top(ref, qv, ch), top(y, qv, ch)
-			if len(a) == 0 || !slices.Equal(a, b) {
+		for i, ch := range chans {
+			if a, b := want.tops[qi][i], top(y, qv, ch); !slices.Equal(a, b) {
 				t.Fatalf("%q in %v: heap %v\nfile %v", q, ch, a, b)
 			}
 		}
-		a, err1 := ref.Search(ctx, Query{Prompt: q})
-		b, err2 := y.Search(ctx, Query{Prompt: q})
-		if err1 != nil || err2 != nil || !b.Vector || len(a.Results) != len(b.Results) {
-			t.Fatalf("%q: heap %d results (%v), file %d (%v, vector %v)", q, len(a.Results), err1, len(b.Results), err2, b.Vector)
+		a := want.results[qi]
+		b, err := y.Search(ctx, Query{Prompt: q})
+		if err != nil || !b.Vector || len(a.Results) != len(b.Results) {
+			t.Fatalf("%q: heap %d results, file %d (%v, vector %v)", q, len(a.Results), len(b.Results), err, b.Vector)
 		}
 		for i := range a.Results {
 			if fmt.Sprint(a.Results[i]) != fmt.Sprint(b.Results[i]) {
@@ -132,7 +233,7 @@ func (f *vecFixture) same(t *testing.T, y, ref *Index) {
 			}
 		}
 	}
-	if a, b := ref.Status(), y.Status(); a.Vectors != b.Vectors || !b.VectorReady {
+	if a, b := want.status, y.Status(); a.Vectors != b.Vectors || !b.VectorReady {
 		t.Fatalf("status heap %+v, file %+v", a, b)
 	}
 }
@@ -160,8 +261,8 @@ func fileState(t *testing.T, path string) (count int, cursor uint64, info os.Fil
 func TestVectorFileOpensAtRestart(t *testing.T) {
 	f := newVecFixture(t, 2000)
 	count, cursor, before := fileState(t, f.file)
-	if count != f.fresh.Status().Vectors || cursor != f.st.LastArrival() {
-		t.Fatalf("the file holds %d vectors to %d; the store %d to %d", count, cursor, f.fresh.Status().Vectors, f.st.LastArrival())
+	if count != f.freshRef(t).Status().Vectors || cursor != f.st.LastArrival() {
+		t.Fatalf("the file holds %d vectors to %d; the store %d to %d", count, cursor, f.freshRef(t).Status().Vectors, f.st.LastArrival())
 	}
 	embedded := &countingEmbedder{Embedder: HashEmbedder{}}
 	y, _ := newTestIndex(t, Options{Store: f.st, CacheDir: f.cache, Embedder: embedded, VectorWeight: 0.1})
@@ -169,7 +270,7 @@ func TestVectorFileOpensAtRestart(t *testing.T) {
 	if _, _, after := fileState(t, f.file); !os.SameFile(before, after) || embedded.n != 0 {
 		t.Fatalf("the file was rebuilt (%v) or %d texts embedded again", !os.SameFile(before, after), embedded.n)
 	}
-	f.same(t, y, f.fresh)
+	f.same(t, y, f.freshRef(t))
 
 	// More messages are embedded, written to the file, never committed:
 	// the daemon is killed before its next save.
@@ -188,9 +289,9 @@ func TestVectorFileOpensAtRestart(t *testing.T) {
 	}
 	f.queries = append(f.queries, "violin recital")
 	z := f.open(t)
-	f.same(t, z, f.fresh)
-	if n, cur, _ := fileState(t, f.file); n != f.fresh.Status().Vectors || cur != f.st.LastArrival() {
-		t.Fatalf("after catching up the file holds %d to %d; want %d to %d", n, cur, f.fresh.Status().Vectors, f.st.LastArrival())
+	f.same(t, z, f.freshRef(t))
+	if n, cur, _ := fileState(t, f.file); n != f.freshRef(t).Status().Vectors || cur != f.st.LastArrival() {
+		t.Fatalf("after catching up the file holds %d to %d; want %d to %d", n, cur, f.freshRef(t).Status().Vectors, f.st.LastArrival())
 	}
 }
 
@@ -207,11 +308,10 @@ func TestADamagedVectorFileIsRebuilt(t *testing.T) {
 	}
 	h, _ := newestHeader(good)
 	rec := vecRecordSize(h.dims)
-	other := func(t *testing.T, messages int) []byte { // another store's file, same embedder
-		o := newVecFixture(t, messages)
-		b, _ := os.ReadFile(o.file)
-		return b
-	}
+	// Another store's files, same embedder: behind this one's 600
+	// messages, and ahead of them (more arrivals than this store has).
+	behind, ahead := otherStoreFiles(t, 500, 700)
+	fresh, loaded := f.freshRef(t), f.loadedRef(t)
 	for _, damage := range []string{"torn records", "flipped byte", "torn headers", "garbage", "empty", "another embedder", "ahead of the store", "another store", "other dimensions", "torn newer header"} {
 		t.Run(damage, func(t *testing.T) {
 			b := slices.Clone(good)
@@ -236,9 +336,9 @@ func TestADamagedVectorFileIsRebuilt(t *testing.T) {
 					}
 				}
 			case "ahead of the store":
-				b = other(t, 700) // more arrivals than this store has
+				b = slices.Clone(ahead)
 			case "another store":
-				b = other(t, 500)
+				b = slices.Clone(behind)
 			case "other dimensions":
 				// The same embedder's id, vectors of another size: the
 				// store's vectors, cut to 32 dimensions.
@@ -279,9 +379,9 @@ func TestADamagedVectorFileIsRebuilt(t *testing.T) {
 			if embedded.n != 0 {
 				t.Fatalf("%d texts embedded again", embedded.n)
 			}
-			ref := f.loaded // rebuilt in Badger's key order
+			ref := loaded // rebuilt in Badger's key order
 			if !rebuilt {
-				ref = f.fresh // caught up in arrival order
+				ref = fresh // caught up in arrival order
 			}
 			f.same(t, y, ref)
 			n, cur, rebuiltFile := fileState(t, f.file)
@@ -470,7 +570,11 @@ func BenchmarkFlatSearch768(b *testing.B) {
 // when asked for it, ranks by score, and finds exactly what the general
 // pass finds (the same vectors with a 769th dimension at zero).
 func TestFlatSearch768(t *testing.T) {
-	const n, dims = 3000, 768
+	// 1,500 vectors: more than the shortlist of a top 10 (512), so the
+	// sign bits' pass chooses, and more than the file's write buffer holds
+	// (1 MiB, 1,330 records of 768 dimensions), so the file index reads
+	// codes from the file (vectors 0 and n/2) and from its buffer (n-1).
+	const n, dims = 1500, 768
 	r := rand.New(rand.NewPCG(5, 6))
 	vecs := make([][]float32, n)
 	heap, general := newFlatIndex(), newFlatIndex()
@@ -505,7 +609,7 @@ func TestFlatSearch768(t *testing.T) {
 			t.Fatalf("768 dimensions %v, the general pass %v", a, b)
 		}
 	}
-	for _, want := range []int{0, 1234, n - 1} {
+	for _, want := range []int{0, n / 2, n - 1} {
 		a, err1 := heap.search(context.Background(), vecs[want], 10, nil, nil)
 		b, err2 := file.search(context.Background(), vecs[want], 10, nil, nil)
 		if err1 != nil || err2 != nil || len(a) != 10 || a[0].doc != uint32(want) || a[0].sim < 0.98 || fmt.Sprint(a) != fmt.Sprint(b) {
@@ -525,6 +629,7 @@ func TestFlatSearch768(t *testing.T) {
 // heap index finds.
 func TestAVectorFileThatCannotBeMadeCostsMemoryNotVectors(t *testing.T) {
 	f := newVecFixture(t, 300)
+	loaded := f.loadedRef(t)
 	blocker := filepath.Join(t.TempDir(), "a file")
 	if err := os.WriteFile(blocker, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
@@ -543,7 +648,7 @@ func TestAVectorFileThatCannotBeMadeCostsMemoryNotVectors(t *testing.T) {
 			if fi := y.vecs.Load().idx.(*flatIndex); fi.file != nil || !strings.Contains(log.String(), "keeping the vectors in memory") {
 				t.Fatalf("file %v; the log:\n%s", fi.file, log.String())
 			}
-			f.same(t, y, f.loaded)
+			f.same(t, y, loaded)
 		})
 	}
 }
