@@ -37,6 +37,9 @@ var binary string
 // runs the whole daemon in-process under the detector. CYAN_E2E_RACE=1
 // builds it with -race too.
 func TestMain(m *testing.M) {
+	if os.Getenv(mcpServerEnv) == "1" {
+		mcpServerMain()
+	}
 	flag.Parse()
 	parallelSet := false
 	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })

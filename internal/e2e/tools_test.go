@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -219,12 +218,12 @@ func TestProvidedManifestIsLive(t *testing.T) {
 
 func TestMCPServerMounted(t *testing.T) {
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "mcpserver")
-	build := exec.Command("go", "build", "-o", bin, "github.com/cyan-agent/cyan/internal/e2e/testdata/mcpserver")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the MCP server: %v\n%s", err, out)
+	// The MCP server is this test binary in its server mode (mcpServerMain).
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	d, fake, _ := toolsDaemon(t, "mcp:\n  servers:\n    - {name: calc, command: "+bin+"}\n")
+	d, fake, _ := toolsDaemon(t, "mcp:\n  servers:\n    - {name: calc, command: "+bin+", args: [-test.run=^$], env: {"+mcpServerEnv+": \"1\"}}\n")
 	waitTool(t, d, func(n map[string]bool) bool { return n["calc__add"] && n["calc__crash"] })
 	// MCP tools execute, so the owner's rules ask to confirm: without a
 	// terminal, cyan tool run parks the call and says how to approve it.

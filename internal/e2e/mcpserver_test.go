@@ -1,6 +1,4 @@
-// Command mcpserver is a tiny MCP server for the end-to-end tests: "add"
-// sums two numbers, "crash" makes the process exit (to test restarts).
-package main
+package e2e
 
 import (
 	"context"
@@ -11,12 +9,21 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// mcpServerEnv, set to 1, makes the test binary a tiny MCP server for the
+// end-to-end tests instead of running tests (TestMain checks it first):
+// "add" sums two numbers, "crash" makes the process exit (to test
+// restarts). The daemon under test starts it as its configured server, so
+// no second binary is built.
+const mcpServerEnv = "CYAN_E2E_MCP_SERVER"
+
 type addArgs struct {
 	A float64 `json:"a" jsonschema:"the first number"`
 	B float64 `json:"b" jsonschema:"the second number"`
 }
 
-func main() {
+// mcpServerMain serves the calc tools on stdin and stdout until stdin
+// closes, then exits.
+func mcpServerMain() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "calc", Version: "v1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "add two numbers"}, func(_ context.Context, _ *mcp.CallToolRequest, a addArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.FormatFloat(a.A+a.B, 'f', -1, 64)}}}, nil, nil
@@ -28,4 +35,5 @@ func main() {
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Fatal(err)
 	}
+	os.Exit(0)
 }
