@@ -104,7 +104,14 @@ func scanLog(b []byte, vlog bool) walScan {
 	// Past the end, a kill leaves at most the unfinished transaction (in a
 	// value log, the entry being written); a finished transaction (an
 	// entry) later on means the file was damaged at w.end.
+	// The files are preallocated (a value log to 256 MB), so most of what
+	// follows the end is zeros: a run of them is passed in one step, as
+	// no entry starts within three bytes of zeros (plausibleEntry).
 	for o := int(w.end) + 1; o < len(b); o++ {
+		if z := zeroRun(b, o); z > 2 {
+			o += z - 3
+			continue
+		}
 		if !plausibleEntry(b[o:], vlog) {
 			continue
 		}
@@ -116,11 +123,25 @@ func scanLog(b []byte, vlog bool) walScan {
 	return w
 }
 
+// zeroRun is how many zero bytes b holds from o on, read eight at a time.
+func zeroRun(b []byte, o int) int {
+	i := o
+	for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == 0 {
+		i += 8
+	}
+	for i < len(b) && b[i] == 0 {
+		i++
+	}
+	return i - o
+}
+
 // txnKey starts the key of Badger's transaction-finish entry.
 const txnKey = "!badger!txn"
 
 // plausibleEntry is a cheap test, before the checksum, that an entry of
-// the store could start at b: no user meta, no expiry, and a key of one
+// the store could start at b (one of its first three bytes is never 0:
+// the meta of a transaction's finish, or a value log key's length): no
+// user meta, no expiry, and a key of one
 // of the store's key spaces (three letters and a zero, keys.go) or, in a
 // write-ahead log, the finish of a transaction.
 func plausibleEntry(b []byte, vlog bool) bool {
