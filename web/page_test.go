@@ -154,17 +154,49 @@ func (r *rig) proactive(t *testing.T, text string) {
 	}
 }
 
-// browser is a headless Chromium (internal/browsertest) that also records
-// every URL the page requests.
+// The package's browsers (browsertest.Shared), each started once for all
+// its tests, every test in a tab of a fresh browser context: the plain one,
+// one with WebGL through SwiftShader (software), one without WebGL.
+var (
+	chrome   = browsertest.NewShared()
+	glChrome = browsertest.NewShared(
+		chromedp.Flag("disable-gpu", false),
+		chromedp.Flag("use-gl", "angle"),
+		chromedp.Flag("use-angle", "swiftshader"),
+		chromedp.Flag("enable-unsafe-swiftshader", true),
+		chromedp.Flag("ignore-gpu-blocklist", true),
+	)
+	noGLChrome = browsertest.NewShared(chromedp.Flag("disable-3d-apis", true))
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	chrome.Close()
+	glChrome.Close()
+	noGLChrome.Close()
+	os.Exit(code)
+}
+
+// browser is a tab of a headless Chromium (internal/browsertest) that also
+// records every URL the page requests.
 type browser struct {
 	*browsertest.Browser
 	mu       sync.Mutex
 	requests []string
 }
 
+// newBrowser is a tab of the plain browser, 1100×760.
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
-	b := &browser{Browser: browsertest.Start(t)}
+	b := tab(t, chrome)
+	b.do(t, chromedp.EmulateViewport(1100, 760))
+	return b
+}
+
+// tab is a tab of the shared browser s, recording the page's requests.
+func tab(t *testing.T, s *browsertest.Shared) *browser {
+	t.Helper()
+	b := &browser{Browser: s.Tab(t)}
 	err := chromedp.Listen(b.Context(), func(ev any) {
 		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
 			b.mu.Lock()
@@ -175,7 +207,6 @@ func newBrowser(t *testing.T) *browser {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.do(t, chromedp.EmulateViewport(1100, 760))
 	return b
 }
 

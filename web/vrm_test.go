@@ -13,12 +13,10 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/input"
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/daemon"
-	"github.com/cyan-agent/cyan/internal/browsertest"
 	"github.com/cyan-agent/cyan/internal/llmtest"
 )
 
@@ -100,27 +98,10 @@ func startVRMRig(t *testing.T, dir string) *rig {
 	return r
 }
 
-// newGLBrowser is newBrowser with WebGL through SwiftShader (software).
+// newGLBrowser is a tab of the browser with WebGL through SwiftShader.
 func newGLBrowser(t *testing.T) *browser {
 	t.Helper()
-	b := &browser{Browser: browsertest.Start(t,
-		chromedp.Flag("disable-gpu", false),
-		chromedp.Flag("use-gl", "angle"),
-		chromedp.Flag("use-angle", "swiftshader"),
-		chromedp.Flag("enable-unsafe-swiftshader", true),
-		chromedp.Flag("ignore-gpu-blocklist", true),
-	)}
-	err := chromedp.Listen(b.Context(), func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
-			b.mu.Lock()
-			b.requests = append(b.requests, e.Request.URL)
-			b.mu.Unlock()
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return tab(t, glChrome)
 }
 
 // TestPageVRMAvatar: a persona with avatar.vrm (a VRM 1.0 model made by
@@ -231,17 +212,7 @@ func TestPageVRMFallsBack(t *testing.T) {
 // keeps the drawn face; three.js is not even fetched.
 func TestPageVRMWithoutWebGL(t *testing.T) {
 	t.Parallel()
-	b := &browser{Browser: browsertest.Start(t, chromedp.Flag("disable-3d-apis", true))}
-	err := chromedp.Listen(b.Context(), func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
-			b.mu.Lock()
-			b.requests = append(b.requests, e.Request.URL)
-			b.mu.Unlock()
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := tab(t, noGLChrome)
 	r := startVRMRig(t, vrmPersona(t, testVRM(false), ""))
 	b.do(t, chromedp.EmulateViewport(1280, 800))
 	b.do(t, chromedp.Navigate(r.base+"/?channel=desktop"))
