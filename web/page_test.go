@@ -155,11 +155,13 @@ func (r *rig) proactive(t *testing.T, text string) {
 	}
 }
 
-// The package's browsers (browsertest.Shared), each started once for all
-// its tests, every test in a tab of a fresh browser context: the plain one,
-// one with WebGL through SwiftShader (software), one without WebGL.
+// The package's two browsers (browsertest.Shared), each started once for
+// all its tests, every test in a tab of a fresh browser context: one without
+// WebGL (the page asks for WebGL only for a persona's avatar.vrm, so it is
+// the browser of every test but the VRM's, and of the one that proves the
+// page without WebGL), and one with WebGL through SwiftShader (software).
 var (
-	chrome   = browsertest.NewShared()
+	chrome   = browsertest.NewShared(chromedp.Flag("disable-3d-apis", true))
 	glChrome = browsertest.NewShared(
 		chromedp.Flag("disable-gpu", false),
 		chromedp.Flag("use-gl", "angle"),
@@ -167,14 +169,12 @@ var (
 		chromedp.Flag("enable-unsafe-swiftshader", true),
 		chromedp.Flag("ignore-gpu-blocklist", true),
 	)
-	noGLChrome = browsertest.NewShared(chromedp.Flag("disable-3d-apis", true))
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
 	chrome.Close()
 	glChrome.Close()
-	noGLChrome.Close()
 	os.Exit(code)
 }
 
@@ -186,7 +186,7 @@ type browser struct {
 	requests []string
 }
 
-// newBrowser is a tab of the plain browser, 1100×760.
+// newBrowser is a tab of the browser without WebGL, 1100×760.
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
 	b := tab(t, chrome)

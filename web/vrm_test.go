@@ -214,7 +214,7 @@ func TestPageVRMFallsBack(t *testing.T) {
 // keeps the drawn face; three.js is not even fetched.
 func TestPageVRMWithoutWebGL(t *testing.T) {
 	t.Parallel()
-	b := tab(t, noGLChrome)
+	b := tab(t, chrome) // the browser without WebGL
 	r := startVRMRig(t, vrmPersona(t, testVRM(false), ""))
 	b.do(t, chromedp.EmulateViewport(1280, 800))
 	b.do(t, chromedp.Navigate(r.base+"/?channel=desktop"))
