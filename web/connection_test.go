@@ -121,14 +121,21 @@ func TestPageConnectionRetryStopInterrupt(t *testing.T) {
 		t.Errorf("the page shows %q", texts)
 	}
 
-	// A long reply is spoken; a new message interrupts it.
+	// A long reply is spoken; a new message interrupts it. Its segments
+	// play at their own speed (fasterVoice), so that the new message
+	// comes while one of them plays, not between two.
+	eval[bool](t, b, `(window.voiceRate = 1) === 1`)
 	long := strings.Repeat("This is a long story about the forest. ", 12)
 	r.say(llmtest.Reply{Text: long, ChunkSize: 8, ChunkDelay: 5 * time.Millisecond}, llmtest.Reply{Text: "Short answer."})
 	b.do(t, chromedp.SendKeys(chromedp.CSS("#text"), "tell me a story"), chromedp.Click(chromedp.CSS("#send")))
 	b.until(t, "the story is being spoken", `(window.cyanPlayed || []).some(p => p.text.includes('long story') && !p.ended)`)
 	storyTurn := eval[string](t, b, `window.cyanPlayed.find(p => p.text.includes('long story')).turn`)
-	eval[bool](t, b, `(window.sentAt = Date.now()) > 0`)
-	b.do(t, chromedp.SendKeys(chromedp.CSS("#text"), "stop, please"), chromedp.Click(chromedp.CSS("#send")))
+	// sentAt is when the new message is sent: its form's submit, which
+	// interrupts the voice (not earlier, while the keys are typed, when a
+	// segment of the story may still begin).
+	b.do(t, chromedp.SendKeys(chromedp.CSS("#text"), "stop, please"))
+	eval[bool](t, b, `document.addEventListener('submit', () => { window.sentAt ??= Date.now(); }, true) === undefined`)
+	b.do(t, chromedp.Click(chromedp.CSS("#send")))
 	b.until(t, "the new reply is spoken", `(window.cyanPlayed || []).some(p => p.text.includes('Short answer') && p.ended)`)
 	late := eval[int](t, b, fmt.Sprintf(`window.cyanPlayed.filter(p => p.turn === %q && p.started > window.sentAt).length`, storyTurn))
 	if late != 0 {
@@ -137,6 +144,7 @@ func TestPageConnectionRetryStopInterrupt(t *testing.T) {
 	if !eval[bool](t, b, fmt.Sprintf(`window.cyanPlayed.filter(p => p.turn === %q).some(p => p.interrupted)`, storyTurn)) {
 		t.Error("the old reply's segment was not interrupted")
 	}
+	eval[bool](t, b, `(window.voiceRate = 0) === 0`)
 
 	// Stop while a reply streams: the stream and the voice stop, the reply
 	// arrives whole when stored, once.

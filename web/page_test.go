@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/cyan-agent/cyan/config"
@@ -154,17 +155,49 @@ func (r *rig) proactive(t *testing.T, text string) {
 	}
 }
 
-// browser is a headless Chromium (internal/browsertest) that also records
-// every URL the page requests.
+// The package's two browsers (browsertest.Shared), each started once for
+// all its tests, every test in a tab of a fresh browser context: one without
+// WebGL (the page asks for WebGL only for a persona's avatar.vrm, so it is
+// the browser of every test but the VRM's, and of the one that proves the
+// page without WebGL), and one with WebGL through SwiftShader (software).
+var (
+	chrome   = browsertest.NewShared(chromedp.Flag("disable-3d-apis", true))
+	glChrome = browsertest.NewShared(
+		chromedp.Flag("disable-gpu", false),
+		chromedp.Flag("use-gl", "angle"),
+		chromedp.Flag("use-angle", "swiftshader"),
+		chromedp.Flag("enable-unsafe-swiftshader", true),
+		chromedp.Flag("ignore-gpu-blocklist", true),
+	)
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	chrome.Close()
+	glChrome.Close()
+	os.Exit(code)
+}
+
+// browser is a tab of a headless Chromium (internal/browsertest) that also
+// records every URL the page requests.
 type browser struct {
 	*browsertest.Browser
 	mu       sync.Mutex
 	requests []string
 }
 
+// newBrowser is a tab of the browser without WebGL, 1100×760.
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
-	b := &browser{Browser: browsertest.Start(t)}
+	b := tab(t, chrome)
+	b.do(t, chromedp.EmulateViewport(1100, 760))
+	return b
+}
+
+// tab is a tab of the shared browser s, recording the page's requests.
+func tab(t *testing.T, s *browsertest.Shared) *browser {
+	t.Helper()
+	b := &browser{Browser: s.Tab(t)}
 	err := chromedp.Listen(b.Context(), func(ev any) {
 		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
 			b.mu.Lock()
@@ -175,9 +208,28 @@ func newBrowser(t *testing.T) *browser {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.do(t, chromedp.EmulateViewport(1100, 760))
+	if _, err := chromedp.Call(b.Context(), page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: fasterVoice}); err != nil {
+		t.Fatal(err)
+	}
 	return b
 }
+
+// fasterVoice plays every Web Audio source of the page three times as fast:
+// a test seam the tab adds to each page it loads, the page's own code
+// unchanged. The tests wait for segments to be played to their end, and a
+// voice's seconds are the seconds the browser spends rendering the page
+// (the face's mouth, SwiftShader's VRM each frame); what the page does with
+// a segment (its order, its analyser, an interruption, its end, the
+// buffer's duration it records) is the same at any rate. A test that needs
+// a segment to last sets window.voiceRate (1: as recorded) until the page
+// is loaded again.
+const fasterVoice = `(() => {
+  const start = AudioBufferSourceNode.prototype.start;
+  AudioBufferSourceNode.prototype.start = function (...args) {
+    this.playbackRate.value = window.voiceRate || 3;
+    return start.apply(this, args);
+  };
+})();`
 
 // urls returns the URLs the page requested so far.
 func (b *browser) urls() []string {

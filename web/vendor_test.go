@@ -14,6 +14,36 @@ import (
 // and dynamic imports), in minified or plain code.
 var specifier = regexp.MustCompile(`(?:(?:\}|\bimport\s*\*\s*as\s+[\w$]+|\bimport\s+[\w$]+)\s*from\s*|\bimport\s*\(\s*|\bimport\s*)["']([^"'\s]+)["']`)
 
+// imports are the modules src imports: specifier's matches, found in a
+// window around each "import" and "from" (every match holds one of them).
+// The same specifiers as specifier over the whole text, for a fraction of
+// the CPU: scanning a megabyte of minified three.js with the regexp cost
+// seconds under -race.
+func imports(src string) []string {
+	var specs []string
+	seen := map[string]bool{}
+	for _, word := range []string{"import", "from"} {
+		for off := 0; ; {
+			i := strings.Index(src[off:], word)
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + len(word)
+			// Before the word: at most "import * as <name> "; after it,
+			// the specifier.
+			window := src[max(0, i-200):min(len(src), i+400)]
+			for _, m := range specifier.FindAllStringSubmatch(window, -1) {
+				if !seen[m[1]] {
+					seen[m[1]] = true
+					specs = append(specs, m[1])
+				}
+			}
+		}
+	}
+	return specs
+}
+
 // TestVendoredModules: the vendored three.js and three-vrm are at their
 // pinned versions with their licences, and their import graph is closed:
 // from the modules vrm.js imports, every import is a relative path to a
@@ -45,8 +75,7 @@ func TestVendoredModules(t *testing.T) {
 			t.Errorf("%s: %v", p, err)
 			continue
 		}
-		for _, m := range specifier.FindAllStringSubmatch(string(src), -1) {
-			spec := m[1]
+		for _, spec := range imports(string(src)) {
 			if !strings.HasPrefix(spec, "./") && !strings.HasPrefix(spec, "../") {
 				t.Errorf("%s imports %q: not a relative path to a vendored file", p, spec)
 				continue
