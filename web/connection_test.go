@@ -92,7 +92,8 @@ func (c *cable) set(up bool) {
 // TestPageConnectionRetryStopInterrupt: the page says when the daemon is
 // gone; a message sent then is marked unsent and goes out by itself, once,
 // when the daemon is back; a new message interrupts the old reply's speech
-// (no segment of it starts after); the stop button stops the streaming
+// (no segment of it starts after, not even one whose audio was still on
+// its way); the stop button stops the streaming
 // reply and the voice, and the reply still arrives whole, shown once.
 func TestPageConnectionRetryStopInterrupt(t *testing.T) {
 	t.Parallel()
@@ -145,6 +146,21 @@ func TestPageConnectionRetryStopInterrupt(t *testing.T) {
 		t.Error("the old reply's segment was not interrupted")
 	}
 	eval[bool](t, b, `(window.voiceRate = 0) === 0`)
+
+	// A segment whose audio is still on its way when a new message comes
+	// stays silent: the page holds the next story's audio until the new
+	// message is sent, then lets it arrive.
+	eval[bool](t, b, `(() => { const f = window.fetch; let hold = true; window.fetch = (u, o) => { if (hold && String(u).includes('/api/v1/speech/')) { hold = false; return new Promise((r) => { window.releaseAudio = () => r(f(u, o)); }); } return f(u, o); }; return true; })()`)
+	r.say(llmtest.Reply{Text: "Once upon a time, a fox."}, llmtest.Reply{Text: "Fine, no fox."})
+	b.do(t, chromedp.SendKeys(chromedp.CSS("#text"), "another story"), chromedp.Click(chromedp.CSS("#send")))
+	b.until(t, "the story's audio is on its way", `typeof window.releaseAudio === 'function'`)
+	b.do(t, chromedp.SendKeys(chromedp.CSS("#text"), "no, stop"), chromedp.Click(chromedp.CSS("#send")))
+	b.until(t, "the new reply is shown", `[...document.querySelectorAll('#log li.assistant')].some(li => li.textContent === 'Fine, no fox.')`)
+	eval[bool](t, b, `(window.releaseAudio(), true)`)
+	b.until(t, "the new reply is spoken", `(window.cyanPlayed || []).some(p => p.text === 'Fine, no fox.' && p.ended)`)
+	if eval[bool](t, b, `window.cyanPlayed.some(p => p.text.includes('upon a time'))`) {
+		t.Error("the story's segment, fetched when the new message came, still played")
+	}
 
 	// Stop while a reply streams: the stream and the voice stop, the reply
 	// arrives whole when stored, once.

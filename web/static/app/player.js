@@ -99,6 +99,7 @@ export class Player {
     } catch (e) {
       this.hooks.onError(sp, String(e?.message || e));
     } finally {
+      this.current = null;
       this.hooks.onLevel(0);
       this.hooks.onEnd(sp);
       this.busy = false;
@@ -109,11 +110,21 @@ export class Player {
   async #play(sp) {
     const ctx = this.#audio();
     const voice = this.hooks.voice?.() || '';
+    // Until it sounds, an interrupt cancels it where it is: a segment
+    // still being fetched or decoded when a new message comes stays silent.
+    let cancelled = false;
+    this.current = { sp, stop: () => { cancelled = true; } };
+    const gone = () => {
+      if (cancelled) this.current = null;
+      return cancelled;
+    };
     const resp = voice ? await this.hooks.synthesize(sp, voice) : await this.hooks.fetch(sp.audio);
+    if (gone()) return;
     if (!resp.ok) throw new Error(`the audio is gone (${resp.status})`);
     const bytes = await resp.arrayBuffer();
     const size = bytes.byteLength;
     const buffer = await ctx.decodeAudioData(bytes);
+    if (gone()) return;
     const src = ctx.createBufferSource();
     src.buffer = buffer;
     src.connect(this.analyser);
