@@ -145,7 +145,9 @@ func TestMetricsScrape(t *testing.T) {
 func TestMetricsOfTheBridges(t *testing.T) {
 	tg := &tgtest.Server{Token: "123:right", Bot: tgtest.User{ID: 77, IsBot: true, FirstName: "cyan", Username: "cyan_bot"}}
 	srv := httptest.NewServer(tg)
-	defer srv.Close()
+	// Closed after the daemon stops (cleanups run last first): a server
+	// closed under a running bridge waits out the long poll it holds.
+	t.Cleanup(srv.Close)
 	r := newRig(t, map[string]string{"cyan.yaml": "bridges:\n  telegram:\n    - {name: tg, token: \"123:right\", api_url: " + srv.URL + "}\n"})
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) { // polling the bridge's connection
 		resp, err := http.Get(r.base + "/metrics")
