@@ -61,6 +61,7 @@ func TestSandboxLimits(t *testing.T) {
 
 // A CPU-bound loop is stopped at the CPU time limit, and says so.
 func TestSandboxCPULimit(t *testing.T) {
+	t.Parallel()
 	sb, root := limitSandbox(t, Limits{CPUSeconds: 1})
 	res, err := sb.Run(context.Background(), []string{"/bin/sh", "-c", "while :; do :; done"}, root, nil)
 	if err != nil {

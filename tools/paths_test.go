@@ -183,6 +183,7 @@ func TestPathControlsAllowed(t *testing.T) {
 // symlink to a secret while it is opened over and over: the secret never
 // comes back, because the file actually opened is what is checked.
 func TestSymlinkSwappedAfterCheck(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	name := filepath.Join(f.root, "swap")
 	var stop atomic.Bool

@@ -51,6 +51,7 @@ func running(pgid int) bool {
 }
 
 func TestTerminalKillsTheWholeGroup(t *testing.T) {
+	t.Parallel()
 	sb := &Sandbox{Timeout: 300 * time.Millisecond}
 	for _, cmd := range []string{"sleep 1000", "(sleep 1000 &)", "sleep 1000 & sleep 1000 & wait", "sh -c 'sleep 1000' & echo started; wait"} {
 		began := time.Now()
@@ -73,6 +74,7 @@ func TestTerminalKillsTheWholeGroup(t *testing.T) {
 }
 
 func TestTerminalCapsOutput(t *testing.T) {
+	t.Parallel()
 	sb := &Sandbox{Timeout: 10 * time.Second, MaxOutput: 1024}
 	res, err := sb.Run(context.Background(), []string{"yes"}, t.TempDir(), nil)
 	if err != nil {

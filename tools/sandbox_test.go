@@ -432,6 +432,7 @@ func TestSandboxEscapes(t *testing.T) {
 }
 
 func TestSandboxKillsEverythingAtTheTimeout(t *testing.T) {
+	t.Parallel()
 	needBwrap(t)
 	f := newJailFixture(t)
 	f.sb.Timeout = 500 * time.Millisecond

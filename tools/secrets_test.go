@@ -17,6 +17,7 @@ import (
 // whatever the spelling: TestSandboxShellTricks). tools.secrets adds and
 // drops entries.
 func TestSecretsRefusedByTheFileTools(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	secret := map[string]string{
 		".aws/credentials":            "[default]\naws_secret_access_key = AKIA-SECRET\n",
