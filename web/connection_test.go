@@ -129,12 +129,15 @@ func TestPageConnectionRetryStopInterrupt(t *testing.T) {
 	long := strings.Repeat("This is a long story about the forest. ", 12)
 	r.say(llmtest.Reply{Text: long, ChunkSize: 8, ChunkDelay: 5 * time.Millisecond}, llmtest.Reply{Text: "Short answer."})
 	b.do(t, chromedp.SendKeys(chromedp.CSS("#text"), "tell me a story"), chromedp.Click(chromedp.CSS("#send")))
-	b.until(t, "the story is being spoken", `(window.cyanPlayed || []).some(p => p.text.includes('long story') && !p.ended)`)
+	// The new message is typed while the story is told, and sent while a
+	// segment of it sounds with a second of it still to go: an interrupt
+	// between two segments (one ended, the next still being fetched) has
+	// nothing sounding to cut, and is the check below.
+	b.do(t, chromedp.SendKeys(chromedp.CSS("#text"), "stop, please"))
+	b.until(t, "a segment of the story sounds, a second of it to go", `(window.cyanPlayed || []).some(p => p.text.includes('long story') && !p.ended && Date.now() < p.started + p.duration * 1000 - 1000)`)
 	storyTurn := eval[string](t, b, `window.cyanPlayed.find(p => p.text.includes('long story')).turn`)
 	// sentAt is when the new message is sent: its form's submit, which
-	// interrupts the voice (not earlier, while the keys are typed, when a
-	// segment of the story may still begin).
-	b.do(t, chromedp.SendKeys(chromedp.CSS("#text"), "stop, please"))
+	// interrupts the voice.
 	eval[bool](t, b, `document.addEventListener('submit', () => { window.sentAt ??= Date.now(); }, true) === undefined`)
 	b.do(t, chromedp.Click(chromedp.CSS("#send")))
 	b.until(t, "the new reply is spoken", `(window.cyanPlayed || []).some(p => p.text.includes('Short answer') && p.ended)`)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -171,7 +172,17 @@ var (
 	)
 )
 
+// TestMain runs four page tests at a time unless -test.parallel says
+// otherwise: most of a page test is the page waiting (on speech playing
+// in real time, a reconnect, a stream), not CPU, and at the default of
+// GOMAXPROCS (two here) the package took twice as long.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	parallelSet := false
+	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
+	if !parallelSet {
+		flag.Set("test.parallel", "4")
+	}
 	code := m.Run()
 	chrome.Close()
 	glChrome.Close()
