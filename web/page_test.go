@@ -25,6 +25,7 @@ import (
 	"github.com/cyan-agent/cyan/daemon"
 	"github.com/cyan-agent/cyan/internal/browsertest"
 	"github.com/cyan-agent/cyan/internal/llmtest"
+	"github.com/cyan-agent/cyan/internal/testexit"
 )
 
 // requireTool skips when a program is missing, unless CYAN_REQUIRE_TOOLS=1
@@ -186,7 +187,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	chrome.Close()
 	glChrome.Close()
-	os.Exit(code)
+	testexit.Exit(code)
 }
 
 // browser is a tab of a headless Chromium (internal/browsertest) that also

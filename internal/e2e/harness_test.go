@@ -23,6 +23,7 @@ import (
 	// package's test cache to every package of the binary.
 	_ "github.com/cyan-agent/cyan/cmd"
 	"github.com/cyan-agent/cyan/internal/llmtest"
+	"github.com/cyan-agent/cyan/internal/testexit"
 )
 
 // binary is the cyan binary built once for all tests.
@@ -64,7 +65,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
-	os.Exit(code)
+	testexit.Exit(code)
 }
 
 // fakeLLM starts the fake LLM server; its URL is the OpenAI base URL.

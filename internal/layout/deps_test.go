@@ -38,7 +38,7 @@ var layer = map[string]int{
 	"daemon": 6,
 	"cmd":    7, "cmd/cyan": 8,
 	"internal/e2e": 9, "internal/layout": 9,
-	"internal/smallfs": 0, "archive": 2,
+	"internal/smallfs": 0, "internal/testexit": 0, "archive": 2,
 	"internal/doccheck": 0, "metrics": 2, "internal/crash": 3,
 }
 

@@ -75,6 +75,7 @@ var allowed = map[string][]string{
 	"internal/layout":      {},
 	"web":                  {},
 	"internal/smallfs":     {},
+	"internal/testexit":    {},
 	"archive":              {"store", "journal", "clock"},
 	"metrics":              {"llm", "store", "journal"},
 	"internal/crash":       {"internal/llmtest", "llm"},

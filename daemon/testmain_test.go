@@ -1,0 +1,9 @@
+package daemon
+
+import (
+	"testing"
+
+	"github.com/cyan-agent/cyan/internal/testexit"
+)
+
+func TestMain(m *testing.M) { testexit.Main(m) }

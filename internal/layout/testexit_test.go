@@ -1,0 +1,57 @@
+package layout
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// endsThroughTestexit is a TestMain that ends through package testexit.
+var endsThroughTestexit = regexp.MustCompile(`testexit\.(Main\(m\)|Exit\()`)
+
+// TestEveryPackageEndsItsTestsThroughTestexit: every package with tests
+// has a TestMain that exits through internal/testexit, so no passing race
+// binary holds its place in go test for the race runtime's exit sleep
+// (testexit's doc says why).
+func TestEveryPackageEndsItsTestsThroughTestexit(t *testing.T) {
+	root := repoRoot(t)
+	tests := map[string][]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != root {
+			return filepath.SkipDir
+		}
+		if strings.HasSuffix(path, "_test.go") {
+			rel, _ := filepath.Rel(root, filepath.Dir(path))
+			tests[filepath.ToSlash(rel)] = append(tests[filepath.ToSlash(rel)], path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tests) < 40 {
+		t.Fatalf("only %d packages with tests found", len(tests))
+	}
+	for dir, files := range tests {
+		if dir == "internal/testexit" {
+			continue
+		}
+		ends := false
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ends = ends || strings.Contains(string(b), "func TestMain(") && endsThroughTestexit.Match(b)
+		}
+		if !ends {
+			t.Errorf("%s: its tests should end through internal/testexit: add func TestMain(m *testing.M) { testexit.Main(m) }", dir)
+		}
+	}
+}
