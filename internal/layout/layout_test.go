@@ -116,6 +116,13 @@ func repoRoot(t *testing.T) string {
 // non-test Go files.
 func packages(t *testing.T, root string) map[string][]string {
 	t.Helper()
+	return goFiles(t, root, false)
+}
+
+// goFiles maps each package dir (relative, slash-separated) to its Go
+// files: its test files (tests) or the others.
+func goFiles(t *testing.T, root string, tests bool) map[string][]string {
+	t.Helper()
 	pkgs := map[string][]string{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -124,7 +131,7 @@ func packages(t *testing.T, root string) map[string][]string {
 		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != root {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && strings.HasSuffix(path, "_test.go") == tests {
 			rel, _ := filepath.Rel(root, filepath.Dir(path))
 			pkgs[filepath.ToSlash(rel)] = append(pkgs[filepath.ToSlash(rel)], path)
 		}

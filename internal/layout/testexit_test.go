@@ -1,9 +1,7 @@
 package layout
 
 import (
-	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,23 +16,7 @@ var endsThroughTestexit = regexp.MustCompile(`testexit\.(Main\(m\)|Exit\()`)
 // (testexit's doc says why).
 func TestEveryPackageEndsItsTestsThroughTestexit(t *testing.T) {
 	root := repoRoot(t)
-	tests := map[string][]string{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != root {
-			return filepath.SkipDir
-		}
-		if strings.HasSuffix(path, "_test.go") {
-			rel, _ := filepath.Rel(root, filepath.Dir(path))
-			tests[filepath.ToSlash(rel)] = append(tests[filepath.ToSlash(rel)], path)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tests := goFiles(t, root, true)
 	if len(tests) < 40 {
 		t.Fatalf("only %d packages with tests found", len(tests))
 	}
