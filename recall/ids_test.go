@@ -52,8 +52,8 @@ func TestPostingCapsTheCountNotTheLength(t *testing.T) {
 	}
 	l.add(0, append(terms, "x"))
 	p := l.posts[l.terms["ha"]][0]
-	if p.doc() != 0 || p.tf() != maxTF || l.docLen[0] != 41 {
-		t.Fatalf("posting doc %d tf %d, length %d", p.doc(), p.tf(), l.docLen[0])
+	if p.doc() != 0 || p.tf() != maxTF || l.docLen.at(0) != 41 {
+		t.Fatalf("posting doc %d tf %d, length %d", p.doc(), p.tf(), l.docLen.at(0))
 	}
 	if q := mkPosting(maxDocs-1, 3); q.doc() != maxDocs-1 || q.tf() != 3 {
 		t.Fatalf("the last document's posting reads back as doc %d tf %d", q.doc(), q.tf())

@@ -32,9 +32,47 @@ func (p posting) tf() uint32           { return uint32(p) & maxTF }
 type lexicon struct {
 	terms  map[string]uint32
 	posts  [][]posting
-	docLen []uint32
+	docLen lengths
 	total  uint64
 	accs   sync.Pool // *accumulator
+}
+
+// lengths holds each document's length in terms: a byte each, the few
+// lengths past a byte's range in a map. A walk over a common term reads
+// the length of every document in its list, so a million messages'
+// lengths are 1 MB to stream, not 4.
+type lengths struct {
+	short []uint8
+	long  map[uint32]uint32
+}
+
+// longLen marks a length kept in long.
+const longLen = 0xFF
+
+func (ls *lengths) n() int { return len(ls.short) }
+
+func (ls *lengths) at(d uint32) uint32 {
+	if n := ls.short[d]; n != longLen {
+		return uint32(n)
+	}
+	return ls.long[d]
+}
+
+// set sets document d's length, growing the table to hold it.
+func (ls *lengths) set(d, n uint32) {
+	for uint32(len(ls.short)) <= d {
+		ls.short = append(ls.short, 0)
+	}
+	if n < longLen {
+		ls.short[d] = uint8(n)
+		delete(ls.long, d)
+		return
+	}
+	ls.short[d] = longLen
+	if ls.long == nil {
+		ls.long = map[uint32]uint32{}
+	}
+	ls.long[d] = n
 }
 
 func newLexicon() *lexicon {
@@ -43,10 +81,7 @@ func newLexicon() *lexicon {
 
 // add indexes doc (which must be the next doc number) with its terms.
 func (l *lexicon) add(doc uint32, terms []string) {
-	for uint32(len(l.docLen)) <= doc {
-		l.docLen = append(l.docLen, 0)
-	}
-	l.docLen[doc] = uint32(len(terms))
+	l.docLen.set(doc, uint32(len(terms)))
 	l.total += uint64(len(terms))
 	counts := make(map[string]uint32, len(terms))
 	for _, t := range terms {
@@ -74,18 +109,87 @@ type lexHit struct {
 // accumulator holds per-document scores for one query, dense so a common
 // term over a million documents costs no map traffic. A document's score
 // and cover sit side by side: a posting costs one cache line, not two.
+//
+// A long list is walked in two halves at once (see parts): its postings
+// are in document order, so the halves write disjoint entries of e. Each
+// half keeps its own touched and high; which half a document was listed
+// by changes nothing, as every reader takes both lists as one set.
 type accumulator struct {
 	e       []accEntry
-	touched []uint32
+	touched [parts][]uint32
 	// high lists the documents whose score has reached floor (0: no
 	// floor yet): once n of them have, the top n are among them, so the
 	// selection reads them instead of every touched document.
-	high  []uint32
+	high  [parts][]uint32
 	floor float32
 	sel   []float32
-	// tab caches one term's scores by document length and count; it is
-	// refilled for each long list.
+	// tab holds one long list's scores by document length and count
+	// (scoreTable); it is filled again for each.
 	tab []float32
+}
+
+// parts is how many goroutines walk one long posting list: on a small
+// VPS's two cores a million-message search takes half the time.
+const parts = 2
+
+// A list of parallelFrom postings or more is walked in parts (a shorter
+// one is not worth a goroutine), and one of tableFrom or more reads its
+// scores from a table (filling it costs as much as scoring a few thousand
+// postings). They are variables only so a test can reach both on a small
+// corpus; nothing else sets them.
+var (
+	parallelFrom = 1 << 14
+	tableFrom    = tabLens << tfBits
+)
+
+// inParts runs f for each part at once and returns when all are done.
+func inParts(f func(part int)) {
+	var wg sync.WaitGroup
+	for p := 1; p < parts; p++ {
+		wg.Go(func() { f(p) })
+	}
+	f(0)
+	wg.Wait()
+}
+
+// split divides the touched documents, all parts' lists taken as one, into
+// parts pieces of nearly equal size, each a list of runs.
+func (a *accumulator) split() (pieces [parts][][]uint32) {
+	per := (a.ntouched() + parts - 1) / parts
+	p, room := 0, per
+	for _, t := range a.touched {
+		for len(t) > 0 {
+			k := min(len(t), room)
+			pieces[p] = append(pieces[p], t[:k])
+			t, room = t[k:], room-k
+			if room == 0 && p < parts-1 {
+				p, room = p+1, per
+			}
+		}
+	}
+	return pieces
+}
+
+// findDoc finds document d in posts (in document order).
+func findDoc(posts []posting, d uint32) (int, bool) {
+	lo, hi := 0, len(posts)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if posts[m].doc() < d {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(posts) && posts[lo].doc() == d
+}
+
+func (a *accumulator) ntouched() int {
+	n := 0
+	for _, t := range a.touched {
+		n += len(t)
+	}
+	return n
 }
 
 type accEntry struct{ score, cover float32 }
@@ -127,7 +231,7 @@ type qterm struct {
 // (given the first ranking) and adds them to the same scores, returning
 // the second ranking too: the query's terms are scored once.
 func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b float64, expand func([]lexHit) map[string]float64) (first, second []lexHit) {
-	N := len(l.docLen)
+	N := l.docLen.n()
 	if N == 0 || n <= 0 {
 		return nil, nil
 	}
@@ -166,20 +270,36 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 		acc.e = make([]accEntry, N+N/4)
 	}
 	defer func() {
-		if dense(len(acc.touched), N) {
-			clear(acc.e[:N])
-		} else {
-			for _, d := range acc.touched {
+		dense := dense(acc.ntouched(), N)
+		inParts(func(part int) {
+			if dense {
+				clear(acc.e[part*N/parts : (part+1)*N/parts])
+				return
+			}
+			for _, d := range acc.touched[part] {
 				acc.e[d] = accEntry{}
 			}
+		})
+		for i := range parts {
+			acc.touched[i] = acc.touched[i][:0]
+			acc.high[i] = acc.high[i][:0]
 		}
-		acc.touched = acc.touched[:0]
-		acc.high, acc.floor = acc.high[:0], 0
+		acc.floor = 0
 		l.accs.Put(acc)
 	}()
 	avg := float64(l.total) / float64(N)
 	boostAfter := max(4*n, boostMinCandidates)
-	docLen := l.docLen[:N]
+	docLen := &l.docLen
+	// walk scores every posting of posts that keep accepts into acc, with
+	// part's lists; tab is the term's score table, nil for a short list.
+	walk := func(part int, posts []posting, w termWalk, tab []float32) {
+		w.e, w.lens = acc.e[:N], docLen
+		if keep == nil && tab != nil {
+			acc.touched[part], acc.high[part] = w.dense(posts, tab, acc.touched[part], acc.high[part])
+			return
+		}
+		acc.touched[part], acc.high[part] = w.filtered(posts, keep, tab, acc.touched[part], acc.high[part])
+	}
 	// Rare terms first. A common term met after enough candidates are in
 	// only raises the scores of those candidates (found by binary search
 	// in its doc-ordered postings) instead of walking its whole list: a
@@ -197,64 +317,49 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 		for _, q := range ts {
 			posts := l.posts[q.id]
 			wi := q.w * q.idf
-			if acc.floor == 0 && len(acc.touched) >= n && len(posts) > 8*n {
+			if acc.floor == 0 && acc.ntouched() >= n && len(posts) > 8*n {
 				setFloor(acc, n)
 			}
 			floor := acc.floor
 			if floor == 0 {
 				floor = float32(math.Inf(1))
 			}
-			if t := len(acc.touched); t >= boostAfter && len(posts) > boostSpan*t {
-				for _, d := range acc.touched {
-					if j, ok := slices.BinarySearchFunc(posts, d, func(p posting, d uint32) int { return int(p.doc()) - int(d) }); ok {
-						e := &acc.e[d]
-						was := e.score
-						e.score += bm25(wi, k1, b, avg, posts[j].tf(), docLen[d])
-						e.cover += q.share
-						if was < floor && e.score >= floor {
-							acc.high = append(acc.high, d)
+			if t := acc.ntouched(); t >= boostAfter && len(posts) > boostSpan*t {
+				pieces := acc.split()
+				inParts(func(part int) {
+					high := acc.high[part]
+					for _, ds := range pieces[part] {
+						for _, d := range ds {
+							if j, ok := findDoc(posts, d); ok {
+								e := &acc.e[d]
+								was := e.score
+								e.score += bm25(wi, k1, b, avg, posts[j].tf(), docLen.at(d))
+								e.cover += q.share
+								if was < floor && e.score >= floor {
+									high = append(high, d)
+								}
+							}
 						}
 					}
-				}
+					acc.high[part] = high
+				})
 				continue
 			}
-			// A term's score depends only on the count and the length:
-			// a long list reads it from a table filled as it goes (a
-			// score is never 0, so 0 is "not yet").
-			tab := acc.tab
-			if len(posts) < len(tab) {
-				tab = nil
-			} else {
-				clear(tab)
+			w := termWalk{wi: wi, k1: k1, b: b, avg: avg, share: q.share, floor: floor}
+			var tab []float32
+			if len(posts) >= tableFrom {
+				tab = acc.tab
+				w.fill(tab)
 			}
-			touched, high := acc.touched, acc.high
-			for _, p := range posts {
-				d := p.doc()
-				if keep != nil && !keep(d) {
-					continue
-				}
-				dl := docLen[d]
-				var s float32
-				if k := dl<<tfBits | p.tf(); dl < tabLens && tab != nil {
-					if s = tab[k]; s == 0 {
-						s = bm25(wi, k1, b, avg, p.tf(), dl)
-						tab[k] = s
-					}
-				} else {
-					s = bm25(wi, k1, b, avg, p.tf(), dl)
-				}
-				e := &acc.e[d]
-				was := e.score
-				if was == 0 {
-					touched = append(touched, d)
-				}
-				e.score = was + s
-				e.cover += q.share
-				if was < floor && e.score >= floor {
-					high = append(high, d)
-				}
+			if len(posts) < parallelFrom {
+				walk(0, posts, w, tab)
+				continue
 			}
-			acc.touched, acc.high = touched, high
+			// The parts hold different documents: the postings are in
+			// document order, each document once.
+			inParts(func(part int) {
+				walk(part, posts[part*len(posts)/parts:(part+1)*len(posts)/parts], w, tab)
+			})
 		}
 	}
 	add(terms)
@@ -286,19 +391,119 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 	return first, topHits(acc, n)
 }
 
+// termWalk scores one term's postings into an accumulator's entries.
+type termWalk struct {
+	e              []accEntry
+	lens           *lengths
+	wi, k1, b, avg float64
+	share, floor   float32
+}
+
+// score is the term's score in a document of length dl where it occurs tf
+// times.
+func (w *termWalk) score(tf, dl uint32) float32 { return bm25(w.wi, w.k1, w.b, w.avg, tf, dl) }
+
+// fill fills tab (tabLens<<tfBits long) with the term's score for every
+// document length under tabLens and every count: a walk over a long list
+// then reads a score where it would compute one, and the loop that reads
+// it is short enough for the compiler to keep in registers.
+func (w *termWalk) fill(tab []float32) {
+	for dl := range uint32(tabLens) {
+		for tf := range uint32(1 << tfBits) {
+			tab[dl<<tfBits|tf] = w.score(tf, dl)
+		}
+	}
+}
+
+// scoreOf is the term's score in document d, where it occurs tf times,
+// computed: the walks' way for a document too long for the table. It is
+// kept out of line so the walks' loops stay small.
+//
+//go:noinline
+func (w *termWalk) scoreOf(tf, d uint32) float32 { return w.score(tf, w.lens.at(d)) }
+
+// filtered walks posts, skipping the documents keep refuses, and returns
+// touched and high with the documents it touched first and raised to the
+// floor. With tab (see fill) it reads scores from it.
+func (w *termWalk) filtered(posts []posting, keep func(uint32) bool, tab []float32, touched, high []uint32) ([]uint32, []uint32) {
+	for _, p := range posts {
+		d := p.doc()
+		if keep != nil && !keep(d) {
+			continue
+		}
+		var s float32
+		if dl := w.lens.at(d); dl < tabLens && tab != nil {
+			s = tab[dl<<tfBits|p.tf()]
+		} else {
+			s = w.scoreOf(p.tf(), d)
+		}
+		e := &w.e[d]
+		was := e.score
+		if was == 0 {
+			touched = append(touched, d)
+		}
+		e.score = was + s
+		e.cover += w.share
+		if was < w.floor && e.score >= w.floor {
+			high = append(high, d)
+		}
+	}
+	return touched, high
+}
+
+// dense walks a long list with no filter, the walk a common word costs,
+// reading its scores from tab (see fill). Whether a document is new to
+// the query is as likely as not, so the loop lists it without a branch: it
+// writes every document to touched and moves the end past it only when
+// its score was 0.
+func (w *termWalk) dense(posts []posting, tab []float32, touched, high []uint32) ([]uint32, []uint32) {
+	tab = tab[:tabLens<<tfBits]
+	nt := len(touched)
+	touched = slices.Grow(touched, len(posts))[:nt+len(posts)]
+	e, short := w.e, w.lens.short
+	share, floor := w.share, w.floor
+	for _, p := range posts {
+		d := p.doc()
+		var s float32
+		if dl := uint32(short[d]); dl < tabLens {
+			s = tab[(dl<<tfBits|p.tf())&(tabLens<<tfBits-1)]
+		} else {
+			s = w.scoreOf(p.tf(), d)
+		}
+		x := &e[d]
+		was := x.score
+		touched[nt] = d
+		fresh := 0
+		if math.Float32bits(was) == 0 {
+			fresh = 1
+		}
+		nt += fresh
+		x.score = was + s
+		x.cover += share
+		if was < floor && x.score >= floor {
+			high = append(high, d)
+		}
+	}
+	return touched[:nt], high
+}
+
 // setFloor sets acc's floor to the n-th best score so far (n ≤ touched)
 // and lists the documents at or above it. Scores only grow, so every
 // document that ends at or above the floor is listed: the ones there now,
 // and the ones search lists as they cross it.
 func setFloor(acc *accumulator, n int) {
 	acc.sel = acc.sel[:0]
-	for _, d := range acc.touched {
-		acc.sel = append(acc.sel, acc.e[d].score)
+	for _, t := range acc.touched {
+		for _, d := range t {
+			acc.sel = append(acc.sel, acc.e[d].score)
+		}
 	}
 	acc.floor = nthLargest(acc.sel, n)
-	for _, d := range acc.touched {
-		if acc.e[d].score >= acc.floor {
-			acc.high = append(acc.high, d)
+	for i, t := range acc.touched {
+		for _, d := range t {
+			if acc.e[d].score >= acc.floor {
+				acc.high[i] = append(acc.high[i], d)
+			}
 		}
 	}
 }
@@ -389,9 +594,11 @@ func topHits(acc *accumulator, n int) []lexHit {
 	if acc.floor > 0 {
 		from = acc.high
 	}
-	for _, d := range from {
-		if e := acc.e[d]; len(h) < n || e.score >= h[0].score {
-			offer(d, e)
+	for _, ds := range from {
+		for _, d := range ds {
+			if e := acc.e[d]; len(h) < n || e.score >= h[0].score {
+				offer(d, e)
+			}
 		}
 	}
 	slices.SortFunc(h, func(a, b lexHit) int {

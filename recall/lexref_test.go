@@ -22,7 +22,7 @@ type refAcc struct {
 // (given the first ranking) and adds them to the same scores, returning
 // the second ranking too: the query's terms are scored once.
 func (l *lexicon) searchRef(query []string, n int, keep func(uint32) bool, k1, b float64, expand func([]lexHit) map[string]float64, boosts *int) (first, second []lexHit) {
-	N := len(l.docLen)
+	N := l.docLen.n()
 	if N == 0 || n <= 0 {
 		return nil, nil
 	}
@@ -81,7 +81,7 @@ func (l *lexicon) searchRef(query []string, n int, keep func(uint32) bool, k1, b
 			wi := q.w * q.idf
 			score := func(p posting) float32 {
 				tf := float64(p.tf())
-				norm := k1 * (1 - b + b*float64(l.docLen[p.doc()])/avg)
+				norm := k1 * (1 - b + b*float64(l.docLen.at(p.doc()))/avg)
 				return float32(wi * tf * (k1 + 1) / (tf + norm))
 			}
 			if t := len(acc.touched); t >= boostAfter && len(posts) > boostSpan*t {
@@ -211,9 +211,15 @@ func TestLexicalFastMatchesReference(t *testing.T) {
 	// them; the fast search and the reference read the same thresholds.
 	// Still enough messages that the commonest words' lists are longer
 	// than the score table (tabLens<<tfBits postings).
+	// The same goes for the walks: a list is split between the cores from
+	// 16,384 postings and reads its scores from a table from 4,096; lowered,
+	// the corpus has lists walked each way, split and whole, with and
+	// without the table.
 	n := 8000
-	defer func(m, s int) { boostMinCandidates, boostSpan = m, s }(boostMinCandidates, boostSpan)
-	boostMinCandidates, boostSpan = 200, 4
+	defer func(m, s, p, d int) {
+		boostMinCandidates, boostSpan, parallelFrom, tableFrom = m, s, p, d
+	}(boostMinCandidates, boostSpan, parallelFrom, tableFrom)
+	boostMinCandidates, boostSpan, parallelFrom, tableFrom = 200, 4, 3000, 1000
 	for d := range n {
 		ts := stems.tokens(gen.name() + ": " + gen.sentence())
 		l.add(uint32(d), ts)

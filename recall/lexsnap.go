@@ -96,7 +96,7 @@ func (x *Index) writeLexical(path string) error {
 		} else {
 			w.WriteByte(0)
 		}
-		uv(uint64(c.lex.docLen[i]))
+		uv(uint64(c.lex.docLen.at(uint32(i))))
 	}
 	words := make([]string, len(c.lex.posts))
 	for t, id := range c.lex.terms {
@@ -168,7 +168,8 @@ func readLexical(path string) (*corpus, uint64, error) {
 		return nil, 0, fmt.Errorf("%w: %d documents, more than the index numbers", errSnap, ndocs)
 	}
 	c.docs = make([]docMeta, ndocs)
-	docLen := make([]uint32, ndocs)
+	var docLen lengths
+	docLen.short = make([]uint8, ndocs)
 	var total uint64
 	c.byID.reserve(c.docs, ndocs)
 	for i := range c.docs {
@@ -178,8 +179,9 @@ func readLexical(path string) (*corpus, uint64, error) {
 		d.speaker = uint32(r.uv()) - 1
 		d.t = int64(r.uv())
 		d.timely = r.take(1)[0] == 1
-		docLen[i] = uint32(r.uv())
-		total += uint64(docLen[i])
+		n := uint32(r.uv())
+		docLen.set(uint32(i), n)
+		total += uint64(n)
 		if r.err == nil && int(d.ch) >= nch {
 			r.err = fmt.Errorf("%w: channel %d of %d", errSnap, d.ch, nch)
 		}
