@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cyan-agent/cyan/store"
 )
 
 // Ranking runs in two stages. gather does the costly part once per query:
@@ -355,9 +357,18 @@ func (x *Index) expansion(query []string, top []lexHit, p params) map[string]flo
 	N := float64(len(c.docs))
 	best := float64(top[0].score)
 	weights := map[string]float64{}
-	for _, h := range top[:min(len(top), p.prfDocs)] {
-		m, err := x.st.Get(c.docs[h.doc].id.String())
-		if err != nil || m.IsRecalled() {
+	top = top[:min(len(top), p.prfDocs)]
+	refs := make([]store.Ref, len(top))
+	for i, h := range top {
+		refs[i] = store.Ref{Channel: c.chans[c.docs[h.doc].ch], ID: c.docs[h.doc].id}
+	}
+	msgs, err := x.st.GetRefs(refs)
+	if err != nil {
+		msgs = make([]*store.Message, len(top)) // unread: no feedback from them
+	}
+	for i, h := range top {
+		m := msgs[i]
+		if m == nil || m.IsRecalled() {
 			continue
 		}
 		ts := c.stems.tokens(docText(m))

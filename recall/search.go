@@ -278,27 +278,32 @@ func (x *Index) spans(q Query, ranked []scored) []*span {
 // passage's messages from the store. The caller holds c.mu.
 func (x *Index) windows(ctx context.Context, q Query, ranked []scored, resp *Response) (*Response, error) {
 	c := x.c
-	for _, sp := range x.spans(q, ranked) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	spans := x.spans(q, ranked)
+	// Every passage's messages in one read.
+	var refs []store.Ref
+	for _, sp := range spans {
+		for p := sp.lo; p <= sp.hi; p++ {
+			refs = append(refs, store.Ref{Channel: c.chans[sp.ch], ID: c.docs[c.order[sp.ch][p]].id})
 		}
-		o := c.order[sp.ch]
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	msgs, err := x.st.GetRefs(refs)
+	if err != nil {
+		return nil, err
+	}
+	for _, sp := range spans {
 		r := Result{Kind: KindMessages, Channel: c.chans[sp.ch], Score: sp.score, MessageIDs: []string{}, ExternalIDs: []string{}, Hits: []string{}}
 		for _, h := range sp.hits {
 			r.Hits = append(r.Hits, c.docs[h].id.String())
 		}
 		var lines []string
 		for p := sp.lo; p <= sp.hi; p++ {
-			d := o[p]
-			m, err := x.st.Get(c.docs[d].id.String())
-			if err != nil {
-				if errors.Is(err, store.ErrNotFound) {
-					continue
-				}
-				return nil, err
-			}
-			if m.IsRecalled() {
-				continue // withdrawn by its sender: never recalled
+			m := msgs[0]
+			msgs = msgs[1:]
+			if m == nil || m.IsRecalled() {
+				continue // gone, or withdrawn by its sender: never recalled
 			}
 			if len(r.MessageIDs) == 0 {
 				r.From = m.Time

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -307,6 +308,57 @@ func (s *Store) Get(id string) (*Message, error) {
 	}
 	return &m, nil
 }
+
+// Ref names a stored message by its channel and id. An index that knows
+// both reads messages with GetRefs: one lookup a message, where Get, given
+// only the id, looks up the channel first.
+type Ref struct {
+	Channel string
+	ID      uuid.UUID
+}
+
+// GetRefs returns the messages refs name, in refs' order; a message no
+// longer stored is nil. A search reads its passages with it: a dozen
+// lookups, split between the cores.
+func (s *Store) GetRefs(refs []Ref) ([]*Message, error) {
+	out := make([]*Message, len(refs))
+	read := func(refs []Ref, out []*Message) error {
+		return s.db.View(func(txn *badger.Txn) error {
+			for i, r := range refs {
+				it, err := txn.Get(messageKey(r.Channel, r.ID))
+				if errors.Is(err, badger.ErrKeyNotFound) {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				if out[i], err = decodeItem(it); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	var err error
+	if half := len(refs) / 2; half >= getRefsSplit {
+		var other error
+		var wg sync.WaitGroup
+		wg.Go(func() { other = read(refs[half:], out[half:]) })
+		err = read(refs[:half], out[:half])
+		wg.Wait()
+		err = errors.Join(err, other)
+	} else {
+		err = read(refs, out)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: get messages: %w", err)
+	}
+	return out, nil
+}
+
+// getRefsSplit is the least number of messages each half of a split
+// GetRefs reads: fewer are not worth a goroutine.
+const getRefsSplit = 3
 
 // Window selects the newest messages of a channel.
 type Window struct {

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -68,6 +69,48 @@ func TestAppendRecentGet(t *testing.T) {
 	chs, _ := s.Channels()
 	if len(chs) != 2 || chs[0].Name != "a" || chs[1].Name != "b" {
 		t.Fatalf("Channels = %+v", chs)
+	}
+}
+
+// TestGetRefsReadsInOrder: GetRefs returns each named message in the
+// order asked, nil for one not stored or named with another channel, read
+// whole and split between the cores.
+func TestGetRefsReadsInOrder(t *testing.T) {
+	s, err := Open(Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var refs []Ref
+	for i := range 8 {
+		m := &Message{Channel: fmt.Sprint("c", i%3), Role: RoleUser, User: "u", Text: fmt.Sprint(i)}
+		if err := s.Append(t0, m); err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, Ref{Channel: m.Channel, ID: uuid.MustParse(m.ID)})
+	}
+	// Backwards, with a message of another channel's name and one never
+	// stored in the middle.
+	slices.Reverse(refs)
+	refs = slices.Insert(refs, 4, Ref{Channel: "c0", ID: refs[0].ID}, Ref{Channel: "c1", ID: uuid.New()})
+	want := []string{"7", "6", "5", "4", "-", "-", "3", "2", "1", "0"}
+	for _, n := range []int{len(refs), 2 * getRefsSplit, 2*getRefsSplit - 1, 1} {
+		got, err := s.GetRefs(refs[:n])
+		if err != nil || len(got) != n {
+			t.Fatalf("%d refs: %d messages, %v", n, len(got), err)
+		}
+		for i, m := range got {
+			text := "-"
+			if m != nil {
+				text = m.Text
+			}
+			if text != want[i] {
+				t.Fatalf("%d refs: message %d is %q, want %q", n, i, text, want[i])
+			}
+		}
+	}
+	if got, err := s.GetRefs(nil); err != nil || len(got) != 0 {
+		t.Fatalf("no refs: %v, %v", got, err)
 	}
 }
 
