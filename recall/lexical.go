@@ -270,8 +270,9 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 		acc.e = make([]accEntry, N+N/4)
 	}
 	defer func() {
-		dense := dense(acc.ntouched(), N)
-		inParts(func(part int) {
+		touched := acc.ntouched()
+		dense := dense(touched, N)
+		clearPart := func(part int) {
 			if dense {
 				clear(acc.e[part*N/parts : (part+1)*N/parts])
 				return
@@ -279,7 +280,20 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 			for _, d := range acc.touched[part] {
 				acc.e[d] = accEntry{}
 			}
-		})
+		}
+		// A small query's few entries are cleared here: a goroutine
+		// would cost more than the clearing.
+		work := touched
+		if dense {
+			work = N
+		}
+		if work < parallelFrom {
+			for part := range parts {
+				clearPart(part)
+			}
+		} else {
+			inParts(clearPart)
+		}
 		for i := range parts {
 			acc.touched[i] = acc.touched[i][:0]
 			acc.high[i] = acc.high[i][:0]
@@ -293,7 +307,6 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 	// walk scores every posting of posts that keep accepts into acc, with
 	// part's lists; tab is the term's score table, nil for a short list.
 	walk := func(part int, posts []posting, w termWalk, tab []float32) {
-		w.e, w.lens = acc.e[:N], docLen
 		if keep == nil && tab != nil {
 			acc.touched[part], acc.high[part] = w.dense(posts, tab, acc.touched[part], acc.high[part])
 			return
@@ -345,7 +358,7 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 				})
 				continue
 			}
-			w := termWalk{wi: wi, k1: k1, b: b, avg: avg, share: q.share, floor: floor}
+			w := termWalk{e: acc.e[:N], lens: docLen, wi: wi, k1: k1, b: b, avg: avg, share: q.share, floor: floor}
 			var tab []float32
 			if len(posts) >= tableFrom {
 				tab = acc.tab
