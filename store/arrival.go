@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/dgraph-io/badger/v4"
-	"github.com/google/uuid"
 )
 
 // LastArrival is the arrival cursor of the newest stored message (0 when
@@ -29,33 +28,41 @@ func (s *Store) Since(cursor uint64, limit int) ([]*Message, uint64, error) {
 	var out []*Message
 	next := cursor
 	err := s.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixArrival), PrefetchValues: true, PrefetchSize: min(limit, 256)})
+		// Values stay in the tables (none reaches the value log), so
+		// prefetching them would only copy batches ahead of need.
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixArrival)})
 		defer it.Close()
 		for it.Seek(arrivalKey(cursor + 1)); it.Valid() && len(out) < limit; it.Next() {
-			k := it.Item().Key()
-			seq := binary.BigEndian.Uint64(k[len(prefixArrival):])
-			v, err := it.Item().ValueCopy(nil)
+			var es []arrivalEntry
+			err := it.Item().Value(func(v []byte) (err error) {
+				es, err = arrivals(it.Item().Key(), v)
+				return err
+			})
 			if err != nil {
 				return err
 			}
-			if len(v) < 16 {
-				return fmt.Errorf("corrupt arrival entry %d", seq)
+			for _, e := range es {
+				if e.seq <= cursor {
+					continue // in a batch the cursor is inside of
+				}
+				if len(out) == limit {
+					break
+				}
+				item, err := txn.Get(messageKey(e.channel, e.id))
+				if errors.Is(err, badger.ErrKeyNotFound) {
+					next = e.seq // deleted since; skip it
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				m := new(Message)
+				if err := item.Value(func(b []byte) error { return json.Unmarshal(b, m) }); err != nil {
+					return fmt.Errorf("decode message %s: %w", e.id, err)
+				}
+				out = append(out, m)
+				next = e.seq
 			}
-			id, _ := uuid.FromBytes(v[:16])
-			item, err := txn.Get(messageKey(string(v[16:]), id))
-			if errors.Is(err, badger.ErrKeyNotFound) {
-				next = seq // deleted since; skip it
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			m := new(Message)
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, m) }); err != nil {
-				return fmt.Errorf("decode message %s: %w", id, err)
-			}
-			out = append(out, m)
-			next = seq
 		}
 		return nil
 	})

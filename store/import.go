@@ -141,7 +141,7 @@ func spansOf(msgs []*Message) []journal.Span {
 // holds wmu.
 func (s *Store) importChunks(msgs []*Message, key string) (added []*Message, replay *ImportAnswer, err error) {
 	maxSize := s.db.Opts().MemTableSize * 15 / 100 // Badger's largest batch (db.go)
-	p := putter{maxSize: maxSize * 9 / 10, maxCount: maxSize / int64(skl.MaxNodeSize) * 9 / 10}
+	p := putter{maxSize: maxSize * 9 / 10, maxCount: maxSize / int64(skl.MaxNodeSize) * 9 / 10, arrivals: new(arrivalBatch)}
 	var (
 		gen     histIDs
 		seq     = s.seq
@@ -164,6 +164,18 @@ func (s *Store) importChunks(msgs []*Message, key string) (added []*Message, rep
 	}
 	txn := s.db.NewTransaction(true)
 	defer func() { txn.Discard() }()
+	// The first transaction records the format its arrival batches need
+	// (a commit that fails leaves the record unwritten, and none after it
+	// is committed).
+	if err := s.useFormat(txn, formatBatches); err != nil {
+		return nil, nil, err
+	}
+	formatted := s.format
+	defer func() {
+		if len(added) > 0 {
+			s.format = max(formatted, formatBatches)
+		}
+	}()
 	if key != "" {
 		prev, ok, err := getImportAnswer(txn, key)
 		if err != nil || ok {
@@ -194,6 +206,9 @@ func (s *Store) importChunks(msgs []*Message, key string) (added []*Message, rep
 				if err := land(); err != nil {
 					return added, nil, err
 				}
+				if err := p.putArrivals(txn, seq); err != nil {
+					return added, nil, err
+				}
 				flying, flyAdds, flySeq = make(chan error, 1), chunk, seq
 				full := txn
 				full.CommitWith(func(err error) { flying <- err })
@@ -211,6 +226,9 @@ func (s *Store) importChunks(msgs []*Message, key string) (added []*Message, rep
 		}
 	}
 	if err := land(); err != nil {
+		return added, nil, err
+	}
+	if err := p.putArrivals(txn, seq); err != nil {
 		return added, nil, err
 	}
 	if key != "" {

@@ -18,10 +18,13 @@ const (
 	// prefixArrival is the arrival log: every stored message in the order it
 	// was written, whatever its time (imports write old times). Readers that
 	// must see every message (indexers) keep a cursor in it.
-	prefixArrival = "arr\x00" // arr\x00 seq(8, big-endian) → id(16)
+	// An import writes one key a transaction (arrival_batch.go).
+	prefixArrival = "arr\x00" // arr\x00 seq(8, big-endian) → id(16) channel; arr\x00 last(8) 'b' → a batch
 	// prefixExternal makes imports idempotent: one message per external id
 	// and channel.
 	prefixExternal = "ext\x00" // ext\x00 channel \x00 external id → id(16)
+	// prefixFormat records the store's format (format.go).
+	prefixFormat = "fmt\x00"
 	// prefixImportKey holds the answers of import batches sent with an
 	// idempotency key, so a retried batch gets the first answer.
 	prefixImportKey = "idk\x00" // idk\x00 key → ImportAnswer JSON

@@ -187,8 +187,8 @@ func (s *Store) AppendHistory(msgs ...*Message) error {
 }
 
 // putter writes the messages of one transaction: each message, its id and
-// arrival entries, its external id (when it has one) and its channel
-// record. It remembers the channels whose record it has seen or written,
+// arrival entries (or its place in the transaction's arrival batch), its
+// external id (when it has one) and its channel record. It remembers the channels whose record it has seen or written,
 // so a batch of thousands of messages reads each channel's record once,
 // not once per message. With maxSize set it also keeps the transaction
 // under Badger's largest (counted as Badger counts it): a message that
@@ -198,13 +198,31 @@ type putter struct {
 	chans             map[string]bool
 	size, count       int64 // what this transaction's puts take so far
 	maxSize, maxCount int64 // 0: no bound
+	// arrivals, when set, gathers the transaction's arrival entries into
+	// one batch (arrival_batch.go), which putArrivals writes before the
+	// commit; nil: each message gets its own entry.
+	arrivals *arrivalBatch
 }
 
 // errTxnFull: the message does not fit in this transaction.
 var errTxnFull = errors.New("store: the transaction is full")
 
 // fresh starts counting a new transaction.
-func (p *putter) fresh() { p.size, p.count = 0, 0 }
+func (p *putter) fresh() {
+	p.size, p.count = 0, 0
+	if p.arrivals != nil {
+		p.arrivals.reset()
+	}
+}
+
+// putArrivals writes the batch of arrival entries gathered since fresh,
+// the last of them arrival last; nothing when there is none.
+func (p *putter) putArrivals(txn *badger.Txn, last uint64) error {
+	if p.arrivals == nil || p.arrivals.len() == 0 {
+		return nil
+	}
+	return txn.Set(arrivalBatchKey(last), p.arrivals.encode())
+}
 
 // put writes one message; one whose external id is already stored is
 // refused with a DuplicateError.
@@ -233,7 +251,9 @@ func (p *putter) putEncoded(txn *badger.Txn, m *Message, id uuid.UUID, b, ext []
 	kvs := [][2][]byte{
 		{messageKey(m.Channel, id), b},
 		{idKey(id), []byte(m.Channel)},
-		{arrivalKey(seq), append(id[:len(id):len(id)], m.Channel...)},
+	}
+	if p.arrivals == nil {
+		kvs = append(kvs, [2][]byte{arrivalKey(seq), append(id[:len(id):len(id)], m.Channel...)})
 	}
 	if m.Role == RoleTool {
 		kvs = append(kvs, [2][]byte{append(toolIndexPrefix(m.Channel), id[:]...), nil})
@@ -259,6 +279,13 @@ func (p *putter) putEncoded(txn *badger.Txn, m *Message, id uuid.UUID, b, ext []
 			size += int64(len(kv[0])+len(kv[1])) + 12
 		}
 		n := int64(len(kvs))
+		if p.arrivals != nil {
+			// The batch's growth, and its own key once.
+			size += p.arrivals.reserve(m.Channel)
+			if p.arrivals.len() == 0 {
+				n++
+			}
+		}
 		if p.count > 0 && (p.size+size >= p.maxSize || p.count+n >= p.maxCount) {
 			return errTxnFull
 		}
@@ -268,6 +295,9 @@ func (p *putter) putEncoded(txn *badger.Txn, m *Message, id uuid.UUID, b, ext []
 		if err := txn.Set(kv[0], kv[1]); err != nil {
 			return err
 		}
+	}
+	if p.arrivals != nil {
+		p.arrivals.add(id, m.Channel)
 	}
 	if newChan {
 		if p.chans == nil {

@@ -313,6 +313,16 @@ func copyKeys(scratch, to string, rep *SalvageReport, log *slog.Logger, tune fun
 					continue // counted above
 				}
 			}
+			if bytes.HasPrefix(k, []byte(prefixArrival)) && len(k) != len(prefixArrival)+8 {
+				// An import's batch of arrivals is written again as
+				// single entries, of its kept messages only.
+				n, err := salvageArrivals(wb, k, v, kept, indexed[prefixArrival], &lastSeq, rep)
+				rep.Keys += n
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			if !indexKept(k, v, kept) {
 				rep.Dropped++
 				continue
@@ -373,6 +383,32 @@ func indexOf(k, v []byte) (prefix string, id uuid.UUID, ok bool) {
 		return p, u, err == nil
 	}
 	return "", id, false
+}
+
+// salvageArrivals writes a batch of arrival entries (arrival_batch.go) as
+// single ones, for the messages kept (those of lost messages count as
+// dropped), and marks those indexed; it returns how many it wrote. A
+// batch that does not decode is dropped: its kept messages get entries
+// anew (reindex).
+func salvageArrivals(wb *badger.WriteBatch, k, v []byte, kept, indexed map[uuid.UUID]bool, lastSeq *uint64, rep *SalvageReport) (int, error) {
+	es, err := arrivals(k, v)
+	if err != nil {
+		return 0, nil
+	}
+	n := 0
+	for _, e := range es {
+		if !kept[e.id] {
+			rep.Dropped++
+			continue
+		}
+		if err := wb.Set(arrivalKey(e.seq), append(e.id[:len(e.id):len(e.id)], e.channel...)); err != nil {
+			return n, err
+		}
+		indexed[e.id] = true
+		*lastSeq = max(*lastSeq, e.seq)
+		n++
+	}
+	return n, nil
 }
 
 // reindex writes the index entries a kept message lacks.

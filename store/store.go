@@ -65,6 +65,8 @@ type Store struct {
 
 	journal *journal.Journal
 
+	format int // the format recorded (format.go), under wmu
+
 	// dir is the data dir ("" in memory); the fields below keep its
 	// record (state.go), under wmu.
 	dir       string
@@ -108,7 +110,7 @@ func Open(o Options) (*Store, error) {
 		WithNumVersionsToKeep(1).
 		// Level 0 is compacted at ten tables, not Badger's five. Each
 		// memtable spans the whole key space (every message writes its
-		// msg, mid, arr and ext keys), so each level-0 compaction
+		// msg, mid and ext keys and an arrival entry), so each level-0 compaction
 		// rewrites all of level 1; waiting for twice the tables halves
 		// those rewrites. Importing 500,000 messages took 50 µs of CPU a
 		// message instead of 56 (BenchmarkImport). Writes still stall
@@ -164,6 +166,9 @@ func Open(o Options) (*Store, error) {
 				err = nil
 			}
 		}
+	}
+	if err == nil {
+		s.format, err = readFormat(db)
 	}
 	if err == nil {
 		err = s.seedIDs()
