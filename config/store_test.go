@@ -32,7 +32,7 @@ func TestStoreAndBackupSections(t *testing.T) {
 	}
 	for _, want := range []string{
 		"store.bad.yml:1: shutdown_timeout: 0s is out of range",
-		"store.bad.yml:3: store.min_free_mb: 0 is below the floor of 222",
+		"store.bad.yml:3: store.min_free_mb: 0 is below the floor of 250",
 		"store.bad.yml:4: store.memory_mb: 8 is out of range",
 		"store.bad.yml:6: backup.schedule: \"every night\" is not a cron spec",
 		"store.bad.yml:7: backup.dir: \"backups\" is not a full path",

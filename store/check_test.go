@@ -17,8 +17,9 @@ import (
 // TestMinFreeFloor: the floor is what Badger may write at once with the
 // store's options, rounded up to a megabyte, and the default keeps more.
 func TestMinFreeFloor(t *testing.T) {
-	o := badger.DefaultOptions("").WithMemTableSize(memTableSize).WithValueLogFileSize(valueLogFileSize)
-	need := minFreeFloor(o)
+	s := openDir(t, t.TempDir())
+	defer s.Close()
+	need := minFreeFloor(s.db.Opts())
 	if MinFreeFloor < need || MinFreeFloor-need >= 1<<20 {
 		t.Fatalf("MinFreeFloor = %d MB, but Badger may write %d bytes (%.1f MB) at once: set it to that, rounded up to a MB", MinFreeFloor>>20, need, float64(need)/(1<<20))
 	}

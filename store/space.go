@@ -15,7 +15,7 @@ import (
 // DefaultMinFree is the free space the store keeps on the disk of its data
 // dir unless Options.MinFree says otherwise: room for Badger to rotate a
 // memtable (its write-ahead log is preallocated), flush it to a table and
-// run the compactions that follow — the largest rewrites level 0 (up to 15
+// run the compactions that follow — the largest rewrites level 0 (up to 24
 // tables of a memtable each when writes come fast) with the level below —
 // so that the database never runs out of space in the middle of a write.
 const DefaultMinFree = 256 << 20
@@ -284,7 +284,7 @@ const valueLogFileSize = 256 << 20
 // holds this constant to it). The configuration refuses a lower
 // store.min_free_mb (config.MinFreeFloorMB, held equal by a test), so
 // neither cyan config check nor a start accepts one.
-const MinFreeFloor = 222 << 20
+const MinFreeFloor = 250 << 20
 
 // minFreeFloor is what Badger may write at once with options o:
 //   - a new write-ahead log when a memtable fills (preallocated whole:

@@ -108,14 +108,18 @@ func Open(o Options) (*Store, error) {
 		WithMemTableSize(memTableSize).
 		WithValueLogFileSize(valueLogFileSize).
 		WithNumVersionsToKeep(1).
-		// Level 0 is compacted at ten tables, not Badger's five. Each
+		// Level 0 is compacted at twenty tables, not Badger's five. Each
 		// memtable spans the whole key space (every message writes its
-		// msg, mid and ext keys and an arrival entry), so each level-0 compaction
-		// rewrites all of level 1; waiting for twice the tables halves
-		// those rewrites. Importing 500,000 messages took 50 µs of CPU a
-		// message instead of 56 (BenchmarkImport). Writes still stall
-		// at NumLevelZeroTablesStall (15), which MinFreeFloor counts.
-		WithNumLevelZeroTables(10).
+		// msg, mid and ext keys and an arrival entry), so each level-0
+		// compaction rewrites all of level 1; waiting for four times the
+		// tables quarters those rewrites. Importing 500,000 messages took
+		// 50 µs of CPU a message at ten tables instead of 56 at five, and
+		// a million took 29–36 µs at twenty against 34–38 at ten
+		// (BenchmarkImport, alternate runs). Writes stall at 24 tables,
+		// four memtables later, which MinFreeFloor counts. A read checks
+		// each level-0 table's bloom filter: up to 19 of them, not 9.
+		WithNumLevelZeroTables(20).
+		WithNumLevelZeroTablesStall(24).
 		// Every block read is checked against its checksum (a flipped
 		// bit is an error, never a silently wrong or missing message);
 		// whole tables are checked before open (check.go).

@@ -74,11 +74,11 @@ func TestASmallDiskFillsUp(t *testing.T) {
 	mnt := smallfs.Mount(t, 448<<20)
 	fake, url := fakeLLM(t)
 	dir := filepath.Join(mnt, "data")
-	envv := env(dir, url, configFile(t, "store: {min_free_mb: 222}\n"))
+	envv := env(dir, url, configFile(t, "store: {min_free_mb: 250}\n"))
 	filler := filepath.Join(mnt, "filler")
 	// Leave min_free, the space reserve and a preallocated write-ahead log
 	// (16 MB each), and 8 MB to write.
-	if _, err := smallfs.Fill(filler, (222+16+16+8)<<20); err != nil {
+	if _, err := smallfs.Fill(filler, (250+16+16+8)<<20); err != nil {
 		t.Fatal(err)
 	}
 	d := start(t, dir, envv)
