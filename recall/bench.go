@@ -425,7 +425,14 @@ func (r *BenchReport) Print(w io.Writer) {
 		steadyTarget = "≤ 1024 MiB (768-dimension vectors)"
 	}
 	fmt.Fprintf(w, "  %-40s %14s   %s\n", "steady resident, restarted", mib(r.SteadyRSS), steadyTarget)
-	fmt.Fprintf(w, "  %-40s %14s   %s\n", "recall complete after start", max(r.RestartWords, r.RestartVectors).Round(time.Millisecond), "≤ 3 s")
+	if r.RestartVectorsOn {
+		// The 3 s is the default configuration's; with a model
+		// embedder the words answer first and the vectors join after.
+		fmt.Fprintf(w, "  %-40s %14s   %s\n", "recall complete by words after start", r.RestartWords.Round(time.Millisecond), "≤ 3 s")
+		fmt.Fprintf(w, "  %-40s %14s   %s\n", "vectors loaded after start", r.RestartVectors.Round(time.Millisecond), "(no target)")
+	} else {
+		fmt.Fprintf(w, "  %-40s %14s   %s\n", "recall complete after start", max(r.RestartWords, r.RestartVectors).Round(time.Millisecond), "≤ 3 s")
+	}
 	if len(r.Restarted) > 0 {
 		p50, p99 := ms(pct(r.Restarted, 0.5)), ms(pct(r.Restarted, 0.99))
 		if r.RestartVectorsOn {
