@@ -296,3 +296,56 @@ func TestNewerFormatRefused(t *testing.T) {
 		t.Fatalf("Open of a format-3 store = %v", err)
 	}
 }
+
+// A batch whose value no longer decodes is dropped by a salvage, and its
+// messages get arrival entries anew: the new data dir reads every message.
+func TestSalvageRebuildsADamagedBatch(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(Options{Dir: dir, tune: smallTxns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []*Message
+	for i := range 800 {
+		msgs = append(msgs, &Message{Channel: "c", Time: t0.Add(time.Duration(i) * time.Minute),
+			Text: fmt.Sprintf("imported %d, with words enough that a few hundred fill a transaction", i)})
+	}
+	if _, err := s.Import(msgs); err != nil {
+		t.Fatal(err)
+	}
+	var first []byte
+	err = s.db.Update(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixArrival)})
+		it.Rewind()
+		first = it.Item().KeyCopy(nil)
+		it.Close()
+		return txn.Set(first, []byte{0xff, 0xff, 0xff})
+	})
+	if err != nil || len(first) != len(prefixArrival)+9 {
+		t.Fatalf("damaging the first batch (key %x): %v", first, err)
+	}
+	if _, _, err := s.Since(0, 10); !errors.Is(err, errArrival) {
+		t.Fatalf("Since over a damaged batch = %v, want a corrupt arrival entry", err)
+	}
+	s.Close()
+	to := t.TempDir() + "/new"
+	rep, err := salvage(dir, to, nil, smallTxns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Dropped != 1 || rep.Reindexed == 0 {
+		t.Fatalf("salvage report %+v: want the batch dropped and its messages reindexed", rep)
+	}
+	n, err := Open(Options{Dir: to, tune: smallTxns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	got, _ := readAll(t, n, 100)
+	slices.Sort(got)
+	want := texts(msgs)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("after the salvage the log reads %d messages, want %d", len(got), len(want))
+	}
+}

@@ -388,11 +388,12 @@ func indexOf(k, v []byte) (prefix string, id uuid.UUID, ok bool) {
 // salvageArrivals writes a batch of arrival entries (arrival_batch.go) as
 // single ones, for the messages kept (those of lost messages count as
 // dropped), and marks those indexed; it returns how many it wrote. A
-// batch that does not decode is dropped: its kept messages get entries
-// anew (reindex).
+// batch that does not decode is dropped (counted once): its kept
+// messages get entries anew (reindex).
 func salvageArrivals(wb *badger.WriteBatch, k, v []byte, kept, indexed map[uuid.UUID]bool, lastSeq *uint64, rep *SalvageReport) (int, error) {
 	es, err := arrivals(k, v)
 	if err != nil {
+		rep.Dropped++
 		return 0, nil
 	}
 	n := 0
