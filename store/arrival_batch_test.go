@@ -189,19 +189,10 @@ func TestSalvageSplitsArrivalBatches(t *testing.T) {
 	}
 	s.Close()
 
-	to := t.TempDir() + "/new"
-	rep, err := salvage(dir, to, nil, smallTxns)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, n := salvaged(t, dir)
 	if rep.Messages != len(msgs) || rep.Dropped < 1 {
 		t.Fatalf("salvage report %+v: want %d messages and the lost one's entries dropped", rep, len(msgs))
 	}
-	n, err := Open(Options{Dir: to, tune: smallTxns})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer n.Close()
 	after, afterCursors := readAll(t, n, 1)
 	if !slices.Equal(before, after) || !slices.Equal(beforeCursors, afterCursors) {
 		t.Fatalf("after the salvage: %d messages at cursors …%v, before %d at …%v", len(after), afterCursors[max(0, len(afterCursors)-3):], len(before), beforeCursors[max(0, len(beforeCursors)-3):])
@@ -212,6 +203,22 @@ func TestSalvageSplitsArrivalBatches(t *testing.T) {
 	if n.LastArrival() != s.LastArrival() {
 		t.Fatalf("LastArrival %d after the salvage, %d before", n.LastArrival(), s.LastArrival())
 	}
+}
+
+// salvaged salvages the stopped data dir into a new one and opens that.
+func salvaged(t *testing.T, dir string) (*SalvageReport, *Store) {
+	t.Helper()
+	to := t.TempDir() + "/new"
+	rep, err := salvage(dir, to, nil, smallTxns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := Open(Options{Dir: to, tune: smallTxns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return rep, n
 }
 
 // FuzzArrivals: no key or value, however damaged, panics the decoder or
@@ -328,19 +335,10 @@ func TestSalvageRebuildsADamagedBatch(t *testing.T) {
 		t.Fatalf("Since over a damaged batch = %v, want a corrupt arrival entry", err)
 	}
 	s.Close()
-	to := t.TempDir() + "/new"
-	rep, err := salvage(dir, to, nil, smallTxns)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, n := salvaged(t, dir)
 	if rep.Dropped != 1 || rep.Reindexed == 0 {
 		t.Fatalf("salvage report %+v: want the batch dropped and its messages reindexed", rep)
 	}
-	n, err := Open(Options{Dir: to, tune: smallTxns})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer n.Close()
 	got, _ := readAll(t, n, 100)
 	slices.Sort(got)
 	want := texts(msgs)
