@@ -73,7 +73,7 @@ func (s *Store) RestoreMessages(raw []json.RawMessage) (int, error) {
 			sets := [][2][]byte{
 				{messageKey(m.Channel, p.id), p.raw},
 				{idKey(p.id), []byte(m.Channel)},
-				{arrivalKey(seq), append(p.id[:len(p.id):len(p.id)], m.Channel...)},
+				{arrivalKey(seq), arrivalValue(p.id, m.Channel)},
 			}
 			if m.Role == RoleTool {
 				sets = append(sets, [2][]byte{append(toolIndexPrefix(m.Channel), p.id[:]...), nil})

@@ -30,6 +30,11 @@ const arrivalBatchMark = 'b'
 
 func arrivalBatchKey(last uint64) []byte { return append(arrivalKey(last), arrivalBatchMark) }
 
+// arrivalValue is the value of a single entry of the arrival log.
+func arrivalValue(id uuid.UUID, channel string) []byte {
+	return append(id[:len(id):len(id)], channel...)
+}
+
 // arrivalEntry is one message of the arrival log.
 type arrivalEntry struct {
 	seq     uint64

@@ -253,7 +253,7 @@ func (p *putter) putEncoded(txn *badger.Txn, m *Message, id uuid.UUID, b, ext []
 		{idKey(id), []byte(m.Channel)},
 	}
 	if p.arrivals == nil {
-		kvs = append(kvs, [2][]byte{arrivalKey(seq), append(id[:len(id):len(id)], m.Channel...)})
+		kvs = append(kvs, [2][]byte{arrivalKey(seq), arrivalValue(id, m.Channel)})
 	}
 	if m.Role == RoleTool {
 		kvs = append(kvs, [2][]byte{append(toolIndexPrefix(m.Channel), id[:]...), nil})

@@ -313,9 +313,9 @@ func copyKeys(scratch, to string, rep *SalvageReport, log *slog.Logger, tune fun
 					continue // counted above
 				}
 			}
-			if bytes.HasPrefix(k, []byte(prefixArrival)) && len(k) != len(prefixArrival)+8 {
-				// An import's batch of arrivals is written again as
-				// single entries, of its kept messages only.
+			if bytes.HasPrefix(k, []byte(prefixArrival)) {
+				// The arrival log is written again as single entries,
+				// of its kept messages only (an import's batch too).
 				n, err := salvageArrivals(wb, k, v, kept, indexed[prefixArrival], &lastSeq, rep)
 				rep.Keys += n
 				if err != nil {
@@ -329,9 +329,6 @@ func copyKeys(scratch, to string, rep *SalvageReport, log *slog.Logger, tune fun
 			}
 			if p, id, ok := indexOf(k, v); ok {
 				indexed[p][id] = true
-				if p == prefixArrival {
-					lastSeq = max(lastSeq, binary.BigEndian.Uint64(k[len(prefixArrival):]))
-				}
 			}
 			if err := wb.Set(k, v); err != nil {
 				return err
@@ -369,14 +366,15 @@ func copyKeys(scratch, to string, rep *SalvageReport, log *slog.Logger, tune fun
 	return errors.Join(err, dst.Close())
 }
 
-// indexOf names the message an index entry points at.
+// indexOf names the message an index entry points at (the arrival log's
+// entries are salvageArrivals').
 func indexOf(k, v []byte) (prefix string, id uuid.UUID, ok bool) {
-	for _, p := range []string{prefixMsgID, prefixToolIndex, prefixArrival, prefixExternal} {
+	for _, p := range []string{prefixMsgID, prefixToolIndex, prefixExternal} {
 		if !bytes.HasPrefix(k, []byte(p)) {
 			continue
 		}
 		raw := k[max(0, len(k)-16):]
-		if p == prefixArrival || p == prefixExternal {
+		if p == prefixExternal {
 			raw = v[:min(16, len(v))]
 		}
 		u, err := uuid.FromBytes(raw)
@@ -385,11 +383,11 @@ func indexOf(k, v []byte) (prefix string, id uuid.UUID, ok bool) {
 	return "", id, false
 }
 
-// salvageArrivals writes a batch of arrival entries (arrival_batch.go) as
-// single ones, for the messages kept (those of lost messages count as
-// dropped), and marks those indexed; it returns how many it wrote. A
-// batch that does not decode is dropped (counted once): its kept
-// messages get entries anew (reindex).
+// salvageArrivals writes one key of the arrival log, a single entry or a
+// batch (arrival_batch.go), as single entries, for the messages kept
+// (those of lost messages count as dropped), and marks those indexed; it
+// returns how many it wrote. A key that does not decode is dropped
+// (counted once): its kept messages get entries anew (reindex).
 func salvageArrivals(wb *badger.WriteBatch, k, v []byte, kept, indexed map[uuid.UUID]bool, lastSeq *uint64, rep *SalvageReport) (int, error) {
 	es, err := arrivals(k, v)
 	if err != nil {
@@ -402,7 +400,7 @@ func salvageArrivals(wb *badger.WriteBatch, k, v []byte, kept, indexed map[uuid.
 			rep.Dropped++
 			continue
 		}
-		if err := wb.Set(arrivalKey(e.seq), append(e.id[:len(e.id):len(e.id)], e.channel...)); err != nil {
+		if err := wb.Set(arrivalKey(e.seq), arrivalValue(e.id, e.channel)); err != nil {
 			return n, err
 		}
 		indexed[e.id] = true
@@ -420,7 +418,7 @@ func reindex(wb *badger.WriteBatch, m *Message, id uuid.UUID, indexed map[string
 	}
 	if !indexed[prefixArrival][id] {
 		*lastSeq++
-		sets = append(sets, [2][]byte{arrivalKey(*lastSeq), append(id[:len(id):len(id)], m.Channel...)})
+		sets = append(sets, [2][]byte{arrivalKey(*lastSeq), arrivalValue(id, m.Channel)})
 	}
 	if m.Role == RoleTool && !indexed[prefixToolIndex][id] {
 		sets = append(sets, [2][]byte{append(toolIndexPrefix(m.Channel), id[:]...), nil})
@@ -439,13 +437,13 @@ func reindex(wb *badger.WriteBatch, m *Message, id uuid.UUID, indexed map[string
 }
 
 // indexKept reports whether a key is kept: every key but an index entry
-// (id, arrival, tool result, external id) of a message that was lost.
+// (id, tool result, external id) of a message that was lost.
 func indexKept(k, v []byte, kept map[uuid.UUID]bool) bool {
 	var id []byte
 	switch {
 	case bytes.HasPrefix(k, []byte(prefixMsgID)), bytes.HasPrefix(k, []byte(prefixToolIndex)):
 		id = k[max(0, len(k)-16):]
-	case bytes.HasPrefix(k, []byte(prefixArrival)), bytes.HasPrefix(k, []byte(prefixExternal)):
+	case bytes.HasPrefix(k, []byte(prefixExternal)):
 		id = v[:min(16, len(v))]
 	default:
 		return true
