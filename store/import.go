@@ -170,10 +170,9 @@ func (s *Store) importChunks(msgs []*Message, key string) (added []*Message, rep
 	if err := s.useFormat(txn, formatBatches); err != nil {
 		return nil, nil, err
 	}
-	formatted := s.format
 	defer func() {
 		if len(added) > 0 {
-			s.format = max(formatted, formatBatches)
+			s.format = max(s.format, formatBatches)
 		}
 	}()
 	if key != "" {

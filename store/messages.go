@@ -188,9 +188,9 @@ func (s *Store) AppendHistory(msgs ...*Message) error {
 
 // putter writes the messages of one transaction: each message, its id and
 // arrival entries (or its place in the transaction's arrival batch), its
-// external id (when it has one) and its channel record. It remembers the channels whose record it has seen or written,
-// so a batch of thousands of messages reads each channel's record once,
-// not once per message. With maxSize set it also keeps the transaction
+// external id (when it has one) and its channel record. It remembers the
+// channels whose record it has seen or written, so a batch of thousands
+// of messages reads each channel's record once, not once per message. With maxSize set it also keeps the transaction
 // under Badger's largest (counted as Badger counts it): a message that
 // would not fit is refused with errTxnFull before anything of it is
 // written, so the caller commits and goes on in a new transaction.
