@@ -183,3 +183,8 @@ func (c *corpus) size() int {
 	defer c.mu.RUnlock()
 	return len(c.docs)
 }
+
+// ref names document d's message in the store.
+func (c *corpus) ref(d uint32) store.Ref {
+	return store.Ref{Channel: c.chans[c.docs[d].ch], ID: c.docs[d].id}
+}

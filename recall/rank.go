@@ -360,7 +360,7 @@ func (x *Index) expansion(query []string, top []lexHit, p params) map[string]flo
 	top = top[:min(len(top), p.prfDocs)]
 	refs := make([]store.Ref, len(top))
 	for i, h := range top {
-		refs[i] = store.Ref{Channel: c.chans[c.docs[h.doc].ch], ID: c.docs[h.doc].id}
+		refs[i] = c.ref(h.doc)
 	}
 	msgs, err := x.st.GetRefs(refs)
 	if err != nil {

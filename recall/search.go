@@ -283,7 +283,7 @@ func (x *Index) windows(ctx context.Context, q Query, ranked []scored, resp *Res
 	var refs []store.Ref
 	for _, sp := range spans {
 		for p := sp.lo; p <= sp.hi; p++ {
-			refs = append(refs, store.Ref{Channel: c.chans[sp.ch], ID: c.docs[c.order[sp.ch][p]].id})
+			refs = append(refs, c.ref(c.order[sp.ch][p]))
 		}
 	}
 	if err := ctx.Err(); err != nil {
