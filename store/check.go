@@ -122,16 +122,19 @@ func checkDir(dir string, walSize, vlogSize int64, log *slog.Logger, readOnly bo
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	if id, err := verifyTables(dbDir, ids, m.Tables, tables); err != nil {
+	newest, id, err := verifyTables(dbDir, ids, m.Tables, tables)
+	if err != nil {
 		return damaged(table.IDToFilename(id), "%v", err)
 	}
 	for id, size := range wals {
 		name := fmt.Sprintf("%05d.mem", id) // Badger's mtFilePath
 		if size == 0 {
-			if last != nil && slices.Contains(last.WALs, id) {
-				return damaged(name, "it is empty, but it held writes when cyan last checked it")
+			if last != nil && slices.Contains(last.WALs, id) && !last.flushed(id, newest, len(mb), m.Tables) {
+				return damaged(name, "it is empty, but it held writes when cyan last checked it, and no table holds them")
 			}
-			continue // left by a start killed as it made the file (repair.go)
+			// Left by a start killed as it made the file, or by a kill
+			// as Badger deleted the log after its flush (repair.go).
+			continue
 		}
 		w, err := scanWALFile(filepath.Join(dbDir, name))
 		if err != nil {
@@ -252,10 +255,11 @@ func hasData(wals map[uint64]int64) bool {
 // verifyTables verifies the tables ids (in that order) on as many cores as
 // there are, up to four: reading every block of a million messages'
 // tables takes seconds of one core, most of a restart. It returns the
-// first damaged table in that order, and stops giving out tables once one
-// is found.
-func verifyTables(dbDir string, ids []uint64, tms map[uint64]badger.TableManifest, sizes map[uint64]int64) (uint64, error) {
+// newest commit version the tables hold, or the first damaged table in
+// that order; it stops giving out tables once one is found.
+func verifyTables(dbDir string, ids []uint64, tms map[uint64]badger.TableManifest, sizes map[uint64]int64) (newest, damaged uint64, err error) {
 	errs := make([]error, len(ids))
+	versions := make([]uint64, len(ids))
 	var (
 		next   atomic.Int64
 		failed atomic.Bool
@@ -271,7 +275,7 @@ func verifyTables(dbDir string, ids []uint64, tms map[uint64]badger.TableManifes
 					return
 				}
 				id := ids[i]
-				if errs[i] = verifyTable(filepath.Join(dbDir, table.IDToFilename(id)), tms[id], sizes[id]); errs[i] != nil {
+				if versions[i], errs[i] = verifyTable(filepath.Join(dbDir, table.IDToFilename(id)), tms[id], sizes[id]); errs[i] != nil {
 					failed.Store(true)
 				}
 			}
@@ -280,22 +284,24 @@ func verifyTables(dbDir string, ids []uint64, tms map[uint64]badger.TableManifes
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return ids[i], err
+			return 0, ids[i], err
 		}
+		newest = max(newest, versions[i])
 	}
-	return 0, nil
+	return newest, 0, nil
 }
 
 // verifyTable opens a table as Badger does and reads every block with its
-// checksum. A panic inside Badger's table code (a cut or zeroed file can
-// make it index past the end) is an error.
-func verifyTable(path string, tm badger.TableManifest, size int64) (err error) {
+// checksum; it returns the newest commit version the table holds. A panic
+// inside Badger's table code (a cut or zeroed file can make it index past
+// the end) is an error.
+func verifyTable(path string, tm badger.TableManifest, size int64) (version uint64, err error) {
 	if size == 0 {
-		return errors.New("the table is empty (zero bytes): it was cut or zeroed")
+		return 0, errors.New("the table is empty (zero bytes): it was cut or zeroed")
 	}
 	mf, err := z.OpenMmapFile(path, os.O_RDONLY, 0)
 	if err != nil && !errors.Is(err, z.NewFile) {
-		return fmt.Errorf("cannot open the table (%v)", err)
+		return 0, fmt.Errorf("cannot open the table (%v)", err)
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -310,10 +316,10 @@ func verifyTable(path string, tm badger.TableManifest, size int64) (err error) {
 		ReadOnly:    true,
 	})
 	if err != nil {
-		return fmt.Errorf("the table fails its checks (%v): its contents were changed or cut", err)
+		return 0, fmt.Errorf("the table fails its checks (%v): its contents were changed or cut", err)
 	}
-	_ = t // closed with mf; never DecrRef, which deletes the file
-	return nil
+	// t is closed with mf; never DecrRef, which deletes the file.
+	return t.MaxVersion(), nil
 }
 
 // KeyRegistryFile is Badger's key registry. cyan does not encrypt, so it

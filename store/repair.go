@@ -12,9 +12,11 @@ import (
 // openable again, before Badger sees it. Badger creates a memtable's
 // write-ahead log (*.mem) or a value log (*.vlog) and only then writes its
 // header; a kill between the two leaves a zero-length file that Badger
-// refuses to open ("while opening memtables … Create a new file"). Such a
-// file never held a byte, so removing it loses nothing. Each removal is
-// logged. A folder that does not exist yet is left to Badger to create.
+// refuses to open ("while opening memtables … Create a new file"). Badger
+// also deletes a flushed log by cutting it to zero bytes and then removing
+// it, so a kill between the two leaves one whose writes are in a table
+// (checkDB has checked that). Either holds nothing to replay, so removing
+// it loses nothing. Each removal is logged. A folder that does not exist yet is left to Badger to create.
 func repair(dbDir string, log *slog.Logger) error {
 	entries, err := os.ReadDir(dbDir)
 	if os.IsNotExist(err) {
@@ -36,7 +38,7 @@ func repair(dbDir string, log *slog.Logger) error {
 		if err := os.Remove(path); err != nil {
 			return fmt.Errorf("store: remove the empty leftover %s of an interrupted run: %w (remove it by hand)", path, err)
 		}
-		log.Warn("removed an empty file left by an interrupted run; it held no data", "file", path)
+		log.Warn("removed an empty file left by an interrupted run; it holds nothing to replay", "file", path)
 	}
 	return nil
 }

@@ -144,7 +144,7 @@ func gatherFiles(from, scratch string, walFull int64, rep *SalvageReport) error 
 				var verr error
 				for _, c := range kinds {
 					tm.Compression = c
-					if verr = verifyTable(path, tm, info.Size()); verr == nil {
+					if _, verr = verifyTable(path, tm, info.Size()); verr == nil {
 						break
 					}
 				}

@@ -40,6 +40,11 @@ type state struct {
 	// WALs is the newest write-ahead log (*.mem) then present, when it
 	// held a finished write (snapshot says why only the newest).
 	WALs []uint64 `json:"wals,omitempty"`
+	// WALVersions are the commit versions of the first finished write of
+	// each log in WALs: once a table holds that version or a newer one,
+	// the log was flushed, and a kill while Badger deleted it (it
+	// truncates the file to zero bytes, then removes it) lost nothing.
+	WALVersions map[uint64]uint64 `json:"wal_versions,omitempty"`
 	// VLogs are the value logs that held values, by id, with their
 	// length (a value log being written is left out: its length is
 	// Badger's preallocation). cyan never collects the value log, so
@@ -172,9 +177,12 @@ func snapshot(dbDir string, vlogFull int64) (*state, error) {
 			st.VLogs[id] = size
 		}
 	}
+	versions := map[uint64]uint64{}
 	for id := range wals {
 		st.nextWAL = max(st.nextWAL, id+1)
-		if !holdsFinishedWrite(filepath.Join(dbDir, fmt.Sprintf("%05d.mem", id))) {
+		if v, ok := firstFinishedWrite(filepath.Join(dbDir, fmt.Sprintf("%05d.mem", id))); ok {
+			versions[id] = v
+		} else {
 			st.emptyWAL = max(st.emptyWAL, id+1)
 		}
 	}
@@ -187,6 +195,7 @@ func snapshot(dbDir string, vlogFull int64) (*state, error) {
 	// its flush then changes the MANIFEST.
 	if newest := st.nextWAL - 1; st.nextWAL > 0 && newest >= st.emptyWAL {
 		st.WALs = []uint64{newest}
+		st.WALVersions = map[uint64]uint64{newest: versions[newest]}
 	}
 	return st, nil
 }
@@ -200,17 +209,24 @@ func snapshot(dbDir string, vlogFull int64) (*state, error) {
 // writes it would make the start after that refuse the data dir as
 // damaged (this write-ahead log is missing).
 func holdsFinishedWrite(path string) bool {
+	_, ok := firstFinishedWrite(path)
+	return ok
+}
+
+// firstFinishedWrite is holdsFinishedWrite with the commit version of
+// that first write.
+func firstFinishedWrite(path string) (version uint64, ok bool) {
 	if !holdsWrites(path) {
-		return false
+		return 0, false
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return false
+		return 0, false
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return false
+		return 0, false
 	}
 	// The log is read from its start in growing steps, not whole: a log
 	// is preallocated at twice the memtable, and the checkpoint after
@@ -223,9 +239,9 @@ func holdsFinishedWrite(path string) bool {
 		more := make([]byte, want)
 		copy(more, b)
 		if n, err := f.ReadAt(more[len(b):], int64(len(b))); int64(len(b)+n) < want {
-			return false // the file shrank, or cannot be read
+			return 0, false // the file shrank, or cannot be read
 		} else if err != nil && err != io.EOF {
-			return false
+			return 0, false
 		}
 		b = more
 		for {
@@ -234,12 +250,12 @@ func holdsFinishedWrite(path string) bool {
 				break // the end of what is read, or of the writes
 			}
 			if e.meta&walBitFinTxn != 0 || e.meta&walBitTxn == 0 {
-				return true
+				return e.version(b), true
 			}
 			off += n
 		}
 		if want == info.Size() {
-			return false
+			return 0, false
 		}
 	}
 }
@@ -340,4 +356,26 @@ func LastRecord(dir string) (*Record, error) {
 		return nil, err
 	}
 	return &Record{Clean: st.Clean, Messages: st.Messages, Written: st.Written, Short: st.Short}, nil
+}
+
+// flushed reports whether the write-ahead log id, recorded as holding
+// writes, was flushed to a table since: a table holds its first write's
+// version or a newer one (Badger gives commits rising versions and
+// flushes its memtables in order), newest being the newest version of the
+// tables. A record made before the versions were kept asks less: that a
+// table was added since the record (the MANIFEST grew and lists a table
+// the record does not).
+func (st *state) flushed(id, newest uint64, manifestSize int, tables map[uint64]badger.TableManifest) bool {
+	if v, ok := st.WALVersions[id]; ok {
+		return v > 0 && newest >= v
+	}
+	if int64(manifestSize) <= st.Manifest.Size {
+		return false
+	}
+	for t := range tables {
+		if !slices.Contains(st.Tables, t) {
+			return true
+		}
+	}
+	return false
 }

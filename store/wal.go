@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 )
 
@@ -171,6 +172,17 @@ func plausibleEntry(b []byte, vlog bool) bool {
 type walHead struct {
 	meta       byte
 	klen, vlen uint64
+	key        int // the key's offset in the log
+}
+
+// version is the commit version of a decoded entry: Badger's keys end in
+// math.MaxUint64 less the version, big-endian (y.KeyWithTs).
+func (e walHead) version(b []byte) uint64 {
+	if e.klen < 8 {
+		return 0
+	}
+	end := e.key + int(e.klen)
+	return math.MaxUint64 - binary.BigEndian.Uint64(b[end-8:end])
 }
 
 // walEntry decodes the entry at off; n is 0 when none reads there (a zero
@@ -198,6 +210,7 @@ func walEntry(b []byte, off int) (walHead, int) {
 	if e.klen == 0 || e.klen > 1<<16 || e.vlen > uint64(len(b)) {
 		return e, 0
 	}
+	e.key = p
 	end := p + int(e.klen) + int(e.vlen)
 	if end+4 > len(b) || end < p {
 		return e, 0
