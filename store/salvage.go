@@ -151,14 +151,12 @@ func gatherFiles(from, scratch string, walFull int64, rep *SalvageReport) error 
 				if verr != nil {
 					// Keep the blocks that still read.
 					tm.Compression = kinds[0]
-					lost, kept, serr := salvageTable(path, filepath.Join(scratch, name), tm)
-					if serr != nil {
-						rep.Unreadable = append(rep.Unreadable, fmt.Sprintf("%s: %v; %v", path, verr, serr))
-						continue
+					note, ok := salvageDamagedTable(path, filepath.Join(scratch, name), tm, kinds, verr)
+					rep.Unreadable = append(rep.Unreadable, note)
+					if ok {
+						changes = append(changes, &pb.ManifestChange{Id: id, Op: pb.ManifestChange_CREATE, Level: uint32(tm.Level),
+							EncryptionAlgo: pb.EncryptionAlgo_aes, Compression: uint32(options.None)})
 					}
-					rep.Unreadable = append(rep.Unreadable, fmt.Sprintf("%s: %d blocks did not read (%v); the %d entries of the others were kept", path, lost, verr, kept))
-					changes = append(changes, &pb.ManifestChange{Id: id, Op: pb.ManifestChange_CREATE, Level: uint32(tm.Level),
-						EncryptionAlgo: pb.EncryptionAlgo_aes, Compression: uint32(options.None)})
 					continue
 				}
 				if err := copyFile(path, filepath.Join(scratch, name), -1); err != nil {

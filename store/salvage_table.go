@@ -83,3 +83,55 @@ func readBlock(t *table.Table, start, end []byte) (keys [][]byte, vals []y.Value
 	}
 	return keys, vals
 }
+
+// salvageTableFront rebuilds, at to, a table of the blocks at the front of
+// a damaged one that still read, each by its own checksum, without the
+// table's index (table_walk.go): what a table cut or overwritten at its
+// end still holds. It returns how many blocks and entries were kept and
+// how many bytes after them were left out.
+func salvageTableFront(from, to string, comp options.CompressionType) (blocks, kept int, lost int64, err error) {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	w := walkTable(b, comp)
+	if len(w.keys) == 0 {
+		return 0, 0, int64(len(b)), fmt.Errorf("read from its start, no block reads: %v", w.err)
+	}
+	tb := table.NewTableBuilder(table.Options{BlockSize: 4 << 10, BloomFalsePositive: 0.01, Compression: options.None, TableSize: uint64(len(b))})
+	defer tb.Close()
+	for i, k := range w.keys {
+		tb.Add(k, w.vals[i], 0)
+	}
+	nt, err := table.CreateTable(to, tb)
+	if err != nil {
+		return w.blocks, len(w.keys), int64(len(b) - w.end), err
+	}
+	_ = nt.MmapFile.Close(-1) // never DecrRef, which deletes the file
+	return w.blocks, len(w.keys), int64(len(b) - w.end), nil
+}
+
+// salvageDamagedTable rebuilds at to what a table that failed its checks
+// (verr) still holds: the blocks its index finds that read, or, when the
+// index itself does not read (the table was cut or overwritten at its
+// end), the blocks that read from its start, trying each compression in
+// kinds. It returns the report's line and whether a table was written.
+func salvageDamagedTable(path, to string, tm badger.TableManifest, kinds []options.CompressionType, verr error) (string, bool) {
+	lost, kept, serr := salvageTable(path, to, tm)
+	if serr == nil {
+		return fmt.Sprintf("%s: %d blocks did not read (%v); the %d entries of the others were kept", path, lost, verr, kept), true
+	}
+	_ = os.Remove(to)
+	var ferr error
+	for _, c := range kinds {
+		blocks, kept, cut, err := salvageTableFront(path, to, c)
+		if err == nil {
+			return fmt.Sprintf("%s: %v, and %v; read from its start without it, its first %d blocks read whole and their %d entries were kept, the %d bytes after them were left out", path, verr, serr, blocks, kept, cut), true
+		}
+		_ = os.Remove(to)
+		if ferr == nil {
+			ferr = err
+		}
+	}
+	return fmt.Sprintf("%s: %v; %v; %v", path, verr, serr, ferr), false
+}
