@@ -38,6 +38,11 @@ import (
 // or a single value up to the value log's threshold (1 MB) and its key.
 const maxBlock = 4 << 20
 
+// maxTrailers bounds the trailers an uncompressed block's search checks:
+// a block's offsets, each below the next and below the offsets, seldom
+// read as a trailer elsewhere in it.
+const maxTrailers = 64
+
 // walkedTable is what walkTable read.
 type walkedTable struct {
 	keys   [][]byte
@@ -96,9 +101,12 @@ func readFrontBlock(b []byte, comp options.CompressionType) ([]byte, int, error)
 }
 
 // findPlainBlock finds the end of an uncompressed block: the first length
-// where its trailer reads and its checksum holds.
+// where its trailer reads and its checksum holds. Only the first
+// maxTrailers lengths whose trailer reads have their checksum computed, so
+// damaged bytes cannot make the search quadratic.
 func findPlainBlock(b []byte) ([]byte, int, error) {
-	for end := 12; end <= min(len(b), maxBlock); end++ {
+	tried := 0
+	for end := 12; end <= min(len(b), maxBlock) && tried < maxTrailers; end++ {
 		chk := int(binary.BigEndian.Uint32(b[end-4:]))
 		if chk > 16 || end-12-chk < 0 {
 			continue
@@ -112,6 +120,7 @@ func findPlainBlock(b []byte) ([]byte, int, error) {
 			int(binary.NativeEndian.Uint32(data[start+4*(count-1):])) >= start {
 			continue
 		}
+		tried++
 		if data, err := checkBlock(b[:end]); err == nil {
 			return data, end, nil
 		}
