@@ -176,17 +176,49 @@ func gatherFiles(from, scratch string, walFull int64, rep *SalvageReport) error 
 				if d := w.damage(walFull); d != "" {
 					rep.Unreadable = append(rep.Unreadable, fmt.Sprintf("%s: the writes after byte %d (%s)", path, w.end, d))
 				}
-				if err := copyFile(path, filepath.Join(scratch, name), w.end); err != nil {
+				if err := copyLog(path, filepath.Join(scratch, name), w.end); err != nil {
 					return err
 				}
 			case strings.HasSuffix(name, ".vlog") && dir == dbDir:
-				if err := copyFile(path, filepath.Join(scratch, name), -1); err != nil {
+				// Copied whole: its values are read where the tables
+				// point, past a damaged one too.
+				w, err := scanVlogFile(path)
+				if err == nil && (w.tooShort || w.zeroIV || w.keyID != 0) && w.end <= walHeaderSize {
+					// Badger refuses a log whose header names a key;
+					// one holding nothing is left out.
+					rep.Unreadable = append(rep.Unreadable, fmt.Sprintf("%s: %s; it holds no value, so it was left out", path, w.damage(w.size)))
+					continue
+				}
+				if err := copyLog(path, filepath.Join(scratch, name), -1); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	return writeManifest(filepath.Join(scratch, badger.ManifestFilename), changes)
+}
+
+// copyLog copies a write-ahead or value log as copyFile does, with its
+// header's encryption key set to none (cyan does not encrypt; an
+// overwritten one would stop Badger from opening the copy).
+func copyLog(from, to string, n int64) error {
+	if err := copyFile(from, to, n); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(to, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("store: salvage: %w", err)
+	}
+	if info, err := f.Stat(); err == nil && info.Size() >= 8 {
+		_, err = f.WriteAt(make([]byte, 8), 0)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("store: salvage: %w", err)
+	}
+	return nil
 }
 
 // copyFile copies a file, the first n bytes of it when n >= 0.

@@ -31,10 +31,11 @@ const (
 // walScan is what scanWAL found in a write-ahead log.
 type walScan struct {
 	size     int64
-	end      int64 // the end of the last finished transaction
-	zeroIV   bool  // the header is zeros: the file was zeroed
-	beyond   int64 // > 0: a finished transaction starts there, after end
-	tooShort bool  // shorter than its header
+	end      int64  // the end of the last finished transaction
+	zeroIV   bool   // the header is zeros: the file was zeroed
+	keyID    uint64 // the header's encryption key: 0, as cyan does not encrypt
+	beyond   int64  // > 0: a finished transaction starts there, after end
+	tooShort bool   // shorter than its header
 }
 
 // damage says what is wrong with the log, "" when Badger can replay it
@@ -45,6 +46,8 @@ func (w walScan) damage(full int64) string {
 		return fmt.Sprintf("it is %d bytes long, shorter than its 20-byte header: it was cut", w.size)
 	case w.zeroIV:
 		return "its header is all zeros: the file was zeroed"
+	case w.keyID != 0:
+		return fmt.Sprintf("its header names the encryption key %d, but cyan does not encrypt: the header was overwritten", w.keyID)
 	case w.beyond > 0:
 		return fmt.Sprintf("it cannot be read past byte %d, but finished writes follow at byte %d: it was damaged there, and Badger would drop everything after", w.end, w.beyond)
 	case w.size != full && w.size != w.end:
@@ -79,6 +82,7 @@ func scanLog(b []byte, vlog bool) walScan {
 		return w
 	}
 	w.zeroIV = allZero(b[8:walHeaderSize])
+	w.keyID = binary.BigEndian.Uint64(b[:8])
 	off := walHeaderSize
 	w.end = int64(off)
 	inTxn := false
