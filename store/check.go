@@ -152,6 +152,7 @@ func checkDir(dir string, walSize, vlogSize int64, log *slog.Logger, readOnly bo
 			}
 		}
 	}
+	vlogEnds := map[uint64]int64{} // where each value log's values read to
 	for id, size := range vlogs {
 		name := fmt.Sprintf("%06d.vlog", id) // Badger's vlog.fpath
 		if size == 0 {
@@ -169,6 +170,15 @@ func checkDir(dir string, walSize, vlogSize int64, log *slog.Logger, readOnly bo
 		}
 		if was, ok := last.vlog(id); ok && w.end < was {
 			return damaged(name, "its values end at byte %d, but they went to byte %d when cyan last checked", w.end, was)
+		}
+		vlogEnds[id] = w.end
+	}
+	if last == nil && len(m.Tables) > 0 {
+		// No record (the first start of a data dir made before cyan
+		// kept one, or the record was removed): what it would have
+		// caught is looked for in the files themselves.
+		if err := checkUnrecorded(dir, dbDir, wals, vlogEnds, m.Tables); err != nil {
+			return err
 		}
 	}
 	if last != nil {
