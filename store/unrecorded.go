@@ -66,17 +66,8 @@ func checkUnrecorded(dir, dbDir string, wals map[uint64]int64, vlogEnds map[uint
 		if err != nil {
 			return damaged(name, "it cannot be read (%v)", err)
 		}
-		for off := walHeaderSize; off < len(b); {
-			e, n := walEntry(b, off)
-			if n == 0 {
-				break
-			}
-			if v := e.key + int(e.klen); e.meta&walBitValuePointer != 0 && e.vlen >= 12 {
-				if err := check(name, [12]byte(b[v:v+12])); err != nil {
-					return err
-				}
-			}
-			off += n
+		if err := walPointers(b, func(p [12]byte) error { return check(name, p) }); err != nil {
+			return err
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(tables)) {
@@ -88,6 +79,24 @@ func checkUnrecorded(dir, dbDir string, wals map[uint64]int64, vlogEnds map[uint
 			}
 			return damaged(name, "%v", err)
 		}
+	}
+	return nil
+}
+
+// walPointers calls fn with every value pointer in the entries of a
+// write-ahead log that read, up to the first that does not.
+func walPointers(b []byte, fn func([12]byte) error) error {
+	for off := walHeaderSize; off < len(b); {
+		e, n := walEntry(b, off)
+		if n == 0 {
+			break
+		}
+		if v := e.key + int(e.klen); e.meta&walBitValuePointer != 0 && e.vlen >= 12 {
+			if err := fn([12]byte(b[v : v+12])); err != nil {
+				return err
+			}
+		}
+		off += n
 	}
 	return nil
 }

@@ -1,9 +1,12 @@
 package store
 
 import (
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -84,4 +87,45 @@ func TestWithoutARecordTheChecksRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzWALPointers: whatever a write-ahead or value log holds, its scan,
+// the versions of its entries and the value pointers read from it never
+// panic, and every entry read lies inside the log.
+func FuzzWALPointers(f *testing.F) {
+	entry := func(meta byte, key, val []byte) []byte {
+		b := []byte{meta, 0}
+		b = binary.AppendUvarint(b, uint64(len(key)))
+		b = binary.AppendUvarint(b, uint64(len(val)))
+		b = binary.AppendUvarint(b, 0)
+		b = append(append(b, key...), val...)
+		return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
+	}
+	head := append(make([]byte, 8), []byte("twelve bytes")...)
+	key := append([]byte("msg\x00abcdefgh"), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xf0)
+	ptr := binary.NativeEndian.AppendUint32(binary.NativeEndian.AppendUint32(binary.NativeEndian.AppendUint32(nil, 1), 100), 20)
+	f.Add(slices.Concat(head, entry(walBitTxn|walBitValuePointer, key, ptr), entry(walBitFinTxn, append([]byte(txnKey), key[len(key)-8:]...), []byte("15"))))
+	f.Add(slices.Concat(head, entry(0, key, []byte("short value"))))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, vlog := range []bool{false, true} {
+			w := scanLog(b, vlog)
+			if w.end > int64(len(b)) || w.beyond > int64(len(b)) {
+				t.Fatalf("scan %+v past the log's %d bytes", w, len(b))
+			}
+			_ = w.damage(int64(len(b)))
+		}
+		for off := walHeaderSize; off < len(b); {
+			e, n := walEntry(b, off)
+			if n == 0 {
+				break
+			}
+			if e.key < off || e.key+int(e.klen)+int(e.vlen)+4 != off+n || off+n > len(b) {
+				t.Fatalf("entry at %d: %+v, %d bytes, outside the log", off, e, n)
+			}
+			_ = e.version(b)
+			off += n
+		}
+		_ = walPointers(b, func([12]byte) error { return nil })
+	})
 }
