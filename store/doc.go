@@ -22,9 +22,12 @@
 // every table (each block's checksum), every write-ahead and value log
 // against that record (check.go, wal.go). A damaged file stops Open with a
 // *DamageError naming it; Badger never opens such a folder, so it neither
-// starts empty nor deletes a table. Salvage copies what still reads into a
-// new data dir (salvage.go, salvage_table.go); an open that finds fewer
-// messages than recorded is logged and kept as a Shortfall (count.go).
+// starts empty nor deletes a table. Without a record the files are
+// checked for what it would show (unrecorded.go). Salvage copies what
+// still reads into a new data dir (salvage.go, salvage_table.go; a table
+// whose index is lost is read from its start, table_walk.go); an open
+// that finds fewer messages than recorded is logged and kept as a
+// Shortfall (count.go).
 //
 // Later packages (memory, events, recall) keep their own key spaces in the
 // same database through DB; the prefixes in keys.go are the registry.
