@@ -126,7 +126,7 @@ func salvageDamagedTable(path, to string, tm badger.TableManifest, kinds []optio
 	for _, c := range kinds {
 		blocks, kept, cut, err := salvageTableFront(path, to, c)
 		if err == nil {
-			return fmt.Sprintf("%s: %v, and %v; read from its start without it, its first %d blocks read whole and their %d entries were kept, the %d bytes after them were left out", path, verr, serr, blocks, kept, cut), true
+			return fmt.Sprintf("%s: %v; its index (at its end) does not read, so it was read from its start: its first %d blocks read whole and their %d entries were kept, the %d bytes after them were left out", path, verr, blocks, kept, cut), true
 		}
 		_ = os.Remove(to)
 		if ferr == nil {
