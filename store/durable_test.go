@@ -54,7 +54,7 @@ func TestOpenRepairsAnInterruptedStart(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0].Text != "kept" {
 		t.Fatalf("after repair: %v, %v", texts(got), err)
 	}
-	if !strings.Contains(logged.String(), "00099.mem") || !strings.Contains(logged.String(), "held no data") {
+	if !strings.Contains(logged.String(), "00099.mem") || !strings.Contains(logged.String(), "holds nothing to replay") {
 		t.Fatalf("the repair is not logged:\n%s", logged.String())
 	}
 }
