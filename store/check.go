@@ -159,6 +159,7 @@ func checkDir(dir string, walSize, vlogSize int64, log *slog.Logger, readOnly bo
 			if last != nil && slices.Contains(last.VLogIDs, id) {
 				return damaged(name, "it is empty (zero bytes), but it held values when cyan last checked")
 			}
+			vlogEnds[id] = 0
 			continue // left by a start killed as it made the file (repair.go)
 		}
 		w, err := scanVlogFile(filepath.Join(dbDir, name))

@@ -33,7 +33,9 @@ const walBitValuePointer = 1 << 1
 //   - a write-ahead log is missing: the last run was killed (Badger's LOCK
 //     is still there) after it made a value log — Badger's Open makes the
 //     memtable's log first — and no log is left, which an open database
-//     always has;
+//     always has (a kill in the last moments of a close, after its final
+//     flush removed the log, looks the same: a refusal then loses
+//     nothing, as cyan repair keeps every message);
 //   - a value log is missing, or cut before a value: a table or a
 //     write-ahead log points at a value it no longer holds.
 //
