@@ -316,7 +316,8 @@ func (c *Config) validateTools(bad func(key, format string, args ...any)) {
 	for _, l := range []struct {
 		key    string
 		v, min int
-	}{{"max_memory_mb", t.MaxMemoryMB, 16}, {"max_processes", t.MaxProcesses, 4}, {"max_cpu_seconds", t.MaxCPUSeconds, 1}} {
+	}{{"max_memory_mb", t.MaxMemoryMB, 16}, {"max_processes", t.MaxProcesses, 4}, {"max_cpu_seconds", t.MaxCPUSeconds, 1},
+		{"max_disk_mb", t.MaxDiskMB, 1}, {"max_tmp_mb", t.MaxTmpMB, 1}} {
 		if l.v < -1 || (l.v > 0 && l.v < l.min) {
 			bad("tools.terminal."+l.key, "%d: give 0 for the default, -1 for no limit, or at least %d", l.v, l.min)
 		}

@@ -64,11 +64,11 @@ func pidsParents() []string {
 	return out
 }
 
-// wrap runs argv inside the cgroup: a shell moves itself in, then execs
-// argv, so every process argv starts is born inside.
-func (c *pidCap) wrap(argv []string) []string {
-	return append([]string{"/bin/sh", "-c", `echo $$ > "$0" && exec "$@"`, filepath.Join(c.dir, "cgroup.procs")}, argv...)
-}
+// procs is the file a process writes its pid to, to join the cgroup.
+func (c *pidCap) procs() string { return filepath.Join(c.dir, "cgroup.procs") }
+
+// wrap runs argv inside the cgroup (joinCgroups).
+func (c *pidCap) wrap(argv []string) []string { return joinCgroups(argv, []string{c.procs()}) }
 
 // refused reports whether the cap refused a fork.
 func (c *pidCap) refused() bool {
