@@ -171,7 +171,7 @@ func importCard(io IO, file, bookFile, vrmFile, out string, force, asJSON bool) 
 	}
 	fmt.Fprintf(w, "  %-14s the card's other fields, for export\n", card.MetaFile)
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(w, "note: %s\n", showable(n))
 	}
 	fmt.Fprintf(w, "To talk with %s, put this line in %s and restart cyan serve:\n  %s\n", r.Name, r.ConfigFile, r.ConfigLine)
 	return nil
