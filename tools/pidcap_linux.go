@@ -57,7 +57,15 @@ func pidsParents() []string {
 	if b, err := os.ReadFile("/proc/self/cgroup"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if rest, ok := strings.CutPrefix(line, "0::"); ok {
-				out = append(out, filepath.Join("/sys/fs/cgroup", filepath.Clean("/"+rest)))
+				// Only a cgroup2 mount has cgroup.controllers: on a hybrid
+				// host /sys/fs/cgroup itself is a plain tmpfs, where a
+				// "cgroup" would be files that cap nothing.
+				for _, mnt := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
+					dir := filepath.Join(mnt, filepath.Clean("/"+rest))
+					if _, err := os.Stat(filepath.Join(dir, "cgroup.controllers")); err == nil {
+						out = append(out, dir)
+					}
+				}
 			}
 		}
 	}
