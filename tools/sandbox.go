@@ -159,7 +159,7 @@ func NewJail(o JailOptions) *Jail {
 	if !j.limits.off() {
 		p, err := exec.LookPath("prlimit")
 		if err != nil || !(strings.HasPrefix(p, "/usr/") || strings.HasPrefix(p, "/bin/") || strings.HasPrefix(p, "/sbin/")) {
-			j.err = fmt.Errorf("%w: prlimit (util-linux) is not installed under /usr, so commands cannot be given their memory, process and CPU limits; install util-linux, or set tools.terminal.max_memory_mb, max_processes and max_cpu_seconds to -1", ErrNoSandbox)
+			j.err = fmt.Errorf("%w: prlimit (util-linux) is not installed under /usr, so commands cannot be given their memory, process, CPU and disk limits; install util-linux, or set tools.terminal.max_memory_mb, max_processes, max_cpu_seconds and max_disk_mb to -1", ErrNoSandbox)
 			return j
 		}
 		j.prlimit = p
