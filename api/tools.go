@@ -188,6 +188,8 @@ func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", err.Error())
 	case errors.Is(err, tools.ErrExpired):
 		writeError(w, http.StatusGone, "expired", err.Error())
+	case errors.Is(err, tools.ErrAnswered):
+		writeError(w, http.StatusConflict, "answered", err.Error())
 	case err != nil:
 		writeError(w, http.StatusInternalServerError, "storage", err.Error())
 	default:

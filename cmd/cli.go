@@ -125,7 +125,7 @@ func commands() []verb {
 		{noun: "tool", name: "check", args: "NAME [ARGS_JSON]", summary: "say what the rules decide for a call, without running it", daemon: true, setup: toolCheck,
 			example: []string{"--as", "id:qq:999", "--kind", "group", "terminal", `{"command": "ls"}`}},
 
-		{noun: "approvals", name: "ls", summary: "list the tool calls waiting for your approval", daemon: true, setup: approvalsLs},
+		{noun: "approvals", name: "ls", summary: "list the tool calls waiting for your approval, exactly: control and bidi characters shown as escapes (\\u202E)", daemon: true, setup: approvalsLs},
 		{noun: "approvals", name: "allow", args: "ID", summary: "run a waiting call", daemon: true, setup: approvalsAnswer(true),
 			example: []string{"a1b2c3"}},
 		{noun: "approvals", name: "deny", args: "ID", summary: "refuse a waiting call; it does not run", daemon: true, setup: approvalsAnswer(false),

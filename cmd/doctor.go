@@ -48,6 +48,8 @@ func doctorCmd(f *flags) run {
 		checks = append(checks, checkDataDir(cfg), checkDatabase(cfg))
 		checks = append(checks, checkParts(cfg)...)
 		checks = append(checks, checkPersona(cfg), checkFiles(cfg), checkSandbox(cfg), checkUser(), checkOwners(cfg, cfg.Bridges.Names()))
+		seen, known, why := ownerSightings(cfg)
+		checks = append(checks, checkOwnerIDs(cfg, seen, known, why))
 		checks = append(checks, checkLLM(cfg, *timeout)...)
 		checks = append(checks, checkEmbed(cfg, *timeout))
 		checks = append(checks, checkVoice(cfg, *timeout))

@@ -5,7 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cyan-agent/cyan/api"
+	"github.com/cyan-agent/cyan/bridge"
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/tools"
 )
 
@@ -76,4 +79,73 @@ func checkOwners(cfg *config.Config, bridges []string) check {
 	}
 	c.fix = fmt.Sprintf("name the owner in the config: permissions.owners: [local, %q] (id:<bridge>:<your user id>; `cyan bridges who` lists who wrote to the bot privately, with the line to add)", example)
 	return c
+}
+
+// checkOwnerIDs lists each id: entry of permissions.owners with the
+// account it last matched in a private message to a bot (the bridges' who
+// logs, `cyan bridges who`), or "never seen": a typo or a stranger's sample
+// id shows as an owner that never wrote. seen maps an owners line
+// (id:<bridge>:<user id>) to its writer; known is false when the daemon
+// could not be asked (why says why). An id with no bridge part warns
+// (config.OwnerWarnings).
+func checkOwnerIDs(cfg *config.Config, seen map[string]bridge.Writer, known bool, why string) check {
+	c := check{name: "owner ids", ok: true}
+	var lines []string
+	never := 0
+	for _, o := range cfg.Permissions.Owners {
+		if !strings.HasPrefix(strings.TrimSpace(o), "id:") {
+			continue
+		}
+		o = strings.TrimSpace(o)
+		w, ok := seen[o]
+		switch {
+		case !known:
+			lines = append(lines, o+": not known ("+why+")")
+		case !ok:
+			never++
+			lines = append(lines, o+": never seen")
+		default:
+			name := strings.TrimSpace(w.Name + " @" + w.Username)
+			name = strings.TrimSuffix(name, " @")
+			if name == "" || name == "@" {
+				name = "no name"
+			}
+			lines = append(lines, fmt.Sprintf("%s: %s, last %s", o, name, w.Last.Local().Format("2006-01-02 15:04")))
+		}
+	}
+	if len(lines) == 0 {
+		c.msg = "no owner is named by a chat-app id"
+		return c
+	}
+	c.msg = strings.Join(lines, "; ")
+	warnings := cfg.OwnerWarnings()
+	if never > 0 || len(warnings) > 0 {
+		c.warn = true
+		if len(warnings) > 0 {
+			c.msg += "; " + strings.Join(warnings, "; ")
+		}
+		c.fix = "write to each bot privately from your own account and run `cyan bridges who`: it prints the permissions.owners line of each account that did; an id never seen may be a typo or someone else's"
+	}
+	return c
+}
+
+// ownerSightings asks the running daemon who wrote to its bots privately,
+// by owners line; known is false (why says why) when it cannot be asked.
+func ownerSightings(cfg *config.Config) (seen map[string]bridge.Writer, known bool, why string) {
+	if _, held, _ := store.Holder(cfg.DataDir); !held {
+		return nil, false, "the daemon is not running; start it and run cyan doctor again"
+	}
+	var out api.BridgeList
+	if err := newClient(cfg).do("GET", "/api/v1/bridges", nil, &out); err != nil {
+		return nil, false, "the daemon did not answer: " + err.Error()
+	}
+	seen = map[string]bridge.Writer{}
+	for _, b := range out.Bridges {
+		for _, w := range b.Writers {
+			if prev, ok := seen[w.Line]; !ok || w.Last.After(prev.Last) {
+				seen[w.Line] = w
+			}
+		}
+	}
+	return seen, true, ""
 }

@@ -3,7 +3,9 @@ package cmd
 import (
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cyan-agent/cyan/bridge"
 	"github.com/cyan-agent/cyan/config"
 )
 
@@ -42,5 +44,29 @@ func TestDoctorExplainsTheOwner(t *testing.T) {
 				t.Fatalf("the fix does not say how to name the owner: %q", c.fix)
 			}
 		})
+	}
+}
+
+// The doctor lists each owner id with the account it last matched, or
+// "never seen", and warns of an id nobody matched or one with no bridge.
+func TestDoctorListsOwnerIDsSeen(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.Permissions.Owners = []string{"local", "id:qq:1001", "id:tg:4242"}
+	at := time.Date(2026, 11, 28, 10, 30, 0, 0, time.Local)
+	seen := map[string]bridge.Writer{"id:qq:1001": {ID: "1001", Name: "晴", Last: at, Line: "id:qq:1001"}}
+	c := checkOwnerIDs(&cfg, seen, true, "")
+	if !c.warn || !strings.Contains(c.msg, "id:qq:1001: 晴, last 2026-11-28 10:30") || !strings.Contains(c.msg, "id:tg:4242: never seen") || !strings.Contains(c.fix, "cyan bridges who") {
+		t.Fatalf("%+v", c)
+	}
+	seen["id:tg:4242"] = bridge.Writer{ID: "4242", Username: "hareru", Last: at, Line: "id:tg:4242"}
+	if c := checkOwnerIDs(&cfg, seen, true, ""); c.warn || !strings.Contains(c.msg, "id:tg:4242: @hareru, last") {
+		t.Fatalf("%+v", c)
+	}
+	if c := checkOwnerIDs(&cfg, nil, false, "the daemon is not running"); c.warn || !strings.Contains(c.msg, "id:qq:1001: not known (the daemon is not running)") {
+		t.Fatalf("%+v", c)
+	}
+	cfg.Permissions.Owners = []string{"local", "id:qq2"}
+	if c := checkOwnerIDs(&cfg, seen, true, ""); !c.warn || !strings.Contains(c.msg, `"id:qq2" names no bridge and no user id apart`) {
+		t.Fatalf("%+v", c)
 	}
 }

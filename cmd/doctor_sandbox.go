@@ -33,7 +33,8 @@ func checkSandbox(cfg *config.Config) check {
 		return c
 	}
 	j := tools.NewJail(tools.JailOptions{Mode: term.Sandbox, Roots: roots, DataDir: cfg.DataDir, Home: home, Secrets: secrets,
-		Limits: tools.Limits{MemoryMB: term.MaxMemoryMB, Processes: term.MaxProcesses, CPUSeconds: term.MaxCPUSeconds}})
+		Limits: tools.Limits{MemoryMB: term.MaxMemoryMB, Processes: term.MaxProcesses, CPUSeconds: term.MaxCPUSeconds,
+			DiskMB: term.MaxDiskMB, TmpMB: term.MaxTmpMB}})
 	switch {
 	case j.Err() != nil:
 		c.ok, c.warn = true, true

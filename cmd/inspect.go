@@ -154,7 +154,11 @@ func configCheck(f *flags) run {
 			file = "none (built-in defaults and the environment)"
 		}
 		owner := checkOwners(cfg, cfg.Bridges.Names())
-		fmt.Fprintf(io.Stdout, "# configuration is valid\n# file: %s\n# %s\n%s", file, owner.msg, out)
+		fmt.Fprintf(io.Stdout, "# configuration is valid\n# file: %s\n# %s\n", file, owner.msg)
+		for _, w := range cfg.OwnerWarnings() {
+			fmt.Fprintf(io.Stdout, "# warning: %s\n", w)
+		}
+		fmt.Fprintf(io.Stdout, "%s", out)
 		return nil
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/persona"
@@ -172,7 +171,7 @@ func importCard(io IO, file, bookFile, vrmFile, out string, force, asJSON bool) 
 	}
 	fmt.Fprintf(w, "  %-14s the card's other fields, for export\n", card.MetaFile)
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(w, "note: %s\n", showable(n))
 	}
 	fmt.Fprintf(w, "To talk with %s, put this line in %s and restart cyan serve:\n  %s\n", r.Name, r.ConfigFile, r.ConfigLine)
 	return nil
@@ -340,13 +339,16 @@ func faces(files map[string][]byte) int {
 	return n
 }
 
-// folderName makes a file name of a character's name.
+// folderName makes a file name of a character's name: what a file name
+// may not hold becomes "_", and every character showable would escape
+// (controls, bidi controls, invisible format characters) is dropped, so
+// the folder's name reads as it is.
 func folderName(name string) string {
 	s := strings.Map(func(r rune) rune {
 		switch {
 		case r == '/' || r == '\\' || r == ':' || r == '*' || r == '?' || r == '"' || r == '<' || r == '>' || r == '|':
 			return '_'
-		case unicode.IsControl(r):
+		case hiddenRune(r):
 			return -1
 		}
 		return r

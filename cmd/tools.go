@@ -119,7 +119,10 @@ func approvalsLs(f *flags) run {
 			return nil
 		}
 		for _, a := range out.Approvals {
-			fmt.Fprintf(io.Stdout, "%s  %s %s\n    asked in %q by %s; expires %s\n", a.ID, a.Tool, a.Arguments, a.Caller.Channel, orDash(a.Caller.Speaker), localTime(a.Expires))
+			// Exactly what will run: a control or bidi character in the
+			// arguments is shown as its escape, never acted on (showable).
+			fmt.Fprintf(io.Stdout, "%s  %s %s\n    asked in %q by %s; expires %s\n", showable(a.ID), showable(a.Tool), showable(string(a.Arguments)),
+				a.Caller.Channel, orDash(showable(a.Caller.Speaker)), localTime(a.Expires))
 		}
 		fmt.Fprintln(io.Stdout, "\nAnswer with: cyan approvals allow ID   or   cyan approvals deny ID")
 		return nil

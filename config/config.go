@@ -279,6 +279,11 @@ type Terminal struct {
 	MaxMemoryMB   int `yaml:"max_memory_mb"`
 	MaxProcesses  int `yaml:"max_processes"`
 	MaxCPUSeconds int `yaml:"max_cpu_seconds"`
+	// MaxDiskMB bounds each file a sandboxed program writes and the bytes a
+	// command writes in all (1024 MiB); MaxTmpMB is the size of its /tmp
+	// and of its /dev/shm, each (256 MiB). 0 is the default, -1 no limit.
+	MaxDiskMB int `yaml:"max_disk_mb"`
+	MaxTmpMB  int `yaml:"max_tmp_mb"`
 }
 
 // MCP lists the MCP servers cyan starts.

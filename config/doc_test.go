@@ -381,7 +381,7 @@ func TestConfigurationDocExamplesLoad(t *testing.T) {
 		}
 		n++
 		file := filepath.Join(t.TempDir(), "cyan.yaml")
-		if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
+		if err := os.WriteFile(file, []byte(FillOwnerPlaceholders(b.String())), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		env := map[string]string{EnvConfig: file, EnvDataDir: t.TempDir()}

@@ -281,21 +281,7 @@ func (c *Config) validateTools(bad func(key, format string, args ...any)) {
 	if c.Permissions.ApprovalTTL <= 0 {
 		bad("permissions.approval_ttl", "must be positive, e.g. 1h")
 	}
-	bridges := c.Bridges.Names()
-	for i, o := range c.Permissions.Owners {
-		if strings.TrimSpace(o) == "" || o == "id:" {
-			bad("permissions.owners", "entry %d is empty; write local, id:<bridge>:<user id> or a name", i)
-			continue
-		}
-		rest, isID := strings.CutPrefix(strings.TrimSpace(o), "id:")
-		if name, user, ok := strings.Cut(rest, ":"); isID && ok && !slices.Contains(bridges, name) {
-			known := "no bridge is configured (" + platformSections() + ")"
-			if len(bridges) > 0 {
-				known = "the bridges are named " + strings.Join(bridges, ", ") + fmt.Sprintf(" (e.g. id:%s:%s)", bridges[0], user)
-			}
-			bad("permissions.owners", "%q names no bridge %q, so it would never match anyone; %s", o, name, known)
-		}
-	}
+	c.checkOwners(bad)
 	for i, r := range c.Tools.Roots {
 		if strings.TrimSpace(r) == "" {
 			bad("tools.roots", "entry %d is empty; name a folder", i)
@@ -316,7 +302,8 @@ func (c *Config) validateTools(bad func(key, format string, args ...any)) {
 	for _, l := range []struct {
 		key    string
 		v, min int
-	}{{"max_memory_mb", t.MaxMemoryMB, 16}, {"max_processes", t.MaxProcesses, 4}, {"max_cpu_seconds", t.MaxCPUSeconds, 1}} {
+	}{{"max_memory_mb", t.MaxMemoryMB, 16}, {"max_processes", t.MaxProcesses, 4}, {"max_cpu_seconds", t.MaxCPUSeconds, 1},
+		{"max_disk_mb", t.MaxDiskMB, 1}, {"max_tmp_mb", t.MaxTmpMB, 1}} {
 		if l.v < -1 || (l.v > 0 && l.v < l.min) {
 			bad("tools.terminal."+l.key, "%d: give 0 for the default, -1 for no limit, or at least %d", l.v, l.min)
 		}

@@ -51,7 +51,8 @@ func (d *Daemon) buildTools(cfg *config.Config, version string) (*toolParts, err
 	tp.paths.WithSecrets(secrets)
 	term := cfg.Tools.Terminal
 	tp.jail = tools.NewJail(tools.JailOptions{Mode: term.Sandbox, Roots: tp.paths.Roots(), DataDir: cfg.DataDir, Home: home, Secrets: secrets,
-		Limits: tools.Limits{MemoryMB: term.MaxMemoryMB, Processes: term.MaxProcesses, CPUSeconds: term.MaxCPUSeconds}})
+		Limits: tools.Limits{MemoryMB: term.MaxMemoryMB, Processes: term.MaxProcesses, CPUSeconds: term.MaxCPUSeconds,
+			DiskMB: term.MaxDiskMB, TmpMB: term.MaxTmpMB}})
 	if err := tp.jail.Err(); err != nil {
 		d.log.Warn("the terminal and extra tools will not run", "err", err)
 	} else {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/cyan-agent/cyan/journal"
@@ -43,6 +44,9 @@ type Answer struct {
 var (
 	ErrNoApproval = errors.New("no such pending approval; it was answered or has expired (cyan approvals lists the pending ones)")
 	ErrExpired    = errors.New("the approval has expired; the call did not run (ask again)")
+	// ErrAnswered: another answer took the approval first; that answer's
+	// result is the only one (the error says which it was).
+	ErrAnswered = errors.New("the approval was answered already")
 )
 
 // ApprovalOptions configure EnableApprovals.
@@ -63,6 +67,16 @@ type Approvals struct {
 	ttl   time.Duration
 	now   func() time.Time
 	log   *slog.Logger
+
+	mu       sync.Mutex
+	answered map[string]answeredMark // recent answers, so a second one is told apart from a wrong id
+}
+
+// answeredMark is how an approval was answered: state is "being
+// answered" while its call runs, then "allowed" or "denied".
+type answeredMark struct {
+	state string
+	at    time.Time
 }
 
 // EnableApprovals turns on the confirm flow; without it, confirm denies.
@@ -76,7 +90,7 @@ func (r *Registry) EnableApprovals(o ApprovalOptions) *Approvals {
 	if o.Logger == nil {
 		o.Logger = r.log
 	}
-	a := &Approvals{reg: r, store: o.Store, ttl: o.TTL, now: o.Now, log: o.Logger}
+	a := &Approvals{reg: r, store: o.Store, ttl: o.TTL, now: o.Now, log: o.Logger, answered: map[string]answeredMark{}}
 	r.approvals = a
 	return a
 }
@@ -155,8 +169,20 @@ func (a *Approvals) Sweep() error {
 	return err
 }
 
-// take removes an approval and returns it.
+// take removes an approval and returns it. A transaction that conflicts
+// (the sweep removing expired ones at the same moment) is tried again.
 func (a *Approvals) take(id string) (Approval, error) {
+	var ap Approval
+	var err error
+	for range 5 {
+		if ap, err = a.takeOnce(id); !errors.Is(err, badger.ErrConflict) {
+			break
+		}
+	}
+	return ap, err
+}
+
+func (a *Approvals) takeOnce(id string) (Approval, error) {
 	var ap Approval
 	err := a.store.DB().Update(func(txn *badger.Txn) error {
 		item, err := txn.Get(approvalKey(id))
@@ -174,19 +200,53 @@ func (a *Approvals) take(id string) (Approval, error) {
 	return ap, err
 }
 
+// claim takes an approval for one answer: of two answers at once, or one
+// after another, only the first gets it; the second gets ErrAnswered,
+// saying how the first went.
+func (a *Approvals) claim(id string) (Approval, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ap, err := a.take(id)
+	if errors.Is(err, ErrNoApproval) {
+		if m, ok := a.answered[id]; ok {
+			return ap, fmt.Errorf("%w: %s at %s; the call ran (or not) once, as that answer said", ErrAnswered, m.state, m.at.Format(time.RFC3339))
+		}
+	}
+	if err != nil {
+		return ap, err
+	}
+	now := a.now()
+	for k, m := range a.answered {
+		if now.Sub(m.at) > a.ttl {
+			delete(a.answered, k)
+		}
+	}
+	a.answered[id] = answeredMark{state: "being answered", at: now}
+	return ap, nil
+}
+
+// mark records how an answered approval went.
+func (a *Approvals) mark(id, state string) {
+	a.mu.Lock()
+	a.answered[id] = answeredMark{state: state, at: a.now()}
+	a.mu.Unlock()
+}
+
 // Answer allows or denies a pending call. An allowed call runs now (its
 // permission is checked again: a rule that denies it since still wins);
-// either way the outcome is stored in the caller's channel.
+// either way the outcome is stored in the caller's channel. Only the first
+// answer to an approval does anything: another gets ErrAnswered.
 func (a *Approvals) Answer(ctx context.Context, id string, allow bool) (*Answer, error) {
 	if len(id) > 64 {
 		return nil, ErrNoApproval
 	}
-	ap, err := a.take(id)
+	ap, err := a.claim(id)
 	if err != nil {
 		return nil, err
 	}
 	if !a.now().Before(ap.Expires) {
 		a.tell(ap, fmt.Sprintf("the owner did not answer in time: %s did not run (approval %s expired).", ap.Tool, ap.ID))
+		a.mark(id, "expired")
 		return nil, ErrExpired
 	}
 	ans := &Answer{Approval: ap, Allowed: allow}
@@ -200,6 +260,7 @@ func (a *Approvals) Answer(ctx context.Context, id string, allow bool) (*Answer,
 	}
 	ans.MessageID = a.tell(ap, text)
 	a.post(ap, map[bool]string{true: "allowed", false: "denied"}[allow])
+	a.mark(id, map[bool]string{true: "allowed", false: "denied"}[allow])
 	a.log.Info("approval answered", "approval", ap.ID, "tool", ap.Tool, "allowed", allow)
 	return ans, nil
 }

@@ -68,3 +68,20 @@ func FuzzParseRef(f *testing.F) {
 		}
 	})
 }
+
+// SecretContent reads the head of any file in a root: it never panics, and
+// a private key is found whatever the path.
+func FuzzSecretContent(f *testing.F) {
+	f.Add("r/.git/config", []byte("[remote \"o\"]\n\turl = https://u:t@h/x\n"))
+	f.Add(".gitconfig", []byte("\textraheader = AUTHORIZATION: basic x"))
+	f.Add("k", []byte("-----BEGIN RSA PRIVATE KEY-----"))
+	f.Fuzz(func(t *testing.T, p string, head []byte) {
+		_, _ = SecretContent(p, head)
+		_ = IsGitConfig(p)
+		if IsPrivateKey(head) {
+			if _, ok := SecretContent(p, head); !ok {
+				t.Fatalf("a private key is not a secret at %q", p)
+			}
+		}
+	})
+}

@@ -84,7 +84,7 @@ func TestSandboxLimitsConfigured(t *testing.T) {
 	if !strings.Contains(res.Text(), "stopped: memory limit 64 MiB") {
 		t.Fatalf("%.600s", res.Text())
 	}
-	off := NewJail(JailOptions{Roots: []string{root}, Limits: Limits{MemoryMB: -1, Processes: -1, CPUSeconds: -1}})
+	off := NewJail(JailOptions{Roots: []string{root}, Limits: Limits{MemoryMB: -1, Processes: -1, CPUSeconds: -1, DiskMB: -1, TmpMB: -1}})
 	if off.Err() != nil || !strings.Contains(off.String(), "no limits") {
 		t.Fatalf("limits off: %v %s", off.Err(), off)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/packets"
 )
 
@@ -31,20 +32,19 @@ type Owners struct {
 // calls).
 const LocalOwner = "local"
 
-// ParseOwners reads permissions.owners.
+// ParseOwners reads permissions.owners. An entry that could never mean the
+// owner (config.CheckOwner: empty, no user id, a placeholder of the docs,
+// the README's old sample ids) is an error that says what to write.
 func ParseOwners(list []string) (Owners, error) {
 	o := Owners{ids: map[string]bool{}, names: map[string]bool{}}
 	for i, e := range list {
+		if err := config.CheckOwner(e); err != nil {
+			return o, fmt.Errorf("owners[%d]: %w", i, err)
+		}
 		e = strings.TrimSpace(e)
 		if id, ok := strings.CutPrefix(e, "id:"); ok {
-			if id == "" {
-				return o, fmt.Errorf("owners[%d]: \"id:\" needs the platform id after it (id:12345)", i)
-			}
 			o.ids[id] = true
 			continue
-		}
-		if e == "" {
-			return o, fmt.Errorf("owners[%d]: empty; write local, id:<bridge>:<user id> or a speaker name", i)
 		}
 		if e == LocalOwner {
 			o.local = true

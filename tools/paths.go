@@ -223,12 +223,17 @@ func (p *Paths) checkReal(real string) error {
 	return nil
 }
 
-// noKey denies a regular file whose first bytes hold a private key.
+// noKey denies a regular file that is a credential by what it holds
+// (SecretContent: a private key, a git config with a token).
 func noKey(f *os.File, raw string) error {
-	head := make([]byte, keyHeadBytes)
+	head := make([]byte, contentHeadBytes)
 	n, _ := f.ReadAt(head, 0)
-	if IsPrivateKey(head[:n]) {
-		return denied("%s holds a private key; file tools never read or write one", raw)
+	name := raw
+	if real, err := fdPath(f); err == nil {
+		name = real
+	}
+	if what, ok := SecretContent(name, head[:n]); ok {
+		return denied("%s holds %s; file tools never read or write one", raw, what)
 	}
 	return nil
 }

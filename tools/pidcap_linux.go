@@ -57,18 +57,26 @@ func pidsParents() []string {
 	if b, err := os.ReadFile("/proc/self/cgroup"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if rest, ok := strings.CutPrefix(line, "0::"); ok {
-				out = append(out, filepath.Join("/sys/fs/cgroup", filepath.Clean("/"+rest)))
+				// Only a cgroup2 mount has cgroup.controllers: on a hybrid
+				// host /sys/fs/cgroup itself is a plain tmpfs, where a
+				// "cgroup" would be files that cap nothing.
+				for _, mnt := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
+					dir := filepath.Join(mnt, filepath.Clean("/"+rest))
+					if _, err := os.Stat(filepath.Join(dir, "cgroup.controllers")); err == nil {
+						out = append(out, dir)
+					}
+				}
 			}
 		}
 	}
 	return out
 }
 
-// wrap runs argv inside the cgroup: a shell moves itself in, then execs
-// argv, so every process argv starts is born inside.
-func (c *pidCap) wrap(argv []string) []string {
-	return append([]string{"/bin/sh", "-c", `echo $$ > "$0" && exec "$@"`, filepath.Join(c.dir, "cgroup.procs")}, argv...)
-}
+// procs is the file a process writes its pid to, to join the cgroup.
+func (c *pidCap) procs() string { return filepath.Join(c.dir, "cgroup.procs") }
+
+// wrap runs argv inside the cgroup (joinCgroups).
+func (c *pidCap) wrap(argv []string) []string { return joinCgroups(argv, []string{c.procs()}) }
 
 // refused reports whether the cap refused a fork.
 func (c *pidCap) refused() bool {

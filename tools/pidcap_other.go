@@ -10,6 +10,8 @@ func newPidCap(int) *pidCap { return nil }
 
 func (c *pidCap) wrap(argv []string) []string { return argv }
 
+func (c *pidCap) procs() string { return "" }
+
 func (c *pidCap) refused() bool { return false }
 
 func (c *pidCap) remove() error { return nil }

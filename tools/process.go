@@ -104,13 +104,25 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, dir string, stdin io.R
 		argv = wrapped
 	}
 	// A pids cgroup caps the run at its process limit (and bwrap's own
-	// two processes) where one can be made; the poll below stops it.
+	// two processes) and a memory cgroup at its memory, where they can be
+	// made; the watch below stops it.
 	var pids *pidCap
-	if s.Jail != nil && s.Jail.prlimit != "" && s.Jail.limits.Processes > 0 {
-		if pids = newPidCap(s.Jail.limits.Processes + 2); pids != nil {
-			argv = pids.wrap(argv)
-			defer func() { _ = pids.remove() }()
+	var mem *memCap
+	if s.Jail != nil && s.Jail.prlimit != "" {
+		var join []string
+		if l := s.Jail.limits; l.Processes > 0 {
+			if pids = newPidCap(l.Processes + 2); pids != nil {
+				join = append(join, pids.procs())
+				defer func() { _ = pids.remove() }()
+			}
 		}
+		if l := s.Jail.limits; l.MemoryMB > 0 && !s.Jail.noMemCap {
+			if mem = newMemCap(int64(l.MemoryMB) << 20); mem != nil {
+				join = append(join, mem.procs())
+				defer func() { _ = mem.remove() }()
+			}
+		}
+		argv = joinCgroups(argv, join)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
@@ -150,7 +162,7 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, dir string, stdin io.R
 	}()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	procLimit, stopWatch := s.watchProcesses(pgid, pids)
+	limited, stopWatch := s.watchRun(pgid, pids, mem)
 	defer stopWatch()
 
 	res := RunResult{PGID: pgid}
@@ -164,8 +176,8 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, dir string, stdin io.R
 		res.Note = fmt.Sprintf("killed after %s (the timeout), with every process it started", s.timeout())
 	case <-overflow:
 		res.Note = fmt.Sprintf("stopped: it wrote more than %d bytes", s.hardLimit())
-	case <-procLimit:
-		res.Note = fmt.Sprintf("stopped: process limit %d (tools.terminal.max_processes), with every process it started", s.Jail.limits.Processes)
+	case why := <-limited:
+		res.Note = why + ", with every process it started"
 	case <-ctx.Done():
 		res.Note = "stopped: the call was cancelled"
 	}
@@ -176,6 +188,10 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, dir string, stdin io.R
 	if res.Note == "" && pids != nil && pids.refused() {
 		// It ended on its own, but the cap refused it a fork on the way.
 		res.Note = fmt.Sprintf("a fork was refused at the process limit %d (tools.terminal.max_processes)", s.Jail.limits.Processes)
+	}
+	if res.Note == "" && mem != nil && mem.oomKills() > 0 {
+		// It ended before the watch saw the kill the limit made.
+		res.Note = s.Jail.limits.memoryNote()
 	}
 	select {
 	case <-readDone:
@@ -259,17 +275,20 @@ func (c *capBuffer) String() string {
 // else than the process limit can count less often.
 var processWatch = 20 * time.Millisecond
 
-// watchProcesses counts the processes of the sandbox that bwrap (pid) made
-// while it runs, and closes the returned channel once they pass the
-// process limit (RLIMIT_NPROC does not hold for root: Limits), or once
-// its pids cgroup (pc, when there is one) refused a fork: the program
-// reached the limit either way. stop ends the watch and waits for it.
-func (s *Sandbox) watchProcesses(pid int, pc *pidCap) (over <-chan struct{}, stop func()) {
-	ch := make(chan struct{})
-	if s.Jail == nil || s.Jail.prlimit == "" || s.Jail.limits.Processes <= 0 {
+// watchRun counts the processes of the sandbox that bwrap (pid) made
+// while it runs, and sends which limit the run passed, once: the process
+// limit (RLIMIT_NPROC does not hold for root: Limits), or a fork its pids
+// cgroup (pc, when there is one) refused; the memory limit, once its
+// memory cgroup (mc) killed in it, or, without one, once the count of its
+// resident and shared memory passes it; the disk limit, once the bytes it
+// wrote pass it. stop ends the watch and waits for it.
+func (s *Sandbox) watchRun(pid int, pc *pidCap, mc *memCap) (over <-chan string, stop func()) {
+	ch := make(chan string, 1)
+	if s.Jail == nil || s.Jail.prlimit == "" {
 		return ch, func() {}
 	}
-	limit := s.Jail.limits.Processes
+	l := s.Jail.limits
+	countMemory := mc == nil && l.MemoryMB > 0
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -283,20 +302,52 @@ func (s *Sandbox) watchProcesses(pid int, pc *pidCap) (over <-chan struct{}, sto
 				return
 			case <-t.C:
 			}
-			if pc != nil && pc.refused() {
-				close(ch)
-				return
-			}
-			if ns == "" {
-				ns = pidNamespace(pid)
-				continue
-			}
-			if countProcesses(ns) > limit { // bwrap's own init is one of them
-				close(ch)
+			if why := s.passed(l, pc, mc, &ns, pid, countMemory); why != "" {
+				ch <- why
 				return
 			}
 		}
 	}()
 	var once sync.Once
 	return ch, func() { once.Do(func() { close(quit); <-done }) }
+}
+
+// passed is one look of watchRun: which limit the run passed, or "".
+func (s *Sandbox) passed(l Limits, pc *pidCap, mc *memCap, ns *string, pid int, countMemory bool) string {
+	procNote := fmt.Sprintf("stopped: process limit %d (tools.terminal.max_processes)", l.Processes)
+	if pc != nil && pc.refused() {
+		return procNote
+	}
+	if mc != nil && mc.oomKills() > 0 {
+		return l.memoryNote()
+	}
+	if *ns == "" {
+		*ns = pidNamespace(pid)
+		return ""
+	}
+	got := sampleRun(*ns, countMemory, l.DiskMB > 0)
+	switch {
+	case l.Processes > 0 && got.procs > l.Processes: // bwrap's own init is one of them
+		return procNote
+	case countMemory && got.memory > int64(l.MemoryMB)<<20:
+		return l.memoryNote()
+	case l.DiskMB > 0 && got.written > int64(l.DiskMB)<<20:
+		return l.diskNote()
+	}
+	return ""
+}
+
+// joinCgroups runs argv inside the cgroups whose cgroup.procs files are
+// given: a shell moves itself into each, then execs argv, so every process
+// argv starts is born inside.
+func joinCgroups(argv, procs []string) []string {
+	if len(procs) == 0 {
+		return argv
+	}
+	var script strings.Builder
+	for i := range procs {
+		fmt.Fprintf(&script, `echo $$ > "$%d" && `, i+1)
+	}
+	script.WriteString(`shift ` + fmt.Sprint(len(procs)) + ` && exec "$@"`)
+	return append(append([]string{"/bin/sh", "-c", script.String(), "sh"}, procs...), argv...)
 }

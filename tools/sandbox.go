@@ -39,16 +39,19 @@ var ErrNoSandbox = errors.New("no sandbox")
 // session of its own (no TIOCSTI into the daemon's terminal), and killed
 // with the daemon. Its file system is built from nothing: the system's
 // programs and libraries (/usr and its /bin, /lib links) and a few files of
-// /etc read-only, a private /tmp, a fresh /proc of its own processes, a
+// /etc read-only, a private, small /tmp, a fresh /proc of its own processes, a
 // minimal /dev — and the roots, writable. Nothing else of the machine
 // exists inside: not the home folder, not the data dir, not the daemon's
 // /proc. Where a root holds something never to be read — the data dir,
 // ~/.ssh, ~/.gnupg, any credential file or folder of the secrets list
-// (Secrets: .ssh, .env, .aws, .netrc, .kube/config, shell histories, …),
-// any file that holds a private key — it is covered (an empty read-only
+// (Secrets: .ssh, .env, .aws, .netrc, .kube/config, browser logins, shell
+// histories, …), any file that is one by what it holds (SecretContent: a
+// private key, a git config with a token) — it is covered (an empty read-only
 // folder, or /dev/null), found afresh before every run. Each program runs
-// under limits (Limits: memory, processes, CPU time) that stop a fork bomb
-// or a runaway allocation, and its result says which limit stopped it. Since the file system itself is built this way, no
+// under limits (Limits: memory, shared and tmpfs pages included, processes,
+// CPU time, disk writes, the size of /tmp and /dev/shm) that stop a fork
+// bomb, a runaway allocation or a disk filler, and its result says which
+// limit stopped it; /dev is read-only. Since the file system itself is built this way, no
 // spelling of a path (quotes, globs, "..", symlinks, variables,
 // subshells, here-docs, /proc/*/root) reaches past it; the terminal's
 // lexical check stays in front as a first, cheap refusal. Without a
@@ -75,10 +78,14 @@ type Jail struct {
 	err    error // why commands cannot be confined
 	desc   string
 	userns bool // bwrap knows --disable-userns
+	sized  bool // bwrap knows --size (0.7 and later)
 
 	secrets *Secrets
 	limits  Limits
 	prlimit string // the prlimit program that sets the limits inside
+	// noMemCap keeps runs out of a memory cgroup, so that a test can try
+	// what holds where none can be made.
+	noMemCap bool
 
 	keysMu sync.Mutex
 	keys   map[string]keyStamp // files looked at for a private key
@@ -147,11 +154,12 @@ func NewJail(o JailOptions) *Jail {
 	defer cancel()
 	help, _ := exec.CommandContext(ctx, j.bwrap, "--help").CombinedOutput()
 	j.userns = bytes.Contains(help, []byte("--disable-userns"))
+	j.sized = bytes.Contains(help, []byte("--size"))
 	ver, _ := exec.CommandContext(ctx, j.bwrap, "--version").Output()
 	if !j.limits.off() {
 		p, err := exec.LookPath("prlimit")
 		if err != nil || !(strings.HasPrefix(p, "/usr/") || strings.HasPrefix(p, "/bin/") || strings.HasPrefix(p, "/sbin/")) {
-			j.err = fmt.Errorf("%w: prlimit (util-linux) is not installed under /usr, so commands cannot be given their memory, process and CPU limits; install util-linux, or set tools.terminal.max_memory_mb, max_processes and max_cpu_seconds to -1", ErrNoSandbox)
+			j.err = fmt.Errorf("%w: prlimit (util-linux) is not installed under /usr, so commands cannot be given their memory, process, CPU and disk limits; install util-linux, or set tools.terminal.max_memory_mb, max_processes, max_cpu_seconds and max_disk_mb to -1", ErrNoSandbox)
 			return j
 		}
 		j.prlimit = p
@@ -232,7 +240,12 @@ func (j *Jail) Wrap(argv []string, dir string, readOnly []string, network bool) 
 	}
 	// A fresh /proc, read-only whole: the kernel's global files in it
 	// (sysctls, sysrq-trigger) are writable by uid 0 without any capability.
-	a = append(a, "--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev", "--tmpfs", "/tmp")
+	// /dev read-only but for a /dev/shm of its own: each tmpfs a program
+	// may write has a size (Limits.TmpMB).
+	a = append(a, "--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev")
+	a = append(a, j.limits.tmpfs("/dev/shm", j.sized)...)
+	a = append(a, "--remount-ro", "/dev")
+	a = append(a, j.limits.tmpfs("/tmp", j.sized)...)
 	for _, r := range j.roots {
 		a = append(a, "--bind", r, r)
 	}
@@ -330,14 +343,16 @@ func (j *Jail) masks(visible []string) ([]string, error) {
 }
 
 // maxKeyFile is the largest file looked at for a private key: key files
-// are a few KiB (an RSA 16384 key in PEM is under 13 KiB).
+// are a few KiB (an RSA 16384 key in PEM is under 13 KiB). A git config is
+// looked at whatever its size (its head only).
 const maxKeyFile = 16 << 10
 
-// isKey reports whether a regular file in a root holds a private key
-// (IsPrivateKey), remembering the answer until the file changes.
+// isKey reports whether a regular file in a root is a credential by what
+// it holds (SecretContent: a private key, a git config with a token),
+// remembering the answer until the file changes.
 func (j *Jail) isKey(p string, d fs.DirEntry) bool {
 	fi, err := d.Info()
-	if err != nil || fi.Size() == 0 || fi.Size() > maxKeyFile {
+	if err != nil || fi.Size() == 0 || (fi.Size() > maxKeyFile && !IsGitConfig(p)) {
 		return false
 	}
 	j.keysMu.Lock()
@@ -348,10 +363,10 @@ func (j *Jail) isKey(p string, d fs.DirEntry) bool {
 	}
 	key := false
 	if f, err := os.OpenFile(p, os.O_RDONLY|nonblock, 0); err == nil {
-		head := make([]byte, keyHeadBytes)
+		head := make([]byte, contentHeadBytes)
 		n, _ := f.ReadAt(head, 0)
 		f.Close()
-		key = IsPrivateKey(head[:n])
+		_, key = SecretContent(p, head[:n])
 	}
 	j.keysMu.Lock()
 	j.keys[p] = keyStamp{size: fi.Size(), mtime: fi.ModTime(), key: key}

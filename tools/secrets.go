@@ -17,9 +17,10 @@ import (
 // more path components, each a glob of path.Match: ".netrc" is a file or
 // folder of that name at any depth, ".docker/config.json" that file in a
 // .docker folder; whatever is inside a listed folder is covered with it.
-// Besides names, a file whose first bytes hold a private key
-// ("-----BEGIN … PRIVATE KEY-----", PuTTY, age) is a secret wherever it is
-// (IsPrivateKey).
+// Besides names, a file is a secret by what it holds (SecretContent): its
+// first bytes a private key ("-----BEGIN … PRIVATE KEY-----", PuTTY, age)
+// wherever it is, or a git config (.git/config, .gitconfig) whose remote
+// URL or extra header carries a password or token.
 var DefaultSecrets = []string{
 	// keys and keyrings
 	".ssh", ".gnupg", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
@@ -34,13 +35,21 @@ var DefaultSecrets = []string{
 	".npmrc", ".yarnrc.yml", ".pypirc", ".gem/credentials", ".cargo/credentials", ".cargo/credentials.toml",
 	".m2/settings.xml", ".gradle/gradle.properties", ".nuget/NuGet/NuGet.Config", ".composer/auth.json",
 	// containers and clusters
-	".docker/config.json", ".kube/config", ".config/containers/auth.json", ".terraform.d/credentials.tfrc.json",
-	".vault-token",
+	".docker/config.json", ".kube/config", ".config/containers/auth.json", ".vault-token",
+	// infrastructure and sync tools
+	".terraformrc", "terraform.rc", "credentials.tfrc.json", "rclone.conf",
+	// password managers (1Password's app data and its op command line)
+	".config/op", ".op", "1Password", "1password", ".1password", "*.kdbx", "*.keychain", "*.keychain-db",
+	// browser profiles: saved logins, their keys, cookies
+	"logins.json", "logins-backup.json", "key3.db", "key4.db", "signons.sqlite", "cookies.sqlite",
+	"Login Data", "Login Data For Account", "Network/Cookies", "Local State",
 	// databases
 	".pgpass", ".my.cnf", ".mylogin.cnf",
 	// shell and REPL histories
 	".history", ".bash_history", ".zsh_history", ".sh_history", ".python_history", ".node_repl_history",
 	".psql_history", ".mysql_history", ".sqlite_history", ".*history", ".lesshst", ".viminfo",
+	"fish_history", ".local/share/fish", "*_history", "*_history.txt", ".*_hist", ".rediscli_history",
+	".local/share/atuin", ".config/nushell/history.*",
 }
 
 // Secrets matches paths against the credential list (DefaultSecrets and
@@ -170,6 +179,51 @@ func (s *Secrets) Mentions(cmd string) (string, bool) {
 
 // keyHeadBytes is how much of a file IsPrivateKey looks at.
 const keyHeadBytes = 4 << 10
+
+// contentHeadBytes is how much of a file SecretContent looks at: key
+// files and git configs are a few KiB.
+const contentHeadBytes = 16 << 10
+
+// SecretContent reports what kind of credential a file holds, from its
+// path and its first bytes (up to contentHeadBytes): a private key
+// anywhere (IsPrivateKey), or, in a git config (IsGitConfig), a remote URL
+// with a password or token or an http extraHeader with an Authorization.
+// It is the one rule by content that the file tools and the sandbox share,
+// beside the list of names (Secrets).
+func SecretContent(p string, head []byte) (string, bool) {
+	if len(head) > contentHeadBytes {
+		head = head[:contentHeadBytes]
+	}
+	if IsPrivateKey(head) {
+		return "a private key", true
+	}
+	if IsGitConfig(p) && gitToken.Match(head) {
+		return "a git config with a token in a remote URL or header", true
+	}
+	return "", false
+}
+
+// IsGitConfig reports whether a path names a git config: a repository's
+// .git/config (or a worktree's config.worktree, a bare repository's config
+// beside HEAD is not told apart) or a user's .gitconfig / git/config.
+func IsGitConfig(p string) bool {
+	parts := strings.Split(filepath.ToSlash(p), "/")
+	last := parts[len(parts)-1]
+	if last == ".gitconfig" {
+		return true
+	}
+	if len(parts) < 2 {
+		return false
+	}
+	parent := parts[len(parts)-2]
+	return (last == "config" || last == "config.worktree") && (parent == ".git" || parent == "git")
+}
+
+// gitToken finds what makes a git config a credential: a URL whose
+// user-info holds a password (https://user:TOKEN@host) or is a token alone
+// (https://ghp_…@host, 20 characters or more), or an extraHeader that
+// authorizes (actions/checkout's "AUTHORIZATION: basic …").
+var gitToken = regexp.MustCompile(`(?im)[a-z][a-z0-9+.-]*://[^\s/@:]*:[^\s/@]+@|https?://[A-Za-z0-9_.~%-]{20,}@|extraheader\s*=\s*"?\s*authorization\s*:`)
 
 var privateKeyHeader = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|^PuTTY-User-Key-File-\d|^AGE-SECRET-KEY-1`)
 

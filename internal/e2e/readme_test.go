@@ -147,17 +147,31 @@ func TestReadmeQuickStarts(t *testing.T) {
 		dir := t.TempDir()
 		data := filepath.Join(dir, "data")
 		os.MkdirAll(data, 0o700)
+		fake, url := fakeLLM(t)
+		fake.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "大家好"} })
 
-		// The block as written: a valid configuration.
+		// The block as written: its owners are placeholders, which the
+		// check refuses, so nobody runs with a sample id as the owner.
 		written := filepath.Join(dir, "cyan.yaml")
 		if err := os.WriteFile(written, []byte(yaml), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		fake, url := fakeLLM(t)
-		fake.SetDefault(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "大家好"} })
 		stdout, stderr, rc := cli(t, env(data, url, "CYAN_CONFIG="+written), "", "config", "check")
-		if rc != 0 || !strings.Contains(stdout, "# configuration is valid") {
-			t.Fatalf("cyan config check of the README's cyan.yaml: rc=%d\n%s%s", rc, stdout, stderr)
+		if rc == 0 || !strings.Contains(stderr, "placeholder") || !strings.Contains(stderr, "permissions.owners") {
+			t.Fatalf("cyan config check accepts the README's cyan.yaml with its placeholders: rc=%d\n%s%s", rc, stdout, stderr)
+		}
+		// With the reader's own ids put in: a valid configuration.
+		ids := map[string]string{"qq": "2718281", "tg": "3141592"}
+		yaml = regexp.MustCompile(`id:([a-z][a-z0-9_-]*):<[^>"]*>`).ReplaceAllStringFunc(yaml, func(m string) string {
+			bridge := strings.Split(m, ":")[1]
+			return "id:" + bridge + ":" + ids[bridge]
+		})
+		if err := os.WriteFile(written, []byte(yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, rc = cli(t, env(data, url, "CYAN_CONFIG="+written), "", "config", "check")
+		if rc != 0 || !strings.Contains(stdout, "# configuration is valid") || !strings.Contains(stdout, "id:qq:2718281") {
+			t.Fatalf("cyan config check of the README's cyan.yaml with real ids: rc=%d\n%s%s", rc, stdout, stderr)
 		}
 		access := regexp.MustCompile(`(?m)^\s+access_token: "([^"]+)"`).FindStringSubmatch(yaml)
 		token := regexp.MustCompile(`(?m)^(\s+)token: "([^"]+)"`).FindStringSubmatch(yaml)

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,8 +129,10 @@ func TestOwnerConfirmFlow(t *testing.T) {
 	if b, err := os.ReadFile(target); err != nil || string(b) != "buy milk" {
 		t.Fatalf("after approval: %q %v", b, err)
 	}
-	if code, _, _ := d.post("/api/v1/approvals/"+ap["id"].(string), map[string]bool{"allow": true}); code != 404 {
-		t.Fatalf("answered twice: %d", code)
+	// A second answer is told the first one counted (409), not that the
+	// approval never was (404).
+	if code, again, _ := d.post("/api/v1/approvals/"+ap["id"].(string), map[string]bool{"allow": true}); code != 409 || !strings.Contains(fmt.Sprint(again), "answered already: allowed") {
+		t.Fatalf("answered twice: %d %v", code, again)
 	}
 	// The result is a tool message of the channel, read by the next turn.
 	fake.Enqueue(call("w2"), llmtest.Reply{Text: "ok"})
