@@ -201,6 +201,9 @@ func New(o Options) (*Bridge, error) {
 	if b.budget <= 0 {
 		b.budget = DefaultMediaBudget
 	}
+	if b.images != nil {
+		b.images.log = o.Logger
+	}
 	if l, ok := o.Adapter.(Limited); ok {
 		b.limit = l.Limit()
 	}

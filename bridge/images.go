@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -50,9 +51,18 @@ type imageKeeper struct {
 	max   int64
 	quota int64
 
+	log *slog.Logger
+
 	mu    sync.Mutex
 	total int64
 	ready bool
+}
+
+func (k *imageKeeper) logger() *slog.Logger {
+	if k.log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return k.log
 }
 
 func newImageKeeper(dataDir, bridge string, max, quota int64) *imageKeeper {
@@ -75,7 +85,11 @@ func (k *imageKeeper) keep(ctx context.Context, m *Media) string {
 	defer cancel()
 	data, err := m.Fetch(ctx, k.max)
 	if err != nil {
-		return "not downloaded: " + short(err.Error(), 80)
+		// Why goes to the log only: the stored text is read by the chat,
+		// and a stranger's URL must learn nothing from it (no "connection
+		// refused", no address, no port — FetchPolicy).
+		k.logger().Info("an image was not fetched", "err", err)
+		return "not fetched"
 	}
 	if k.max > 0 && int64(len(data)) > k.max {
 		return fmt.Sprintf("over the %d-byte limit", k.max)
@@ -87,7 +101,8 @@ func (k *imageKeeper) keep(ctx context.Context, m *Media) string {
 	sum := sha256.Sum256(data)
 	name := hex.EncodeToString(sum[:12]) + ext
 	if err := k.write(name, data); err != nil {
-		return "not kept: " + short(err.Error(), 80)
+		k.logger().Warn("an image could not be kept", "err", err)
+		return "not kept"
 	}
 	return "%[" + k.rel + "/" + name + "]"
 }

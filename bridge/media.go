@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -79,7 +78,7 @@ func (b *Bridge) fetchImages(ctx context.Context, m *Message) map[int]string {
 		select {
 		case r := <-results:
 			out[r.i] = r.ref
-			if strings.HasPrefix(r.ref, "not downloaded") && ctx.Err() != nil {
+			if (r.ref == "not fetched" || r.ref == "not downloaded") && ctx.Err() != nil {
 				out[r.i] = b.notInTime()
 			}
 			n--
