@@ -151,7 +151,7 @@ func TestFetchPolicyRefusesWhatAChatImageMayNotBe(t *testing.T) {
 			part := Part{Kind: PartImage, Media: &Media{Name: "x.jpg", Fetch: func(ctx context.Context, max int64) ([]byte, error) {
 				return p.Fetch(ctx, client, u, max)
 			}}}
-			if got := imageText(part, k.keep(context.Background(), part.Media)); got != "[image x.jpg: not fetched]" {
+			if got := imageText(part, k.keep(context.Background(), grp, part.Media)); got != "[image x.jpg: not fetched]" {
 				t.Errorf("stored %q", got)
 			}
 		})

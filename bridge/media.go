@@ -70,7 +70,7 @@ func (b *Bridge) fetchImages(ctx context.Context, m *Message) map[int]string {
 		b.goSafe("image download", func() {
 			ref := "not downloaded"
 			defer func() { results <- result{i, ref} }()
-			ref = b.images.keep(ctx, p.Media)
+			ref = b.images.keep(ctx, m.Chat, p.Media)
 		})
 	}
 	timeout := b.clock.After(b.budget + time.Second)
