@@ -106,12 +106,14 @@ func (p *FetchPolicy) Client() *http.Client {
 // Fetch downloads url, at most max bytes (0: 32 MiB). Its errors are for
 // the log, never for the stored text.
 func (p *FetchPolicy) Fetch(ctx context.Context, client *http.Client, rawURL string, max int64) ([]byte, error) {
-	u, err := CheckMediaURL(rawURL)
+	u, err := checkURL(rawURL)
 	if err != nil {
 		return nil, err
 	}
 	if o := origin(u); p.trusted(o) {
 		ctx = context.WithValue(ctx, trustKey{}, o)
+	} else if err := checkName(u); err != nil {
+		return nil, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -141,10 +143,32 @@ func (p *FetchPolicy) Fetch(ctx context.Context, client *http.Client, rawURL str
 	return b, nil
 }
 
-// CheckMediaURL parses a media URL and refuses what is never fetched: a
-// scheme other than http and https, no host, a user:password part, a bad
-// port, or a host written as an IPv4 address in a non-standard form.
+// CheckMediaURL parses a media URL and refuses what is never fetched
+// outside a trusted origin: a scheme other than http and https, no host,
+// a user:password part, a bad port, a host written as an IPv4 address in
+// a non-standard form, or "localhost".
 func CheckMediaURL(raw string) (*url.URL, error) {
+	u, err := checkURL(raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkName(u); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// checkName refuses "localhost" and the names under it, always loopback
+// (RFC 6761): a trusted origin may be written so, nothing else.
+func checkName(u *url.URL) error {
+	if h := strings.ToLower(strings.TrimSuffix(u.Hostname(), ".")); h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return fmt.Errorf("%w: %q is always loopback", ErrRefusedAddress, u.Hostname())
+	}
+	return nil
+}
+
+// checkURL is CheckMediaURL but for the name check.
+func checkURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
 		return nil, fmt.Errorf("%w: not a URL", ErrRefusedAddress)
@@ -174,9 +198,6 @@ func CheckMediaURL(raw string) (*url.URL, error) {
 	}
 	if strings.ContainsAny(host, ":%") {
 		return nil, fmt.Errorf("%w: host %q", ErrRefusedAddress, host)
-	}
-	if h := strings.ToLower(strings.TrimSuffix(host, ".")); h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return nil, fmt.Errorf("%w: %q is always loopback", ErrRefusedAddress, host)
 	}
 	if endsInNumber(host) {
 		return nil, fmt.Errorf("%w: host %q is an address in a non-standard form", ErrRefusedAddress, host)
@@ -259,13 +280,16 @@ func (p *FetchPolicy) redirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 5 {
 		return fmt.Errorf("%w: more than 5 redirects", ErrRefusedAddress)
 	}
-	if _, err := CheckMediaURL(req.URL.String()); err != nil {
+	if _, err := checkURL(req.URL.String()); err != nil {
 		return err
 	}
 	o := origin(req.URL)
 	from, _ := req.Context().Value(trustKey{}).(string)
-	if p.trusted(o) && from != o {
+	switch {
+	case p.trusted(o) && from != o:
 		return fmt.Errorf("%w: a redirect into a trusted origin", ErrRefusedAddress)
+	case from != o:
+		return checkName(req.URL)
 	}
 	return nil
 }

@@ -199,6 +199,7 @@ func TestFetchPolicyFetchesWhatItAllows(t *testing.T) {
 		{"trusted origin", &FetchPolicy{Trusted: []string{img.Listener.Addr().String()}}, img.URL + "/a.png"},
 		{"trusted origin as a ws URL", &FetchPolicy{Trusted: []string{"ws://" + img.Listener.Addr().String() + "/"}}, img.URL + "/a.png"},
 		{"redirect within the trusted origin", &FetchPolicy{Trusted: []string{img.URL}}, img.URL + "/r"},
+		{"trusted origin written as localhost", &FetchPolicy{Trusted: []string{"localhost:" + img.port()}}, "http://localhost:" + img.port() + "/a.png"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := tc.p.Fetch(context.Background(), nil, tc.url, 1<<20)
