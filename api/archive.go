@@ -8,7 +8,7 @@ import (
 	"github.com/cyan-agent/cyan/archive"
 )
 
-// backup answers GET /api/v1/backup with a consistent backup of the whole
+// backup answers POST /api/v1/backup with a consistent backup of the whole
 // database, taken while the daemon runs (cyan backup FILE saves it).
 func (s *Server) backup(w http.ResponseWriter, r *http.Request) {
 	now := s.o.Now()
@@ -21,7 +21,7 @@ func (s *Server) backup(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// export answers GET /api/v1/export with everything cyan remembers as
+// export answers POST /api/v1/export with everything cyan remembers as
 // JSON lines (package archive documents the format).
 func (s *Server) export(w http.ResponseWriter, r *http.Request) {
 	if f := r.URL.Query().Get("format"); f != "" && f != "jsonl" {
@@ -38,4 +38,15 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler)
 	}
 	s.log.Info("exported", "channels", info.Channels, "messages", info.Messages, "records", info.Records, "took", time.Since(began).Round(time.Millisecond))
+}
+
+// postOnly answers a GET of a route that does work on the server (a
+// backup, an export): a GET never has side effects, so a link or an
+// address fetched by anyone (a chat image's URL, a page's <img>) cannot
+// start one. It says which method to use.
+func postOnly(what string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s runs on the server, so it is a POST: use POST %s (cyan backup and cyan export do); a GET never has side effects", what, r.URL.Path))
+	}
 }

@@ -185,11 +185,13 @@ func New(o Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/v1/recall", s.recall)
 	s.mux.HandleFunc("GET /api/v1/recall/status", s.recallStatus)
 	s.mux.HandleFunc("POST /api/v1/import", s.importMessages)
-	s.mux.HandleFunc("GET /api/v1/backup", s.backup)
+	s.mux.HandleFunc("POST /api/v1/backup", s.backup)
+	s.mux.HandleFunc("GET /api/v1/backup", postOnly("a backup"))
 	if o.Metrics != nil {
 		s.mux.Handle("GET /metrics", o.Metrics.Handler())
 	}
-	s.mux.HandleFunc("GET /api/v1/export", s.export)
+	s.mux.HandleFunc("POST /api/v1/export", s.export)
+	s.mux.HandleFunc("GET /api/v1/export", postOnly("an export"))
 	s.mux.HandleFunc("GET /api/v1/bridges", s.listBridges)
 	s.mux.HandleFunc("POST /api/v1/speech", s.speech)
 	s.mux.HandleFunc("GET /api/v1/speech/{key}", s.speechAudio)

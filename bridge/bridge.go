@@ -59,6 +59,12 @@ type Options struct {
 	// Stored, if set, is called once an incoming message is durable, with
 	// its platform id (benchmarks measure event → stored with it).
 	Stored func(chat Chat, msgID string)
+	// DiskFree reports the free space of the data dir's disk (nil: not
+	// checked); an image is kept only while MediaFloor bytes stay free
+	// after it (the daemon: store.min_free_mb + MediaHeadroom), else it
+	// is named "not saved: disk low".
+	DiskFree   func() (uint64, error)
+	MediaFloor uint64
 }
 
 // Bridge runs one adapter with the group-chat manners. See the package doc.
@@ -200,6 +206,11 @@ func New(o Options) (*Bridge, error) {
 	}
 	if b.budget <= 0 {
 		b.budget = DefaultMediaBudget
+	}
+	if b.images != nil {
+		b.images.log = o.Logger
+		b.images.chatQuota = o.Manners.ChatImagesMaxBytes
+		b.images.free, b.images.floor = o.DiskFree, o.MediaFloor
 	}
 	if l, ok := o.Adapter.(Limited); ok {
 		b.limit = l.Limit()

@@ -14,7 +14,11 @@
 // message, its name or a wake word, or the optional chime-in), batches
 // bursts into one following turn, holds per-group and per-user rate limits,
 // allow and deny lists and quiet hours, shows that it is typing, keeps
-// images in the data dir under a size limit as "%[…]" references (all of a
+// images in the data dir under size limits (the bridge's, each chat's,
+// and a disk floor above the store's: messages always win over pictures)
+// as "%[…]" references, fetched only from public addresses or the
+// implementation's own file server (FetchPolicy; why one was not fetched
+// goes to the log, never to the stored text) (all of a
 // message's fetched at once, for at most its media budget; on a platform
 // that pushes without acknowledgement, a Pusher, a message waiting for its
 // media holds up no other — only a turn in its own chat waits for it),

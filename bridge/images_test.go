@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -56,7 +57,7 @@ func TestKeptImagesAreLoadedByTheirReference(t *testing.T) {
 	dir := t.TempDir()
 	k := newImageKeeper(dir, "qq", 1<<20, 1<<20)
 	data := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 32)...)
-	ref := k.keep(context.Background(), &Media{Fetch: func(context.Context, int64) ([]byte, error) { return data, nil }})
+	ref := k.keep(context.Background(), grp, &Media{Fetch: func(context.Context, int64) ([]byte, error) { return data, nil }})
 	if !strings.HasPrefix(ref, "%[") {
 		t.Fatalf("not kept: %s", ref)
 	}
@@ -71,4 +72,117 @@ func TestKeptImagesAreLoadedByTheirReference(t *testing.T) {
 	if got := Images(dir, 0)(text); len(got) != 0 {
 		t.Errorf("max 0 loaded %d", len(got))
 	}
+}
+
+// distinctPNG is an image of n bytes, different for each seed.
+func distinctPNG(seed, n int) []byte {
+	data := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, n)...)
+	for i := 8; i < len(data); i++ {
+		data[i] = byte(seed*31 + i)
+	}
+	return data
+}
+
+// dirSize is the bytes of the files in dir.
+func dirSize(t *testing.T, dir string) int64 {
+	var n int64
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil {
+			n += info.Size()
+		}
+	}
+	return n
+}
+
+// A stranger's flood of images on a small disk: images are kept while the
+// disk keeps the media floor free after them, then each is named "not
+// saved: disk low" and not even downloaded; every message is stored, and
+// the disk never goes below the floor (where the store, whose own
+// reserve is lower, would start refusing messages).
+func TestImagesStopAboveTheDiskFloor(t *testing.T) {
+	dir := t.TempDir()
+	const size, floor, disk = 1000, 10_000, 14_500 // room for 4 images above the floor
+	var fetched int
+	synctest.Test(t, func(t *testing.T) {
+		var lowest int64 = disk
+		free := func() (uint64, error) {
+			f := disk - dirSize(t, filepath.Join(dir, ImagesDir, "t"))
+			lowest = min(lowest, f)
+			return uint64(f), nil
+		}
+		r := newRig(t, func(o *Options) {
+			o.DataDir = dir
+			o.Manners.ImageMaxBytes, o.Manners.ImagesMaxBytes, o.Manners.ChatImagesMaxBytes = size+8, 1<<30, 1<<30
+			o.DiskFree, o.MediaFloor = free, floor
+		})
+		defer r.stop()
+		for i := range 45 {
+			data := distinctPNG(i, size)
+			r.say(grp, User{ID: "666", Name: "stranger"}, text(fmt.Sprint("pic ", i)), Part{Kind: PartImage, Media: &Media{Name: fmt.Sprintf("p%d.png", i),
+				Fetch: func(context.Context, int64) ([]byte, error) { fetched++; return data, nil }}})
+		}
+		synctest.Wait()
+		stored, _, _ := r.agent.snapshot()
+		if len(stored) != 45 {
+			t.Fatalf("stored %d of 45 messages", len(stored))
+		}
+		kept := 0
+		for i, m := range stored {
+			switch {
+			case strings.Contains(m.Text, "%[images/t/"):
+				kept++
+			case m.Text != fmt.Sprintf("pic %d [image p%d.png: not saved: disk low]", i, i):
+				t.Errorf("message %d: %q", i, m.Text)
+			}
+		}
+		if kept != 4 || fetched != 4 {
+			t.Errorf("kept %d, fetched %d, want 4 and 4: the disk had room above the floor for 4", kept, fetched)
+		}
+		if lowest < floor {
+			t.Errorf("free space went down to %d, under the floor of %d", lowest, floor)
+		}
+	})
+}
+
+// One chat's flood stays within its share: its own oldest images go, and
+// another chat's image stays.
+func TestAChatsImagesStayWithinItsShare(t *testing.T) {
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, func(o *Options) {
+			o.DataDir = dir
+			o.Manners.ImageMaxBytes, o.Manners.ImagesMaxBytes, o.Manners.ChatImagesMaxBytes = 2000, 1<<30, 3500
+		})
+		defer r.stop()
+		img := func(seed int) Part {
+			data := distinctPNG(seed, 992) // 1000 bytes
+			return Part{Kind: PartImage, Media: &Media{Name: "p.png", Fetch: func(context.Context, int64) ([]byte, error) { return data, nil }}}
+		}
+		other := Chat{Kind: Group, ID: "43"}
+		r.say(other, alice, img(1000))
+		for i := range 20 {
+			r.say(grp, User{ID: "666", Name: "stranger"}, img(i))
+		}
+		r.say(other, alice, img(1000))
+		r.say(grp, alice, img(1000)) // the other chat's picture, in the flooded group too
+		synctest.Wait()
+		stored, _, _ := r.agent.snapshot()
+		refs := regexp.MustCompile(`%\[(images/t/[0-9a-f]{24}\.png)\]`)
+		for _, m := range stored {
+			if !refs.MatchString(m.Text) {
+				t.Errorf("not kept: %q", m.Text)
+			}
+		}
+		first := refs.FindStringSubmatch(stored[0].Text)[1]
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(first))); err != nil {
+			t.Errorf("the other chat's image went with the flood: %v", err)
+		}
+		files, _ := os.ReadDir(filepath.Join(dir, ImagesDir, "t"))
+		// The group's share holds 3 images: 2 of the flood and the one both
+		// chats sent, which stays while either keeps it.
+		if len(files) != 3 {
+			t.Errorf("%d files kept, want 3: the flooded group's share of 3 images, one of them the other chat's too", len(files))
+		}
+	})
 }

@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -71,7 +70,7 @@ func (b *Bridge) fetchImages(ctx context.Context, m *Message) map[int]string {
 		b.goSafe("image download", func() {
 			ref := "not downloaded"
 			defer func() { results <- result{i, ref} }()
-			ref = b.images.keep(ctx, p.Media)
+			ref = b.images.keep(ctx, m.Chat, p.Media)
 		})
 	}
 	timeout := b.clock.After(b.budget + time.Second)
@@ -79,7 +78,7 @@ func (b *Bridge) fetchImages(ctx context.Context, m *Message) map[int]string {
 		select {
 		case r := <-results:
 			out[r.i] = r.ref
-			if strings.HasPrefix(r.ref, "not downloaded") && ctx.Err() != nil {
+			if (r.ref == "not fetched" || r.ref == "not downloaded") && ctx.Err() != nil {
 				out[r.i] = b.notInTime()
 			}
 			n--

@@ -14,7 +14,7 @@ import (
 	"github.com/cyan-agent/cyan/store"
 )
 
-// backupCmd saves a backup of the running daemon's database (GET
+// backupCmd saves a backup of the running daemon's database (POST
 // /api/v1/backup); with no daemon running, it reads the data dir itself.
 func backupCmd(f *flags) run {
 	return func(io IO, pos []string) error {
@@ -68,7 +68,7 @@ func restoreCmd(f *flags) run {
 }
 
 // exportCmd writes everything cyan remembers as JSON lines: through the
-// running daemon (GET /api/v1/export), or from the data dir when none runs.
+// running daemon (POST /api/v1/export), or from the data dir when none runs.
 func exportCmd(f *flags) run {
 	format := f.String("format", "jsonl", "the `format`: jsonl, the only one (docs/operations.md documents it)")
 	return func(io IO, pos []string) error {
@@ -189,7 +189,7 @@ func download(cfg *config.Config, route, path string) (int64, error) {
 }
 
 func stream(cfg *config.Config, route string, w io.Writer) error {
-	resp, err := newClient(cfg).send("GET", route, nil, "*/*")
+	resp, err := newClient(cfg).send("POST", route, nil, "*/*")
 	if err != nil {
 		return err
 	}

@@ -145,6 +145,11 @@ type Manners struct {
 	// bridge keeps (the oldest go first).
 	ImageMaxBytes  int64 `yaml:"image_max_bytes"`
 	ImagesMaxBytes int64 `yaml:"images_max_bytes"`
+	// ChatImagesMaxBytes bounds the images one chat keeps (its oldest go
+	// first), so one group's flood cannot push out everyone's pictures.
+	// Images also stop, named "not saved: disk low", well above
+	// store.min_free_mb: messages always win over pictures.
+	ChatImagesMaxBytes int64 `yaml:"chat_images_max_bytes"`
 	// IgnorePokes are the groups (their ids, or "*" for all) where a poke
 	// of the bot is kept but does not address it; elsewhere, and always in
 	// a private chat, a poke asks for a turn as a mention does.
@@ -158,7 +163,7 @@ func DefaultManners() Manners {
 		GroupTurns: 6, UserTurns: 3,
 		ReplyDelay: Duration(600 * time.Millisecond), CharDelay: Duration(30 * time.Millisecond), MaxDelay: Duration(4 * time.Second),
 		TypingEvery:   Duration(4 * time.Second),
-		ImageMaxBytes: 5 << 20, ImagesMaxBytes: 200 << 20,
+		ImageMaxBytes: 5 << 20, ImagesMaxBytes: 200 << 20, ChatImagesMaxBytes: 50 << 20,
 	}
 }
 
@@ -210,6 +215,9 @@ func (m Manners) Over(o *Manners) Manners {
 	}
 	if o.ImagesMaxBytes != 0 {
 		m.ImagesMaxBytes = o.ImagesMaxBytes
+	}
+	if o.ChatImagesMaxBytes != 0 {
+		m.ChatImagesMaxBytes = o.ChatImagesMaxBytes
 	}
 	return m
 }
@@ -265,7 +273,7 @@ func ValidateManners(key string, m *Manners, bad registry.Fault) {
 	if m.Debounce < 0 || m.MaxWait < 0 || m.ReplyDelay < 0 || m.CharDelay < 0 || m.MaxDelay < 0 || m.TypingEvery < 0 {
 		bad(key+".debounce", "durations must not be negative")
 	}
-	if m.ImageMaxBytes < 0 || m.ImagesMaxBytes < 0 {
+	if m.ImageMaxBytes < 0 || m.ImagesMaxBytes < 0 || m.ChatImagesMaxBytes < 0 {
 		bad(key+".image_max_bytes", "sizes must not be negative")
 	}
 }

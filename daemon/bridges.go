@@ -74,6 +74,7 @@ func (d *Daemon) buildBridges(cfg *config.Config, clk clock.Clock, log *slog.Log
 			Undelivered: bridge.NewStoreUndelivered(d.store, in.Name),
 			Sent:        sent, Queue: func() int { return d.routerPending(sub) }, Journal: d.store.Journal(),
 			Manners: cfg.Bridges.Manners.Over(in.Manners), AgentName: d.mv.AgentName, DataDir: cfg.DataDir, Clock: clk,
+			DiskFree: d.store.DiskFree, MediaFloor: uint64(cfg.Store.MinFreeMB)<<20 + bridge.MediaHeadroom,
 			Logger: log.With("component", "bridge", "bridge", in.Name)})
 		if err != nil {
 			return err

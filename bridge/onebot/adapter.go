@@ -35,8 +35,17 @@ type Options struct {
 	// Timeout bounds one API call. 0: 15 s.
 	Timeout    time.Duration
 	Clock      clock.Clock
-	HTTPClient *http.Client // dials and media downloads; nil: a default
+	HTTPClient *http.Client // forward-mode dials; nil: a default
 	Logger     *slog.Logger
+	// Media decides where the images an event names may be downloaded
+	// from (bridge.FetchPolicy documents the rules). nil: the production
+	// policy, trusting the forward URL's origin and MediaOrigins.
+	Media *bridge.FetchPolicy
+	// MediaOrigins are origins ("host:port") the implementation serves
+	// its own files from, trusted on loopback and private addresses.
+	MediaOrigins []string
+	// Own is the daemon's listen address, never fetched.
+	Own string
 }
 
 // Adapter is a OneBot v11 connection; it implements bridge.Adapter and, in
@@ -92,7 +101,21 @@ func New(o Options) (*Adapter, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Adapter{o: o, log: o.Logger, fetch: httpFetch(o.HTTPClient), redial: newRedial(o.Reconnect), started: make(chan struct{})}, nil
+	if o.Media == nil {
+		o.Media = &bridge.FetchPolicy{Trusted: mediaOrigins(o), Own: o.Own}
+	}
+	return &Adapter{o: o, log: o.Logger, fetch: policyFetch(o.Media), redial: newRedial(o.Reconnect), started: make(chan struct{})}, nil
+}
+
+// mediaOrigins are the origins trusted with loopback and private
+// addresses: the forward URL's host:port (the implementation itself) and
+// the configured ones.
+func mediaOrigins(o Options) []string {
+	out := append([]string(nil), o.MediaOrigins...)
+	if o.Mode == "forward" {
+		out = append(out, o.URL)
+	}
+	return out
 }
 
 // PushesWithoutAck implements bridge.Pusher: OneBot pushes events and

@@ -2,9 +2,11 @@ package onebot
 
 import (
 	"context"
+	"encoding/base64"
+	"errors"
 	"fmt"
-	"io"
-	"net/http"
+	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -40,16 +42,25 @@ func toMessage(ev *Event, fetch func(ctx context.Context, url string, max int64)
 func toPart(s Segment, fetch func(ctx context.Context, url string, max int64) ([]byte, error)) bridge.Part {
 	d := s.Data
 	media := func() *bridge.Media {
-		md := &bridge.Media{Name: d["file"], URL: d["url"]}
-		if md.URL == "" && (strings.HasPrefix(md.Name, "http://") || strings.HasPrefix(md.Name, "https://")) {
-			md.URL = md.Name
+		md := &bridge.Media{Name: mediaName(d["file"]), URL: d["url"]}
+		if md.URL == "" && (strings.HasPrefix(d["file"], "http://") || strings.HasPrefix(d["file"], "https://")) {
+			md.URL = d["file"]
 		}
 		if n, err := strconv.ParseInt(d["file_size"], 10, 64); err == nil {
 			md.Size = n
 		}
-		if u := md.URL; u != "" && fetch != nil {
+		switch {
+		case md.URL != "" && fetch != nil:
+			u := md.URL
 			md.Fetch = func(ctx context.Context, max int64) ([]byte, error) { return fetch(ctx, u, max) }
+		case strings.HasPrefix(d["file"], "base64://"):
+			// Inline data the implementation sent (LLOneBot, NapCat with
+			// base64 images): no network; bounded like a download.
+			enc := strings.TrimPrefix(d["file"], "base64://")
+			md.Fetch = func(_ context.Context, max int64) ([]byte, error) { return decodeInline(enc, max) }
 		}
+		// A "file://" path, or a bare local path, is never read: the
+		// event names it, not the owner.
 		return md
 	}
 	switch s.Type {
@@ -103,34 +114,50 @@ func toSegments(m bridge.Outgoing) []Segment {
 	return out
 }
 
-// httpFetch downloads a media URL, at most max bytes.
-func httpFetch(client *http.Client) func(ctx context.Context, url string, max int64) ([]byte, error) {
+// mediaName is how an image's "file" is named in the stored text: a file
+// name or id as given, the last part of a URL's path, nothing for inline
+// data — never an address.
+func mediaName(file string) string {
+	switch {
+	case strings.HasPrefix(file, "base64://"):
+		return ""
+	case strings.Contains(file, "://"):
+		u, err := url.Parse(file)
+		if err != nil {
+			return ""
+		}
+		name := path.Base(u.Path)
+		if name == "." || name == "/" {
+			return ""
+		}
+		return name
+	}
+	return file
+}
+
+// decodeInline decodes a "base64://" image, at most max bytes (0: 32 MiB).
+func decodeInline(enc string, max int64) ([]byte, error) {
+	if max <= 0 {
+		max = 32 << 20
+	}
+	if int64(base64.StdEncoding.DecodedLen(len(enc))) > max+3 {
+		return nil, fmt.Errorf("over %d bytes", max)
+	}
+	b, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		return nil, errors.New("inline image: not base64")
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("over %d bytes", max)
+	}
+	return b, nil
+}
+
+// policyFetch downloads a media URL through the fetch policy, at most
+// max bytes.
+func policyFetch(p *bridge.FetchPolicy) func(ctx context.Context, url string, max int64) ([]byte, error) {
+	client := p.Client()
 	return func(ctx context.Context, url string, max int64) ([]byte, error) {
-		if !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
-			return nil, fmt.Errorf("not an http(s) URL")
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("HTTP %d", resp.StatusCode)
-		}
-		if max <= 0 {
-			max = 32 << 20
-		}
-		b, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
-		if err != nil {
-			return nil, err
-		}
-		if int64(len(b)) > max {
-			return nil, fmt.Errorf("over %d bytes", max)
-		}
-		return b, nil
+		return p.Fetch(ctx, client, url, max)
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,6 +56,10 @@ type Config struct {
 	// Timeout bounds one API call (send_group_msg …).
 	Timeout config.Duration `yaml:"timeout"`
 	Manners *config.Manners `yaml:"manners"`
+	// MediaOrigins are the implementation's own file servers
+	// ("127.0.0.1:6099"), whose image URLs may be on loopback or the LAN;
+	// every other image URL must be a public address (bridge.FetchPolicy).
+	MediaOrigins []string `yaml:"media_origins"`
 }
 
 // Names implements registry.Section.
@@ -90,7 +96,23 @@ func (s *Section) Validate(key string, bad registry.Fault) {
 			bad(key+".timeout", "durations must not be negative")
 		}
 		config.ValidateManners(key+".manners", b.Manners, bad)
+		for j, o := range b.MediaOrigins {
+			if !validOrigin(o) {
+				bad(fmt.Sprintf("%s.media_origins[%d]", key, j), "%q is not the host:port of the implementation's file server (e.g. 127.0.0.1:6099)", o)
+			}
+		}
 	}
+}
+
+// validOrigin: "host:port" or an http(s) URL with nothing after the
+// host:port.
+func validOrigin(s string) bool {
+	if u, err := url.Parse(s); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+		return u.Host != "" && u.Port() != "" && (u.Path == "" || u.Path == "/") && u.RawQuery == "" && u.User == nil
+	}
+	host, port, err := net.SplitHostPort(s)
+	n, perr := strconv.Atoi(port)
+	return err == nil && host != "" && perr == nil && n > 0 && n < 65536
 }
 
 // Redacted implements registry.Section.
@@ -111,7 +133,7 @@ func (s *Section) Build(env bridge.Env) (bridge.Built, error) {
 	for _, o := range *s {
 		ad, err := New(Options{Name: o.Name, Mode: o.Mode, URL: o.URL, AccessToken: o.AccessToken, SelfID: o.SelfID,
 			Format: o.MessageFormat, Reconnect: time.Duration(o.Reconnect), Timeout: time.Duration(o.Timeout), Clock: env.Clock,
-			Logger: env.Logger.With("bridge", o.Name)})
+			Logger: env.Logger.With("bridge", o.Name), MediaOrigins: o.MediaOrigins, Own: env.Addr})
 		if err != nil {
 			return bridge.Built{}, err
 		}

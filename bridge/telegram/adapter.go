@@ -229,7 +229,11 @@ func (a *Adapter) current() *tgbot.Bot {
 	return a.bot
 }
 
-// fetch downloads a file through getFile.
+// fetch downloads a file through getFile. The URL is not the event's: it
+// is the configured Bot API server's (its address, the token, the path
+// getFile gave), so it needs no bridge.FetchPolicy — a local
+// telegram-bot-api on loopback keeps working, and no sender can name
+// another address.
 func (a *Adapter) fetch(ctx context.Context, fileID string, max int64) ([]byte, error) {
 	b := a.current()
 	if b == nil {

@@ -57,8 +57,11 @@ func TestQQStalledImagesDelayNoOtherChat(t *testing.T) {
 	})
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "cyan-test.yaml")
+	// The images' server stands for the implementation's own file server
+	// on loopback: only a configured origin may be fetched there.
+	images, requests := stallServer(t)
 	yaml := "permissions:\n  owners: [\"id:qq:1001\"]\n" +
-		"bridges:\n  onebot:\n    - {name: qq, mode: reverse, access_token: tok}\n" + qqManners
+		"bridges:\n  onebot:\n    - {name: qq, mode: reverse, access_token: tok, media_origins: [\"" + strings.TrimPrefix(images, "http://") + "\"]}\n" + qqManners
 	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +80,6 @@ func TestQQStalledImagesDelayNoOtherChat(t *testing.T) {
 	since := r.waitBridge(t, func(b map[string]any) bool {
 		return b["connected"] == true && b["self_name"] != nil && b["self_name"] != ""
 	})["since"]
-	images, requests := stallServer(t)
 
 	owner := onebottest.Sender{UserID: 1001, Nickname: "hareru"}
 	ask := func(i int) time.Duration {
