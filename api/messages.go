@@ -120,6 +120,10 @@ func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, in turn.I
 				send("break", struct{}{})
 				return nil
 			}
+			if e.Cut != "" {
+				send("cut", map[string]string{"reason": e.Cut})
+				return nil
+			}
 			send("delta", map[string]string{"text": e.Text})
 			return nil
 		},
