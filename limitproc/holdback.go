@@ -102,20 +102,20 @@ func (h *Holdback) drain(final bool) string {
 		}
 		start, end, ok := h.first(h.pending)
 		if !ok || start >= safe {
-			h.release(&out, h.pending[:safe])
-			h.pending = h.pending[safe:]
+			h.pending = h.release(&out, h.pending, safe)
 			break
 		}
 		if !final && end == len(h.pending) && utf8.RuneCountInString(h.pending[start:end]) < MaxOpenMatch {
 			// The match may still grow: hold it whole.
-			h.release(&out, h.pending[:start])
-			h.pending = h.pending[start:]
+			h.pending = h.release(&out, h.pending, start)
 			break
 		}
-		h.release(&out, h.pending[:start])
+		rest := h.release(&out, h.pending, start)
 		h.hits++
-		h.release(&out, Removed)
-		h.pending = h.pending[end:]
+		h.release(&out, Removed, len(Removed))
+		if !h.capped {
+			h.pending = rest[end-start:]
+		}
 	}
 	if final {
 		h.pending = ""
@@ -147,8 +147,18 @@ func (h *Holdback) first(s string) (start, end int, ok bool) {
 	return start, end, start <= len(s)
 }
 
-// release writes s as far as the character limit lets it.
-func (h *Holdback) release(out *strings.Builder, s string) {
+// release writes s[:i] as far as the character limit lets it and returns
+// s[i:] ("" once the limit is reached).
+func (h *Holdback) release(out *strings.Builder, s string, i int) string {
+	h.emit(out, s[:i])
+	if h.capped {
+		return ""
+	}
+	return s[i:]
+}
+
+// emit writes s as far as the character limit lets it.
+func (h *Holdback) emit(out *strings.Builder, s string) {
 	if s == "" || h.capped {
 		return
 	}

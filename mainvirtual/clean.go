@@ -28,7 +28,6 @@ type cleaner struct {
 	expectThink bool
 	thinkDone   bool // no template-opened reasoning is held any more
 	sawThink    bool // a bare "</think>" ended reasoning
-	lateThink   bool // a bare "</think>" came after text went out
 	pend        string
 	midLine     bool // not at the start of a line
 	forged      bool // a forged line was met: the rest is withheld
@@ -61,8 +60,6 @@ func (c *cleaner) run(s string, final bool) string {
 		} else if !c.expectThink {
 			c.thinkDone = true
 		}
-	} else if !c.sawThink && !c.lateThink && strings.Contains(c.pend, llm.ThinkClose) {
-		c.lateThink = true // too late for what was shown; the caller redoes the stored copy
 	}
 	var out strings.Builder
 	for c.pend != "" {

@@ -206,10 +206,14 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 		}
 		st.Output, st.Reasoning, st.Usage, st.FinishReason = resp.Content, resp.Reasoning, resp.Usage, resp.FinishReason
 		st.Withheld, st.Cut = strings.TrimSpace(flow.clean.withheld.String()), cut
-		if flow.clean.sawThink || flow.clean.lateThink {
+		late := false
+		if !flow.clean.sawThink && cut == "" {
+			_, _, late = llm.CutOpenedThink(resp.Content)
+		}
+		if flow.clean.sawThink || late {
 			mv.thinks.Store(true) // the template opens this model's reasoning: hold the next streams
 		}
-		if flow.clean.lateThink {
+		if late {
 			// The reasoning was shown before its "</think>" came; the
 			// stored copy keeps only what followed it.
 			st.Note = joinNote(st.Note, "a bare </think> came after text was shown; the stored answer is what followed it")

@@ -50,8 +50,8 @@ const (
 // serverStream writes rep as rep.Server streams it. Reply.Reasoning is
 // the model's reasoning; a server that passes reasoning as content writes
 // it before a bare "</think>" (the chat template opened the block).
-// Reply.CutAfter > 0 stops the model after that many runes of text, as
-// the server ends such a stream.
+// Reply.CutAfter > 0 stops the model after that many runes of text (< 0:
+// before any), as the server ends such a stream.
 func serverStream(sw *sseWriter, req Request, rep Reply, n int) {
 	var w openAIRequest
 	json.Unmarshal(req.Body, &w)
@@ -105,7 +105,7 @@ func serverStream(sw *sseWriter, req Request, rep Reply, n int) {
 	}
 	sent := 0
 	for _, c := range chunks(text, rep.ChunkSize) {
-		if rep.CutAfter > 0 && sent >= rep.CutAfter {
+		if rep.CutAfter != 0 && sent >= max(rep.CutAfter, 0) {
 			if rep.Server == Ollama {
 				// routes.go's {"error": …} through ChatWriter: an empty
 				// content chunk, then the body ends.
