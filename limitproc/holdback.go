@@ -37,8 +37,10 @@ const (
 // A Holdback is for one model output and not safe for concurrent use.
 type Holdback struct {
 	res     []*regexp.Regexp
-	hold    int // runes
-	max     int // 0: no limit
+	holds   []int    // each pattern's holdback, runes
+	prefix  []string // each pattern's literal prefix ("sk-"), "" for none
+	hold    int      // runes
+	max     int      // 0: no limit
 	pending string
 	sent    int // runes released, all parts
 	total   int // runes written, all parts (the answer's own length)
@@ -53,8 +55,11 @@ func (c *Chain) Holdback() *Holdback {
 	for _, s := range c.stages {
 		switch s := s.(type) {
 		case *forbidden:
-			h.res = s.res
-			h.hold = s.hold
+			h.res, h.holds, h.hold = s.res, s.holds, s.hold
+			for _, re := range s.res {
+				p, _ := re.LiteralPrefix()
+				h.prefix = append(h.prefix, p)
+			}
 		case *outputLength:
 			h.max = s.max
 		}
@@ -98,7 +103,7 @@ func (h *Holdback) drain(final bool) string {
 	for h.pending != "" && !h.capped {
 		safe := len(h.pending)
 		if !final {
-			safe = runesBeforeLast(h.pending, h.hold)
+			safe = h.safe(h.pending)
 		}
 		start, end, ok := h.first(h.pending)
 		if !ok || start >= safe {
@@ -121,6 +126,33 @@ func (h *Holdback) drain(final bool) string {
 		h.pending = ""
 	}
 	return out.String()
+}
+
+// safe is how much of s no pattern can still match across. A match that
+// starts earlier than a pattern's holdback from the end is whole in s (and
+// found by first); a later one can start only where the pattern's literal
+// prefix ("sk-") is, or begins, so a pattern with one holds only from
+// there, and one without holds its whole holdback.
+func (h *Holdback) safe(s string) int {
+	safe := len(s)
+	for i := range h.res {
+		from := runesBeforeLast(s, h.holds[i])
+		p := h.prefix[i]
+		if p == "" {
+			safe = min(safe, from)
+			continue
+		}
+		for j := from; j < len(s) && j < safe; j++ {
+			if !utf8.RuneStart(s[j]) {
+				continue
+			}
+			if rest := s[j:]; strings.HasPrefix(rest, p) || strings.HasPrefix(p, rest) {
+				safe = j
+				break
+			}
+		}
+	}
+	return safe
 }
 
 // first is the earliest non-empty match of any pattern (the first

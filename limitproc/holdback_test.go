@@ -1,6 +1,7 @@
 package limitproc
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -92,6 +93,9 @@ func FuzzHoldback(f *testing.F) {
 		cut, _ := written(t, cfg, s, int(n%16)+1)
 		if whole != cut {
 			t.Fatalf("whole %q, in pieces %q", whole, cut)
+		}
+		if regexp.MustCompile(`sk-[a-z0-9]{8,}`).MatchString(cut) {
+			t.Fatalf("%q went out with a forbidden match", cut)
 		}
 	})
 }

@@ -14,8 +14,9 @@ import (
 )
 
 type forbidden struct {
-	res  []*regexp.Regexp
-	hold int // runes a holdback keeps back: the longest match, plus one
+	res   []*regexp.Regexp
+	hold  int   // runes a holdback keeps back: the longest match, plus one
+	holds []int // the same for each pattern
 }
 
 func newForbidden(c config.Limits) (Stage, error) {
@@ -34,6 +35,7 @@ func newForbidden(c config.Limits) (Stage, error) {
 			n = UnboundedHold
 		}
 		s.hold = max(s.hold, n+1) // one more for a boundary or "$" after the match
+		s.holds = append(s.holds, n+1)
 	}
 	return s, nil
 }
