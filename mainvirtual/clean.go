@@ -73,8 +73,10 @@ func (c *cleaner) run(s string, final bool) string {
 				c.pend, c.forged = "", true
 				break
 			}
-			c.withheld.WriteString(c.pend[:n])
-			c.pend = c.pend[n:]
+			if n > 0 {
+				c.pend = c.pend[n:] // the agent's own prefix: dropped, and what follows read again
+				continue
+			}
 			c.midLine = true
 			continue
 		}
