@@ -11,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"net/http/httptest"
+
 	"github.com/cyan-agent/cyan/internal/llmtest"
+	"github.com/cyan-agent/cyan/internal/ttstest"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/router"
 )
@@ -298,5 +301,145 @@ func TestFourViewsOfAToolCallingTurn(t *testing.T) {
 	v := turnViews(t, r, lr, sink, "how are things?")
 	if got := v.agree(t); got != "let me look.\nall is well." {
 		t.Fatalf("%q", got)
+	}
+}
+
+// voiced gathers the segments the voice spoke in a channel ("speech"
+// events of GET /api/v1/stream).
+type voiced struct {
+	mu   sync.Mutex
+	segs []string
+}
+
+func followSpeech(t *testing.T, r *rig, channel string) *voiced {
+	t.Helper()
+	resp, err := http.Get(r.base + "/api/v1/stream?channel=" + channel)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("stream: %v %v", resp, err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	v := &voiced{}
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<22)
+		var event string
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				event = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: ") && event == "ready":
+				close(ready)
+			case strings.HasPrefix(line, "data: ") && event == "speech":
+				var sp struct{ Text string }
+				json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &sp)
+				v.mu.Lock()
+				v.segs = append(v.segs, sp.Text)
+				v.mu.Unlock()
+			}
+		}
+	}()
+	<-ready
+	return v
+}
+
+// said waits until the voice has said want (white space aside) and
+// returns what it said.
+func (v *voiced) said(t *testing.T, want string) string {
+	t.Helper()
+	squash := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v.mu.Lock()
+		got := strings.Join(v.segs, "")
+		v.mu.Unlock()
+		if squash(got) == squash(want) || time.Now().After(deadline) {
+			v.mu.Lock()
+			v.segs = nil
+			v.mu.Unlock()
+			return got
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestFourViewsWithTheVoice: in a voiced channel, plain, streamed,
+// tool-calling and speak turns show one text on every way out, and the
+// voice says that text less its markup and *actions* (tts.actions skip);
+// a speak turn's voice is its speak segments, policed as its text is.
+func TestFourViewsWithTheVoice(t *testing.T) {
+	speech := &ttstest.OpenAISpeech{}
+	ss := httptest.NewServer(speech)
+	t.Cleanup(ss.Close)
+	r, lr, sink := outputRig(t, "limits:\n  messages_per_minute: 0\n  forbidden: ['sk-[a-z0-9]{8,}']\n"+
+		"tts:\n  provider: openai\n  base_url: "+ss.URL+"/v1\n  voice: alloy\n  channels: [home]\n  actions: skip\n", "")
+	voice := followSpeech(t, r, "home")
+
+	// Streamed, with an action and markup the voice leaves unsaid.
+	r.fake.Enqueue(llmtest.Reply{Server: llmtest.Ollama, Text: "Good morning. *waves* The **run** went well.", ChunkSize: 3})
+	v := turnViews(t, r, lr, sink, "morning")
+	text := v.agree(t)
+	if got := voice.said(t, "Good morning. The run went well."); strings.Join(strings.Fields(got), "") != "Goodmorning.Therunwentwell." {
+		t.Errorf("streamed: voiced %q for %q", got, text)
+	}
+
+	// Plain: the caller does not stream; the turn is still one text.
+	r.fake.Enqueue(llmtest.Reply{Server: llmtest.VLLM, Text: "Plain words here."})
+	replies := r.say("home", "plain")
+	if strings.Join(replies, "\n") != "Plain words here." {
+		t.Fatalf("plain: %q", replies)
+	}
+	<-lr.msgs
+	<-sink.ch
+	lr.mu.Lock()
+	live := lr.text.String()
+	lr.text.Reset()
+	lr.mu.Unlock()
+	sink.mu.Lock()
+	bridged := strings.Join(sink.got, "\n")
+	sink.got = nil
+	sink.mu.Unlock()
+	if live != "Plain words here." || bridged != live {
+		t.Errorf("plain: the live stream showed %q, the bridge was sent %q", live, bridged)
+	}
+	if got := voice.said(t, "Plain words here."); strings.TrimSpace(got) != "Plain words here." {
+		t.Errorf("plain: voiced %q", got)
+	}
+
+	// Tool-calling: words, a tool, more words.
+	r.fake.Enqueue(
+		llmtest.Reply{Server: llmtest.LlamaCpp, Text: "Let me look.", ToolCalls: []llm.ToolCall{{Name: "workspace_read", Arguments: `{}`}}},
+		llmtest.Reply{Server: llmtest.LlamaCpp, Text: "All is well."},
+	)
+	v = turnViews(t, r, lr, sink, "look")
+	if text := v.agree(t); text != "Let me look.\nAll is well." {
+		t.Fatalf("tool turn: %q", text)
+	}
+	if got := voice.said(t, "Let me look. All is well."); strings.Join(strings.Fields(got), "") != "Letmelook.Alliswell." {
+		t.Errorf("tool turn: voiced %q", got)
+	}
+
+	// Speak: the voice says the speak segments, with a secret removed.
+	r.fake.Enqueue(
+		llmtest.Reply{Server: llmtest.VLLMReasoning, ToolCalls: []llm.ToolCall{{Name: "speak", Arguments: `{"text":"Hello there, sk-abcdefgh123"}`}}},
+		llmtest.Reply{Text: `{"speech":[{"emotion":"happy","language":"en","text":"Hello there, sk-abcdefgh123"}]}`},
+		llmtest.Reply{Server: llmtest.VLLMReasoning, Text: "Hello there, [said aloud]"},
+	)
+	v = turnViews(t, r, lr, sink, "say hello")
+	// A bridge is sent the speech too (as a voice message), before the text.
+	<-sink.ch
+	sink.mu.Lock()
+	v.bridge = append(v.bridge, sink.got...)
+	sink.got = nil
+	sink.mu.Unlock()
+	if len(v.bridge) != 2 || v.bridge[0] != "Hello there, [removed]" {
+		t.Fatalf("speak turn: the bridge was sent %q", v.bridge)
+	}
+	v.bridge = v.bridge[1:]
+	v.agree(t)
+	got := voice.said(t, "Hello there, [removed]")
+	if strings.Contains(got, "sk-") || !strings.Contains(got, "Hello there") {
+		t.Errorf("speak turn: voiced %q", got)
 	}
 }

@@ -2,8 +2,10 @@ package mainvirtual
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cyan-agent/cyan/packets"
 	"strings"
 	"time"
 
@@ -301,6 +303,9 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 				r = turn.ToolResult{Text: refusal, IsError: true}
 			} else {
 				r = mv.tools.Call(ctx, q, c)
+				if c.Name == speakTool {
+					r.Text = mv.policeSpeech(q, r.Text)
+				}
 			}
 			st.Results = append(st.Results, r)
 			quiet = quiet && r.Quiet
@@ -520,4 +525,36 @@ func (mv *MainVirtual) expectThink() bool {
 		}
 	}
 	return false
+}
+
+// speakTool is the tool whose result the voice says (package tools'
+// "speak").
+const speakTool = "speak"
+
+// policeSpeech passes the segments of a speak result — speech the voice
+// will say — through the limit-process, as every outgoing text is: a
+// forbidden pattern is removed from them, and a segment the limits
+// leave empty is dropped. Any other result is returned as it is.
+func (mv *MainVirtual) policeSpeech(q turn.Query, text string) string {
+	sl, ok := mv.limits.(StreamLimiter)
+	if !ok {
+		return text
+	}
+	segs, ok := packets.ParseSpeech(text)
+	if !ok {
+		return text
+	}
+	limit := sl.Stream(q)
+	kept := []packets.Segment{}
+	for _, s := range segs {
+		s.Text = strings.TrimSpace(limit.Write(s.Text) + limit.End())
+		if s.Text != "" {
+			kept = append(kept, s)
+		}
+	}
+	b, err := json.Marshal(map[string]any{"speech": kept})
+	if err != nil {
+		return text
+	}
+	return string(b)
 }
