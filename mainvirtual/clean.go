@@ -29,6 +29,7 @@ type cleaner struct {
 	thinkDone   bool // no template-opened reasoning is held any more
 	sawThink    bool // a bare "</think>" ended reasoning
 	pend        string
+	scanned     int  // how much of pend was searched for "</think>"
 	midLine     bool // not at the start of a line
 	forged      bool // a forged line was met: the rest is withheld
 	withheld    strings.Builder
@@ -51,7 +52,10 @@ func (c *cleaner) run(s string, final bool) string {
 	}
 	c.pend += s
 	if !c.thinkDone {
-		if i := strings.Index(c.pend, llm.ThinkClose); i >= 0 && !strings.Contains(c.pend[:i], "<think>") {
+		from := max(c.scanned-len(llm.ThinkClose), 0)
+		c.scanned = len(c.pend)
+		if i := strings.Index(c.pend[from:], llm.ThinkClose); i >= 0 && !strings.Contains(c.pend[:from+i], "<think>") {
+			i += from
 			c.withheld.WriteString(strings.TrimSpace(c.pend[:i]))
 			c.pend = strings.TrimLeftFunc(c.pend[i+len(llm.ThinkClose):], unicode.IsSpace)
 			c.thinkDone, c.sawThink = true, true
