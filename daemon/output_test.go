@@ -384,6 +384,17 @@ func TestFourViewsWithTheVoice(t *testing.T) {
 		t.Errorf("streamed: voiced %q for %q", got, text)
 	}
 
+	// A secret streamed in small pieces is not said either.
+	r.fake.Enqueue(llmtest.Reply{Server: llmtest.VLLM, Text: "Your key is sk-abcdefgh1234. Keep it.", ChunkSize: 2})
+	v = turnViews(t, r, lr, sink, "key?")
+	if text := v.agree(t); text != "Your key is [removed]. Keep it." {
+		t.Fatalf("secret: %q", text)
+	}
+	got := voice.said(t, "Your key is [removed]. Keep it.")
+	if strings.Contains(got, "sk-") || strings.Contains(got, "abcdefgh") || !strings.Contains(got, "Keep it.") {
+		t.Errorf("secret: voiced %q", got)
+	}
+
 	// Plain: the caller does not stream; the turn is still one text.
 	r.fake.Enqueue(llmtest.Reply{Server: llmtest.VLLM, Text: "Plain words here."})
 	replies := r.say("home", "plain")
@@ -438,7 +449,7 @@ func TestFourViewsWithTheVoice(t *testing.T) {
 	}
 	v.bridge = v.bridge[1:]
 	v.agree(t)
-	got := voice.said(t, "Hello there, [removed]")
+	got = voice.said(t, "Hello there, [removed]")
 	if strings.Contains(got, "sk-") || !strings.Contains(got, "Hello there") {
 		t.Errorf("speak turn: voiced %q", got)
 	}
