@@ -287,7 +287,9 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 		}
 
 		// The answer is out; now the tools run.
-		appended := []llm.Message{{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: calls}}
+		// The model reads back what was sent, not what it wrote: no
+		// reasoning, forged line or removed text enters the conversation.
+		appended := []llm.Message{{Role: llm.RoleAssistant, Content: strings.Join(out.Parts, "\n"+notation.Break+"\n"), ToolCalls: calls}}
 		var results []*store.Message
 		var limitNotes []turn.LimitNotice
 		quiet := true // every call only reported: no answer is owed
