@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cyan-agent/cyan/packets"
 	"strings"
 	"time"
 
 	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/notation"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/turn"
 )
