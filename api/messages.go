@@ -120,6 +120,10 @@ func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, in turn.I
 				send("break", struct{}{})
 				return nil
 			}
+			if e.Cut != "" {
+				send("cut", map[string]string{"reason": e.Cut})
+				return nil
+			}
 			send("delta", map[string]string{"text": e.Text})
 			return nil
 		},
@@ -219,6 +223,9 @@ type Message struct {
 	// Proactive marks what the agent said on its own, and the platform
 	// line that prompted it.
 	Proactive bool `json:"proactive,omitempty"`
+	// Incomplete: the model's server cut this answer off; it is the part
+	// that was shown.
+	Incomplete bool `json:"incomplete,omitempty"`
 	// Recalled is when its sender withdrew it on the platform (a QQ
 	// recall): it is kept, and left out of every prompt.
 	Recalled time.Time `json:"recalled,omitzero"`
@@ -259,7 +266,7 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]Message, 0, len(msgs))
 	for _, m := range msgs {
-		out = append(out, Message{ID: m.ID, Role: string(m.Role), User: m.User, Text: m.Text, Time: m.Time, ToolName: m.ToolName, Empty: m.Empty, Proactive: m.Proactive, Recalled: m.Recalled})
+		out = append(out, Message{ID: m.ID, Role: string(m.Role), User: m.User, Text: m.Text, Time: m.Time, ToolName: m.ToolName, Empty: m.Empty, Proactive: m.Proactive, Recalled: m.Recalled, Incomplete: m.Incomplete})
 	}
 	writeJSON(w, http.StatusOK, MessageList{Messages: out})
 }

@@ -176,7 +176,7 @@ func (s *Server) streamCompletion(ctx context.Context, w http.ResponseWriter, r 
 			"choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}},
 		})
 	}
-	began, streamed := false, false
+	began, streamed, cut := false, false, ""
 	_, err := s.o.Agent.TurnOnce(ctx, in, key, turn.Listener{
 		Stored: func(m *store.Message) { id, created = m.ID, m.Time.Unix() },
 		// A retry answered from the first answer streams nothing: its
@@ -203,6 +203,10 @@ func (s *Server) streamCompletion(ctx context.Context, w http.ResponseWriter, r 
 			if e.Break {
 				text = "\n\n"
 			}
+			if e.Cut != "" {
+				cut = e.Cut // the answer ends "length"-less: finish_reason "cut" below
+				return nil
+			}
 			_ = chunk(map[string]any{"content": text}, nil)
 			return nil
 		},
@@ -219,6 +223,13 @@ func (s *Server) streamCompletion(ctx context.Context, w http.ResponseWriter, r 
 	}
 	if !began {
 		_ = chunk(map[string]any{"role": "assistant", "content": ""}, nil)
+	}
+	if cut != "" {
+		// The model's server stopped mid-answer: what was sent is all
+		// there is, and the client is told so rather than "stop".
+		_ = chunk(map[string]any{}, "error")
+		_ = sse.raw("", "[DONE]")
+		return
 	}
 	_ = chunk(map[string]any{}, "stop")
 	_ = sse.raw("", "[DONE]")

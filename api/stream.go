@@ -138,13 +138,16 @@ func (s *Server) streamEvent(sse *sseWriter, e journal.Event) error {
 		if d.Break {
 			return sse.event("break", map[string]string{"message_id": d.MessageID})
 		}
+		if d.Cut != "" {
+			return sse.event("cut", map[string]string{"message_id": d.MessageID, "reason": d.Cut})
+		}
 		return sse.event("delta", map[string]string{"message_id": d.MessageID, "text": d.Text})
 	}
 	var m journal.Message
 	if e.Decode(&m) != nil || m.Text == "" {
 		return nil
 	}
-	return sse.eventID(strconv.FormatUint(e.ID, 10), "message", StreamMessage{ID: m.ID, Role: m.Role, User: m.User, Text: m.Text, Time: m.Time, Proactive: m.Proactive, ReplyTo: m.ReplyTo})
+	return sse.eventID(strconv.FormatUint(e.ID, 10), "message", StreamMessage{ID: m.ID, Role: m.Role, User: m.User, Text: m.Text, Time: m.Time, Proactive: m.Proactive, ReplyTo: m.ReplyTo, Incomplete: m.Incomplete})
 }
 
 // StreamMessage is a "message" event of GET /api/v1/stream.
@@ -156,4 +159,7 @@ type StreamMessage struct {
 	Time      time.Time `json:"time"`
 	Proactive bool      `json:"proactive,omitempty"`
 	ReplyTo   string    `json:"reply_to,omitempty"`
+	// Incomplete: the model's server cut the answer off; this is the part
+	// that was shown.
+	Incomplete bool `json:"incomplete,omitempty"`
 }

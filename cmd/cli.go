@@ -74,7 +74,7 @@ func commands() []verb {
 		{name: "stop", summary: "stop the running daemon (SIGTERM) and wait until it has let go of the data dir", setup: stopCmd},
 		{name: "chat", summary: "chat with the running daemon in the terminal, replies streamed", daemon: true, setup: chatCmd,
 			example: []string{"--channel", "home"}},
-		{name: "send", args: "TEXT...", summary: "send one message and print the replies", daemon: true, setup: sendCmd,
+		{name: "send", args: "TEXT...", summary: "send one message and print the replies (none: \"(no reply)\" on stderr, exit 1)", daemon: true, setup: sendCmd,
 			example: []string{"--channel", "home", "hello"}},
 		{name: "recall", args: "QUERY...", summary: "search everything ever said (search mode), or let the model filter and summarise (tool mode)",
 			daemon: true, setup: recallCmd, example: []string{"-n", "5", "what did nyalia say about her exams"}},

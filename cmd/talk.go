@@ -41,13 +41,22 @@ func sendCmd(f *flags) run {
 			out.Replies = []string{}
 		}
 		if *asJSON {
-			return printJSON(io.Stdout, out)
-		}
-		for _, r := range out.Replies {
-			fmt.Fprintln(io.Stdout, r)
+			if err := printJSON(io.Stdout, out); err != nil {
+				return err
+			}
+		} else {
+			for _, r := range out.Replies {
+				fmt.Fprintln(io.Stdout, r)
+			}
 		}
 		if out.Warning != "" {
 			fmt.Fprintln(io.Stderr, "warning:", out.Warning)
+		}
+		if len(out.Replies) == 0 {
+			// As "cyan chat" says "(no reply)": a script must not read
+			// silence as an answer.
+			fmt.Fprintf(io.Stderr, "cyan send: (no reply) the companion said nothing to message %s; 'cyan trace ls --channel' shows why\n", out.MessageID)
+			return &reported{code: exitFailed}
 		}
 		return nil
 	}
@@ -133,6 +142,9 @@ func chatTurn(io IO, c *client, channel, user, text string) error {
 			}
 		case "break":
 			fmt.Fprintln(io.Stdout)
+		case "cut":
+			fmt.Fprint(io.Stdout, " …")
+			fmt.Fprintln(io.Stderr, "\n(the answer was cut off: the model's server stopped mid-answer)")
 		case "error":
 			var e struct {
 				Error struct {

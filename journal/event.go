@@ -119,6 +119,8 @@ type Message struct {
 	ToolName  string    `json:"tool_name,omitempty"`
 	Time      time.Time `json:"time"`
 	Proactive bool      `json:"proactive,omitempty"`
+	// Incomplete: the model's server cut the answer off mid-way.
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // Imported is the payload of MessagesImported.
@@ -149,6 +151,9 @@ type Delta struct {
 	MessageID string `json:"message_id"`
 	Text      string `json:"text,omitempty"`
 	Break     bool   `json:"break,omitempty"`
+	// Cut: the model's output ended before its finish, and why; what was
+	// shown is stored marked incomplete.
+	Cut string `json:"cut,omitempty"`
 }
 
 // How a turn ended (Turn.Outcome).

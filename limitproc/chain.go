@@ -114,6 +114,42 @@ func (c *Chain) Output(t Turn, parts []string) ([]string, []Notice) {
 	return parts, notes
 }
 
+// Finish runs an answer whose text a Holdback already policed through
+// the other output stages (the message rate): the forbidden patterns and
+// the length limit are not applied twice; their notices come from h.
+func (c *Chain) Finish(t Turn, h *Holdback, parts []string) ([]string, []Notice) {
+	notes := h.Notices()
+	for _, s := range c.stages {
+		switch s.(type) {
+		case *forbidden, *outputLength:
+			continue
+		}
+		if os, ok := s.(OutputStage); ok {
+			var n string
+			parts, n = os.Output(t, parts)
+			if n != "" {
+				notes = append(notes, Notice{Stage: s.Name(), Text: n})
+			}
+		}
+	}
+	return parts, notes
+}
+
+// Parts is how many messages the channel may still be sent this minute
+// (-1: no limit), so that a stream stops where the message rate would
+// drop the rest.
+func (c *Chain) Parts(t Turn) int {
+	for _, s := range c.stages {
+		if mr, ok := s.(*messageRate); ok {
+			mr.w.mu.Lock()
+			n := mr.max - mr.w.count(t.Channel, t.Now)
+			mr.w.mu.Unlock()
+			return max(n, 0)
+		}
+	}
+	return -1
+}
+
 // Admit asks the admit stages whether a turn may run now; the longest wait
 // wins.
 func (c *Chain) Admit(t Turn) (time.Duration, string) {

@@ -13,7 +13,11 @@ import (
 	"github.com/cyan-agent/cyan/packets"
 )
 
-type forbidden struct{ res []*regexp.Regexp }
+type forbidden struct {
+	res   []*regexp.Regexp
+	hold  int   // runes a holdback keeps back: the longest match, plus one
+	holds []int // the same for each pattern
+}
 
 func newForbidden(c config.Limits) (Stage, error) {
 	if len(c.Forbidden) == 0 {
@@ -26,6 +30,12 @@ func newForbidden(c config.Limits) (Stage, error) {
 			return nil, fmt.Errorf("%q: %w", f, err)
 		}
 		s.res = append(s.res, re)
+		n, ok := maxMatch(f)
+		if !ok {
+			n = UnboundedHold
+		}
+		s.hold = max(s.hold, n+1) // one more for a boundary or "$" after the match
+		s.holds = append(s.holds, n+1)
 	}
 	return s, nil
 }

@@ -43,3 +43,26 @@ func (t Turns) ToolCall(q turn.Query, call llm.ToolCall) (string, []turn.LimitNo
 	r, ns := t.Chain.Call(t.turn(q), call.Name)
 	return r, t.notices(ns)
 }
+
+// Stream is the holdback for one model output of the turn: its text is
+// policed as it is written, and the messages it may still send this
+// minute are counted (turn.TextLimit).
+func (t Turns) Stream(q turn.Query) turn.TextLimit {
+	h := t.Chain.Holdback()
+	h.parts = t.Chain.Parts(t.turn(q))
+	return h
+}
+
+// Finish polices the messages a Stream released through the rest of the
+// chain (the message rate) and counts what the call spent; the
+// holdback's own notices come first.
+func (t Turns) Finish(q turn.Query, l turn.TextLimit, parts []string, usage llm.Usage) ([]string, []turn.LimitNotice) {
+	tt := t.turn(q)
+	h, _ := l.(*Holdback)
+	if h == nil {
+		h = &Holdback{parts: -1}
+	}
+	parts, ns := t.Chain.Finish(tt, h, parts)
+	ns = append(ns, t.Chain.Spend(tt, usage.InputTokens+usage.OutputTokens)...)
+	return parts, t.notices(ns)
+}

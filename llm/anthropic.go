@@ -324,6 +324,7 @@ type anStream struct {
 	order   []int
 	resp    Response
 	started bool // message_start seen
+	stopped bool // message_stop seen
 }
 
 type anStreamBlock struct {
@@ -369,6 +370,9 @@ func (s *anStream) read(r io.Reader) error {
 	}
 	if !s.started {
 		return s.c.badResponse(s.model, fmt.Errorf("the stream ended before message_start"))
+	}
+	if !s.stopped {
+		return &CutError{Provider: s.c.provider, Model: s.model, Missing: "message_stop"}
 	}
 	content, reasoning := s.think.flush()
 	return s.out(content, reasoning)
@@ -430,6 +434,7 @@ func (s *anStream) event(typ string, e *anEvent) (stop bool, err error) {
 			}
 		}
 	case "message_stop":
+		s.stopped = true
 		return true, nil
 	}
 	// ping, content_block_stop, signature deltas and unknown events: nothing.

@@ -360,7 +360,8 @@ type oaChunk struct {
 }
 
 func (s *oaStream) read(r io.Reader) error {
-	err := newSSEReader(r).each(func(ev sseEvent) (bool, error) {
+	rd := newSSEReader(r)
+	err := rd.each(func(ev sseEvent) (bool, error) {
 		var ch oaChunk
 		if err := json.Unmarshal([]byte(ev.Data), &ch); err != nil {
 			return false, s.c.badResponse(s.model, fmt.Errorf("decode stream chunk: %w", err))
@@ -376,6 +377,9 @@ func (s *oaStream) read(r io.Reader) error {
 	}
 	if s.chunks == 0 {
 		return s.c.badResponse(s.model, fmt.Errorf("the stream ended before its first chunk"))
+	}
+	if s.resp.FinishReason == "" && !rd.sawDone {
+		return &CutError{Provider: s.c.provider, Model: s.model, Missing: "a finish reason or [DONE]"}
 	}
 	content, reasoning := s.think.flush()
 	return s.out(content, reasoning)

@@ -26,6 +26,29 @@ type sseReader struct {
 	r       *bufio.Reader
 	pending []string // lines already split off a CR-separated read
 	done    bool
+	sawDone bool // the stream ended with "[DONE]"
+}
+
+// CutError is a stream that ended before its finish: no finish reason and
+// no "[DONE]" (OpenAI-compatible), no message_stop (Anthropic). Ollama's
+// OpenAI layer ends a stream so when its model runner dies mid-answer: the
+// runner's error goes to the server's log, not to the stream. Every
+// provider's stream reports it the same way; the caller decides what to do
+// with what it was shown (main-virtual asks again when nothing was shown,
+// and otherwise stores the shown part marked incomplete).
+type CutError struct {
+	Provider string
+	Model    string
+	// Missing names what did not come ("a finish reason or [DONE]").
+	Missing string
+}
+
+func (e *CutError) Error() string {
+	msg := fmt.Sprintf("llm: the %s stream of %s ended mid-answer without %s: the server stopped generating", e.Provider, e.Model, e.Missing)
+	if e.Provider == "openai" {
+		msg += " (Ollama does this when its model runner stops: see the server's log)"
+	}
+	return msg
 }
 
 func newSSEReader(r io.Reader) *sseReader {
@@ -85,7 +108,7 @@ func (s *sseReader) next() (sseEvent, error) {
 	}
 	ev.Data = data.String()
 	if ev.Data == "[DONE]" {
-		s.done = true
+		s.done, s.sawDone = true, true
 		return sseEvent{}, io.EOF
 	}
 	return ev, nil

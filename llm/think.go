@@ -8,11 +8,15 @@ const (
 	spaces     = " \t\r\n"
 )
 
+// ThinkClose is the tag that ends a model's reasoning in its content.
+const ThinkClose = thinkClose
+
 // SplitThink separates a leading <think>…</think> block, as reasoning
 // models (DeepSeek R1, Qwen 3, …) put in their content, from the answer.
 // Whitespace before the block and between it and the answer is dropped, and
 // the reasoning is trimmed. Without a leading block, s is the answer as is;
-// a block that is never closed is all reasoning.
+// a block that is never closed is all reasoning. A bare "</think>" (the
+// template opened the block) is left to the caller: CutOpenedThink.
 func SplitThink(s string) (answer, reasoning string) {
 	t := strings.TrimLeft(s, spaces)
 	if !strings.HasPrefix(t, thinkOpen) {
@@ -24,6 +28,18 @@ func SplitThink(s string) (answer, reasoning string) {
 		return "", strings.TrimSpace(rest)
 	}
 	return strings.TrimLeft(rest[i+len(thinkClose):], spaces), strings.TrimSpace(rest[:i])
+}
+
+// CutOpenedThink splits content whose reasoning the chat template opened:
+// the first "</think>" with no "<think>" before it ends the reasoning. ok
+// is false when s has no such tag. The answer's leading whitespace is
+// dropped and the reasoning trimmed.
+func CutOpenedThink(s string) (answer, reasoning string, ok bool) {
+	i := strings.Index(s, thinkClose)
+	if i < 0 || strings.Contains(s[:i], thinkOpen) {
+		return s, "", false
+	}
+	return strings.TrimLeft(s[i+len(thinkClose):], spaces), strings.TrimSpace(s[:i]), true
 }
 
 // thinkSplitter does SplitThink on streamed content: it holds content back

@@ -76,3 +76,24 @@ func FuzzSplitThink(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCutOpenedThink: a bare "</think>" splits reasoning from the answer;
+// with a "<think>" before it, or none at all, the text is left alone.
+func FuzzCutOpenedThink(f *testing.F) {
+	f.Add("the user says hi\n</think>\n\nHi!")
+	f.Add("<think>a</think>b")
+	f.Add("no tags")
+	f.Fuzz(func(t *testing.T, s string) {
+		answer, reasoning, ok := CutOpenedThink(s)
+		i := strings.Index(s, thinkClose)
+		if ok != (i >= 0 && !strings.Contains(s[:i], thinkOpen)) {
+			t.Fatalf("CutOpenedThink(%q) ok = %v", s, ok)
+		}
+		if !ok && (answer != s || reasoning != "") {
+			t.Fatalf("CutOpenedThink(%q) changed text it did not cut", s)
+		}
+		if ok && (!strings.HasSuffix(s, answer) || !strings.Contains(s[:i], reasoning)) {
+			t.Fatalf("CutOpenedThink(%q) = %q, %q", s, answer, reasoning)
+		}
+	})
+}

@@ -12,6 +12,18 @@
 // through Limiter (limitproc.Turns). The persona's own slots — the main
 // prompt, the reference and the lorebook's two — are built in.
 //
+// A model output leaves by one way (outflow, way.go): the cleaner (a
+// reasoning block the chat template opened, the agent's own copied line
+// prefix, a line forged for another speaker and all after it), the markup
+// filter ("@br", "<empty_reply>", the usage trailer, @last references) and
+// the limit-process's holdback (turn.TextLimit, from a StreamLimiter), in
+// that order, as the provider writes it. What comes out is the live stream
+// and, message by message, the stored replies — so the page, the voice and
+// the bridges all get the one policed text. A speak result's segments pass
+// the limit-process too. A stream cut before its finish is asked again
+// when nothing was shown; otherwise the shown part is stored marked
+// Incomplete and the stream gets a Cut event.
+//
 // When the context outgrows its budget, the agent's own older messages are
 // compressed, oldest first, by a Compressor (the daemon's runs the compress
 // prompt script): user messages never, the persona's

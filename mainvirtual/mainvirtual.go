@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cyan-agent/cyan/config"
@@ -69,11 +70,14 @@ type Options struct {
 // MainVirtual runs turns. Turns of one channel run one at a time, in the
 // order they arrive; channels run in parallel.
 type MainVirtual struct {
-	store    *store.Store
-	llm      llm.Client
-	persona  func() *persona.Persona
-	tools    Tools
-	limits   Limiter
+	store   *store.Store
+	llm     llm.Client
+	persona func() *persona.Persona
+	tools   Tools
+	limits  Limiter
+	// thinks is set once an answer showed that the model's chat template
+	// opens its reasoning (a bare "</think>"): its streams are held until it.
+	thinks   atomic.Bool
 	asm      *assembler
 	steps    int
 	temp     *float64

@@ -127,7 +127,9 @@ const (
 type streamFilter struct {
 	emit func(turn.StreamEvent) error
 	// expand rewrites a held "@last_…" reference (nil: shown as written).
-	expand    func(string) string
+	expand func(string) string
+	// onBreak is called at each "@br", once the text before it went out.
+	onBreak   func()
 	pending   string
 	afterStop bool   // at the start of a message: leading spaces are dropped
 	broke     bool   // a break is due before the next text
@@ -235,6 +237,9 @@ func (f *streamFilter) drain(final bool) error {
 			}
 			if err := flush(); err != nil {
 				return err
+			}
+			if f.onBreak != nil {
+				f.onBreak()
 			}
 			if !f.afterStop {
 				f.broke = true // sent before the next text, never at the end

@@ -2,6 +2,7 @@ package mainvirtual
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/notation"
+	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/turn"
 )
@@ -189,7 +191,7 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 			st.Offered = append(st.Offered, t.Name)
 		}
 		began := time.Now()
-		resp, err := mv.call(ctx, llm.Request{Messages: conv, Tools: tools, Temperature: mv.temp, MaxTokens: mv.maxTok}, stream, len(res.Replies) > 0, refs)
+		resp, flow, cut, err := mv.call(ctx, q, llm.Request{Messages: conv, Tools: tools, Temperature: mv.temp, MaxTokens: mv.maxTok}, stream, len(res.Replies) > 0, refs)
 		st.Millis = time.Since(began).Milliseconds()
 		if err != nil {
 			st.Error = err.Error()
@@ -205,7 +207,33 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 			tr.Model = resp.Model
 		}
 		st.Output, st.Reasoning, st.Usage, st.FinishReason = resp.Content, resp.Reasoning, resp.Usage, resp.FinishReason
+		st.Withheld, st.Cut = strings.TrimSpace(flow.clean.withheld.String()), cut
+		late := false
+		if !flow.clean.sawThink && cut == "" {
+			_, _, late = llm.CutOpenedThink(resp.Content)
+		}
+		if flow.clean.sawThink || late {
+			mv.thinks.Store(true) // the template opens this model's reasoning: hold the next streams
+		}
+		if late {
+			// The reasoning was shown before its "</think>" came; the
+			// stored copy keeps only what followed it.
+			st.Note = joinNote(st.Note, "a bare </think> came after text was shown; the stored answer is what followed it")
+			if answer, _, ok := llm.CutOpenedThink(resp.Content); ok {
+				again := newOutflow(agent, false, nil, nil, refs.expand)
+				if sl, ok := mv.limits.(StreamLimiter); ok {
+					again.limit = sl.Stream(q)
+				}
+				if again.write(answer) == nil && again.close() == nil {
+					flow = again
+				}
+			}
+		}
 		calls := resp.ToolCalls
+		if cut != "" {
+			calls = nil // the calls of a cut answer are not whole
+			tr.Error = cut
+		}
 		if len(tools) == 0 && len(calls) > 0 {
 			st.Note = fmt.Sprintf("ignored %d tool call(s): no tools were offered at this step", len(calls))
 			calls = nil
@@ -215,16 +243,21 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 
 		out := SplitOutput(resp.Content, agent)
 		merge(&usage, out.Usage)
+		out.Parts, out.Empty = flow.parts, len(flow.parts) == 0
 		var notices []turn.LimitNotice
-		if mv.limits != nil {
+		switch sl, ok := mv.limits.(StreamLimiter); {
+		case ok:
+			out.Parts, notices = sl.Finish(q, flow.limit, out.Parts, resp.Usage)
+		case mv.limits != nil:
 			out.Parts, notices = mv.limits.Output(q, out.Parts, resp.Usage)
-			st.Limits = append(st.Limits, notices...)
 		}
+		st.Limits = append(st.Limits, notices...)
 		st.Replies = append(st.Replies, out.Parts...)
 		st.Empty = out.Empty && len(calls) == 0
-		stored := mv.answerMessages(msg, step, out, calls, refs)
+		stored := mv.answerMessages(msg, step, out, flow.quotes, calls)
 		for _, m := range stored {
 			m.Proactive = msg.Proactive
+			m.Incomplete = cut != "" && m.Text != ""
 		}
 		stored = append(stored, mv.limitMessages(msg, step, notices)...)
 		if len(stored) > 0 {
@@ -244,13 +277,19 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 				l.Reply(m)
 			}
 		}
+		if cut != "" {
+			tr.Steps = append(tr.Steps, st)
+			break
+		}
 		if len(calls) == 0 {
 			tr.Steps = append(tr.Steps, st)
 			break
 		}
 
 		// The answer is out; now the tools run.
-		appended := []llm.Message{{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: calls}}
+		// The model reads back what was sent, not what it wrote: no
+		// reasoning, forged line or removed text enters the conversation.
+		appended := []llm.Message{{Role: llm.RoleAssistant, Content: strings.Join(out.Parts, "\n"+notation.Break+"\n"), ToolCalls: calls}}
 		var results []*store.Message
 		var limitNotes []turn.LimitNotice
 		quiet := true // every call only reported: no answer is owed
@@ -266,6 +305,9 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 				r = turn.ToolResult{Text: refusal, IsError: true}
 			} else {
 				r = mv.tools.Call(ctx, q, c)
+				if c.Name == speakTool {
+					r.Text = mv.policeSpeech(q, r.Text)
+				}
 			}
 			st.Results = append(st.Results, r)
 			quiet = quiet && r.Quiet
@@ -302,7 +344,7 @@ func (mv *MainVirtual) liveStream(msg *store.Message, listen func(turn.StreamEve
 		return nil
 	}
 	return func(e turn.StreamEvent) error {
-		ev := journal.New(journal.ReplyDelta, msg.Channel, journal.Delta{MessageID: msg.ID, Text: e.Text, Break: e.Break})
+		ev := journal.New(journal.ReplyDelta, msg.Channel, journal.Delta{MessageID: msg.ID, Text: e.Text, Break: e.Break, Cut: e.Cut})
 		ev.Proactive = msg.Proactive
 		mv.journal.PostTransient(ev)
 		if listen != nil {
@@ -359,14 +401,19 @@ func (mv *MainVirtual) limitMessages(in *store.Message, step int, notices []turn
 }
 
 // answerMessages turns one model output into the messages to store: one per
-// "@br" part, its @last references expanded to the quoted messages; an assistant record of the tool calls when the output had no
-// words; or, on the first step, the agent's choice to stay silent.
-func (mv *MainVirtual) answerMessages(in *store.Message, step int, out Output, calls []llm.ToolCall, refs *lastRefs) []*store.Message {
+// message the outflow released (its @last references already expanded,
+// quotes the ids each quoted); an assistant record of the tool calls when
+// the output had no words; or, on the first step, the agent's choice to
+// stay silent.
+func (mv *MainVirtual) answerMessages(in *store.Message, step int, out Output, quotes [][]string, calls []llm.ToolCall) []*store.Message {
 	agent := mv.AgentName()
 	mk := func(part int, text string) *store.Message {
-		text, quotes := refs.expand(text)
+		var q []string
+		if part < len(quotes) {
+			q = quotes[part]
+		}
 		return &store.Message{Channel: in.Channel, Role: store.RoleAssistant, User: agent, Kind: in.Kind, Text: text,
-			Tokens: mv.count.Count(text), ReplyTo: in.ID, Step: step, Part: part, Quotes: quotes}
+			Tokens: mv.count.Count(text), ReplyTo: in.ID, Step: step, Part: part, Quotes: q}
 	}
 	var msgs []*store.Message
 	for i, p := range out.Parts {
@@ -390,29 +437,64 @@ func (mv *MainVirtual) answerMessages(in *store.Message, step int, out Output, c
 	return msgs
 }
 
-// call runs one model call, streamed through a streamFilter when the
-// listener wants live text; after an earlier step's answer the new text
-// opens with a Break.
-func (mv *MainVirtual) call(ctx context.Context, req llm.Request, stream func(turn.StreamEvent) error, after bool, refs *lastRefs) (*llm.Response, error) {
-	if stream == nil {
-		return mv.llm.Chat(ctx, req)
-	}
-	f := newStreamFilter(stream)
-	f.broke = after
-	f.expand = func(ref string) string { s, _ := refs.expand(ref); return s }
-	resp, err := mv.llm.Stream(ctx, req, func(d llm.Delta) error {
-		if d.Content == "" {
-			return nil
+// call runs one model call and takes its output through an outflow, the
+// one way out: streamed when the listener wants live text (after an
+// earlier step's answer the new text opens with a Break), whole otherwise.
+// A stream that ends before its finish (the server stopped mid-answer) is
+// asked again once when nothing was shown yet; otherwise the shown part
+// is the answer, cut says why, and the live reader is told.
+func (mv *MainVirtual) call(ctx context.Context, q turn.Query, req llm.Request, stream func(turn.StreamEvent) error, after bool, refs *lastRefs) (resp *llm.Response, flow *outflow, cut string, err error) {
+	newFlow := func(emit func(turn.StreamEvent) error) *outflow {
+		var limit turn.TextLimit
+		if sl, ok := mv.limits.(StreamLimiter); ok {
+			limit = sl.Stream(q)
 		}
-		return f.write(d.Content)
-	})
-	if err != nil {
-		return nil, err
+		f := newOutflow(mv.AgentName(), mv.expectThink(), limit, emit, refs.expand)
+		f.after = after
+		return f
 	}
-	if err := f.close(); err != nil {
-		return nil, err
+	if stream == nil {
+		resp, err := mv.llm.Chat(ctx, req)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		flow := newFlow(nil)
+		if err := flow.write(resp.Content); err != nil {
+			return nil, nil, "", err
+		}
+		return resp, flow, "", flow.close()
 	}
-	return resp, nil
+	for try := 0; ; try++ {
+		flow := newFlow(stream)
+		var raw, reasoning strings.Builder
+		resp, err := mv.llm.Stream(ctx, req, func(d llm.Delta) error {
+			reasoning.WriteString(d.Reasoning)
+			if d.Content == "" {
+				return nil
+			}
+			raw.WriteString(d.Content)
+			return flow.write(d.Content)
+		})
+		if err == nil {
+			return resp, flow, "", flow.close()
+		}
+		if ctx.Err() != nil || flow.err != nil {
+			return nil, nil, "", err
+		}
+		var c *llm.CutError
+		if !flow.shown {
+			if errors.As(err, &c) && try == 0 {
+				mv.log.Warn("the model's stream ended before its finish; asking again", "err", err)
+				continue
+			}
+			return nil, nil, "", err
+		}
+		// The shown part is the answer, marked incomplete; what the
+		// outflow still held was never shown and goes nowhere.
+		flow.endPartShown()
+		flow.cut(err.Error())
+		return &llm.Response{Content: raw.String(), Reasoning: strings.TrimSpace(reasoning.String())}, flow, err.Error(), nil
+	}
 }
 
 // withCallIDs gives every call a distinct id; some OpenAI-compatible servers
@@ -426,4 +508,55 @@ func withCallIDs(calls []llm.ToolCall, step int) []llm.ToolCall {
 		seen[calls[i].ID] = true
 	}
 	return calls
+}
+
+// expectThink reports whether the model is known to write reasoning whose
+// "<think>" its chat template opened, so that a stream is held until its
+// "</think>": one of its answers had a bare "</think>", or its name is one
+// of the families that do so (QwQ, DeepSeek-R1 and its distills,
+// Qwen3-…-Thinking). An unknown model's first such answer is shown as it
+// comes; its stored copy keeps only what followed "</think>".
+func (mv *MainVirtual) expectThink() bool {
+	if mv.thinks.Load() {
+		return true
+	}
+	d := strings.ToLower(mv.llm.Describe())
+	for _, family := range []string{"qwq", "deepseek-r1", "-r1-", "r1-distill", "thinking"} {
+		if strings.Contains(d, family) {
+			return true
+		}
+	}
+	return false
+}
+
+// speakTool is the tool whose result the voice says (package tools'
+// "speak").
+const speakTool = "speak"
+
+// policeSpeech passes the segments of a speak result — speech the voice
+// will say — through the limit-process, as every outgoing text is: a
+// forbidden pattern is removed from them, and a segment the limits
+// leave empty is dropped. Any other result is returned as it is.
+func (mv *MainVirtual) policeSpeech(q turn.Query, text string) string {
+	sl, ok := mv.limits.(StreamLimiter)
+	if !ok {
+		return text
+	}
+	segs, ok := packets.ParseSpeech(text)
+	if !ok {
+		return text
+	}
+	limit := sl.Stream(q)
+	kept := []packets.Segment{}
+	for _, s := range segs {
+		s.Text = strings.TrimSpace(limit.Write(s.Text) + limit.End())
+		if s.Text != "" {
+			kept = append(kept, s)
+		}
+	}
+	b, err := json.Marshal(map[string]any{"speech": kept})
+	if err != nil {
+		return text
+	}
+	return string(b)
 }

@@ -51,6 +51,9 @@ func encodeMessageAs(m *Message, id string) ([]byte, error) {
 	if m.Proactive {
 		b = append(b, `,"proactive":true`...)
 	}
+	if m.Incomplete {
+		b = append(b, `,"incomplete":true`...)
+	}
 	if len(m.Quotes) > 0 {
 		b = append(b, `,"quotes":[`...)
 		for i, q := range m.Quotes {

@@ -64,6 +64,9 @@ type Message struct {
 	// person (a due plan, an observer's prompt), and the platform line that
 	// prompted it.
 	Proactive bool `json:"proactive,omitempty"`
+	// Incomplete marks an answer the model's server cut off mid-way: the
+	// part that was shown, kept as it was shown.
+	Incomplete bool `json:"incomplete,omitempty"`
 	// Quotes are the messages an agent's message quotes (its @last
 	// references, expanded in Text), so a bridge may render a reply to one.
 	Quotes []string `json:"quotes,omitempty"`
@@ -160,7 +163,7 @@ func MessageKind(m *Message) journal.Kind {
 // EventOf is a message as the journal carries it.
 func EventOf(m *Message) journal.Message {
 	return journal.Message{ID: m.ID, Role: string(m.Role), User: m.User, UserID: m.UserID, Kind: m.Kind, Text: m.Text,
-		ReplyTo: m.ReplyTo, Step: m.Step, Part: m.Part, Empty: m.Empty, ToolName: m.ToolName, Time: m.Time, Proactive: m.Proactive}
+		ReplyTo: m.ReplyTo, Step: m.Step, Part: m.Part, Empty: m.Empty, ToolName: m.ToolName, Time: m.Time, Proactive: m.Proactive, Incomplete: m.Incomplete}
 }
 
 // AppendHistory stores messages that happened in the past (an import, a

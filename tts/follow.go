@@ -52,7 +52,7 @@ func (v *Voice) event(e journal.Event, speakTool string) {
 	case journal.ReplyDelta:
 		var d journal.Delta
 		if e.Decode(&d) == nil {
-			v.Delta(e.Channel, d.MessageID, d.Text, d.Break)
+			v.delta(e.Channel, d.MessageID, d.Text, d.Break, d.Cut != "")
 		}
 	case journal.MessageOut:
 		var m journal.Message
@@ -107,6 +107,14 @@ func (v *Voice) Speak(channel, turn, key string, segs []packets.Segment) {
 // called speak, or has ended, is not voiced. Turns of a channel run one at
 // a time, so a new turn's text ends the utterance of the one before.
 func (v *Voice) Delta(channel, turn, text string, brk bool) {
+	v.delta(channel, turn, text, brk, false)
+}
+
+// Cut ends the live utterance of a turn whose text was cut off mid-answer:
+// it stops at the last whole sentence.
+func (v *Voice) Cut(channel, turn string) { v.delta(channel, turn, "", false, true) }
+
+func (v *Voice) delta(channel, turn, text string, brk, cut bool) {
 	if !v.Voiced(channel) || turn == "" {
 		return
 	}
@@ -135,9 +143,12 @@ func (v *Voice) Delta(channel, turn, text string, brk bool) {
 	for _, o := range older {
 		o.End()
 	}
-	if brk {
+	switch {
+	case cut:
+		u.Cut()
+	case brk:
 		u.Break()
-	} else {
+	default:
 		u.Text(text)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cyan-agent/cyan/glob"
 	"github.com/cyan-agent/cyan/packets"
@@ -523,6 +524,38 @@ func (u *Utterance) end(live bool) {
 		}
 		u.v.mu.Unlock()
 	}
+}
+
+// Cut ends an utterance whose text was cut off mid-answer: the sentences
+// already whole are voiced (or queued), the unfinished one is not.
+func (u *Utterance) Cut() {
+	if u == nil {
+		return
+	}
+	u.mu.Lock()
+	if !u.ended {
+		if u.scripted {
+			text := u.text.String()
+			u.text.Reset()
+			u.text.WriteString(text[:lastSentenceEnd(text)])
+			u.flush()
+		}
+		u.split = Splitter{}
+		u.ended = true
+	}
+	u.mu.Unlock()
+	u.end(true)
+}
+
+// lastSentenceEnd is the byte offset just after the last sentence mark or
+// line break of s (0 when there is none).
+func lastSentenceEnd(s string) int {
+	i := strings.LastIndexAny(s, ".!?。！？…\n")
+	if i < 0 {
+		return 0
+	}
+	_, n := utf8.DecodeRuneInString(s[i:])
+	return i + n
 }
 
 // flush voices what is held; the caller holds u.mu.

@@ -246,3 +246,27 @@ func TestVoiceScriptCutsWholeMessages(t *testing.T) {
 		t.Errorf("fallback %+v", sp)
 	}
 }
+
+// TestVoiceStopsACutAnswerAtItsLastWholeSentence: a reply cut off
+// mid-answer is voiced up to its last whole sentence; the half sentence
+// after it is not said, and nothing more of the turn is.
+func TestVoiceStopsACutAnswerAtItsLastWholeSentence(t *testing.T) {
+	g := newGated()
+	out := newSink()
+	v, _ := tts.NewVoice(tts.Options{Provider: g, Channels: []string{"desktop"}, Emit: out.emit})
+	defer v.Close()
+	v.Delta("desktop", "m1", "The first sentence. And the sec", false)
+	v.Cut("desktop", "m1")
+	v.Delta("desktop", "m1", "ond half.", false) // nothing after the cut
+	v.TurnDone("desktop", "m1")
+	g.open("The first sentence.")
+	if sp := out.next(t); sp.Text != "The first sentence." {
+		t.Fatalf("voiced %q", sp.Text)
+	}
+	out.none(t)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.calls != 1 {
+		t.Errorf("%d syntheses, want 1 (the half sentence was sent to the voice)", g.calls)
+	}
+}

@@ -42,4 +42,11 @@ type StepTrace struct {
 	// Limits are the limit-process notices of this step.
 	Limits []LimitNotice `json:"limits,omitempty"`
 	Error  string        `json:"error,omitempty"`
+	// Withheld is model output that never left: reasoning whose opening
+	// the chat template wrote, and what followed a line the model forged
+	// for another speaker ("^me [time]: …").
+	Withheld string `json:"withheld,omitempty"`
+	// Cut is set when the output ended before its finish: the server's
+	// error, or what was missing.
+	Cut string `json:"cut,omitempty"`
 }

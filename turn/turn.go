@@ -79,8 +79,23 @@ func IsInvalid(err error) bool { return errors.Is(err, store.ErrInvalid) }
 
 // StreamEvent is what a live reader of the model's output sees: text to
 // show, or a break between two outgoing messages (only ever between two
-// texts).
+// texts), or Cut: the model's output ended before its finish (the server
+// stopped mid-answer); what was shown is stored marked incomplete, and Cut
+// says why.
 type StreamEvent struct {
 	Text  string
 	Break bool
+	Cut   string
+}
+
+// TextLimit is the limit-process on one model output's text as it is
+// written (limitproc.Holdback): Write takes the next piece of a message and
+// returns what may go out now, End closes the message and returns what it
+// still held. Every outgoing text passes it once: what it released is what
+// the stream shows and what is stored.
+type TextLimit interface {
+	Write(s string) string
+	End() string
+	// Parts is how many messages may still go out (-1: no limit).
+	Parts() int
 }

@@ -14,5 +14,11 @@
 // the real APIs would reject (missing model, broken role alternation, tool
 // results that answer no call), so protocol mistakes show up in tests.
 //
+// Reply.Server streams an OpenAI-compatible answer as a given model server
+// does — Ollama, vLLM with and without a reasoning parser, llama.cpp with
+// --reasoning-format none — each copied from the server's source (file and
+// commit in servers.go), including how each ends a stream when the model
+// stops mid-answer (Reply.CutAfter).
+//
 // It may import llm.
 package llmtest

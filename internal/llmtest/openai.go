@@ -215,6 +215,10 @@ func (openAIWriter) plain(w http.ResponseWriter, req Request, rep Reply, n int) 
 }
 
 func (openAIWriter) stream(sw *sseWriter, req Request, rep Reply, n int) {
+	if rep.Server != "" {
+		serverStream(sw, req, rep, n)
+		return
+	}
 	var w openAIRequest
 	json.Unmarshal(req.Body, &w)
 	id := fmt.Sprintf("chatcmpl-fake-%d", n)

@@ -53,6 +53,12 @@ type Reply struct {
 	// there are tool calls.
 	FinishReason string
 	Hang         bool // never answer; return when the client goes away
+	// Server, when set, streams an OpenAI-compatible answer as that model
+	// server does (Ollama, VLLM, VLLMReasoning, LlamaCpp: servers.go).
+	Server string
+	// CutAfter > 0 makes the model stop after that many runes of text,
+	// the stream ending as Server ends it then.
+	CutAfter int
 }
 
 // Request is one request the server received, decoded from either

@@ -80,6 +80,14 @@ function showMessage(m) {
   const later = [...log.children].find((li) => li.dataset.time && m.time && li.dataset.time > m.time);
   const li = bubble(m.role, m.text, { id: m.id, proactive: m.proactive, before: later });
   if (m.time) li.dataset.time = m.time;
+  if (m.incomplete) markCut(li, 'the model stopped mid-answer');
+}
+
+/** Marks a reply the model's server cut off: it is not a whole answer. */
+function markCut(li, why) {
+  if (!li || li.classList.contains('cut')) return;
+  li.classList.add('cut');
+  li.title = 'cut off: ' + why;
 }
 
 /** The i-th bubble of a live turn, made when it does not exist yet. */
@@ -297,6 +305,10 @@ async function send(text, mine = null, key = newKey()) {
         }
         case 'break':
           if (turn.parts.length > turn.d) turn.d++;
+          break;
+        case 'cut':
+          markCut(turn.parts[turn.parts.length - 1], data.reason || 'the model stopped mid-answer');
+          notice('the answer was cut off: the model stopped mid-answer');
           break;
         case 'reply':
           stored(turn, data.id, data.text);
