@@ -14,8 +14,8 @@ func Ignored(c Client, req Request) []string {
 }
 
 func (o *openAI) ignored(req Request) []string {
-	if req.Think == ThinkOff {
-		return []string{"think: false has no OpenAI-compatible form; the model's own default applies"}
+	if req.Think == ThinkOff && o.c.thinkOffNow() == thinkNone {
+		return []string{"think: false is not sent to this server (llm.think_off is none, or the server refused it lately); the model's own default applies"}
 	}
 	return nil
 }
