@@ -145,13 +145,13 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 	tr := &turn.Trace{Channel: msg.Channel, MessageID: msg.ID, Time: now}
 	defer mv.keepTrace(tr)
 
-	packet, err := mv.asm.assemble(ctx, q)
+	offered := mv.tools.Offer(q)
+	packet, err := mv.asm.assemble(ctx, q, offered, 0)
 	if err != nil {
 		tr.Error = err.Error()
 		return nil, &turn.TurnError{Stage: "assemble", Message: msg, Err: err}
 	}
 	tr.Packet = packet
-	offered := mv.tools.Offer(q)
 	packet.Tools = offered
 	res := &turn.Result{Message: msg, Replies: []*store.Message{}, Trace: tr}
 	if greeting != nil {
@@ -178,6 +178,7 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 	conv := packet.Messages
 	agent := mv.AgentName()
 	refs := &lastRefs{store: mv.store, channel: msg.Channel, agent: agent}
+	refitted := false
 
 	for step := 0; step < mv.steps; step++ {
 		tools := offered
@@ -191,6 +192,23 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 		began := time.Now()
 		resp, err := mv.call(ctx, llm.Request{Messages: conv, Tools: tools, Temperature: mv.temp, MaxTokens: mv.maxTok}, stream, len(res.Replies) > 0, refs)
 		st.Millis = time.Since(began).Milliseconds()
+		if err != nil && step == 0 && !refitted && llm.KindOf(err) == llm.ContextLength {
+			// The server says the prompt does not fit: assemble it again
+			// within what it said (oldest conversation first, then the
+			// pulled info, then the lorebook) and try once more.
+			refitted = true
+			limit := mv.asm.refit(err, packet)
+			if np, aerr := mv.asm.assemble(ctx, q, offered, limit); aerr == nil {
+				st.Error = err.Error()
+				st.Note = fmt.Sprintf("the server refused the prompt of about %d tokens as too long; it was assembled again within %d tokens and sent once more", packet.Tokens, limit)
+				tr.Steps = append(tr.Steps, st)
+				packet, tr.Packet = np, np
+				np.Tools = offered
+				conv = np.Messages
+				step--
+				continue
+			}
+		}
 		if err != nil {
 			st.Error = err.Error()
 			tr.Steps = append(tr.Steps, st)
