@@ -19,14 +19,14 @@ const (
 	minReserve   = 256
 	maxReserve   = 2048
 	// minContext is the least the conversation gets before sections are
-	// left out: room for the incoming message and a little before it.
-	minContext = 300
+	// left out: room for the incoming message and a few before it.
+	minContext = 600
 )
 
 // shedOrder is what leaves the system prompt, in order, when the window
 // is too small for it and the conversation's least: the pulled info,
-// then the lorebook.
-var shedOrder = []turn.Slot{turn.SlotPulled, turn.SlotLoreAfter, turn.SlotLoreBefore}
+// then the lorebook, then the persona's style examples.
+var shedOrder = []turn.Slot{turn.SlotPulled, turn.SlotLoreAfter, turn.SlotLoreBefore, turn.SlotReference}
 
 // windowInfo is the server's window as the assembler sees it.
 type windowInfo struct {
@@ -101,6 +101,9 @@ func (a *assembler) fitWindow(ctx context.Context, p *turn.Packet, capTokens int
 		}
 		if len(tr.Left) > 0 {
 			tr.Note += fmt.Sprintf("; left out to fit: %v", tr.Left)
+		}
+		if room < lineOverhead*2 {
+			tr.Note += fmt.Sprintf("; even so the prompt is over by about %d tokens and the server may cut it: raise the server's window", lineOverhead*2-room)
 		}
 	default:
 		tr.Note = "fits"
