@@ -223,7 +223,10 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 			tr.Model = resp.Model
 		}
 		st.Output, st.Reasoning, st.Usage, st.FinishReason = resp.Content, resp.Reasoning, resp.Usage, resp.FinishReason
-		calls := resp.ToolCalls
+		calls, content := resp.ToolCalls, resp.Content
+		if len(tools) > 0 {
+			calls, content, st.Repairs = repairCalls(resp, tools)
+		}
 		if len(tools) == 0 && len(calls) > 0 {
 			st.Note = fmt.Sprintf("ignored %d tool call(s): no tools were offered at this step", len(calls))
 			calls = nil
@@ -231,7 +234,7 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 		calls = withCallIDs(calls, step)
 		st.ToolCalls = calls
 
-		out := SplitOutput(resp.Content, agent)
+		out := SplitOutput(content, agent)
 		merge(&usage, out.Usage)
 		var notices []turn.LimitNotice
 		if mv.limits != nil {
@@ -268,7 +271,7 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 		}
 
 		// The answer is out; now the tools run.
-		appended := []llm.Message{{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: calls}}
+		appended := []llm.Message{{Role: llm.RoleAssistant, Content: content, ToolCalls: calls}}
 		var results []*store.Message
 		var limitNotes []turn.LimitNotice
 		quiet := true // every call only reported: no answer is owed
@@ -280,9 +283,12 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 				refusal, notes = mv.limits.ToolCall(q, c)
 				limitNotes = append(limitNotes, notes...)
 			}
-			if refusal != "" {
+			switch {
+			case refusal != "":
 				r = turn.ToolResult{Text: refusal, IsError: true}
-			} else {
+			case !argsReadable(c.Arguments):
+				r = turn.ToolResult{Text: badArgsResult(c), IsError: true}
+			default:
 				r = mv.tools.Call(ctx, q, c)
 			}
 			st.Results = append(st.Results, r)

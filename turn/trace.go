@@ -42,4 +42,8 @@ type StepTrace struct {
 	// Limits are the limit-process notices of this step.
 	Limits []LimitNotice `json:"limits,omitempty"`
 	Error  string        `json:"error,omitempty"`
+	// Repairs say what was fixed in the model's tool calls (a known other
+	// name, unclosed JSON, a list or a number for a string, a call written
+	// as text).
+	Repairs []string `json:"repairs,omitempty"`
 }
