@@ -34,14 +34,22 @@ type CheckResult struct {
 	Tools      bool   `json:"tools"`
 	ToolCalled bool   `json:"tool_called,omitempty"`
 	ToolsError string `json:"tools_error,omitempty"`
+	ToolsFix   string `json:"tools_fix,omitempty"`
 	// JSON: a JSON step (schema output, thinking off) came back as a JSON
 	// object; else JSONError says why.
 	JSON      bool   `json:"json"`
 	JSONError string `json:"json_error,omitempty"`
+	JSONFix   string `json:"json_fix,omitempty"`
 	// Window is the server's window for the model, when it says
 	// (WindowError when asking failed).
 	Window      *Window `json:"window,omitempty"`
 	WindowError string  `json:"window_error,omitempty"`
+	// PromptTokens is the prompt a turn sends after a long conversation
+	// (system prompt, tools' schemas and the full context budget), and
+	// PromptParts the same by part, when the caller knows them (a
+	// running daemon does).
+	PromptTokens int    `json:"prompt_tokens,omitempty"`
+	PromptParts  string `json:"prompt_parts,omitempty"`
 }
 
 // probeTool is the one tool the check offers.
@@ -56,7 +64,7 @@ const probeShape = `{"type":"object","properties":{"ok":{"type":"boolean"}},"req
 // thinking off), and reads the server's window.
 func Check(ctx context.Context, c Client, model string) CheckResult {
 	r := CheckResult{Endpoint: c.Describe(), Model: model}
-	if cl, ok := c.(*client); ok {
+	if cl, ok := baseClient(c); ok {
 		r.Provider = cl.c.provider
 	}
 	models, err := c.Models(ctx)
@@ -96,7 +104,7 @@ func Check(ctx context.Context, c Client, model string) CheckResult {
 		Think:     ThinkOff,
 	})
 	if err != nil {
-		r.ToolsError = err.Error()
+		r.ToolsError, r.ToolsFix = err.Error(), adviceOf(err)
 	} else {
 		r.Tools, r.ToolCalled = true, len(resp.ToolCalls) > 0
 	}
@@ -112,10 +120,11 @@ func Check(ctx context.Context, c Client, model string) CheckResult {
 	})
 	switch {
 	case err != nil:
-		r.JSONError = err.Error()
+		r.JSONError, r.JSONFix = err.Error(), adviceOf(err)
 	default:
 		if jerr := jsonObject(resp.Content); jerr != nil {
 			r.JSONError = jerr.Error()
+			r.JSONFix = "choose a model that follows a JSON schema (qwen3:8b does), or a server with JSON-schema output (response_format)"
 		} else {
 			r.JSON = true
 		}
@@ -157,4 +166,13 @@ func ListedAs(listed, model string) bool {
 		}
 	}
 	return true
+}
+
+// adviceOf is the advice of an *Error ("" for other errors).
+func adviceOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Advice()
+	}
+	return ""
 }

@@ -78,12 +78,33 @@ type Error struct {
 
 // Error describes the failure and says what to do about it.
 func (e *Error) Error() string {
-	where := e.Provider + " at " + e.URL
-	detail := e.detail()
-	var what, advice string
-	switch e.Kind {
-	case Config:
+	if e.Kind == Config {
 		return "llm: " + e.Message
+	}
+	what, advice := e.parts()
+	s := "llm: " + what
+	if detail := e.detail(); detail != "" {
+		s += " (" + detail + ")"
+	}
+	if advice != "" {
+		s += ": " + advice
+	}
+	return s
+}
+
+// Advice is what the error says to do about it ("" when nothing).
+func (e *Error) Advice() string {
+	if e.Kind == Config {
+		return ""
+	}
+	_, advice := e.parts()
+	return advice
+}
+
+// parts are the account of what failed and the advice.
+func (e *Error) parts() (what, advice string) {
+	where := e.Provider + " at " + e.URL
+	switch e.Kind {
 	case Unreachable:
 		what = "no answer from " + where
 		advice = e.unreachableAdvice()
@@ -129,14 +150,7 @@ func (e *Error) Error() string {
 	default:
 		what = "call to " + where + " failed"
 	}
-	s := "llm: " + what
-	if detail != "" {
-		s += " (" + detail + ")"
-	}
-	if advice != "" {
-		s += ": " + advice
-	}
-	return s
+	return what, advice
 }
 
 // Unwrap returns the underlying error.

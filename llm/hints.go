@@ -7,7 +7,7 @@ package llm
 // as warnings (generate does in debug mode). It returns nil for a Client
 // this package did not make.
 func Ignored(c Client, req Request) []string {
-	if cl, ok := c.(*client); ok {
+	if cl, ok := baseClient(c); ok {
 		return cl.p.ignored(req)
 	}
 	return nil

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 )
 
 // Window is what a server says of the context window it runs a model with.
@@ -42,7 +44,7 @@ const anthropicWindow = 200_000
 // nothing states is Tokens 0. It returns an error only when the server
 // does not answer at all. model "" is c's default.
 func ProbeWindow(ctx context.Context, c Client, model string) (Window, error) {
-	cl, ok := c.(*client)
+	cl, ok := baseClient(c)
 	if !ok {
 		return Window{}, nil
 	}
@@ -193,4 +195,57 @@ func (c *conn) openAIWindow(ctx context.Context, model string) (Window, error) {
 		}
 	}
 	return w, nil
+}
+
+// WindowSource keeps a server's window for turns: fixed when it is above 0
+// (llm.context_window), else asked of the server at most every ttl (an
+// Ollama model's window is known once it is loaded), each probe bounded by
+// probeTimeout; a failed probe keeps the last answer. c must be a Client
+// this package made (not a wrapper).
+func WindowSource(c Client, model string, fixed int, ttl time.Duration, now func() time.Time) func(context.Context) Window {
+	if fixed > 0 {
+		w := Window{Tokens: fixed, Source: "llm.context_window"}
+		return func(context.Context) Window { return w }
+	}
+	if now == nil {
+		now = time.Now
+	}
+	var (
+		mu   sync.Mutex
+		last Window
+		at   time.Time
+	)
+	return func(ctx context.Context) Window {
+		mu.Lock()
+		defer mu.Unlock()
+		if !at.IsZero() && now().Sub(at) < ttl {
+			return last
+		}
+		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		defer cancel()
+		if w, err := ProbeWindow(pctx, c, model); err == nil {
+			last = w
+		}
+		at = now()
+		return last
+	}
+}
+
+// probeTimeout bounds one window probe inside a turn.
+const probeTimeout = 5 * time.Second
+
+// baseClient finds the Client this package made under wrappers that
+// offer Unwrap (Watched, the daemon's metrics).
+func baseClient(c Client) (*client, bool) {
+	for range 8 {
+		switch x := c.(type) {
+		case *client:
+			return x, true
+		case interface{ Unwrap() Client }:
+			c = x.Unwrap()
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
 }

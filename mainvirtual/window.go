@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/turn"
@@ -164,4 +165,36 @@ func (a *assembler) refit(err error, packet *turn.Packet) int {
 		room *= float64(packet.Tokens) / float64(e.PromptTokens)
 	}
 	return min(limit, int(room))
+}
+
+// PromptSize is the prompt a turn of q sends once its conversation fills
+// the context budget: the system sections as they read now, the tools'
+// schemas, and agent.context_budget; parts says it by part. cyan doctor
+// sets it against the server's window.
+func (mv *MainVirtual) PromptSize(ctx context.Context, q turn.Query) (tokens int, parts string) {
+	a := mv.asm
+	system := 0
+	var names []string
+	for _, slot := range Slots {
+		src, ok := a.sources[slot]
+		if !ok {
+			continue
+		}
+		sec, err := src.Section(ctx, q, a.budgets[slot], a.count.Count)
+		if err != nil {
+			continue
+		}
+		n := min(a.count.Count(sec.Body), max(a.budgets[slot], 0))
+		if slot == turn.SlotMain {
+			n = a.count.Count(sec.Body)
+		}
+		if n > 0 {
+			system += n + titleTokens
+			names = append(names, fmt.Sprintf("%s %d", slot, n))
+		}
+	}
+	tools := toolTokens(mv.tools.Offer(q), a.count)
+	tokens = system + tools + a.context
+	parts = fmt.Sprintf("system %d (%s), tools %d, conversation up to %d (agent.context_budget)", system, strings.Join(names, ", "), tools, a.context)
+	return tokens, parts
 }
