@@ -68,7 +68,7 @@ func TestDoctorVLLMWithoutAutoToolChoice(t *testing.T) {
 	if c := cs["window"]; c.warn || !strings.Contains(c.msg, "prompt ≈ 9363 tokens of 32768") {
 		t.Errorf("window line: %+v", c)
 	}
-	if c := cs["json"]; !c.ok {
+	if c := cs["json"]; !c.ok || c.warn {
 		t.Errorf("json line: %+v", c)
 	}
 }
@@ -85,5 +85,10 @@ func TestDoctorAnthropicAlias(t *testing.T) {
 	}
 	if c := cs["window"]; !strings.Contains(c.msg, "of 200000") {
 		t.Errorf("window line: %+v", c)
+	}
+	// The fake answers "ok" to the JSON step: named, with its fix, as a
+	// warning (steps fall back to the shape in the prompt).
+	if c := cs["json"]; !c.warn || !strings.Contains(c.msg, "JSON object") || c.fix == "" {
+		t.Errorf("json line: %+v", c)
 	}
 }
