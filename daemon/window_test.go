@@ -21,7 +21,18 @@ import (
 // nothing, from a fresh first turn to a turn after 200 messages. The
 // prompt's size by part is logged (go test -run TestPromptSizeByPart -v).
 func TestPromptSizeByPart(t *testing.T) {
-	fake := &llmtest.Server{Flavor: llmtest.Ollama, Window: llm.OllamaDefaultNumCtx, ModelMax: 40960, Thinks: true,
+	var table []string
+	for _, window := range []int{llm.OllamaDefaultNumCtx, 16384} {
+		table = append(table, promptSizes(t, window)...)
+	}
+	t.Logf("prompt by part (tokens; o200k for cyan's count, four bytes a token for the replica's)\n%s", strings.Join(table, "\n"))
+}
+
+// promptSizes runs a fresh first turn and a turn after 200 messages on
+// the Ollama replica with window (4096: not loaded, Ollama's default;
+// else loaded with OLLAMA_CONTEXT_LENGTH), and returns their table rows.
+func promptSizes(t *testing.T, window int) []string {
+	fake := &llmtest.Server{Flavor: llmtest.Ollama, Window: window, ModelMax: 40960, Thinks: true, Loaded: window != llm.OllamaDefaultNumCtx,
 		Models: []string{config.DefaultOpenAIModel}}
 	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)
@@ -64,14 +75,18 @@ func TestPromptSizeByPart(t *testing.T) {
 				parts = append(parts, fmt.Sprintf("%s %d", st.Slot, st.Tokens))
 			}
 		}
-		return fmt.Sprintf("| %s | %s | %d | %d (%d messages) | %d | %d |", name, strings.Join(parts, ", "), pk.ToolTokens,
+		return fmt.Sprintf("| %d | %s | %s | %d | %d (%d messages) | %d | %d |", window, name, strings.Join(parts, ", "), pk.ToolTokens,
 			pk.Context.Tokens, len(pk.Context.Included), pk.Tokens, chat.PromptTokens)
 	}
 	first, chat := turnOn("hello, who are you?")
-	if first.Trace.Packet.Window == nil || first.Trace.Packet.Window.Tokens != 4096 {
+	if first.Trace.Packet.Window == nil || first.Trace.Packet.Window.Tokens != window {
 		t.Fatalf("window = %+v", first.Trace.Packet.Window)
 	}
-	lines := []string{"| turn | system sections | tools | conversation | cyan's count | the replica's count |", "|---|---|---|---|---|---|", row("fresh first turn", first, chat)}
+	var lines []string
+	if window == llm.OllamaDefaultNumCtx {
+		lines = []string{"| window | turn | system sections | tools | conversation | cyan's count | the replica's count |", "|---|---|---|---|---|---|---|"}
+	}
+	lines = append(lines, row("fresh first turn", first, chat))
 
 	now := time.Now()
 	for i := range 200 {
@@ -86,9 +101,8 @@ func TestPromptSizeByPart(t *testing.T) {
 	}
 	later, chat := turnOn("what did we say about the garden?")
 	lines = append(lines, row("after 200 messages", later, chat))
-	w := later.Trace.Packet.Window
-	if len(later.Trace.Packet.Context.Dropped) == 0 || !strings.Contains(later.Trace.Packet.Context.Note, "window") {
+	if len(later.Trace.Packet.Context.Dropped) == 0 || window == llm.OllamaDefaultNumCtx && !strings.Contains(later.Trace.Packet.Context.Note, "window") {
 		t.Errorf("the trace does not say what left: %+v", later.Trace.Packet.Context)
 	}
-	t.Logf("window %d (%s), limit %d, reserve %d\n%s", w.Tokens, w.Source, w.Limit, w.Reserve, strings.Join(lines, "\n"))
+	return lines
 }
