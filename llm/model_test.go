@@ -227,3 +227,21 @@ func TestCheckProbesToolsAndJSON(t *testing.T) {
 }
 
 func errorsAs(err error, e **llm.Error) bool { return errors.As(err, e) }
+
+func TestFirstByteTimeout(t *testing.T) {
+	f := newFixture(t, "openai", func(o *llm.Options) {
+		o.Timeout = time.Minute
+		o.FirstByteTimeout = 50 * time.Millisecond
+		o.MaxRetries = -1
+	})
+	f.srv.Enqueue(llmtest.Reply{Hang: true})
+	_, err := f.client.Stream(context.Background(), llm.Request{Messages: longMessages(0)}, nil)
+	if llm.KindOf(err) != llm.Timeout || !strings.Contains(err.Error(), "first_byte_timeout") {
+		t.Fatalf("err = %v, want the first-byte timeout", err)
+	}
+	// Once the answer has begun, only the whole-call timeout applies.
+	f.srv.Enqueue(llmtest.Reply{Text: "slow but steady", ChunkDelay: 30 * time.Millisecond})
+	if _, err := f.client.Stream(context.Background(), llm.Request{Messages: longMessages(0)}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
