@@ -245,3 +245,38 @@ func TestFirstByteTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestWindowSource(t *testing.T) {
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	fixed := llm.WindowSource(nil, "", 8192, time.Minute, clock)
+	if w := fixed(context.Background()); w.Tokens != 8192 || w.Source != "llm.context_window" {
+		t.Errorf("fixed = %+v", w)
+	}
+	srv := &llmtest.Server{Flavor: llmtest.Ollama, Window: 16384, Models: []string{"qwen3:8b"}}
+	src := llm.WindowSource(replica(t, srv, nil), "qwen3:8b", 0, time.Minute, clock)
+	if w := src(context.Background()); w.Tokens != llm.OllamaDefaultNumCtx || !w.Assumed {
+		t.Fatalf("not loaded: %+v", w)
+	}
+	asked := len(srv.Requests())
+	src(context.Background())
+	if len(srv.Requests()) == asked {
+		t.Error("an assumed window is not asked again on the next turn")
+	}
+	// The model loads with the first turn; the next asks again at once.
+	loaded := &llmtest.Server{Flavor: llmtest.Ollama, Window: 16384, Loaded: true, Models: []string{"qwen3:8b"}}
+	src = llm.WindowSource(replica(t, loaded, nil), "qwen3:8b", 0, time.Minute, clock)
+	if w := src(context.Background()); w.Tokens != 16384 || w.Assumed {
+		t.Fatalf("loaded: %+v", w)
+	}
+	n := len(loaded.Requests())
+	src(context.Background())
+	if len(loaded.Requests()) != n {
+		t.Error("a known window was asked again within the ttl")
+	}
+	now = now.Add(time.Minute)
+	src(context.Background())
+	if len(loaded.Requests()) == n {
+		t.Error("the window was not asked again after the ttl")
+	}
+}

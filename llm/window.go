@@ -199,7 +199,8 @@ func (c *conn) openAIWindow(ctx context.Context, model string) (Window, error) {
 
 // WindowSource keeps a server's window for turns: fixed when it is above 0
 // (llm.context_window), else asked of the server at most every ttl (an
-// Ollama model's window is known once it is loaded), each probe bounded by
+// Ollama model's window is known once it is loaded: an assumed window is
+// asked again each time until then), each probe bounded by
 // probeTimeout; a failed probe keeps the last answer. c must be a Client
 // this package made (not a wrapper).
 func WindowSource(c Client, model string, fixed int, ttl time.Duration, now func() time.Time) func(context.Context) Window {
@@ -218,7 +219,9 @@ func WindowSource(c Client, model string, fixed int, ttl time.Duration, now func
 	return func(ctx context.Context) Window {
 		mu.Lock()
 		defer mu.Unlock()
-		if !at.IsZero() && now().Sub(at) < ttl {
+		// An assumed window (an Ollama model not loaded yet) is asked again
+		// on the next turn: by then the model is loaded and /api/ps says.
+		if !at.IsZero() && now().Sub(at) < ttl && !last.Assumed {
 			return last
 		}
 		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
