@@ -21,5 +21,9 @@ func (s *Server) llmCheck(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), llmCheckTimeout)
 	defer cancel()
-	writeJSON(w, http.StatusOK, llm.Check(ctx, s.o.LLM, s.o.LLMModel))
+	res := llm.Check(ctx, s.o.LLM, s.o.LLMModel)
+	if s.o.PromptSize != nil {
+		res.PromptTokens, res.PromptParts = s.o.PromptSize(ctx)
+	}
+	writeJSON(w, http.StatusOK, res)
 }

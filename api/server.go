@@ -105,6 +105,10 @@ type Options struct {
 	// LLM and LLMModel serve POST /api/v1/llm/check (nil: 404).
 	LLM      llm.Client
 	LLMModel string
+	// PromptSize, when set, gives the size of a turn's prompt for the
+	// check (system, tools and the full context budget), so cyan doctor
+	// sets it against the server's window.
+	PromptSize func(ctx context.Context) (tokens int, parts string)
 }
 
 // Server routes the HTTP API.

@@ -278,7 +278,7 @@ func llmChecks(r llm.CheckResult, cfg *config.Config, where string) []check {
 		if !r.Listed && len(r.Models) > 0 {
 			endpoint.warn = true
 			endpoint.msg += fmt.Sprintf("; %q is not among them (%s)", r.Model, strings.Join(first(r.Models, 8), ", "))
-			endpoint.fix = fmt.Sprintf("set CYAN_LLM_MODEL to one of the listed models, or pull it (ollama pull %s)", r.Model)
+			endpoint.fix = "set CYAN_LLM_MODEL to one of the listed models" + pullAdvice(r, cfg)
 			if where != "" {
 				endpoint.fix = "the daemon's model: " + endpoint.fix + ", then restart the daemon"
 			}
@@ -296,7 +296,74 @@ func llmChecks(r llm.CheckResult, cfg *config.Config, where string) []check {
 		chat.msg += fmt.Sprintf("; this shell's settings name %q", cfg.LLM.Model)
 		chat.fix = "the daemon keeps the model it started with; restart it to use this shell's settings"
 	}
-	return []check{endpoint, chat}
+	out := []check{endpoint, chat}
+	tools := check{name: "tools", ok: r.Tools, msg: where + "the model takes a tool (turns offer cyan's tools)", fix: r.ToolsFix}
+	if !r.Tools {
+		tools.msg = where + r.ToolsError
+	} else if !r.ToolCalled {
+		tools.msg += "; it answered in words instead of calling the probe's tool"
+	}
+	steps := check{name: "json", ok: r.JSON, msg: where + "a JSON step (schema output, thinking off) comes back as JSON", fix: r.JSONFix}
+	if !r.JSON {
+		// Steps then ask for the shape in the prompt and retry: a warning,
+		// not a failure.
+		steps.ok, steps.warn = true, true
+		steps.msg = where + r.JSONError
+	}
+	return append(out, tools, steps, windowCheck(r, cfg, where))
+}
+
+// pullAdvice is how to get a model that is not listed: ollama pull for an
+// Ollama server, nothing for Anthropic or a hosted API (their models are
+// not pulled).
+func pullAdvice(r llm.CheckResult, cfg *config.Config) string {
+	if r.Provider == "anthropic" || cfg.LLM.Provider == "anthropic" {
+		return fmt.Sprintf(" (Anthropic lists dated ids; %q must be one of them or an alias of one)", r.Model)
+	}
+	if r.Window != nil && r.Window.Server == "ollama" || strings.Contains(cfg.LLM.BaseURL, ":11434") {
+		return fmt.Sprintf(", or pull it (ollama pull %s)", r.Model)
+	}
+	return ""
+}
+
+// windowCheck is the doctor's window line: "prompt ≈ N tokens of M", and
+// the fix when a turn's prompt does not fit the server's window.
+func windowCheck(r llm.CheckResult, cfg *config.Config, where string) check {
+	c := check{name: "window", ok: true}
+	w := r.Window
+	n, parts := r.PromptTokens, r.PromptParts
+	if n == 0 {
+		s := cfg.Agent.Sections
+		n = cfg.Agent.ContextBudget + s.Main + s.Reference
+		parts = "agent.context_budget and the main and reference budgets; the tools' schemas (about 2000 more) are counted by a running daemon"
+	}
+	if cfg.LLM.ContextWindow > 0 {
+		w = &llm.Window{Tokens: cfg.LLM.ContextWindow, Source: "llm.context_window"}
+	}
+	if w == nil || w.Tokens == 0 {
+		c.warn = true
+		c.msg = fmt.Sprintf("%sprompt ≈ %d tokens (%s); the server does not say its window", where, n, parts)
+		c.fix = "set llm.context_window to the server's window so turns fit their prompt to it"
+		return c
+	}
+	c.msg = fmt.Sprintf("%sprompt ≈ %d tokens of %d (%s; %s)", where, n, w.Tokens, w.Source, parts)
+	limit := w.Tokens * 92 / 100
+	if n <= limit {
+		return c
+	}
+	c.warn = true
+	c.msg += "; a long conversation does not fit: turns keep only its newest messages (the trace says what left)"
+	switch w.Server {
+	case "ollama":
+		c.fix = "start Ollama with a larger window (OLLAMA_CONTEXT_LENGTH=16384 ollama serve, or PARAMETER num_ctx 16384 in a Modelfile), or lower agent.context_budget"
+	case "llama.cpp":
+		c.fix = "start llama-server with a larger context (-c 16384), or lower agent.context_budget"
+	case "vllm":
+		c.fix = "start vLLM with a larger --max-model-len, or lower agent.context_budget"
+	default:
+		c.fix = "lower agent.context_budget, or choose a model with a larger window"
+	}
+	return c
 }
 
 func first(s []string, n int) []string {

@@ -74,7 +74,7 @@ func TestDoctorChecksTheModelThroughTheDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := checkLLM(cfg, 5*time.Second)
-	if checked != 1 || len(cs) != 2 || !cs[0].ok || !cs[1].ok || !strings.Contains(cs[1].msg, "through the running daemon: daemon-model answers") {
+	if checked != 1 || len(cs) != 5 || !cs[0].ok || !cs[1].ok || !strings.Contains(cs[1].msg, "through the running daemon: daemon-model answers") {
 		t.Fatalf("checks %+v", cs)
 	}
 	if !cs[1].warn || !strings.Contains(cs[1].msg, `this shell's settings name "shell-model"`) {

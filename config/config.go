@@ -64,6 +64,16 @@ type LLM struct {
 	// Vision: the model accepts images. Pictures people send through a
 	// bridge then reach it as image parts; otherwise as "%[…]" references.
 	Vision bool `yaml:"vision"`
+	// ContextWindow is the server's context window in tokens; 0 asks the
+	// server (Ollama's /api/show and /api/ps, vLLM's and llama.cpp's
+	// /v1/models, llama.cpp's /props). Turns fit their prompt to it.
+	ContextWindow int `yaml:"context_window"`
+	// ThinkOff is how a JSON step asks the model not to think: auto,
+	// reasoning_effort, chat_template_kwargs or none (llm.Options.ThinkOff).
+	ThinkOff string `yaml:"think_off"`
+	// FirstByteTimeout, when set, bounds the wait for an answer's first
+	// byte, within Timeout.
+	FirstByteTimeout Duration `yaml:"first_byte_timeout"`
 }
 
 // Agent tunes main-virtual's turn.
@@ -384,6 +394,7 @@ func Defaults() Config {
 			Provider:   "openai",
 			Timeout:    Duration(120 * time.Second),
 			MaxRetries: 2,
+			ThinkOff:   "auto",
 		},
 		Agent: Agent{
 			MaxToolSteps:  4,

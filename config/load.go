@@ -166,6 +166,15 @@ func (c *Config) validate(where func(key string) *Error) error {
 	if c.LLM.MaxTokens < 0 {
 		bad("llm.max_tokens", "must not be negative (0 leaves the provider's default)")
 	}
+	if c.LLM.ContextWindow != 0 && (c.LLM.ContextWindow < 1024 || c.LLM.ContextWindow > 10_000_000) {
+		bad("llm.context_window", "%d is out of range 1024–10000000 (0 asks the server)", c.LLM.ContextWindow)
+	}
+	if !slices.Contains([]string{"", "auto", "reasoning_effort", "chat_template_kwargs", "none"}, c.LLM.ThinkOff) {
+		bad("llm.think_off", "%q is not auto, reasoning_effort (Ollama), chat_template_kwargs (vLLM, llama.cpp) or none", c.LLM.ThinkOff)
+	}
+	if c.LLM.FirstByteTimeout < 0 {
+		bad("llm.first_byte_timeout", "must not be negative (0: only llm.timeout bounds a call)")
+	}
 	if c.Agent.MaxToolSteps < 1 || c.Agent.MaxToolSteps > 32 {
 		bad("agent.max_tool_steps", "%d is out of range 1–32", c.Agent.MaxToolSteps)
 	}

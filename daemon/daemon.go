@@ -63,14 +63,19 @@ type Options struct {
 	Ready func(addr net.Addr)
 }
 
+// windowTTL is how often the server is asked its window again.
+const windowTTL = 5 * time.Minute
+
 // Daemon is the whole of one running cyan: the System of its parts.
 type Daemon struct {
-	cfg     *config.Config
-	log     *slog.Logger // the daemon's own (component=daemon)
-	root    *slog.Logger // the parts get theirs from it
-	store   *store.Store
-	llm     llm.Client
-	model   *llm.Watched
+	cfg   *config.Config
+	log   *slog.Logger // the daemon's own (component=daemon)
+	root  *slog.Logger // the parts get theirs from it
+	store *store.Store
+	llm   llm.Client
+	model *llm.Watched
+	// window is the server's context window, as turns fit their prompts.
+	window  func(context.Context) llm.Window
 	persona atomic.Pointer[persona.Persona]
 	events  *events.Log
 	gen     *generate.Generator
@@ -123,10 +128,12 @@ func New(o Options) (*Daemon, error) {
 	client, err := llm.New(llm.Options{
 		Provider: cfg.LLM.Provider, BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, APIKey: cfg.LLM.APIKey,
 		Timeout: cfg.LLM.TimeoutDuration(), MaxRetries: cfg.LLM.Retries(), Logger: log.With("component", "llm"),
+		FirstByteTimeout: time.Duration(cfg.LLM.FirstByteTimeout), ThinkOff: cfg.LLM.ThinkOff, Now: now,
 	})
 	if err != nil {
 		return nil, err
 	}
+	d.window = llm.WindowSource(client, cfg.LLM.Model, cfg.LLM.ContextWindow, windowTTL, now)
 	d.metrics = metrics.New()
 	client = d.metrics.LLM(client, cfg.LLM.Provider, observer.AccountOf)
 	d.model = llm.Watch(client, now) // for /healthz
@@ -262,6 +269,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		Images:      visionImages(cfg),
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
 		Counter: counter, Now: now, Logger: log.With("component", "mainvirtual"),
+		Window: d.window,
 	})
 	if err != nil {
 		return err
@@ -289,6 +297,9 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
 		Recall: d.recall, Bridges: d.bridges, Mount: d.bridges.mount(), Doors: d.bridges.doors(),
 		Voice: d.voice, Page: web.Handler(), PagePaths: web.Paths(), Persona: d.personaInfo, LLM: d.llm, LLMModel: cfg.LLM.Model,
+		PromptSize: func(ctx context.Context) (int, string) {
+			return d.mv.PromptSize(ctx, turn.Query{Channel: "doctor", Speaker: "local", Kind: turn.KindPrivate, Now: now()})
+		},
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
 		AllowedOrigins: cfg.API.AllowedOrigins,

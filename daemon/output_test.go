@@ -255,9 +255,9 @@ func TestEveryWayOutShowsThePolicedText(t *testing.T) {
 // reasoning reaches any way out, nor the history the model reads next.
 func TestTemplateOpenedThinkIsWithheld(t *testing.T) {
 	r, lr, sink := outputRig(t, "limits:\n  messages_per_minute: 0\n", "qwq-32b")
-	for _, server := range []string{llmtest.VLLM, llmtest.LlamaCpp} {
+	for _, server := range []llmtest.Flavor{llmtest.VLLM, llmtest.LlamaCpp} {
 		r.fake.Enqueue(llmtest.Reply{Server: server, Reasoning: "Okay, the user says hi. I should greet back.", Text: "Hi! Nice to see you.", ChunkSize: 3})
-		v := turnViews(t, r, lr, sink, "hi via "+server)
+		v := turnViews(t, r, lr, sink, "hi via "+string(server))
 		if got := v.agree(t); got != "Hi! Nice to see you." {
 			t.Errorf("%s: %q", server, got)
 		}

@@ -33,8 +33,11 @@
 // # Output
 //
 // With a shape, the provider is asked for JSON-schema output; an endpoint
-// that rejects that request (HTTP 400) is asked again without it, and from
-// then on the shape is only in the prompt. Reasoning — a provider's
+// that rejects that request (HTTP 400) is asked again without it, and for
+// the next SchemaCooldown the shape is only in the prompt; then schema
+// output is tried again. A prompt too long for the window (llm's
+// ContextLength) or a missing capability (Unsupported) is not such a
+// refusal and leaves schema output on. Reasoning — a provider's
 // reasoning field and every <think>…</think> block — is cut from the reply
 // and kept in the trace; it is never parsed. The value is the reply when it
 // is JSON, else the first fenced block that is, else the first JSON value

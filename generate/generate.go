@@ -104,9 +104,22 @@ type Generator struct {
 	now    func() time.Time
 	log    *slog.Logger
 	shapes shapeCache
-	// noSchema is set once the endpoint has refused a JSON-schema request;
-	// from then on the shape is only asked for in the prompt.
-	noSchema atomic.Bool
+	// noSchemaUntil (Unix nanoseconds) is set when the endpoint refuses a
+	// JSON-schema request; until then the shape is only asked for in the
+	// prompt, and after it schema output is tried again.
+	noSchemaUntil atomic.Int64
+}
+
+// SchemaCooldown is how long a refusal of JSON-schema output keeps the
+// shape in the prompt only; then schema output is tried again (the server
+// may have been restarted or swapped, and one odd 400 must not leave a
+// small model on prompt-only JSON for good).
+const SchemaCooldown = 10 * time.Minute
+
+// schemaOn reports whether schema output may be asked for now.
+func (g *Generator) schemaOn() bool {
+	until := g.noSchemaUntil.Load()
+	return until == 0 || g.now().UnixNano() >= until
 }
 
 // New checks the options and returns a Generator.
@@ -200,7 +213,7 @@ func (g *Generator) Generate(ctx context.Context, req Request) (*Result, error) 
 	tr.Messages = render(req, tr.Context, shape)
 
 	lreq := llm.Request{Temperature: req.Temperature, MaxTokens: req.MaxOutput, Think: req.Think.LLM()}
-	if shape != nil && shape.isObject() && !g.noSchema.Load() {
+	if shape != nil && shape.isObject() && g.schemaOn() {
 		lreq.ResponseFormat = &llm.ResponseFormat{Name: formatName(req.Name), Schema: req.Shape}
 	}
 	if req.Debug {
@@ -218,9 +231,9 @@ func (g *Generator) Generate(ctx context.Context, req Request) (*Result, error) 
 		lreq.Messages = conv
 		resp, err := g.llm.Chat(ctx, lreq)
 		if err != nil && lreq.ResponseFormat != nil && refusedSchema(err) {
-			g.noSchema.Store(true)
+			g.noSchemaUntil.Store(g.now().Add(SchemaCooldown).UnixNano())
 			lreq.ResponseFormat = nil
-			g.warn(tr, "the endpoint refused JSON-schema output ("+oneLine(err.Error())+"); the shape is asked for in the prompt from now on")
+			g.warn(tr, "the endpoint refused JSON-schema output ("+oneLine(err.Error())+"); the shape is asked for in the prompt for the next "+SchemaCooldown.String())
 			resp, err = g.llm.Chat(ctx, lreq)
 		}
 		at.Millis = time.Since(t0).Milliseconds()
@@ -318,10 +331,19 @@ func (g *Generator) keep(tr *Trace) {
 }
 
 // refusedSchema reports whether err is the endpoint rejecting the request
-// itself (400, 422), as servers without JSON-schema output do.
+// itself (400, 422), as servers without JSON-schema output do. A prompt
+// too long for the window, a missing tool capability or a refused think
+// hint is another matter (llm names them ContextLength and Unsupported)
+// and leaves schema output on.
 func refusedSchema(err error) bool {
 	var le *llm.Error
-	return errors.As(err, &le) && le.Kind == llm.BadRequest && (le.Status == 400 || le.Status == 422)
+	if !errors.As(err, &le) {
+		return false
+	}
+	if le.Kind == llm.Unsupported {
+		return le.Feature == "json_schema"
+	}
+	return le.Kind == llm.BadRequest && (le.Status == 400 || le.Status == 422)
 }
 
 var notName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)

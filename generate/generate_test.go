@@ -34,7 +34,7 @@ func newRig(t testing.TB) *rig {
 
 func newRigAt(t testing.TB, fake *llmtest.Server, url, provider string) *rig {
 	t.Helper()
-	client, err := llm.New(llm.Options{Provider: provider, BaseURL: url, Model: "fake-model", APIKey: "k", MaxRetries: -1})
+	client, err := llm.New(llm.Options{Provider: provider, BaseURL: url, Model: "fake-model", APIKey: "k", MaxRetries: -1, ThinkOff: "none"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,6 +394,42 @@ func TestSchemaModeFallsBackWhenRefused(t *testing.T) {
 	if rf := r.chats()[2].ResponseFormat; len(rf) != 0 {
 		t.Errorf("later calls remember: %s", rf)
 	}
+	// After the cooldown schema output is asked for again.
+	r.gen.now = func() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC).Add(SchemaCooldown) }
+	r.fake.Enqueue(llmtest.Reply{Text: `{"category": "bug", "confidence": 1}`})
+	if _, err := r.gen.Generate(context.Background(), Request{Input: "x", Shape: json.RawMessage(classify)}); err != nil {
+		t.Fatal(err)
+	}
+	if rf := r.chats()[3].ResponseFormat; len(rf) == 0 {
+		t.Error("schema output is not tried again after the cooldown")
+	}
+}
+
+// A prompt too long for the server's window is not a refusal of schema
+// output: the step fails with advice about the window, and later steps
+// still ask for schema output (a small model follows a schema far better
+// than a prompt).
+func TestContextOverflowKeepsSchemaOutput(t *testing.T) {
+	fake := &llmtest.Server{Flavor: llmtest.LlamaCpp, Window: 300}
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	r := newRigAt(t, fake, srv.URL+"/v1", "openai")
+	long := strings.Repeat("words that fill the window ", 100)
+	_, err := r.gen.Generate(context.Background(), Request{Input: "x", Shape: json.RawMessage(classify),
+		Context: []ContextItem{{Source: "input.text", Value: long}}})
+	if llm.KindOf(err) != llm.ContextLength || strings.Contains(err.Error(), "JSON schema") || !strings.Contains(err.Error(), "context") {
+		t.Fatalf("err = %v, want a context-length error with its own advice", err)
+	}
+	if len(r.chats()) != 1 {
+		t.Errorf("the overflow was retried without schema output: %d requests", len(r.chats()))
+	}
+	fake.Enqueue(llmtest.Reply{Text: `{"category": "bug", "confidence": 1}`})
+	if _, err := r.gen.Generate(context.Background(), Request{Input: "x", Shape: json.RawMessage(classify)}); err != nil {
+		t.Fatal(err)
+	}
+	if rf := r.chats()[1].ResponseFormat; len(rf) == 0 {
+		t.Error("a later step lost schema output")
+	}
 }
 
 func TestDebugWarnsAboutIgnoredHints(t *testing.T) {
@@ -477,5 +513,40 @@ func TestThinkValues(t *testing.T) {
 	}
 	if _, err := ParseThink(3); err == nil {
 		t.Error("3 is not a think value")
+	}
+}
+
+// qwen3 on vLLM (or llama.cpp) thinks unless asked not to; a JSON step
+// (think false, the default) asks on the wire, in the form the client's
+// llm.think_off picks for a local server.
+func TestStepsAskNotToThink(t *testing.T) {
+	for _, flavor := range []llmtest.Flavor{llmtest.VLLM, llmtest.Ollama} {
+		t.Run(string(flavor), func(t *testing.T) {
+			fake := &llmtest.Server{Flavor: flavor, Thinks: true}
+			srv := httptest.NewServer(fake)
+			t.Cleanup(srv.Close)
+			form := "" // auto: chat_template_kwargs for a local server
+			if flavor == llmtest.Ollama {
+				form = "reasoning_effort" // what auto picks on Ollama's port
+			}
+			client, err := llm.New(llm.Options{BaseURL: srv.URL + "/v1", Model: "fake-model", MaxRetries: -1, ThinkOff: form})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := New(Options{LLM: client})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fake.Enqueue(llmtest.Reply{Text: `{"category": "bug", "confidence": 1}`})
+			res, err := g.Generate(context.Background(), Request{Name: "remember", Input: "x", Shape: json.RawMessage(classify)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := fake.Requests()[0]
+			off := q.ReasoningEffort == "none" || q.ChatTemplateKwargs["enable_thinking"] == false
+			if !off || res.Reasoning != "" || len(q.ResponseFormat) == 0 {
+				t.Errorf("request %s: thinking not turned off (reasoning %q)", q.Body, res.Reasoning)
+			}
+		})
 	}
 }

@@ -27,10 +27,24 @@ type Options struct {
 	// Model is used when Request.Model is "".
 	Model  string
 	APIKey string
-	// Timeout bounds a non-streaming call (per try). A streaming call gets
-	// Timeout to receive the response headers and then Timeout between two
-	// chunks. 0: 120s.
+	// Timeout bounds each try of a call as a whole, streamed or not: from
+	// the request to the answer's last byte. Keep-alive comments in a
+	// stream do not extend it. 0: 120s.
 	Timeout time.Duration
+	// FirstByteTimeout, when above 0 and below Timeout, bounds the wait for
+	// the answer's first byte (a server that never starts fails sooner).
+	FirstByteTimeout time.Duration
+	// ThinkOff says how a request with ThinkOff asks an OpenAI-compatible
+	// server not to think: "reasoning_effort" (reasoning_effort "none",
+	// which Ollama's OpenAI layer maps to think false),
+	// "chat_template_kwargs" ({"enable_thinking": false}, for Qwen 3 on
+	// vLLM and llama.cpp), "none" (nothing is sent), or "" / "auto": the
+	// first for an Ollama URL, the second for another local server, none
+	// for a hosted API. A server that rejects the field is not sent it
+	// again for ThinkOffCooldown.
+	ThinkOff string
+	// Now is the clock of the cooldowns (nil: time.Now).
+	Now func() time.Time
 	// MaxRetries is how many times a failed call is tried again (429, 5xx,
 	// transport errors). 0: 2; negative: none.
 	MaxRetries int
@@ -84,9 +98,18 @@ func New(opts Options) (Client, error) {
 		log:      opts.Logger,
 		sleep:    opts.Sleep,
 		timeout:  opts.Timeout,
+		first:    opts.FirstByteTimeout,
 		retries:  opts.MaxRetries,
-		now:      time.Now,
+		now:      opts.Now,
 	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	mode, err := thinkOffMode(opts.ThinkOff, provider, base)
+	if err != nil {
+		return nil, &Error{Kind: Config, Provider: provider, Message: err.Error()}
+	}
+	c.thinkOff = mode
 	c.fillDefaults()
 	var p protocol = &openAI{c: c}
 	if provider == "anthropic" {
@@ -127,15 +150,19 @@ type conn struct {
 	log      *slog.Logger
 	sleep    func(context.Context, time.Duration) error
 	timeout  time.Duration
+	first    time.Duration // first-byte timeout, 0: none
 	retries  int
 	now      func() time.Time
 	header   func(http.Header) // provider headers (auth, version)
+	thinkOff string            // thinkReasoningEffort, thinkTemplateKwargs or thinkNone
+	features features          // what the server refused lately
 }
 
 // exchange is one HTTP call as the providers describe it.
 type exchange struct {
 	method string
 	path   string // appended to the base URL
+	root   bool   // path is appended to the server's root (the base URL without /v1)
 	model  string // for errors and logs
 	body   []byte // nil for GET
 	stream bool
@@ -143,8 +170,8 @@ type exchange struct {
 
 // Causes of an attempt's context ending that are ours, not the caller's.
 var (
-	errCallTimeout = errors.New("llm: call timeout")
-	errIdleTimeout = errors.New("llm: stream idle timeout")
+	errCallTimeout      = errors.New("llm: call timeout")
+	errFirstByteTimeout = errors.New("llm: first byte timeout")
 )
 
 func (c *conn) describe() string {
@@ -248,18 +275,25 @@ func (c *conn) stream(ctx context.Context, x exchange,
 	return resp, nil
 }
 
-// attempt makes one HTTP request and hands a 2xx body to handle.
+// attempt makes one HTTP request and hands a 2xx body to handle. The
+// timeout bounds the whole attempt, the body's last byte included, so a
+// stream kept open by keep-alive comments still ends on time.
 func (c *conn) attempt(ctx context.Context, x exchange, handle func(r io.Reader, contentType string) error) error {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	timer := time.AfterFunc(c.timeout, func() { cancel(errCallTimeout) })
 	defer timer.Stop()
+	var first *time.Timer
+	if c.first > 0 && c.first < c.timeout {
+		first = time.AfterFunc(c.first, func() { cancel(errFirstByteTimeout) })
+		defer first.Stop()
+	}
 
 	var body io.Reader
 	if x.body != nil {
 		body = bytes.NewReader(x.body)
 	}
-	req, err := http.NewRequestWithContext(actx, x.method, c.baseURL+x.path, body)
+	req, err := http.NewRequestWithContext(actx, x.method, c.urlOf(x), body)
 	if err != nil {
 		return &Error{Kind: Config, Provider: c.provider, URL: c.baseURL, Err: err, Message: fmt.Sprintf(
 			"cannot build a request to %s (%v): check CYAN_LLM_BASE_URL (llm.base_url)", c.baseURL, err)}
@@ -286,11 +320,8 @@ func (c *conn) attempt(ctx context.Context, x exchange, handle func(r io.Reader,
 		return c.statusError(x, resp, b)
 	}
 	var r io.Reader = resp.Body
-	if x.stream {
-		timer.Stop()
-		idle := &idleReader{r: resp.Body, d: c.timeout, fire: func() { cancel(errIdleTimeout) }}
-		defer idle.stop()
-		r = idle
+	if first != nil {
+		r = &firstByteReader{r: resp.Body, t: first}
 	}
 	ct := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Type")))
 	if err := handle(r, ct); err != nil {
@@ -299,30 +330,27 @@ func (c *conn) attempt(ctx context.Context, x exchange, handle func(r io.Reader,
 	return nil
 }
 
-// idleReader cancels the stream when one Read blocks longer than d; the
-// caller's time between reads does not count.
-type idleReader struct {
-	r    io.Reader
-	d    time.Duration
-	fire func()
-	t    *time.Timer
+// urlOf is where an exchange goes.
+func (c *conn) urlOf(x exchange) string {
+	if x.root {
+		return strings.TrimSuffix(c.baseURL, "/v1") + x.path
+	}
+	return c.baseURL + x.path
 }
 
-func (ir *idleReader) Read(p []byte) (int, error) {
-	if ir.t == nil {
-		ir.t = time.AfterFunc(ir.d, ir.fire)
-	} else {
-		ir.t.Reset(ir.d)
+// firstByteReader stops the first-byte timer once the body has begun.
+type firstByteReader struct {
+	r io.Reader
+	t *time.Timer
+}
+
+func (fr *firstByteReader) Read(p []byte) (int, error) {
+	n, err := fr.r.Read(p)
+	if n > 0 && fr.t != nil {
+		fr.t.Stop()
+		fr.t = nil
 	}
-	n, err := ir.r.Read(p)
-	ir.t.Stop()
 	return n, err
-}
-
-func (ir *idleReader) stop() {
-	if ir.t != nil {
-		ir.t.Stop()
-	}
 }
 
 // ctxError is what a call returns when the caller's context ended.
@@ -343,21 +371,21 @@ func (c *conn) badResponse(model string, err error) *Error {
 }
 
 // ourTimeout reports whether actx ended because of this package's timers.
-// idle is true for the stream's idle timer.
-func ourTimeout(actx context.Context) (idle, ok bool) {
+// first is true for the first-byte timer.
+func ourTimeout(actx context.Context) (first, ok bool) {
 	switch context.Cause(actx) {
 	case errCallTimeout:
 		return false, true
-	case errIdleTimeout:
+	case errFirstByteTimeout:
 		return true, true
 	}
 	return false, false
 }
 
-func (c *conn) timeoutError(model string, idle bool, err error) *Error {
-	msg := fmt.Sprintf("no response within %s", c.timeout)
-	if idle {
-		msg = fmt.Sprintf("the stream stalled for %s", c.timeout)
+func (c *conn) timeoutError(model string, first bool, err error) *Error {
+	msg := fmt.Sprintf("no complete answer within %s (llm.timeout bounds the whole call)", c.timeout)
+	if first {
+		msg = fmt.Sprintf("no response within %s (llm.first_byte_timeout)", c.first)
 	}
 	return c.newError(Timeout, model, 0, msg, err)
 }
@@ -367,8 +395,8 @@ func (c *conn) transportError(ctx, actx context.Context, x exchange, err error) 
 	if ctx.Err() != nil {
 		return c.ctxError(ctx)
 	}
-	if idle, ok := ourTimeout(actx); ok {
-		return c.timeoutError(x.model, idle, err)
+	if first, ok := ourTimeout(actx); ok {
+		return c.timeoutError(x.model, first, err)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
@@ -386,8 +414,8 @@ func (c *conn) readError(ctx, actx context.Context, x exchange, err error) error
 	if ctx.Err() != nil {
 		return c.ctxError(ctx)
 	}
-	if idle, ok := ourTimeout(actx); ok {
-		return c.timeoutError(x.model, idle, err)
+	if first, ok := ourTimeout(actx); ok {
+		return c.timeoutError(x.model, first, err)
 	}
 	var e *Error
 	if errors.As(err, &e) {
@@ -404,13 +432,16 @@ func (c *conn) statusError(x exchange, resp *http.Response, body []byte) *Error 
 	}
 	e := c.newError(classify(resp.StatusCode, ae), x.model, resp.StatusCode, ae.Message, nil)
 	e.RetryAfter = parseRetryAfter(resp.Header, c.now())
+	refine(e, ae)
 	return e
 }
 
 // streamError maps an error event inside a stream.
 func (c *conn) streamError(model string, data []byte) *Error {
 	ae := parseErrorBody(data)
-	return c.newError(classify(0, ae), model, 0, ae.Message, nil)
+	e := c.newError(classify(0, ae), model, 0, ae.Message, nil)
+	refine(e, ae)
+	return e
 }
 
 // fillDefaults gives a connection the defaults of what its options left

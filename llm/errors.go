@@ -36,6 +36,15 @@ const (
 	Server Kind = "server"
 	// BadResponse: the answer could not be understood.
 	BadResponse Kind = "bad_response"
+	// ContextLength: the prompt does not fit the window the server runs
+	// the model with (llama.cpp's exceed_context_size_error, vLLM's
+	// "maximum context length", OpenAI's context_length_exceeded,
+	// Anthropic's "prompt is too long"). PromptTokens and Window say what
+	// the server counted, when it said.
+	ContextLength Kind = "context_length"
+	// Unsupported: the model or server lacks a feature the request used;
+	// Feature names it ("tools", "thinking", "think_off", "json_schema").
+	Unsupported Kind = "unsupported"
 	// Config: the client is not configured well enough to make the call
 	// (unknown provider, invalid base URL, no model). Its Message is cyan's
 	// own and says what to set.
@@ -57,16 +66,45 @@ type Error struct {
 	// RetryAfter is how long the provider asked to wait (Retry-After).
 	RetryAfter time.Duration
 	Err        error // the underlying error, if any
+	// Feature is what an Unsupported error concerns.
+	Feature string
+	// PromptTokens and Window are a ContextLength error's counts, as the
+	// server gave them (0 when it did not).
+	PromptTokens, Window int
+	// Server names the server the error's wording comes from ("ollama",
+	// "vllm", "llama.cpp", "" when unknown), for advice.
+	Server string
 }
 
 // Error describes the failure and says what to do about it.
 func (e *Error) Error() string {
-	where := e.Provider + " at " + e.URL
-	detail := e.detail()
-	var what, advice string
-	switch e.Kind {
-	case Config:
+	if e.Kind == Config {
 		return "llm: " + e.Message
+	}
+	what, advice := e.parts()
+	s := "llm: " + what
+	if detail := e.detail(); detail != "" {
+		s += " (" + detail + ")"
+	}
+	if advice != "" {
+		s += ": " + advice
+	}
+	return s
+}
+
+// Advice is what the error says to do about it ("" when nothing).
+func (e *Error) Advice() string {
+	if e.Kind == Config {
+		return ""
+	}
+	_, advice := e.parts()
+	return advice
+}
+
+// parts are the account of what failed and the advice.
+func (e *Error) parts() (what, advice string) {
+	where := e.Provider + " at " + e.URL
+	switch e.Kind {
 	case Unreachable:
 		what = "no answer from " + where
 		advice = e.unreachableAdvice()
@@ -94,6 +132,12 @@ func (e *Error) Error() string {
 		if e.Status == 404 {
 			advice = "check CYAN_LLM_BASE_URL (llm.base_url): OpenAI-compatible servers usually end in /v1, e.g. http://127.0.0.1:11434/v1"
 		}
+	case ContextLength:
+		what = "the prompt does not fit the window of model " + e.modelName() + " at " + where
+		advice = e.contextAdvice()
+	case Unsupported:
+		what = "model " + e.modelName() + " at " + where + " does not support " + featureName(e.Feature)
+		advice = e.unsupportedAdvice()
 	case Server:
 		what = where + " failed"
 		advice = "the server had a problem; try again later or check its log"
@@ -106,14 +150,7 @@ func (e *Error) Error() string {
 	default:
 		what = "call to " + where + " failed"
 	}
-	s := "llm: " + what
-	if detail != "" {
-		s += " (" + detail + ")"
-	}
-	if advice != "" {
-		s += ": " + advice
-	}
-	return s
+	return what, advice
 }
 
 // Unwrap returns the underlying error.
@@ -195,7 +232,7 @@ func (e *Error) protocolName() string {
 
 func (e *Error) modelAdvice() string {
 	set := "set CYAN_LLM_MODEL (llm.model) to a model the server offers"
-	if e.looksLikeOllama() && e.Model != "" {
+	if e.looksLikeOllama() && e.Model != "" && e.Provider != "anthropic" {
 		return "run `ollama pull " + e.Model + "`, or " + set
 	}
 	return set + " (it lists them at " + strings.TrimSuffix(e.URL, "/") + modelsPath(e.Provider) + ")"

@@ -223,9 +223,12 @@ func TestTimeout(t *testing.T) {
 		reply   llmtest.Reply
 		mention string
 	}{
-		{"no headers", false, llmtest.Reply{Delay: time.Minute}, "no response within"},
-		{"stream no headers", true, llmtest.Reply{Hang: true}, "no response within"},
-		{"stream stalls", true, llmtest.Reply{Text: "abcdefgh", ChunkDelay: time.Minute}, "stalled"},
+		{"no headers", false, llmtest.Reply{Delay: time.Minute}, "no complete answer within"},
+		{"stream no headers", true, llmtest.Reply{Hang: true}, "no complete answer within"},
+		{"stream stalls", true, llmtest.Reply{Text: "abcdefgh", ChunkDelay: time.Minute}, "bounds the whole call"},
+		// DeepSeek holds a waiting request open with ": keep-alive"
+		// comments; they must not stretch the call past its timeout.
+		{"keep-alive comments", true, llmtest.Reply{KeepAlive: 5 * time.Millisecond}, "bounds the whole call"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

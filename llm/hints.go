@@ -7,15 +7,15 @@ package llm
 // as warnings (generate does in debug mode). It returns nil for a Client
 // this package did not make.
 func Ignored(c Client, req Request) []string {
-	if cl, ok := c.(*client); ok {
+	if cl, ok := baseClient(c); ok {
 		return cl.p.ignored(req)
 	}
 	return nil
 }
 
 func (o *openAI) ignored(req Request) []string {
-	if req.Think == ThinkOff {
-		return []string{"think: false has no OpenAI-compatible form; the model's own default applies"}
+	if req.Think == ThinkOff && o.c.thinkOffNow() == thinkNone {
+		return []string{"think: false is not sent to this server (llm.think_off is none, or the server refused it lately); the model's own default applies"}
 	}
 	return nil
 }

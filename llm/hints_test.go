@@ -6,7 +6,9 @@ import (
 )
 
 func TestIgnored(t *testing.T) {
-	oa, _ := New(Options{BaseURL: "http://127.0.0.1:1/v1", Model: "m"})
+	oa, _ := New(Options{BaseURL: "http://127.0.0.1:1/v1", Model: "m", ThinkOff: "none"})
+	local, _ := New(Options{BaseURL: "http://127.0.0.1:1/v1", Model: "m"})
+	hosted, _ := New(Options{BaseURL: "https://api.openai.com/v1", Model: "m"})
 	an, _ := New(Options{Provider: "anthropic", Model: "m"})
 	temp := 0.3
 	tests := []struct {
@@ -16,6 +18,8 @@ func TestIgnored(t *testing.T) {
 		want []string
 	}{
 		{"openai think off", oa, Request{Think: ThinkOff}, []string{"think: false"}},
+		{"local server think off", local, Request{Think: ThinkOff}, nil},
+		{"hosted think off", hosted, Request{Think: ThinkOff}, []string{"think: false"}},
 		{"openai fine", oa, Request{Think: ThinkHigh, ResponseFormat: &ResponseFormat{}, Temperature: &temp}, nil},
 		{"anthropic schema", an, Request{ResponseFormat: &ResponseFormat{}}, []string{"no JSON-schema output mode"}},
 		{"anthropic temperature while thinking", an, Request{Think: ThinkOn, Temperature: &temp}, []string{"temperature is dropped"}},

@@ -65,15 +65,17 @@ func listModels(ctx context.Context, c *conn, path string) ([]string, error) {
 // Wire types of the request.
 
 type oaRequest struct {
-	Model           string           `json:"model"`
-	Messages        []oaMessage      `json:"messages"`
-	Tools           []oaTool         `json:"tools,omitempty"`
-	Temperature     *float64         `json:"temperature,omitempty"`
-	MaxTokens       int              `json:"max_tokens,omitempty"`
-	ResponseFormat  *oaResponseFmt   `json:"response_format,omitempty"`
-	ReasoningEffort string           `json:"reasoning_effort,omitempty"`
-	Stream          bool             `json:"stream,omitempty"`
-	StreamOptions   *oaStreamOptions `json:"stream_options,omitempty"`
+	Model           string         `json:"model"`
+	Messages        []oaMessage    `json:"messages"`
+	Tools           []oaTool       `json:"tools,omitempty"`
+	Temperature     *float64       `json:"temperature,omitempty"`
+	MaxTokens       int            `json:"max_tokens,omitempty"`
+	ResponseFormat  *oaResponseFmt `json:"response_format,omitempty"`
+	ReasoningEffort string         `json:"reasoning_effort,omitempty"`
+	// ChatTemplateKwargs turns Qwen 3's thinking off on vLLM and llama.cpp.
+	ChatTemplateKwargs map[string]any   `json:"chat_template_kwargs,omitempty"`
+	Stream             bool             `json:"stream,omitempty"`
+	StreamOptions      *oaStreamOptions `json:"stream_options,omitempty"`
 }
 
 type oaStreamOptions struct {
@@ -182,7 +184,12 @@ func (o *openAI) encode(req Request, model string, stream bool) ([]byte, error) 
 	case ThinkOn:
 		w.ReasoningEffort = string(ThinkMedium)
 	case ThinkOff:
-		o.c.log.Debug("llm: think off has no OpenAI-compatible form; left to the model's default", "model", model)
+		switch o.c.thinkOffNow() {
+		case thinkReasoningEffort:
+			w.ReasoningEffort = "none"
+		case thinkTemplateKwargs:
+			w.ChatTemplateKwargs = map[string]any{"enable_thinking": false}
+		}
 	}
 	b, err := json.Marshal(w)
 	if err != nil {

@@ -36,21 +36,27 @@ func (cl *client) Chat(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := cl.p.encode(req, model, false)
-	if err != nil {
-		return nil, err
+	for try := 0; ; try++ {
+		sent := cl.c.thinkOffNow()
+		body, err := cl.p.encode(req, model, false)
+		if err != nil {
+			return nil, err
+		}
+		var resp *Response
+		x := exchange{method: http.MethodPost, path: cl.p.chatPath(), model: model, body: body}
+		err = cl.c.call(ctx, x, func(b []byte) error {
+			var err error
+			resp, err = cl.p.decode(b, model)
+			return err
+		})
+		if err != nil {
+			if try == 0 && cl.c.refusedThinkOff(err, req, sent) {
+				continue
+			}
+			return nil, err
+		}
+		return resp, nil
 	}
-	var resp *Response
-	x := exchange{method: http.MethodPost, path: cl.p.chatPath(), model: model, body: body}
-	err = cl.c.call(ctx, x, func(b []byte) error {
-		var err error
-		resp, err = cl.p.decode(b, model)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return resp, nil
 }
 
 // Stream runs one call with streaming.
@@ -59,15 +65,22 @@ func (cl *client) Stream(ctx context.Context, req Request, onDelta func(Delta) e
 	if err != nil {
 		return nil, err
 	}
-	body, err := cl.p.encode(req, model, true)
-	if err != nil {
-		return nil, err
+	for try := 0; ; try++ {
+		sent := cl.c.thinkOffNow()
+		body, err := cl.p.encode(req, model, true)
+		if err != nil {
+			return nil, err
+		}
+		x := exchange{method: http.MethodPost, path: cl.p.chatPath(), model: model, body: body, stream: true}
+		resp, err := cl.c.stream(ctx, x,
+			func(r io.Reader, emit func(Delta) error) (*Response, error) { return cl.p.readStream(r, model, emit) },
+			func(b []byte) (*Response, error) { return cl.p.decode(b, model) },
+			onDelta)
+		if err != nil && try == 0 && cl.c.refusedThinkOff(err, req, sent) {
+			continue
+		}
+		return resp, err
 	}
-	x := exchange{method: http.MethodPost, path: cl.p.chatPath(), model: model, body: body, stream: true}
-	return cl.c.stream(ctx, x,
-		func(r io.Reader, emit func(Delta) error) (*Response, error) { return cl.p.readStream(r, model, emit) },
-		func(b []byte) (*Response, error) { return cl.p.decode(b, model) },
-		onDelta)
 }
 
 // Models lists the models the endpoint offers.

@@ -68,8 +68,10 @@ type ResponseFormat struct {
 type Think string
 
 // The Think hints. OpenAI-compatible servers get Low, Medium and High as
-// reasoning_effort (On as medium; Off has no portable form and is left to
-// the model). Anthropic gets a thinking budget for On, Low, Medium and High.
+// reasoning_effort (On as medium), and Off in the form Options.ThinkOff
+// chooses (reasoning_effort "none" for Ollama, chat_template_kwargs
+// enable_thinking false for vLLM and llama.cpp). Anthropic gets a thinking
+// budget for On, Low, Medium and High.
 const (
 	ThinkDefault Think = ""
 	ThinkOff     Think = "off"

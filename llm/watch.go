@@ -48,6 +48,9 @@ func Watch(c Client, now func() time.Time) *Watched {
 	return &Watched{Client: c, now: now}
 }
 
+// Unwrap is the watched client.
+func (w *Watched) Unwrap() Client { return w.Client }
+
 // Down is the failure that marked the model unreachable; nil while the
 // last call that says anything about it succeeded.
 func (w *Watched) Down() *Down {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -33,17 +34,31 @@ type assembler struct {
 	compress   config.Compress
 	images     func(text string) []llm.Image
 	log        *slog.Logger
+	// window says the server's window (nil: unknown); learned is one a
+	// context-length error stated; maxTokens is llm.max_tokens.
+	window    func(context.Context) llm.Window
+	learned   atomic.Int64
+	maxTokens int
 }
 
 // MaxImages bounds the pictures one turn passes to the model.
 const MaxImages = 4
 
 // assemble builds the packet for a turn in q.Channel whose incoming message
-// is already stored.
-func (a *assembler) assemble(ctx context.Context, q turn.Query) (*turn.Packet, error) {
+// is already stored, for a call that offers tools. The prompt is fitted
+// to the server's window (window.go): when the window is smaller than
+// the budgets, the conversation gets what the system prompt and the tools
+// leave, then the pulled info and the lorebook are left out; capTokens,
+// when above 0, bounds the whole prompt further (a retry after the server
+// said it did not fit). Every cut is in the packet's trace.
+func (a *assembler) assemble(ctx context.Context, q turn.Query, tools []llm.Tool, capTokens int) (*turn.Packet, error) {
 	start := time.Now()
 	p := &turn.Packet{Channel: q.Channel, Time: q.Now}
-	var system strings.Builder
+	type section struct {
+		slot turn.Slot
+		body string
+	}
+	var secs []section
 	for _, slot := range Slots {
 		src, ok := a.sources[slot]
 		if !ok {
@@ -72,30 +87,48 @@ func (a *assembler) assemble(ctx context.Context, q turn.Query) (*turn.Packet, e
 			}
 		}
 		p.Sections = append(p.Sections, st)
-		if body == "" {
+		secs = append(secs, section{slot, body})
+	}
+	p.ToolTokens = toolTokens(tools, a.count)
+	budget := a.context
+	if w := a.fitWindow(ctx, p, capTokens); w != nil {
+		p.Window = w
+		budget = w.Context
+		for i := range secs {
+			if slices.Contains(w.Left, secs[i].slot) {
+				secs[i].body = ""
+			}
+		}
+	}
+	var system strings.Builder
+	for _, sec := range secs {
+		if sec.body == "" {
 			continue
 		}
 		if system.Len() > 0 {
 			system.WriteString("\n\n")
 		}
-		if title := slotTitle[slot]; title != "" {
+		if title := slotTitle[sec.slot]; title != "" {
 			system.WriteString(title)
 			system.WriteByte('\n')
 		}
-		system.WriteString(body)
+		system.WriteString(sec.body)
 	}
 	sys := system.String()
 	p.SystemTokens = a.count.Count(sys)
 	if sys != "" {
 		p.Messages = append(p.Messages, llm.Message{Role: llm.RoleSystem, Content: sys})
 	}
-	msgs, ct, err := a.contextMessages(ctx, q)
+	msgs, ct, err := a.contextMessages(ctx, q, budget)
 	if err != nil {
 		return nil, err
 	}
+	if w := p.Window; w != nil && budget < a.context {
+		ct.Note = joinNote(ct.Note, fmt.Sprintf("the context budget is %d tokens, not agent.context_budget's %d: %s", budget, a.context, w.Note))
+	}
 	p.Context = ct
 	p.Messages = append(p.Messages, msgs...)
-	p.Tokens = p.SystemTokens + ct.Tokens
+	p.Tokens = p.SystemTokens + ct.Tokens + p.ToolTokens
 	p.AssemblyMicros = time.Since(start).Microseconds()
 	return p, nil
 }
@@ -111,10 +144,10 @@ const lineOverhead = 14
 // them as provider messages, merging neighbours of the same role. If the
 // start cannot be found the context is read without it and the trace says
 // why.
-func (a *assembler) contextMessages(ctx context.Context, q turn.Query) ([]llm.Message, turn.ContextTrace, error) {
+func (a *assembler) contextMessages(ctx context.Context, q turn.Query, budget int) ([]llm.Message, turn.ContextTrace, error) {
 	p := a.persona()
 	maxCount, agent := p.ContextCount, p.Name
-	ct := turn.ContextTrace{Budget: a.context, MaxCount: maxCount, MiniFull: p.MiniFullContextCount}
+	ct := turn.ContextTrace{Budget: budget, MaxCount: maxCount, MiniFull: p.MiniFullContextCount}
 	if a.start != nil {
 		id, err := a.start.ContextStart(ctx, q.Channel, q.Now)
 		if err != nil {

@@ -88,14 +88,14 @@ func (a *assembler) fit(ctx context.Context, q turn.Query, items []ctxItem, mini
 	for _, it := range items {
 		total += it.full
 	}
-	if total > a.context && a.compressor != nil && a.compress.Enabled {
+	if total > ct.Budget && a.compressor != nil && a.compress.Enabled {
 		a.markCompressible(items, mini)
 	}
 	// How far back the context can reach, were every candidate compressed.
 	first, sum := n, 0
 	for i := n - 1; i >= 0; i-- {
 		c := items[i].minCost()
-		if sum+c > a.context && i < n-1 {
+		if sum+c > ct.Budget && i < n-1 {
 			break
 		}
 		sum += c
@@ -109,7 +109,7 @@ func (a *assembler) fit(ctx context.Context, q turn.Query, items []ctxItem, mini
 		total += it.full
 	}
 	fresh, bounded := 0, false
-	for i := first; i < n && total > a.context; i++ {
+	for i := first; i < n && total > ct.Budget; i++ {
 		it := &items[i]
 		if !it.compressible {
 			continue
@@ -134,7 +134,7 @@ func (a *assembler) fit(ctx context.Context, q turn.Query, items []ctxItem, mini
 	if bounded {
 		ct.Note = joinNote(ct.Note, fmt.Sprintf("compression bound reached: at most %d new compressions per turn (agent.compress.per_turn); the rest waits for later turns", a.compress.PerTurn))
 	}
-	for total > a.context && first < n-1 {
+	for total > ct.Budget && first < n-1 {
 		it := &items[first]
 		total -= it.cost()
 		reason := "context budget"

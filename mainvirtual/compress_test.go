@@ -211,14 +211,14 @@ func BenchmarkAssembleCompressed(b *testing.B) {
 		b.Fatal(err)
 	}
 	q := turn.Query{Channel: "bench", Speaker: "alice", Now: t0.Add(time.Hour)}
-	pk, err := mv.asm.assemble(context.Background(), q)
+	pk, err := mv.asm.assemble(context.Background(), q, nil, 0)
 	if err != nil || len(pk.Context.Compressed) == 0 || pk.Context.Tokens > agent.ContextBudget {
 		b.Fatalf("assemble: %v %+v", err, pk.Context)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := mv.asm.assemble(context.Background(), q); err != nil {
+		if _, err := mv.asm.assemble(context.Background(), q, nil, 0); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -33,6 +33,24 @@
 // dropped, oldest first. The packet's trace says which messages were
 // compressed (and by which generate trace), which were dropped, and why.
 //
+// The prompt is fitted to the server's context window (Options.Window;
+// window.go): the tools' schemas are counted with the system prompt, the
+// conversation gets what they leave of the window (less a reserve for the
+// answer and a margin for the server's tokenizer), and when even that is
+// too little the pulled info, the lorebook and the style examples give
+// way, in that order. Nothing is cut silently: the packet's trace
+// (turn.WindowTrace, the sections' notes, the context's dropped messages)
+// says what left and why. A context-length error on a turn's first call
+// assembles the prompt again within what the server said and retries
+// once; the window the error stated is kept for later turns.
+//
+// A small model's tool calls are repaired when their intent is plain
+// (repair.go): a known other name (save_memory → remember), unclosed
+// JSON, a list of one or a number where the schema wants a string, a call
+// written as text in a ```json fence or a <tool_call> tag. Each repair is
+// in the step's trace; a call past repair does not run, and the model
+// reads one instruction about it.
+//
 // A channel may open with the persona's greeting (Options.Greeting, a
 // character card's first_mes): Turn stores it as the channel's first
 // message, marked proactive, and delivers it before the answer. A context

@@ -62,9 +62,16 @@ type Options struct {
 	// can start before the reply is finished; without it only turns whose
 	// Listener asks for Stream are streamed (and posted).
 	LiveText bool
-	Counter  Counter          // nil: a TokenCounter
-	Now      func() time.Time // nil: time.Now
-	Logger   *slog.Logger     // nil: discard
+	// Window says the server's context window for the model (llm.Window;
+	// the daemon asks the server, or takes llm.context_window). The
+	// prompt is fitted to it: tools and system prompt counted, the
+	// conversation gets what is left, then the pulled info and the
+	// lorebook give way, and the packet's trace says what left. nil: only
+	// a server's context-length error teaches a window.
+	Window  func(context.Context) llm.Window
+	Counter Counter          // nil: a TokenCounter
+	Now     func() time.Time // nil: time.Now
+	Logger  *slog.Logger     // nil: discard
 }
 
 // MainVirtual runs turns. Turns of one channel run one at a time, in the
@@ -158,6 +165,8 @@ func New(o Options) (*MainVirtual, error) {
 		compress:   o.Agent.Compress,
 		images:     o.Images,
 		log:        o.Logger,
+		window:     o.Window,
+		maxTokens:  o.MaxTokens,
 	}
 	return mv, nil
 }

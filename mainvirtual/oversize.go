@@ -16,12 +16,12 @@ import (
 // cut; fitting the others is fit's work (compress, then drop).
 func (a *assembler) fitText(it ctxItem, ct *turn.ContextTrace) string {
 	m := it.m
-	if it.full <= a.context || m.Text == "" {
+	if it.full <= ct.Budget || m.Text == "" {
 		return m.Text
 	}
 	ref := a.historyRef(m)
-	tail := fmt.Sprintf("\n[… cut here: the message is %d tokens, more than the whole context budget (%d); the rest is stored, and opens with %s]", it.full-lineOverhead, a.context, ref)
-	budget := a.context - lineOverhead - a.count.Count(tail)
+	tail := fmt.Sprintf("\n[… cut here: the message is %d tokens, more than the whole context budget (%d); the rest is stored, and opens with %s]", it.full-lineOverhead, ct.Budget, ref)
+	budget := ct.Budget - lineOverhead - a.count.Count(tail)
 	head := cutTokens(m.Text, budget, a.count.Count)
 	shown := a.count.Count(head + tail)
 	ct.Tokens -= it.full - (shown + lineOverhead)

@@ -92,14 +92,14 @@ func BenchmarkAssemble(b *testing.B) {
 		b.Fatal(err)
 	}
 	q := turn.Query{Channel: "bench", Speaker: "alice", Now: t0.Add(total * time.Second)}
-	if _, err := mv.asm.assemble(context.Background(), q); err != nil { // warm the token cache, as a running daemon has
+	if _, err := mv.asm.assemble(context.Background(), q, nil, 0); err != nil { // warm the token cache, as a running daemon has
 		b.Fatal(err)
 	}
 	var durs []time.Duration
 	b.ResetTimer()
 	for b.Loop() {
 		start := time.Now()
-		pk, err := mv.asm.assemble(context.Background(), q)
+		pk, err := mv.asm.assemble(context.Background(), q, nil, 0)
 		durs = append(durs, time.Since(start))
 		if err != nil || len(pk.Context.Included) == 0 {
 			b.Fatalf("assemble: %v", err)

@@ -147,13 +147,13 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 	tr := &turn.Trace{Channel: msg.Channel, MessageID: msg.ID, Time: now}
 	defer mv.keepTrace(tr)
 
-	packet, err := mv.asm.assemble(ctx, q)
+	offered := mv.tools.Offer(q)
+	packet, err := mv.asm.assemble(ctx, q, offered, 0)
 	if err != nil {
 		tr.Error = err.Error()
 		return nil, &turn.TurnError{Stage: "assemble", Message: msg, Err: err}
 	}
 	tr.Packet = packet
-	offered := mv.tools.Offer(q)
 	packet.Tools = offered
 	res := &turn.Result{Message: msg, Replies: []*store.Message{}, Trace: tr}
 	if greeting != nil {
@@ -180,6 +180,7 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 	conv := packet.Messages
 	agent := mv.AgentName()
 	refs := &lastRefs{store: mv.store, channel: msg.Channel, agent: agent}
+	refitted := false
 
 	for step := 0; step < mv.steps; step++ {
 		tools := offered
@@ -193,6 +194,23 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 		began := time.Now()
 		resp, flow, cut, err := mv.call(ctx, q, llm.Request{Messages: conv, Tools: tools, Temperature: mv.temp, MaxTokens: mv.maxTok}, stream, len(res.Replies) > 0, refs)
 		st.Millis = time.Since(began).Milliseconds()
+		if err != nil && step == 0 && !refitted && llm.KindOf(err) == llm.ContextLength {
+			// The server says the prompt does not fit: assemble it again
+			// within what it said (oldest conversation first, then the
+			// pulled info, then the lorebook) and try once more.
+			refitted = true
+			limit := mv.asm.refit(err, packet)
+			if np, aerr := mv.asm.assemble(ctx, q, offered, limit); aerr == nil {
+				st.Error = err.Error()
+				st.Note = fmt.Sprintf("the server refused the prompt of about %d tokens as too long; it was assembled again within %d tokens and sent once more", packet.Tokens, limit)
+				tr.Steps = append(tr.Steps, st)
+				packet, tr.Packet = np, np
+				np.Tools = offered
+				conv = np.Messages
+				step--
+				continue
+			}
+		}
 		if err != nil {
 			st.Error = err.Error()
 			tr.Steps = append(tr.Steps, st)
@@ -229,7 +247,29 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 				}
 			}
 		}
-		calls := resp.ToolCalls
+		sent := resp // the answer as the model meant it: no late reasoning
+		if late {
+			if answer, _, ok := llm.CutOpenedThink(resp.Content); ok {
+				cp := *resp
+				cp.Content = answer
+				sent = &cp
+			}
+		}
+		calls, content := sent.ToolCalls, sent.Content
+		if len(tools) > 0 {
+			calls, content, st.Repairs = repairCalls(sent, tools)
+			if content != sent.Content && cut == "" {
+				// A call the model wrote as text is not part of the
+				// answer: what is sent and kept is the rest.
+				again := newOutflow(agent, false, nil, nil, refs.expand)
+				if sl, ok := mv.limits.(StreamLimiter); ok {
+					again.limit = sl.Stream(q)
+				}
+				if again.write(content) == nil && again.close() == nil {
+					flow = again
+				}
+			}
+		}
 		if cut != "" {
 			calls = nil // the calls of a cut answer are not whole
 			tr.Error = cut
@@ -241,7 +281,7 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 		calls = withCallIDs(calls, step)
 		st.ToolCalls = calls
 
-		out := SplitOutput(resp.Content, agent)
+		out := SplitOutput(content, agent)
 		merge(&usage, out.Usage)
 		out.Parts, out.Empty = flow.parts, len(flow.parts) == 0
 		var notices []turn.LimitNotice
@@ -301,9 +341,12 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 				refusal, notes = mv.limits.ToolCall(q, c)
 				limitNotes = append(limitNotes, notes...)
 			}
-			if refusal != "" {
+			switch {
+			case refusal != "":
 				r = turn.ToolResult{Text: refusal, IsError: true}
-			} else {
+			case !argsReadable(c.Arguments):
+				r = turn.ToolResult{Text: badArgsResult(c), IsError: true}
+			default:
 				r = mv.tools.Call(ctx, q, c)
 				if c.Name == speakTool {
 					r.Text = mv.policeSpeech(q, r.Text)

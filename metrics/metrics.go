@@ -168,6 +168,9 @@ type meteredLLM struct {
 	account  func(context.Context) string
 }
 
+// Unwrap is the metered client (llm finds its own client under it).
+func (c *meteredLLM) Unwrap() llm.Client { return c.Client }
+
 func (c *meteredLLM) Chat(ctx context.Context, req llm.Request) (*llm.Response, error) {
 	began := time.Now()
 	resp, err := c.Client.Chat(ctx, req)

@@ -289,7 +289,7 @@ func (r *Registry) Check(c packets.Caller, name string, args json.RawMessage) pa
 	}
 	obj, err := argsObject(args)
 	if err != nil {
-		return packets.Verdict{Decision: packets.Deny, Rule: "arguments: " + err.Error()}
+		return packets.Verdict{Decision: packets.Deny, Rule: argsRule + err.Error()}
 	}
 	return r.PermissionFor(c).Check(subject(spec, obj))
 }
@@ -316,6 +316,9 @@ func (o Outcome) Failed() bool { return o.Decision != packets.Allow || o.Error !
 // Text is what the model reads as the tool's result.
 func (o Outcome) Text() string {
 	switch {
+	case o.Decision == packets.Deny && strings.HasPrefix(o.Rule, argsRule):
+		// Not a rule's refusal: the call could not be read. One instruction.
+		return fmt.Sprintf("error: %s did not run: %s.", o.Tool, strings.TrimPrefix(o.Rule, argsRule))
 	case o.Decision == packets.Deny:
 		return fmt.Sprintf("denied: %s may not be called here (rule %s); it did not run. Do not retry; tell the speaker if it matters.", o.Tool, o.Rule)
 	case o.Decision == packets.Confirm:
@@ -359,7 +362,7 @@ func (r *Registry) call(ctx context.Context, c packets.Caller, name string, args
 	}
 	obj, err := argsObject(args)
 	if err != nil {
-		out.Decision, out.Rule = packets.Deny, "arguments: "+err.Error()
+		out.Decision, out.Rule = packets.Deny, argsRule+err.Error()
 		return out
 	}
 	call := r.resolve(c)
@@ -433,6 +436,10 @@ func runSafely(ctx context.Context, run packets.ToolFunc, c *packets.ToolCall) (
 	return run(ctx, c)
 }
 
+// argsRule opens the rule of a call denied because its arguments could
+// not be read.
+const argsRule = "arguments: "
+
 func argsObject(args json.RawMessage) (map[string]any, error) {
 	t := bytes.TrimSpace(args)
 	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
@@ -440,7 +447,7 @@ func argsObject(args json.RawMessage) (map[string]any, error) {
 	}
 	var obj map[string]any
 	if err := json.Unmarshal(t, &obj); err != nil || obj == nil {
-		return nil, errors.New("the arguments are not a JSON object; call again with an object of the tool's parameters")
+		return nil, errors.New("the arguments are not a JSON object; call it once more with a JSON object of its parameters, or answer without it")
 	}
 	return obj, nil
 }

@@ -112,4 +112,28 @@ type Packet struct {
 	Tokens       int `json:"tokens"`
 	// AssemblyMicros is how long assembly took.
 	AssemblyMicros int64 `json:"assembly_us"`
+	// ToolTokens is the offered tools' schemas as counted (the server
+	// renders them into the prompt); Tokens includes them.
+	ToolTokens int `json:"tool_tokens,omitempty"`
+	// Window is how the prompt was fitted to the server's window, when
+	// the window is known.
+	Window *WindowTrace `json:"window,omitempty"`
+}
+
+// WindowTrace is how a prompt was fitted to the server's context window.
+type WindowTrace struct {
+	// Tokens is the server's window; Source says how it is known.
+	Tokens int    `json:"tokens"`
+	Source string `json:"source,omitempty"`
+	// Reserve is kept for the answer; Limit is what the prompt may use
+	// (the window less the reserve and a margin for the server's own
+	// tokenizer, or less after the server refused a prompt).
+	Reserve int `json:"reserve"`
+	Limit   int `json:"limit"`
+	// Context is the conversation's budget this turn.
+	Context int `json:"context"`
+	// Left are the sections left out to fit (pulled info, then lorebook).
+	Left []Slot `json:"left,omitempty"`
+	// Note says what the window changed, or that it fits.
+	Note string `json:"note,omitempty"`
 }

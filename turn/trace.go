@@ -49,4 +49,8 @@ type StepTrace struct {
 	// Cut is set when the output ended before its finish: the server's
 	// error, or what was missing.
 	Cut string `json:"cut,omitempty"`
+	// Repairs say what was fixed in the model's tool calls (a known other
+	// name, unclosed JSON, a list or a number for a string, a call written
+	// as text).
+	Repairs []string `json:"repairs,omitempty"`
 }

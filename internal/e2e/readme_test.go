@@ -119,10 +119,23 @@ func TestReadmeQuickStarts(t *testing.T) {
 	t.Run("assistant", func(t *testing.T) {
 		t.Parallel()
 		readmeTool(t, "curl", "the assistant's block calls the API with it")
-		fake, url := fakeLLM(t)
+		// The README's model is Ollama's: the replica, at the window
+		// Ollama gives a model on a small GPU (4096 tokens), which cuts a
+		// longer prompt without a word. Every turn must fit it.
+		fake := &llmtest.Server{Flavor: llmtest.Ollama, Window: 4096, Thinks: true}
+		srv := httptest.NewServer(fake)
+		t.Cleanup(srv.Close)
+		url := srv.URL + "/v1"
 		fake.SetDefault(func(llmtest.Request) llmtest.Reply {
 			return llmtest.Reply{Text: "我是青蓝，很高兴认识你。"}
 		})
+		defer func() {
+			for _, q := range fake.Requests() {
+				if q.Truncated > 0 || q.PromptTokens > fake.Window {
+					t.Errorf("Ollama's window cut a request: %d messages dropped, %d tokens of %d", q.Truncated, q.PromptTokens, fake.Window)
+				}
+			}
+		}()
 		dir := t.TempDir()
 		d := start(t, dir, env(dir, url))
 		out := runReadme(t, d, d.cliEnv(), dir, blocks[qsAssistant])

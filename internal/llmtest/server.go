@@ -24,6 +24,28 @@ type Server struct {
 	// Models is what GET …/models lists. nil: ["fake-model"].
 	Models []string
 
+	// Flavor makes the server answer as Ollama, vLLM or llama.cpp where
+	// they differ (replicas.go); the fields below shape it.
+	Flavor Flavor
+	// Window is the server's context window in tokens (CountTokens): 0 is
+	// none. Ollama cuts a longer prompt silently; vLLM and llama.cpp
+	// answer their 400s.
+	Window int
+	// ModelMax is the model's trained context length (Ollama's model_info,
+	// llama.cpp's n_ctx_train).
+	ModelMax int
+	// Loaded: Ollama's /api/ps lists the models, with Window.
+	Loaded bool
+	// NoTools: the Ollama model lacks the tools capability; vLLM was
+	// started without --enable-auto-tool-choice.
+	NoTools bool
+	// Thinks: the model thinks (Qwen 3) unless the request turns it off;
+	// its replies then open with a <think> block.
+	Thinks bool
+	// RejectFields are request fields the server refuses, as hosted
+	// OpenAI refuses unknown ones ("Unrecognized request argument").
+	RejectFields []string
+
 	mu    sync.Mutex
 	queue []Reply
 	reqs  []Request
@@ -55,10 +77,13 @@ type Reply struct {
 	Hang         bool // never answer; return when the client goes away
 	// Server, when set, streams an OpenAI-compatible answer as that model
 	// server does (Ollama, VLLM, VLLMReasoning, LlamaCpp: servers.go).
-	Server string
+	Server Flavor
 	// CutAfter > 0 makes the model stop after that many runes of text,
 	// the stream ending as Server ends it then.
 	CutAfter int
+	// KeepAlive, for a streamed request, sends only ": keep-alive" comment
+	// lines at this interval until the client goes away (replicas.go).
+	KeepAlive time.Duration
 }
 
 // Request is one request the server received, decoded from either
@@ -78,6 +103,13 @@ type Request struct {
 	Tools          []llm.Tool
 	ResponseFormat json.RawMessage // OpenAI response_format, verbatim
 	MaxTokens      int
+	// ReasoningEffort and ChatTemplateKwargs are the request's, as sent.
+	ReasoningEffort    string
+	ChatTemplateKwargs map[string]any
+	// PromptTokens is the prompt as the replicas count it (CountTokens),
+	// after an Ollama cut; Truncated is how many messages the cut dropped.
+	PromptTokens int
+	Truncated    int
 }
 
 // SetDefault sets Default safely while the server is serving (a test that
@@ -117,13 +149,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Protocol: protocolOf(r)}
 	path := strings.TrimRight(r.URL.Path, "/")
+	if s.serveReplica(w, r, path, body) {
+		s.record(req)
+		return
+	}
 	switch {
 	case strings.HasSuffix(path, "/chat/completions") && r.Method == http.MethodPost:
 		req.Protocol = "openai"
 		problem := decodeOpenAI(&req)
-		s.record(req)
 		if problem != "" {
+			s.record(req)
 			writeError(w, req.Protocol, http.StatusBadRequest, problem)
+			return
+		}
+		answered := s.replica(w, &req)
+		s.record(req)
+		if answered {
 			return
 		}
 		s.answer(w, r, req, openAIWriter{})
@@ -189,6 +230,16 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req Request, pw 
 	if rep.Hang {
 		<-ctx.Done()
 		return
+	}
+	if rep.KeepAlive > 0 && req.Stream {
+		keepAlive(w, r, rep.KeepAlive)
+		return
+	}
+	s.mu.Lock()
+	thinks := s.Thinks
+	s.mu.Unlock()
+	if thinks && req.thinking() && rep.Reasoning == "" && rep.Body == "" {
+		rep.Text = "<think>\nLet me think about what to say.\n</think>\n\n" + rep.Text
 	}
 	if !wait(ctx, rep.Delay) {
 		return

@@ -304,3 +304,28 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("recorded %d requests, want 8", n)
 	}
 }
+
+// The Ollama replica cuts a prompt over its window from the oldest
+// message, keeping the system prompt and the last message, and says
+// nothing; the request records what it cut.
+func TestOllamaReplicaCutsSilently(t *testing.T) {
+	s := &llmtest.Server{Flavor: llmtest.Ollama, Window: 200}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	client, err := llm.New(llm.Options{BaseURL: srv.URL + "/v1", Model: "fake-model", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: "be brief"}}
+	for range 10 {
+		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: strings.Repeat("x", 200)}, llm.Message{Role: llm.RoleAssistant, Content: "ok"})
+	}
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: "last"})
+	if _, err := client.Chat(context.Background(), llm.Request{Messages: msgs}); err != nil {
+		t.Fatalf("Ollama does not refuse a long prompt: %v", err)
+	}
+	q := s.Requests()[0]
+	if q.Truncated == 0 || q.PromptTokens > 200 || q.Messages[0].Role != llm.RoleSystem || q.Messages[len(q.Messages)-1].Content != "last" {
+		t.Errorf("cut %d, prompt %d, messages %d", q.Truncated, q.PromptTokens, len(q.Messages))
+	}
+}

@@ -40,12 +40,11 @@ import (
 //     the content carries the think tags as the model wrote them (a
 //     template-opened block: only "</think>"); the final chunk has
 //     "delta": {} and the finish reason, then [DONE].
-const (
-	Ollama        = "ollama"
-	VLLM          = "vllm"           // no --reasoning-parser
-	VLLMReasoning = "vllm-reasoning" // --reasoning-parser (deepseek_r1, qwen3)
-	LlamaCpp      = "llama.cpp"      // --reasoning-format none
-)
+//
+// The stream replicas are named by the same Flavor as the server replicas
+// (replicas.go): Ollama, VLLM (no --reasoning-parser), LlamaCpp
+// (--reasoning-format none), and VLLMReasoning below.
+const VLLMReasoning Flavor = "vllm-reasoning" // --reasoning-parser (deepseek_r1, qwen3)
 
 // serverStream writes rep as rep.Server streams it. Reply.Reasoning is
 // the model's reasoning; a server that passes reasoning as content writes
