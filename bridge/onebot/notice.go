@@ -22,6 +22,11 @@ func (a *Adapter) notice(ctx context.Context, ev *Event, self string) {
 		chat = bridge.Chat{Kind: bridge.Group, ID: string(ev.GroupID)}
 	}
 	switch ev.NoticeType {
+	case "group_ban":
+		a.groupBan(ev, self)
+		return
+	}
+	switch ev.NoticeType {
 	case "group_recall", "friend_recall":
 		if ev.MessageID != "" && chat.ID != "" {
 			n.Recalled(ctx, chat, string(ev.MessageID))
@@ -45,5 +50,36 @@ func (a *Adapter) notice(ctx context.Context, ev *Event, self string) {
 			chat.ID = from
 		}
 		n.Poked(ctx, chat, bridge.User{ID: from}, at)
+	}
+}
+
+// groupBan handles a group_ban notice for the bot's own id: sub_type ban
+// with duration in seconds (NapCat packages/napcat-onebot/event/notice/
+// OB11GroupBanEvent.ts, LLOneBot src/onebot11/event/notice/
+// OB11GroupBanEvent.ts; Lagrange.OneBot Core/Entity/Notify/
+// OneBotGroupMute.cs and Core/Notify/NotifyService.cs, where a mute of the
+// whole group has user_id 0 and duration -1), lift_ban when it ends. The
+// bridge holds the group's answers meanwhile. A whole-group mute is not
+// the bot's: admins (and the bot, when it is one) still speak, and a send
+// refused for it is caught as muted when it comes.
+func (a *Adapter) groupBan(ev *Event, self string) {
+	ce, ok := a.sink.(bridge.ChatEvents)
+	if !ok || self == "" || ev.GroupID == "" || string(ev.UserID) != self {
+		return
+	}
+	chat := bridge.Chat{Kind: bridge.Group, ID: string(ev.GroupID)}
+	switch ev.SubType {
+	case "ban":
+		var until time.Time
+		if ev.Duration > 0 {
+			at := time.Unix(ev.Time, 0)
+			if ev.Time <= 0 {
+				at = a.o.Clock.Now()
+			}
+			until = at.Add(time.Duration(ev.Duration) * time.Second)
+		}
+		ce.Muted(chat, until)
+	case "lift_ban":
+		ce.Unmuted(chat)
 	}
 }
