@@ -239,3 +239,18 @@ func mustJSON(v any) json.RawMessage {
 	}
 	return b
 }
+
+// Forget drops a message from the histories, as Lagrange.OneBot's record
+// store lacks a message said before it started.
+func (f *Impl) Forget(id int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for k, h := range f.history {
+		for i, m := range h {
+			if m.ID == id {
+				f.history[k] = append(h[:i:i], h[i+1:]...)
+				break
+			}
+		}
+	}
+}
