@@ -186,7 +186,9 @@ func (b *Bridge) sendPieces(ctx context.Context, chat Chat, key string, out Outg
 				errors.As(err, &se)
 			}
 		}
-		if se != nil && se.Unknown && ctx.Err() == nil {
+		if se != nil && se.Unknown {
+			// (even while stopping: the send ran to its end, and a
+			// restart must not send it again)
 			b.unconfirmed(ctx, chat, pkey, p, err)
 			*progress++
 			continue

@@ -123,8 +123,8 @@ func (e *errHeld) Error() string {
 // holdWhileMuted waits while the bot is muted in chat: until the mute is
 // lifted or ends (known end), or until it is time to try again (unknown
 // end: the next send finds out, and a refusal mutes again with a longer
-// wait). It returns an *errHeld when the packet, said at said, would wait
-// longer than MuteHoldMax.
+// wait). It returns an *errHeld once the packet, said at said, has waited
+// MuteHoldMax.
 func (b *Bridge) holdWhileMuted(ctx context.Context, chat Chat, said time.Time) error {
 	for {
 		s := b.mutes.get(chat)
@@ -146,7 +146,9 @@ func (b *Bridge) holdWhileMuted(ctx context.Context, chat Chat, said time.Time) 
 			}
 			return nil // try: a refusal mutes again
 		}
-		if !s.until.IsZero() && s.until.After(deadline) || !now.Before(deadline) {
+		if !now.Before(deadline) {
+			// (a mute that ends later may still be lifted early: the
+			// answer waits its whole hold first)
 			return &errHeld{why: s.why, until: s.until}
 		}
 		b.log.Info("the bot is muted here; the chat's answers wait", "channel", chat.Channel(b.name), "until", end)

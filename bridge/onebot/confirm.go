@@ -35,7 +35,7 @@ import (
 // again.
 
 // historyCount is how many of the chat's latest messages are searched.
-const historyCount = 20
+const historyCount = 100
 
 // errNoAnswer is a call whose request was written and whose answer did
 // not come in time.

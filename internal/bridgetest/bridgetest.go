@@ -304,3 +304,82 @@ func (a *Agent) NotesAbout(channel, s string) []string {
 	}
 	return out
 }
+
+// Logs are a bridge's durable logs in memory, kept across the bridge's
+// restarts as the store keeps them across the daemon's: pass them to
+// each bridge.New of the same bridge.
+type Logs struct {
+	mu          sync.Mutex
+	sent        map[string]string
+	moves       map[string]string
+	undelivered []bridge.Undelivered
+}
+
+// Sent is the sent log (bridge.SentLog).
+func (l *Logs) Sent() bridge.SentLog { return sentLog{l} }
+
+// Moves is the move log (bridge.MoveLog).
+func (l *Logs) Moves() bridge.MoveLog { return moveLog{l} }
+
+// Undelivered is the log of replies given up or unconfirmed
+// (bridge.UndeliveredLog), unbounded.
+func (l *Logs) Undelivered() bridge.UndeliveredLog { return undeliveredLog{l} }
+
+// AllUndelivered is everything the undelivered log got.
+func (l *Logs) AllUndelivered() []bridge.Undelivered {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]bridge.Undelivered(nil), l.undelivered...)
+}
+
+type sentLog struct{ l *Logs }
+
+func (s sentLog) Sent(key string) (string, bool) {
+	s.l.mu.Lock()
+	defer s.l.mu.Unlock()
+	id, ok := s.l.sent[key]
+	return id, ok
+}
+
+func (s sentLog) MarkSent(key, id string) error {
+	s.l.mu.Lock()
+	defer s.l.mu.Unlock()
+	if s.l.sent == nil {
+		s.l.sent = map[string]string{}
+	}
+	s.l.sent[key] = id
+	return nil
+}
+
+type moveLog struct{ l *Logs }
+
+func (m moveLog) Moves() (map[string]string, error) {
+	m.l.mu.Lock()
+	defer m.l.mu.Unlock()
+	out := map[string]string{}
+	for k, v := range m.l.moves {
+		out[k] = v
+	}
+	return out, nil
+}
+
+func (m moveLog) Move(from, to string) error {
+	m.l.mu.Lock()
+	defer m.l.mu.Unlock()
+	if m.l.moves == nil {
+		m.l.moves = map[string]string{}
+	}
+	m.l.moves[from] = to
+	return nil
+}
+
+type undeliveredLog struct{ l *Logs }
+
+func (u undeliveredLog) Add(x bridge.Undelivered) error {
+	u.l.mu.Lock()
+	defer u.l.mu.Unlock()
+	u.l.undelivered = append(u.l.undelivered, x)
+	return nil
+}
+
+func (u undeliveredLog) List() ([]bridge.Undelivered, error) { return u.l.AllUndelivered(), nil }

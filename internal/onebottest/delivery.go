@@ -123,10 +123,14 @@ func (f *Impl) send(action string, p map[string]json.RawMessage, echo json.RawMe
 	f.nextID++
 	id := f.nextID
 	f.remember(kind, group, user, histMsg{ID: id, UserID: f.SelfID, Time: time.Now().Unix(), Segs: segs, Name: f.Nickname})
-	if f.ConfirmDelay > kernel {
+	confirm := f.ConfirmDelay
+	if f.Confirm != nil {
+		confirm = f.Confirm()
+	}
+	if confirm > kernel {
 		return timeout, kernel
 	}
-	return napcatResponse(map[string]any{"message_id": id}, "ok", 0, "", echo), f.ConfirmDelay
+	return napcatResponse(map[string]any{"message_id": id}, "ok", 0, "", echo), confirm
 }
 
 // historyAnswer is get_group_msg_history / get_friend_msg_history with no

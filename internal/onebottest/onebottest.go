@@ -108,6 +108,9 @@ type Impl struct {
 	// once). The message is in the chat from the start; the answer waits
 	// for the confirmation, or for KernelTimeout (see Sends).
 	ConfirmDelay time.Duration
+	// Confirm, when set, gives each send's ConfirmDelay (a load that
+	// varies).
+	Confirm func() time.Duration
 	// KernelTimeout is how long the implementation waits for QQ's
 	// confirmation of a send (0: 10 s, NapCat's and LLOneBot's default).
 	KernelTimeout time.Duration

@@ -37,7 +37,9 @@ type Server struct {
 
 	// SendDelay is how long sendMessage takes to answer; the message is
 	// in the chat from the start (see delivery.go).
-	SendDelay  time.Duration
+	SendDelay time.Duration
+	// SendDelays, when set, gives each sendMessage's delay instead.
+	SendDelays func() time.Duration
 	moved      map[int64]int64 // group → the supergroup it became
 	restricted map[int64]bool
 	posted     map[int64][]Message
@@ -417,6 +419,9 @@ func (s *Server) sendMessage(w http.ResponseWriter, p map[string]string) {
 	}
 	s.post(m)
 	delay := s.SendDelay
+	if s.SendDelays != nil {
+		delay = s.SendDelays()
+	}
 	s.mu.Unlock()
 	if delay > 0 {
 		time.Sleep(delay) // a slow answer: the message is posted already
