@@ -71,6 +71,10 @@ func TestAttachLanesKeepsOrderPerLaneAndNeverWaitsOnAnother(t *testing.T) {
 			t.Fatalf("the waiting lanes did not resume: %v", got)
 		}
 	}
+	// the acknowledgement is recorded a moment after Deliver returns
+	for deadline := time.Now().Add(10 * time.Second); r.Status()[0].Pending > 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -89,6 +93,9 @@ func TestAttachLanesKeepsOrderPerLaneAndNeverWaitsOnAnother(t *testing.T) {
 	go func() { done <- r.AttachLanes(ctx, "c", comp, ByChannel) }()
 	publish(t, r, "fast", "a4")
 	<-delivered
+	for deadline := time.Now().Add(10 * time.Second); r.Status()[0].Pending > 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	cancel()
 	<-done
 	mu.Lock()

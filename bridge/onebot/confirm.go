@@ -140,21 +140,31 @@ func (a *Adapter) findSent(ctx context.Context, c *conn, chat bridge.Chat, segs 
 	if resp.Status != "ok" {
 		return "", false, errors.New(failure(action, resp))
 	}
+	id, found, err := matchSent(resp.Data, self, segmentsText(segs), began.Add(-time.Minute).Unix())
+	if err != nil {
+		return "", false, fmt.Errorf("%s: %w", action, err)
+	}
+	return id, found, nil
+}
+
+// matchSent finds, in a history answer's data ({"messages": [...]}, the
+// implementation's text: untrusted), the newest message of self with the
+// text want said at or after since (Unix seconds; a message without a time
+// counts).
+func matchSent(raw json.RawMessage, self, want string, since int64) (string, bool, error) {
 	var data struct {
 		Messages []historyMessage `json:"messages"`
 	}
-	if err := json.Unmarshal(resp.Data, &data); err != nil {
-		return "", false, fmt.Errorf("%s: %w", action, err)
+	if err := json.Unmarshal(raw, &data); err != nil {
+		return "", false, err
 	}
-	want := segmentsText(segs)
-	since := began.Add(-time.Minute).Unix()
 	for i := len(data.Messages) - 1; i >= 0; i-- {
 		m := data.Messages[i]
 		from := m.UserID
 		if from == "" {
 			from = m.Sender.UserID
 		}
-		if string(from) != self || m.Time != 0 && m.Time < since {
+		if string(from) != self || m.Time != 0 && m.Time < since || m.MessageID == "" {
 			continue
 		}
 		got, _, err := parseMessage(m.Message)

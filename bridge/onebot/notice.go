@@ -2,6 +2,7 @@ package onebot
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/cyan-agent/cyan/bridge"
@@ -71,7 +72,7 @@ func (a *Adapter) groupBan(ev *Event, self string) {
 	switch ev.SubType {
 	case "ban":
 		var until time.Time
-		if ev.Duration > 0 {
+		if ev.Duration > 0 && ev.Duration <= maxMute {
 			at := time.Unix(ev.Time, 0)
 			if ev.Time <= 0 {
 				at = a.o.Clock.Now()
@@ -82,4 +83,23 @@ func (a *Adapter) groupBan(ev *Event, self string) {
 	case "lift_ban":
 		ce.Unmuted(chat)
 	}
+}
+
+// maxMute is the longest mute QQ gives (30 days); a longer duration is
+// read as unknown (held until lifted).
+const maxMute = 30 * 24 * 3600
+
+// seconds is a duration field in seconds, read from a number or a string
+// of digits; anything else reads as 0 (unknown), never failing the event.
+type seconds int64
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (s *seconds) UnmarshalJSON(b []byte) error {
+	var id ID
+	*s = 0
+	if id.UnmarshalJSON(b) == nil {
+		n, _ := strconv.ParseInt(string(id), 10, 64)
+		*s = seconds(n)
+	}
+	return nil
 }
