@@ -372,7 +372,7 @@ func (b *Bridge) Status() Status {
 	s.Queue = b.queue()
 	s.Received, s.Stored, s.Skipped = b.received.Load(), b.storedN.Load(), b.skipped.Load()
 	s.Turns, s.Sent, s.Failed = b.turns.Load(), b.sent_.Load(), b.failed.Load()
-	s.Unknown, s.Muted = b.unknown.Load(), b.mutes.count()
+	s.Unknown, s.Muted = b.unknown.Load(), b.mutes.count(b.clock.Now())
 	s.Undelivered = b.undeliveredList()
 	s.Writers = b.writers()
 	b.mu.Lock()

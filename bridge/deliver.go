@@ -97,6 +97,7 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 		break
 	}
 	if err == nil {
+		b.mutes.lift(chat) // (a mute with no known end: the send proved it over)
 		if kerr := b.keys.MarkSent(d.Key, id); kerr != nil {
 			b.log.Warn("could not keep the sent message's key; a restart before its acknowledgement would send it again", "key", d.Key, "err", kerr)
 		}

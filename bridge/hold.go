@@ -99,11 +99,18 @@ func (ms *mutes) get(c Chat) *muteState {
 	return ms.m[muteKey(c)]
 }
 
-// count is how many chats hold the bot muted.
-func (ms *mutes) count() int {
+// count is how many chats hold the bot muted at now (a mute whose end
+// passed is not counted).
+func (ms *mutes) count(now time.Time) int {
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
-	return len(ms.m)
+	n := 0
+	for _, s := range ms.m {
+		if s.until.IsZero() || now.Before(s.until) {
+			n++
+		}
+	}
+	return n
 }
 
 // errHeld is an answer given up because its chat's mute outlasts
