@@ -83,10 +83,12 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 	var progress int
 	var err error
 	var id string
+	var began time.Time
 	for {
 		if err = b.holdWhileMuted(ctx, chat, d.Time); err != nil {
 			break
 		}
+		began = b.clock.Now()
 		id, err = b.sendPieces(ctx, chat, d.Key, out, b.limit, 0, &progress)
 		var se *SendError
 		if errors.As(err, &se) && se.Muted && ctx.Err() == nil {
@@ -97,7 +99,7 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 		break
 	}
 	if err == nil {
-		b.mutes.lift(chat) // (a mute with no known end: the send proved it over)
+		b.mutes.proved(chat, began)
 		if kerr := b.keys.MarkSent(d.Key, id); kerr != nil {
 			b.log.Warn("could not keep the sent message's key; a restart before its acknowledgement would send it again", "key", d.Key, "err", kerr)
 		}

@@ -44,6 +44,7 @@ type muteState struct {
 	until  time.Time // zero: unknown; tried again after probe
 	probe  time.Time // when to try again (unknown end)
 	tries  int       // refusals in a row while the end is unknown
+	at     time.Time // when it was last set
 	why    string
 	lifted chan struct{} // closed when lifted
 }
@@ -70,7 +71,7 @@ func (ms *mutes) set(c Chat, now, until time.Time, why string) *muteState {
 		s = &muteState{lifted: make(chan struct{})}
 		ms.m[k] = s
 	}
-	s.until, s.why = until, why
+	s.until, s.why, s.at = until, why, now
 	if until.IsZero() {
 		s.probe = now.Add(min(muteProbe<<s.tries, muteProbeMax))
 		s.tries++
@@ -90,6 +91,19 @@ func (ms *mutes) lift(c Chat) bool {
 	close(s.lifted)
 	delete(ms.m, k)
 	return true
+}
+
+// proved ends c's mute of unknown end when a send begun at began, after
+// the mute was set, went through: the bot may write again. A mute with a
+// known end, or one set while the send was under way, stays.
+func (ms *mutes) proved(c Chat, began time.Time) {
+	ms.mu.Lock()
+	s := ms.m[muteKey(c)]
+	ok := s != nil && s.until.IsZero() && s.at.Before(began)
+	ms.mu.Unlock()
+	if ok {
+		ms.lift(c)
+	}
 }
 
 // get is c's mute, nil when none.

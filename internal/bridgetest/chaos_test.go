@@ -85,7 +85,7 @@ type chaosResult struct {
 	owed, once, twice, lost, unknown int
 	questions, unanswered            int
 	perPlatform                      map[string][4]int // owed, once, twice, lost
-	lostWhy, twiceWhat               []string
+	lostWhy, twiceWhat, mutedSends   []string
 	ownerMutedMax, ownerP50          time.Duration
 	ownerMax                         time.Duration
 	sendsMuted                       int
@@ -107,6 +107,9 @@ func (r chaosResult) table() string {
 	fmt.Fprintf(&b, "questions %d, in no turn %d; outcomes unknown (not sent again) %d; sends into the muted group while muted %d; the owner's wait for an answer: median %.1f s, longest %.1f s\n",
 		r.questions, r.unanswered, r.unknown, r.sendsMuted, r.ownerP50.Seconds()*scale, r.ownerMax.Seconds()*scale)
 	fmt.Fprintf(&b, "the owner's longest wait while the bot was muted in the group %.1f s (debounce %.0f s)\n", r.ownerMutedMax.Seconds()*scale, 2.0)
+	for _, w := range r.mutedSends {
+		fmt.Fprintf(&b, "a send into the muted group: %s\n", w)
+	}
 	for _, w := range r.twiceWhat {
 		fmt.Fprintf(&b, "twice: %s\n", w)
 	}
@@ -384,9 +387,14 @@ func runChaos(tb testing.TB, minutes int) chaosResult {
 		r.ownerP50 = waits[len(waits)/2]
 	}
 	for _, c := range impl.Calls("send_group_msg") {
-		for _, w := range mutedWindows {
+		for i, w := range mutedWindows {
 			if !c.At.Before(w[0]) && c.At.Before(w[1]) {
 				r.sendsMuted++
+				how := "with its notice"
+				if i == 1 {
+					how = "its notice lost"
+				}
+				r.mutedSends = append(r.mutedSends, fmt.Sprintf("%.2f s after the mute (%s) began: %q", c.At.Sub(w[0]).Seconds()*scale, how, short(c.Text())))
 			}
 		}
 	}
