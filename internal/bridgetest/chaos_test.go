@@ -83,7 +83,7 @@ func BenchmarkBridgesChaos(b *testing.B) {
 
 type chaosResult struct {
 	owed, once, twice, lost, unknown int
-	questions, unanswered            int
+	questions                        int
 	perPlatform                      map[string][4]int // owed, once, twice, lost
 	lostWhy, twiceWhat, mutedSends   []string
 	ownerMutedMax, ownerP50          time.Duration
@@ -104,8 +104,8 @@ func (r chaosResult) table() string {
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d |\n", n, c[0], c[1], c[2], c[3])
 	}
 	fmt.Fprintf(&b, "| all | %d | %d | %d | %d |\n", r.owed, r.once, r.twice, r.lost)
-	fmt.Fprintf(&b, "questions %d, in no turn %d; outcomes unknown (not sent again) %d; sends into the muted group while muted %d; the owner's wait for an answer: median %.1f s, longest %.1f s\n",
-		r.questions, r.unanswered, r.unknown, r.sendsMuted, r.ownerP50.Seconds()*scale, r.ownerMax.Seconds()*scale)
+	fmt.Fprintf(&b, "questions %d; outcomes unknown (not sent again) %d; sends into the muted group while muted %d; the owner's wait for an answer: median %.1f s, longest %.1f s\n",
+		r.questions, r.unknown, r.sendsMuted, r.ownerP50.Seconds()*scale, r.ownerMax.Seconds()*scale)
 	fmt.Fprintf(&b, "the owner's longest wait while the bot was muted in the group %.1f s (debounce %.0f s)\n", r.ownerMutedMax.Seconds()*scale, 2.0)
 	for _, w := range r.mutedSends {
 		fmt.Fprintf(&b, "a send into the muted group: %s\n", w)
