@@ -152,6 +152,7 @@ func (a *Adapter) session(ctx context.Context, sink bridge.Sink) error {
 	// ends once it is).
 	handler := func(_ context.Context, _ *tgbot.Bot, u *models.Update) {
 		migrated(u, sink)
+		restricted(u, sink)
 		if m := toMessage(u, a.selfUser(), a.fetch); m != nil {
 			sink.Inbound(ctx, m)
 		}
@@ -345,6 +346,34 @@ func noRights(desc string) bool {
 	d := strings.ToLower(desc)
 	return strings.Contains(d, "not enough rights to send") || strings.Contains(d, "have no rights to send") ||
 		strings.Contains(d, "chat_write_forbidden")
+}
+
+// restricted tells the sink when an admin takes or gives back the bot's
+// right to send in a group: the my_chat_member update (sent by default)
+// with the bot's new status — "restricted" without can_send_messages until
+// until_date (0: for ever) is a mute; "member", "administrator" or a
+// restriction that lets it send ends it (telegram-bot-api Client.cpp
+// JsonChatMember, commit 01a3679).
+func restricted(u *models.Update, sink bridge.Sink) {
+	ce, ok := sink.(bridge.ChatEvents)
+	if !ok || u == nil || u.MyChatMember == nil {
+		return
+	}
+	cm := u.MyChatMember
+	if cm.Chat.Type != models.ChatTypeGroup && cm.Chat.Type != models.ChatTypeSupergroup {
+		return
+	}
+	chat := bridge.Chat{Kind: bridge.Group, ID: strconv.FormatInt(cm.Chat.ID, 10)}
+	switch m := cm.NewChatMember; {
+	case m.Restricted != nil && !m.Restricted.CanSendMessages:
+		var until time.Time
+		if m.Restricted.UntilDate > 0 {
+			until = time.Unix(int64(m.Restricted.UntilDate), 0)
+		}
+		ce.Muted(chat, until)
+	case m.Restricted != nil, m.Member != nil, m.Administrator != nil, m.Owner != nil:
+		ce.Unmuted(chat)
+	}
 }
 
 // migrated tells the sink of a group's upgrade to a supergroup from the

@@ -163,3 +163,27 @@ func TestAMigratedGroupIsAnsweredInTheSupergroupWithItsContext(t *testing.T) {
 		})
 	}
 }
+
+// A group where an admin took the bot's right to send holds only its own
+// answers: nothing is sent into it while my_chat_member says so, a private
+// message is answered meanwhile, and the held answer goes once the right
+// is given back.
+func TestARestrictedGroupHoldsOnlyItsOwnAnswers(t *testing.T) {
+	r := newE2E(t, 0, nil)
+	group := tgtest.Chat{ID: -1009, Type: "supergroup", Title: "friends"}
+	r.fake.RestrictBot(group, amy, time.Time{})
+	waitFor(t, "the mute", func() bool { return r.b.Status().Muted == 1 })
+	r.fake.Push(tgtest.Message{From: amy, Chat: group, Text: "@cyan_bot are you there?", Entities: []tgtest.Entity{{Type: "mention", Offset: 0, Length: 9}}})
+	r.fake.Push(tgtest.Message{From: amy, Chat: tgtest.Chat{ID: 5, Type: "private"}, Text: "ping"})
+	waitFor(t, "the private answer", func() bool { return len(r.fake.Posted(5)) == 1 })
+	for _, c := range r.fake.Calls("sendMessage") {
+		if c.Params["chat_id"] == "-1009" {
+			t.Errorf("sent into the restricted group: %q", c.Params["text"])
+		}
+	}
+	r.fake.LiftBot(group, amy)
+	waitFor(t, "the held answer", func() bool { return len(r.fake.Posted(-1009)) == 1 })
+	if st := r.b.Status(); st.Failed != 0 || st.Muted != 0 {
+		t.Errorf("status %+v", st)
+	}
+}

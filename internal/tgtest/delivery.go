@@ -92,3 +92,37 @@ func (s *Server) Restrict(chat int64, restricted bool) {
 	}
 	s.restricted[chat] = restricted
 }
+
+// RestrictBot takes the bot's right to send in a group until until (zero:
+// for ever; sends are refused as by Restrict) and queues the my_chat_member
+// update Telegram sends for it: new_chat_member with status "restricted",
+// can_send_messages false and until_date (telegram-bot-api Client.cpp
+// JsonChatMember, commit 01a3679c0bbf9bbba03d1d3e20f621fa4becddcc).
+// LiftBot gives it back with status "member".
+func (s *Server) RestrictBot(chat Chat, admin *User, until time.Time) {
+	s.Restrict(chat.ID, true)
+	var u int64
+	if !until.IsZero() {
+		u = until.Unix()
+	}
+	s.pushMember(chat, admin, map[string]any{"status": "member", "user": s.Bot},
+		map[string]any{"status": "restricted", "user": s.Bot, "is_member": true, "can_send_messages": false, "until_date": u})
+}
+
+// LiftBot gives the bot back its right to send and queues the update.
+func (s *Server) LiftBot(chat Chat, admin *User) {
+	s.Restrict(chat.ID, false)
+	s.pushMember(chat, admin, map[string]any{"status": "restricted", "user": s.Bot, "is_member": true, "can_send_messages": false, "until_date": 0},
+		map[string]any{"status": "member", "user": s.Bot})
+}
+
+func (s *Server) pushMember(chat Chat, admin *User, old, cur map[string]any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	id := s.nextUpdate()
+	b, _ := json.Marshal(map[string]any{"update_id": id, "my_chat_member": map[string]any{"chat": chat, "from": admin,
+		"date": time.Now().Unix(), "old_chat_member": old, "new_chat_member": cur}})
+	s.updates = append(s.updates, update{id: id, raw: b})
+	s.notify()
+}
