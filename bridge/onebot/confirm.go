@@ -35,7 +35,7 @@ import (
 // again.
 
 // historyCount is how many of the chat's latest messages are searched.
-const historyCount = 100
+const historyCount = 50
 
 // errNoAnswer is a call whose request was written and whose answer did
 // not come in time.
@@ -133,30 +133,61 @@ func (a *Adapter) findSent(ctx context.Context, c *conn, chat bridge.Chat, segs 
 	if chat.Kind == bridge.Group {
 		action, params = "get_group_msg_history", map[string]any{"group_id": number(chat.ID), "count": historyCount}
 	}
-	resp, err := c.call(ctx, action, params, a.o.Timeout)
-	if err != nil {
-		return "", false, err
+	want, since := segmentsText(segs), began.Add(-time.Minute).Unix()
+	for range historyPages {
+		resp, err := c.call(ctx, action, params, a.o.Timeout)
+		if err != nil {
+			return "", false, err
+		}
+		if resp.Status != "ok" {
+			return "", false, errors.New(failure(action, resp))
+		}
+		p, err := matchSent(resp.Data, self, want, since)
+		if err != nil {
+			return "", false, fmt.Errorf("%s: %w", action, err)
+		}
+		if p.found {
+			return p.id, true, nil
+		}
+		if p.n < historyCount || p.oldest == "" || p.oldestTime != 0 && p.oldestTime < since {
+			return "", false, nil // searched back to before the send
+		}
+		// a busy chat: the page before. NapCat and LLOneBot take the
+		// message's id as message_seq (GetGroupMsgHistory.ts:
+		// MessageUnique.getMsgIdAndPeerByShortId), Lagrange.OneBot as
+		// message_id (GetGroupMessageHistoryOperation.cs).
+		params["message_seq"], params["message_id"] = number(p.oldest), number(p.oldest)
 	}
-	if resp.Status != "ok" {
-		return "", false, errors.New(failure(action, resp))
-	}
-	id, found, err := matchSent(resp.Data, self, segmentsText(segs), began.Add(-time.Minute).Unix())
-	if err != nil {
-		return "", false, fmt.Errorf("%s: %w", action, err)
-	}
-	return id, found, nil
+	return "", false, errors.New("not found in the chat's latest messages, and the chat is too busy to look further back")
+}
+
+// historyPages bounds the pages of history searched for one send.
+const historyPages = 3
+
+// page is what one history answer told: the message sought (found, id),
+// and how far back it reached (n messages, the oldest's id and time).
+type page struct {
+	id         string
+	found      bool
+	n          int
+	oldest     string
+	oldestTime int64
 }
 
 // matchSent finds, in a history answer's data ({"messages": [...]}, the
 // implementation's text: untrusted), the newest message of self with the
 // text want said at or after since (Unix seconds; a message without a time
 // counts).
-func matchSent(raw json.RawMessage, self, want string, since int64) (string, bool, error) {
+func matchSent(raw json.RawMessage, self, want string, since int64) (page, error) {
 	var data struct {
 		Messages []historyMessage `json:"messages"`
 	}
 	if err := json.Unmarshal(raw, &data); err != nil {
-		return "", false, err
+		return page{}, err
+	}
+	p := page{n: len(data.Messages)}
+	if p.n > 0 {
+		p.oldest, p.oldestTime = string(data.Messages[0].MessageID), data.Messages[0].Time
 	}
 	for i := len(data.Messages) - 1; i >= 0; i-- {
 		m := data.Messages[i]
@@ -172,10 +203,11 @@ func matchSent(raw json.RawMessage, self, want string, since int64) (string, boo
 			continue
 		}
 		if segmentsText(got) == want {
-			return string(m.MessageID), true, nil
+			p.id, p.found = string(m.MessageID), true
+			return p, nil
 		}
 	}
-	return "", false, nil
+	return p, nil
 }
 
 // segmentsText is what identifies a sent message: its text and mentions,

@@ -262,3 +262,30 @@ func texts(calls []onebottest.Call) []string {
 	}
 	return out
 }
+
+// In a busy group the unconfirmed send is found pages back: more messages
+// came after it than one history answer holds.
+func TestAnUnconfirmedSendIsFoundInABusyGroup(t *testing.T) {
+	impl := &onebottest.Impl{ConfirmDelay: kernel + late, KernelTimeout: kernel}
+	r := newE2E(t, impl, callTimeout, false)
+	if _, err := impl.Group(42, alice, onebottest.At("10001"), onebottest.Text(" busy?")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the send", func() bool { return len(impl.Calls("send_group_msg")) == 1 })
+	for i := range historyCount * 3 / 2 {
+		if _, err := impl.Group(42, onebottest.Sender{UserID: int64(200 + i), Nickname: "m"}, onebottest.Text("chatter")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the answer acknowledged", func() bool { return r.b.Status().Sent == 1 && r.out.Pending() == 0 })
+	time.Sleep(callTimeout)
+	if got := impl.Posted("group", 42); len(got) != 1 {
+		t.Errorf("posted %q, want once", got)
+	}
+	if n := len(impl.Calls("get_group_msg_history")); n < 2 {
+		t.Errorf("%d history pages read, want the second too", n)
+	}
+	if st := r.b.Status(); st.Unknown != 0 || st.Failed != 0 {
+		t.Errorf("status %+v", st)
+	}
+}

@@ -17,7 +17,8 @@
 // — cyan's timeout, the implementation's own wait for QQ ("Timeout:
 // NTEvent …", "invoke timeout …") or the connection dropping after the
 // request — is looked for in the chat's latest messages
-// (get_group_msg_history, get_friend_msg_history) before the bridge may
+// (get_group_msg_history, get_friend_msg_history; up to three pages back
+// in a busy chat) before the bridge may
 // send it again; when it cannot be looked for, its outcome is unknown
 // (bridge.SendError.Unknown). A group_ban notice for the bot's own id
 // holds the group's answers until lift_ban or its end (bridge.ChatEvents);

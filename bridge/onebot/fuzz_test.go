@@ -123,11 +123,11 @@ func FuzzMatchSent(f *testing.F) {
 	f.Add([]byte(`{"messages":null}`), "")
 	f.Add([]byte(`{"messages":[{"message_id":1e99,"user_id":10001}]}`), "x")
 	f.Fuzz(func(t *testing.T, data []byte, want string) {
-		id, found, err := matchSent(data, "10001", want, 50)
-		if err != nil && found {
+		p, err := matchSent(data, "10001", want, 50)
+		if err != nil && p.found {
 			t.Fatal("found with an error")
 		}
-		if found && id == "" {
+		if p.found && p.id == "" {
 			t.Fatal("found without an id")
 		}
 	})

@@ -154,6 +154,23 @@ func (f *Impl) historyAnswer(action string, p map[string]json.RawMessage, echo j
 	if len(h) == 0 {
 		return napcatResponse(nil, "failed", 1200, "消息undefined不存在", echo)
 	}
+	// message_seq (NapCat, LLOneBot: a message's id, MessageUnique.
+	// getMsgIdAndPeerByShortId) or message_id (Lagrange.OneBot): the
+	// count messages up to that one
+	start := paramInt(p, "message_seq")
+	if f.Lagrange || start == 0 {
+		start = paramInt(p, "message_id")
+	}
+	if start != 0 {
+		i := len(h)
+		for j, m := range h {
+			if m.ID == start {
+				i = j + 1
+				break
+			}
+		}
+		h = h[:i]
+	}
 	if len(h) > count {
 		h = h[len(h)-count:]
 	}
