@@ -35,7 +35,7 @@ import (
 // again.
 
 // historyCount is how many of the chat's latest messages are searched.
-const historyCount = 50
+const historyCount = 100
 
 // errNoAnswer is a call whose request was written and whose answer did
 // not come in time.
@@ -96,6 +96,13 @@ func (a *Adapter) unconfirmed(ctx context.Context, chat bridge.Chat, segs []Segm
 			return "", &bridge.SendError{Unknown: true, Msg: why + "; no connection to look for it in the chat"}
 		}
 	}
+	if chat.Kind == bridge.Group {
+		// muted now: QQ never posted it (NapCat's and LLOneBot's sends
+		// time out while the bot is muted)
+		if until, ok := a.mutedUntil(ctx, c, chat); ok {
+			return "", &bridge.SendError{Muted: true, Until: until, Msg: why + "; the bot is muted in the group"}
+		}
+	}
 	id, found, err := a.findSent(ctx, c, chat, segs, began)
 	switch {
 	case err != nil:
@@ -103,11 +110,6 @@ func (a *Adapter) unconfirmed(ctx context.Context, chat bridge.Chat, segs []Segm
 	case found:
 		a.log.Info("onebot: an unconfirmed send is in the chat; not sent again", "chat", chat.ID, "message_id", id, "why", why)
 		return id, nil
-	}
-	if chat.Kind == bridge.Group {
-		if until, ok := a.mutedUntil(ctx, c, chat); ok {
-			return "", &bridge.SendError{Muted: true, Until: until, Msg: why + "; the bot is muted in the group"}
-		}
 	}
 	return "", &bridge.SendError{Temporary: true, Msg: why + "; it is not in the chat, so it is sent again"}
 }
@@ -123,7 +125,7 @@ type historyMessage struct {
 }
 
 // findSent looks for the bot's own message with segs' text in the chat's
-// latest messages, said at or after began (less a minute of clock skew).
+// latest messages, said at or after began (less clockSkew), page by page.
 func (a *Adapter) findSent(ctx context.Context, c *conn, chat bridge.Chat, segs []Segment, began time.Time) (string, bool, error) {
 	self := c.selfID()
 	if self == "" {
@@ -133,7 +135,7 @@ func (a *Adapter) findSent(ctx context.Context, c *conn, chat bridge.Chat, segs 
 	if chat.Kind == bridge.Group {
 		action, params = "get_group_msg_history", map[string]any{"group_id": number(chat.ID), "count": historyCount}
 	}
-	want, since := segmentsText(segs), began.Add(-time.Minute).Unix()
+	want, since := segmentsText(segs), began.Add(-clockSkew).Unix()
 	for range historyPages {
 		resp, err := c.call(ctx, action, params, a.o.Timeout)
 		if err != nil {
@@ -163,6 +165,12 @@ func (a *Adapter) findSent(ctx context.Context, c *conn, chat bridge.Chat, segs 
 
 // historyPages bounds the pages of history searched for one send.
 const historyPages = 3
+
+// clockSkew is how far the implementation's message times (QQ's server
+// clock, in whole seconds) may be behind cyan's: a message of the bot's
+// said that long before the send began still counts, and the search stops
+// at older ones.
+const clockSkew = 10 * time.Second
 
 // page is what one history answer told: the message sought (found, id),
 // and how far back it reached (n messages, the oldest's id and time).
