@@ -96,20 +96,21 @@ func (a *Adapter) unconfirmed(ctx context.Context, chat bridge.Chat, segs []Segm
 			return "", &bridge.SendError{Unknown: true, Msg: why + "; no connection to look for it in the chat"}
 		}
 	}
+	id, found, err := a.findSent(ctx, c, chat, segs, began)
+	if found {
+		a.log.Info("onebot: an unconfirmed send is in the chat; not sent again", "chat", chat.ID, "message_id", id, "why", why)
+		return id, nil
+	}
 	if chat.Kind == bridge.Group {
-		// muted now: QQ never posted it (NapCat's and LLOneBot's sends
-		// time out while the bot is muted)
+		// not found (or not searched to the end) and muted now: QQ never
+		// posted it (NapCat's and LLOneBot's sends time out while the bot
+		// is muted); it waits for the mute's end
 		if until, ok := a.mutedUntil(ctx, c, chat); ok {
 			return "", &bridge.SendError{Muted: true, Until: until, Msg: why + "; the bot is muted in the group"}
 		}
 	}
-	id, found, err := a.findSent(ctx, c, chat, segs, began)
-	switch {
-	case err != nil:
+	if err != nil {
 		return "", &bridge.SendError{Unknown: true, Msg: why + "; could not look for it in the chat: " + err.Error()}
-	case found:
-		a.log.Info("onebot: an unconfirmed send is in the chat; not sent again", "chat", chat.ID, "message_id", id, "why", why)
-		return id, nil
 	}
 	return "", &bridge.SendError{Temporary: true, Msg: why + "; it is not in the chat, so it is sent again"}
 }
