@@ -65,7 +65,19 @@ type Options struct {
 	// is named "not saved: disk low".
 	DiskFree   func() (uint64, error)
 	MediaFloor uint64
+	// Moves keeps the chats the platform moved to a new id (nil: in
+	// memory only).
+	Moves MoveLog
+	// SendTimeout bounds one send the adapter has begun, over the
+	// adapter's own bound (0: DefaultSendTimeout).
+	SendTimeout time.Duration
 }
+
+// DefaultSendTimeout bounds a send the adapter has begun. Each adapter
+// waits the platform's own time first (OneBot: the call timeout, 15 s by
+// default, over NapCat's 10 s; Telegram: its request timeout); this only
+// keeps a send whose adapter never answers from holding its chat for ever.
+const DefaultSendTimeout = 2 * time.Minute
 
 // Bridge runs one adapter with the group-chat manners. See the package doc.
 type Bridge struct {
@@ -94,6 +106,11 @@ type Bridge struct {
 
 	limit       Limit // the platform's message limit (Max 0: none)
 	undelivered UndeliveredLog
+	sendTimeout time.Duration
+
+	mutes   mutes   // chats where the bot may not write now
+	aliases aliases // chats the platform moved
+	moves   MoveLog
 
 	roster roster
 	seen   idSet // incoming message ids (chat + id), for duplicates
@@ -106,11 +123,11 @@ type Bridge struct {
 
 	mu    sync.Mutex
 	chats map[Chat]*chatState
-	users map[string]*window // per speaker: turns they triggered
-	ctx   context.Context    // Run's, for the turns it starts
-	wg    sync.WaitGroup     // the goroutines Run started
-	prev  router.Packet      // the last packet sent, for the pause between parts
-	stale []OwedTurn         // owed turns too old to resume at start
+	users map[string]*window       // per speaker: turns they triggered
+	ctx   context.Context          // Run's, for the turns it starts
+	wg    sync.WaitGroup           // the goroutines Run started
+	prev  map[string]router.Packet // per channel: the last packet sent, for the pause between parts
+	stale []OwedTurn               // owed turns too old to resume at start
 
 	conn   sync.Mutex
 	online chan struct{} // closed while connected
@@ -121,7 +138,7 @@ type Bridge struct {
 	postedAt time.Time
 	selfUser atomic.Pointer[User]
 
-	received, storedN, skipped, turns, sent_, failed atomic.Uint64
+	received, storedN, skipped, turns, sent_, failed, unknown atomic.Uint64
 }
 
 // Status is a bridge's state, for `cyan bridges` and doctor.
@@ -145,6 +162,11 @@ type Status struct {
 	Turns     uint64    `json:"turns"`
 	Sent      uint64    `json:"sent"`
 	Failed    uint64    `json:"failed"` // replies given up
+	// Unknown counts the replies handed to the platform that it never
+	// confirmed: not sent again (one late message is better than two).
+	Unknown uint64 `json:"unknown,omitempty"`
+	// Muted is how many chats hold the bot muted: their answers wait.
+	Muted int `json:"muted,omitempty"`
 	// Stale are turns a restart cut that were too old to run at start
 	// (bridges.resume_max_age): they wait for the chat's next turn.
 	Stale []OwedTurn `json:"stale,omitempty"`
@@ -188,6 +210,12 @@ func New(o Options) (*Bridge, error) {
 	if o.Owed == nil {
 		o.Owed = newMemOwed()
 	}
+	if o.Moves == nil {
+		o.Moves = &memMoves{}
+	}
+	if o.SendTimeout <= 0 {
+		o.SendTimeout = DefaultSendTimeout
+	}
 	if o.ResumeMaxAge == 0 {
 		o.ResumeMaxAge = DefaultResumeMaxAge
 	}
@@ -203,7 +231,9 @@ func New(o Options) (*Bridge, error) {
 		stored: o.Stored, chats: map[Chat]*chatState{}, users: map[string]*window{}, online: make(chan struct{}),
 		images: newImageKeeper(o.DataDir, o.Name, o.Manners.ImageMaxBytes, o.Manners.ImagesMaxBytes),
 		seen:   newIDSet(8192), sent: newIDSet(4096), recalledEarly: newIDSet(1024), budget: o.MediaBudget,
+		moves: o.Moves, sendTimeout: o.SendTimeout, prev: map[string]router.Packet{},
 	}
+	b.loadMoves()
 	if b.budget <= 0 {
 		b.budget = DefaultMediaBudget
 	}
@@ -246,7 +276,7 @@ func (b *Bridge) Run(ctx context.Context) (err error) {
 	}()
 	// The connection outlives the outbox by the send in flight: stopping,
 	// the outbox finishes the message it is sending (bounded by
-	// sendGrace) before the connection closes, so the platform's answer
+	// the adapter's own timeout) before the connection closes, so the platform's answer
 	// (its message id) is not lost and the restart does not send it again.
 	actx, acancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer acancel()
@@ -353,6 +383,7 @@ func (b *Bridge) Status() Status {
 	s.Queue = b.queue()
 	s.Received, s.Stored, s.Skipped = b.received.Load(), b.storedN.Load(), b.skipped.Load()
 	s.Turns, s.Sent, s.Failed = b.turns.Load(), b.sent_.Load(), b.failed.Load()
+	s.Unknown, s.Muted = b.unknown.Load(), b.mutes.count(b.clock.Now())
 	s.Undelivered = b.undeliveredList()
 	s.Writers = b.writers()
 	b.mu.Lock()
@@ -364,7 +395,12 @@ func (b *Bridge) Status() Status {
 // sink is the bridge as the adapter sees it.
 type sink struct{ b *Bridge }
 
-func (s sink) Inbound(ctx context.Context, m *Message) { s.b.accept(ctx, m) }
+func (s sink) Inbound(ctx context.Context, m *Message) {
+	if m != nil {
+		m.Chat = s.b.canonical(m.Chat)
+	}
+	s.b.accept(ctx, m)
+}
 
 func (s sink) Connected(self User) {
 	b := s.b

@@ -19,24 +19,37 @@ var _ router.Component = (*Bridge)(nil)
 
 // Deliver is the bridge as the router's component: it sends one outgoing
 // packet of its channels. The router offers the packets of the bridge's
-// outbox one at a time, oldest first, and offers a packet again (after a
-// backoff, before any later one) while Deliver returns a temporary error,
-// so order holds and nothing is lost while the platform is away:
+// outbox in order per chat (router.AttachLanes, a lane per channel: one
+// chat's waits never hold up another's), and offers a packet again (after
+// a backoff, before any later one of its chat) while Deliver returns a
+// temporary error, so order holds and nothing is lost while the platform
+// is away:
 //
 //   - it waits, blocked, while the adapter is disconnected;
 //   - a packet already sent (its Key is in the sent log: the daemon
 //     stopped between the send and the acknowledgement) is acknowledged
 //     without sending it again;
+//   - it waits while the bot is muted in the chat (a group_ban notice for
+//     the bot, a send refused as muted): nothing is sent into the chat
+//     until the mute is lifted or ends; an answer held longer than
+//     MuteHoldMax is given up, listed with why;
 //   - the parts of one answer are sent with a short human-like pause;
 //   - a part longer than the platform takes is sent as several messages
 //     (sendPieces), and one the platform refuses as too long is split
 //     again, never dropped;
-//   - a temporary platform error (rate limited, a timeout) is returned, so
-//     the router tries again, after the platform's retry-after when it
-//     gave one; after maxTries, or on a permanent error (muted, the chat is
-//     gone), the model is told in that chat (a note it reads at its next
-//     turn there), the status lists it (Undelivered) and the packet is
-//     dropped (router.Permanent).
+//   - a send the platform never confirmed (SendError.Unknown: written, no
+//     answer, and the adapter could not find it in the chat) is not sent
+//     again: the status counts it as unknown and the model is told it may
+//     not have arrived;
+//   - a chat the platform moved (SendError.MovedTo) keeps its channel and
+//     the message goes to the new id; a reply the platform refuses
+//     (SendError.ReplyRefused) goes again without the reply;
+//   - a temporary platform error (rate limited, a send the adapter found
+//     was not posted) is returned, so the router tries again, after the
+//     platform's retry-after when it gave one; after maxTries, or on a
+//     permanent error (the chat is gone), the model is told in that chat
+//     (a note it reads at its next turn there), the status lists it
+//     (Undelivered) and the packet is dropped (router.Permanent).
 //
 // Speech packets are not the chat's: they are acknowledged unsent.
 func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
@@ -56,7 +69,7 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 		return nil
 	}
 	out := parseOutgoing(d.Text, chat, &b.roster)
-	if q := b.agent.Quoted(d.Key); q != "" {
+	if q := b.agent.Quoted(d.Key); q != "" && !SyntheticID(q) {
 		out = asReply(out, q)
 	}
 	if len(out.Parts) == 0 {
@@ -68,13 +81,30 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 		}
 	}
 	var progress int
-	id, err := b.sendPieces(ctx, chat, d.Key, out, b.limit, 0, &progress)
+	var err error
+	var id string
+	var began time.Time
+	for {
+		if err = b.holdWhileMuted(ctx, chat, d.Time); err != nil {
+			break
+		}
+		began = b.clock.Now()
+		id, err = b.sendPieces(ctx, chat, d.Key, out, b.limit, 0, &progress)
+		var se *SendError
+		if errors.As(err, &se) && se.Muted && ctx.Err() == nil {
+			b.mutes.set(chat, b.clock.Now(), se.Until, se.Msg)
+			b.log.Info("the platform refused a send as muted; the chat's answers wait", "channel", d.Channel, "until", se.Until, "err", err)
+			continue
+		}
+		break
+	}
 	if err == nil {
+		b.mutes.proved(chat, began)
 		if kerr := b.keys.MarkSent(d.Key, id); kerr != nil {
 			b.log.Warn("could not keep the sent message's key; a restart before its acknowledgement would send it again", "key", d.Key, "err", kerr)
 		}
 		b.mu.Lock()
-		b.prev = d.Packet
+		b.prev[d.Channel] = d.Packet
 		b.mu.Unlock()
 		return nil
 	}
@@ -95,12 +125,31 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 	}
 	b.failed.Add(1)
 	b.log.Warn("reply not delivered", "channel", d.Channel, "key", d.Key, "err", err)
-	b.keepUndelivered(Undelivered{Channel: d.Channel, Key: d.Key, Text: short(d.Text, 80), Reason: err.Error(), At: b.clock.Now()})
+	b.keepUndelivered(Undelivered{Channel: d.Channel, Key: d.Key, Text: short(d.Text, 80), Reason: err.Error(), Outcome: OutcomeNotDelivered, At: b.clock.Now()})
 	note := fmt.Sprintf("your message %q could not be delivered to this chat: %v", short(d.Text, 60), err)
 	if nerr := b.agent.Note(ctx, d.Channel, chat.Kind, note); nerr != nil {
 		b.log.Warn("could not note the failed delivery", "channel", d.Channel, "err", nerr)
 	}
 	return router.Permanent(err)
+}
+
+// unconfirmed records a message (or piece, under key) the platform took
+// and never confirmed: its key is kept as sent, so it is never sent again;
+// the status lists it as unknown and the model is told it may not have
+// arrived.
+func (b *Bridge) unconfirmed(ctx context.Context, chat Chat, key string, out Outgoing, err error) {
+	if kerr := b.keys.MarkSent(key, ""); kerr != nil {
+		b.log.Warn("could not keep an unconfirmed message's key; a restart would send it again", "key", key, "err", kerr)
+	}
+	b.unknown.Add(1)
+	channel := chat.Channel(b.name)
+	text := out.Text()
+	b.log.Warn("the platform did not confirm a message; not sent again", "channel", channel, "key", key, "err", err)
+	b.keepUndelivered(Undelivered{Channel: channel, Key: key, Text: short(text, 80), Reason: err.Error(), Outcome: OutcomeUnknown, At: b.clock.Now()})
+	note := fmt.Sprintf("your message %q may not have reached this chat: the platform took it but never confirmed it (%v); it was not sent again, so it may show up late or not at all", short(text, 60), err)
+	if nerr := b.agent.Note(ctx, channel, chat.Kind, note); nerr != nil {
+		b.log.Warn("could not note the unconfirmed delivery", "channel", channel, "err", nerr)
+	}
 }
 
 // sendPieces sends out split to the limit, in order, each piece its own
@@ -131,7 +180,23 @@ func (b *Bridge) sendPieces(ctx context.Context, chat Chat, key string, out Outg
 		}
 		id, err := b.send(ctx, chat, p)
 		var se *SendError
-		if errors.As(err, &se) && se.TooLong {
+		if errors.As(err, &se) && se.ReplyRefused {
+			if bare, ok := withoutReply(p); ok {
+				b.log.Info("the platform refused the reply; sending without it", "chat", chat.Channel(b.name), "err", err)
+				p = bare
+				id, err = b.send(ctx, chat, p)
+				se = nil
+				errors.As(err, &se)
+			}
+		}
+		if se != nil && se.Unknown {
+			// (even while stopping: the send ran to its end, and a
+			// restart must not send it again)
+			b.unconfirmed(ctx, chat, pkey, p, err)
+			*progress++
+			continue
+		}
+		if se != nil && se.TooLong {
 			size := l.size(p)
 			if size/2 < minPiece || depth >= 8 {
 				return "", fmt.Errorf("the platform refuses even %d characters as too long: %w", size, err)
@@ -158,9 +223,6 @@ func (b *Bridge) sendPieces(ctx context.Context, chat Chat, key string, out Outg
 	return last, nil
 }
 
-// sendGrace bounds a send that the bridge's stop lets finish.
-const sendGrace = 5 * time.Second
-
 // pieceDelay is the pause between the pieces of one split message: enough
 // for the platform to keep their order and below Telegram's one message a
 // second per chat.
@@ -171,7 +233,22 @@ const pieceDelay = 1100 * time.Millisecond
 func (b *Bridge) follows(p router.Packet) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return p.ReplyTo != "" && p.ReplyTo == b.prev.ReplyTo && p.Channel == b.prev.Channel
+	prev := b.prev[p.Channel]
+	return p.ReplyTo != "" && p.ReplyTo == prev.ReplyTo
+}
+
+// withoutReply is out without its reply part; false when it had none.
+func withoutReply(out Outgoing) (Outgoing, bool) {
+	var parts []OutPart
+	for _, p := range out.Parts {
+		if p.Kind != PartReply {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == len(out.Parts) || len(parts) == 0 {
+		return out, false
+	}
+	return Outgoing{Parts: parts}, true
 }
 
 // asReply makes out a reply to the platform message id: the 「name: …」
@@ -199,17 +276,22 @@ func asReply(out Outgoing, id string) Outgoing {
 }
 
 // send sends one message once it is connected: a send that finds the
-// adapter offline waits for the next connection and tries again.
+// adapter offline waits for the next connection and tries again. It sends
+// to where the chat lives now (a moved chat's new id), and follows a move
+// the platform reports (SendError.MovedTo) at once.
 func (b *Bridge) send(ctx context.Context, chat Chat, out Outgoing) (string, error) {
+	moves := 0
 	for {
 		if err := b.waitOnline(ctx); err != nil {
 			return "", err
 		}
 		// A send that has begun is finished even when the bridge stops:
 		// cut halfway, the platform may hold the message while the bridge
-		// never learns it, and the restart would send it again.
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sendGrace)
-		id, err := b.adapter.Send(sctx, chat, out)
+		// never learns it, and the restart would send it again. The
+		// adapter bounds it by the platform's own time; sendTimeout only
+		// by one that never answers.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.sendTimeout)
+		id, err := b.adapter.Send(sctx, b.target(chat), out)
 		cancel()
 		if errors.Is(err, ErrOffline) && ctx.Err() == nil {
 			// the connection dropped before the adapter said so: wait a
@@ -217,6 +299,12 @@ func (b *Bridge) send(ctx context.Context, chat Chat, out Outgoing) (string, err
 			if clock.Sleep(ctx, b.clock, time.Second) != nil {
 				return "", ctx.Err()
 			}
+			continue
+		}
+		var se *SendError
+		if errors.As(err, &se) && se.MovedTo != "" && moves < 2 {
+			moves++
+			b.move(b.target(chat), se.MovedTo)
 			continue
 		}
 		return id, err

@@ -40,7 +40,14 @@
 // (an adapter's Limit: at paragraphs, then sentences, then words; each
 // piece under its own key; "too long" splits again), retries what may work
 // later and tells the model (a note in the chat) and the status what could
-// not be delivered. A sent log keeps what was sent, so a packet or piece
+// not be delivered, and what the platform took without confirming (never
+// sent again: its outcome is unknown). The outbox is laned per chat
+// (router.AttachLanes): a chat where the bot is muted (ChatEvents.Muted,
+// or a send refused as muted) holds only its own answers, until the mute
+// ends or MuteHoldMax; a chat the platform moved (ChatEvents.Moved, a send
+// refused with its new id) keeps its channel, its new id an alias kept in
+// a MoveLog; an answer never replies to a made-up id (SyntheticID), and
+// one whose reply the platform refuses goes without it. A sent log keeps what was sent, so a packet or piece
 // offered again after a restart is not sent twice. An owed log keeps each
 // chat's newest addressed message until its turn ends, so a turn a restart
 // cut runs, once, when the bridge starts again (if not too old); a who log

@@ -13,11 +13,13 @@ import (
 var _ Noticer = sink{}
 
 // Recalled implements Noticer.
-func (s sink) Recalled(ctx context.Context, c Chat, msgID string) { s.b.recalled(ctx, c, msgID) }
+func (s sink) Recalled(ctx context.Context, c Chat, msgID string) {
+	s.b.recalled(ctx, s.b.canonical(c), msgID)
+}
 
 // Poked implements Noticer.
 func (s sink) Poked(ctx context.Context, c Chat, from User, at time.Time) {
-	s.b.poked(ctx, c, from, at)
+	s.b.poked(ctx, s.b.canonical(c), from, at)
 }
 
 // recalled marks a withdrawn message recalled in the store (Recaller): it

@@ -219,7 +219,7 @@ func (b *Bridge) typing(ctx context.Context, c Chat) {
 		return
 	}
 	for {
-		err := b.adapter.Typing(ctx, c)
+		err := b.adapter.Typing(ctx, b.target(c))
 		if errors.Is(err, ErrUnsupported) {
 			return
 		}

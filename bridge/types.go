@@ -216,6 +216,26 @@ type SendError struct {
 	// RetryAfter is the platform's advice, when it gave one.
 	RetryAfter time.Duration
 	Msg        string
+	// Unknown: the message was handed to the platform and no answer came
+	// (a timeout after the request was written), and the adapter could not
+	// find out whether it was posted. The bridge never sends it again
+	// (one late message is better than two) and reports the outcome as
+	// unknown. An adapter that can look (OneBot: the chat's history)
+	// answers Temporary when the message is not there instead.
+	Unknown bool
+	// Muted: the bot may not write in the chat (muted in a QQ group, no
+	// right to send in a Telegram group) until Until (zero: not known).
+	// Nothing was sent; the chat's answers wait (see Bridge.Deliver).
+	Muted bool
+	Until time.Time
+	// MovedTo is the chat's new id when the platform moved it (a Telegram
+	// group upgraded to a supergroup): nothing was sent, and the bridge
+	// sends it there, keeping the conversation's channel.
+	MovedTo string
+	// ReplyRefused: the platform refused the message for its reply segment
+	// (the message replied to does not exist: Lagrange's retcode 200); the
+	// bridge sends it again without the reply.
+	ReplyRefused bool
 }
 
 func (e *SendError) Error() string {

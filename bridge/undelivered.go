@@ -11,14 +11,27 @@ import (
 	"github.com/cyan-agent/cyan/store"
 )
 
-// Undelivered is a reply the bridge gave up on (the model was told).
+// Undelivered is a reply the bridge gave up on, or one whose outcome it
+// does not know (the model was told either way).
 type Undelivered struct {
 	Channel string    `json:"channel"`
 	Key     string    `json:"key"`
 	Text    string    `json:"text"` // its start
 	Reason  string    `json:"reason"`
 	At      time.Time `json:"at"`
+	// Outcome is OutcomeNotDelivered or OutcomeUnknown ("" in entries of
+	// earlier versions: not delivered).
+	Outcome string `json:"outcome,omitempty"`
 }
+
+// The outcomes of a reply the status lists.
+const (
+	// OutcomeNotDelivered: the platform refused it, or it was given up.
+	OutcomeNotDelivered = "not delivered"
+	// OutcomeUnknown: the platform took it and never confirmed it; it was
+	// not sent again and may show up late.
+	OutcomeUnknown = "unknown"
+)
 
 // UndeliveredLog keeps the replies a bridge gave up on, across restarts,
 // for `cyan bridges`.

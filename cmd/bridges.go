@@ -54,7 +54,14 @@ func bridgesLs(f *flags) run {
 		}
 		for _, b := range out.Bridges {
 			for _, u := range b.Undelivered {
-				fmt.Fprintf(io.Stdout, "not delivered: %s %s %q: %s (the model was told)\n", when(u.At), u.Channel, u.Text, u.Reason)
+				outcome := "not delivered"
+				if u.Outcome == "unknown" {
+					outcome = "outcome unknown (sent, never confirmed; not sent again)"
+				}
+				fmt.Fprintf(io.Stdout, "%s: %s %s %q: %s (the model was told)\n", outcome, when(u.At), u.Channel, u.Text, u.Reason)
+			}
+			if b.Muted > 0 {
+				fmt.Fprintf(io.Stdout, "muted: %s: the bot is muted in %d chat(s); their answers wait for the mute to end\n", b.Name, b.Muted)
 			}
 			for _, s := range b.Stale {
 				fmt.Fprintf(io.Stdout, "not resumed: %s %s message %s from %s: older than bridges.resume_max_age when the daemon started; answered at the chat's next turn\n",

@@ -69,13 +69,15 @@ func (d *Daemon) buildBridges(cfg *config.Config, clk clock.Clock, log *slog.Log
 			resume = -1 // none
 		}
 		b, err := bridge.New(bridge.Options{Name: in.Name, Adapter: in.Adapter, Agent: agent,
-			Attach: func(ctx context.Context, c router.Component) error { return d.router.Attach(ctx, sub, c) },
-			Owed:   bridge.NewStoreOwed(d.store, in.Name), ResumeMaxAge: resume, Who: bridge.NewStoreWho(d.store, in.Name),
+			Attach: func(ctx context.Context, c router.Component) error {
+				return d.router.AttachLanes(ctx, sub, c, router.ByChannel)
+			},
+			Owed: bridge.NewStoreOwed(d.store, in.Name), ResumeMaxAge: resume, Who: bridge.NewStoreWho(d.store, in.Name),
 			Undelivered: bridge.NewStoreUndelivered(d.store, in.Name),
 			Sent:        sent, Queue: func() int { return d.routerPending(sub) }, Journal: d.store.Journal(),
 			Manners: cfg.Bridges.Manners.Over(in.Manners), AgentName: d.mv.AgentName, DataDir: cfg.DataDir, Clock: clk,
 			DiskFree: d.store.DiskFree, MediaFloor: uint64(cfg.Store.MinFreeMB)<<20 + bridge.MediaHeadroom,
-			Logger: log.With("component", "bridge", "bridge", in.Name)})
+			Logger: log.With("component", "bridge", "bridge", in.Name), Moves: bridge.NewStoreMoves(d.store, in.Name)})
 		if err != nil {
 			return err
 		}

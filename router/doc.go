@@ -32,6 +32,11 @@
 // answers), Proactive, Speech (the segments of a KindSpeech packet),
 // Key and Time — with the outbox's Seq and the Attempt number.
 //
+// AttachLanes is Attach with the outbox in lanes (ByChannel: a lane per
+// chat): each lane is delivered in order, one at a time, and the lanes at
+// once, so one chat's retries and waits never hold up another's. The
+// bridges attach so.
+//
 // Deliver's answer decides what happens next:
 //   - nil: delivered. The packet leaves the outbox; the next one follows.
 //   - Permanent(err): it can never be delivered (the chat is gone, the

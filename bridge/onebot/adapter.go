@@ -496,13 +496,26 @@ func (a *Adapter) Send(ctx context.Context, chat bridge.Chat, m bridge.Outgoing)
 	if chat.Kind == bridge.Group {
 		action, params = "send_group_msg", map[string]any{"group_id": number(chat.ID), "message": msg}
 	}
+	began := a.o.Clock.Now()
 	resp, err := c.call(ctx, action, params, a.o.Timeout)
 	switch {
+	case errors.Is(err, errLost), errors.Is(err, errNoAnswer):
+		// written, then no answer: look before sending again
+		return a.unconfirmed(ctx, chat, segs, began, fmt.Sprintf("%s: %v", action, err))
 	case errors.Is(err, errClosed):
 		return "", bridge.ErrOffline
 	case err != nil:
 		return "", &bridge.SendError{Temporary: true, Msg: err.Error()}
 	case resp.Status != "ok" && resp.Status != "async":
+		switch {
+		case replyRefused(segs, resp):
+			return "", &bridge.SendError{ReplyRefused: true, Msg: failure(action, resp)}
+		case kernelTimeout(resp):
+			return a.unconfirmed(ctx, chat, segs, began, failure(action, resp))
+		case chat.Kind == bridge.Group && mutedRefusal(resp):
+			until, _ := a.mutedUntil(ctx, c, chat)
+			return "", &bridge.SendError{Muted: true, Until: until, Msg: failure(action, resp)}
+		}
 		return "", &bridge.SendError{Temporary: rateLimited(resp), TooLong: refusedLong(m, resp), Msg: failure(action, resp)}
 	}
 	var data struct {

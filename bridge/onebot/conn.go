@@ -142,9 +142,9 @@ func (c *conn) call(ctx context.Context, action string, params any, timeout time
 	case r := <-ch:
 		return r, nil
 	case <-c.done:
-		return nil, errClosed
+		return nil, errLost
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%s: no answer in %s", action, timeout)
+		return nil, fmt.Errorf("%s: %w in %s", action, errNoAnswer, timeout)
 	}
 }
 

@@ -13,6 +13,19 @@
 // each response by its echo. NapCat's set_input_status shows typing in
 // private chats.
 //
+// A send is never sent twice (confirm.go): one written and never answered
+// — cyan's timeout, the implementation's own wait for QQ ("Timeout:
+// NTEvent …", "invoke timeout …") or the connection dropping after the
+// request — is looked for in the chat's latest messages
+// (get_group_msg_history, get_friend_msg_history; up to three pages back
+// in a busy chat) before the bridge may
+// send it again; when it cannot be looked for, its outcome is unknown
+// (bridge.SendError.Unknown). A group_ban notice for the bot's own id
+// holds the group's answers until lift_ban or its end (bridge.ChatEvents);
+// a send refused while muted is caught through get_group_member_info's
+// shut_up_timestamp; Lagrange.OneBot's retcode 200 for a reply to a
+// message it never stored has the answer sent without the reply.
+//
 // The read loop never waits on anything but the socket: responses and meta
 // events (heartbeat, lifecycle) are handled in it, messages and notices
 // queued for a goroutine of their own (the bridge fetches media off that

@@ -78,6 +78,7 @@ type Event struct {
 	TargetID      ID         `json:"target_id"`   // notify/poke: who was poked
 	SenderID      ID         `json:"sender_id"`   // a friend poke: who poked
 	OperatorID    ID         `json:"operator_id"` // group_recall: who recalled
+	Duration      seconds    `json:"duration"`    // group_ban
 	// Message holds the segments, from either format.
 	Message []Segment `json:"-"`
 	// Format is the message format the event used: "array" or "string".

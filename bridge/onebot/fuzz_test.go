@@ -113,3 +113,22 @@ func merge(segs []Segment) []Segment {
 	}
 	return out
 }
+
+// FuzzMatchSent feeds history answers (an implementation's text) to the
+// search for an unconfirmed send: it never panics, and what it finds is
+// the bot's own message with the text sought.
+func FuzzMatchSent(f *testing.F) {
+	f.Add([]byte(`{"messages":[{"message_id":5,"user_id":10001,"time":100,"message":[{"type":"text","data":{"text":"hi"}}]}]}`), "hi")
+	f.Add([]byte(`{"messages":[{"message_id":"6","sender":{"user_id":"10001"},"message":"hi [CQ:at,qq=1]"}]}`), "hi @1")
+	f.Add([]byte(`{"messages":null}`), "")
+	f.Add([]byte(`{"messages":[{"message_id":1e99,"user_id":10001}]}`), "x")
+	f.Fuzz(func(t *testing.T, data []byte, want string) {
+		p, err := matchSent(data, "10001", want, 50)
+		if err != nil && p.found {
+			t.Fatal("found with an error")
+		}
+		if p.found && p.id == "" {
+			t.Fatal("found without an id")
+		}
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -37,7 +38,10 @@ type Options struct {
 	WebhookSecret string
 	Clock         clock.Clock
 	HTTPClient    *http.Client // downloads; nil: a default
-	Logger        *slog.Logger
+	// SendTimeout bounds one sendMessage (0: DefaultSendTimeout). A send
+	// that runs out is not sent again: its outcome is unknown.
+	SendTimeout time.Duration
+	Logger      *slog.Logger
 }
 
 // WebhookPath is where a bridge's webhook is served.
@@ -77,6 +81,9 @@ func New(o Options) (*Adapter, error) {
 	}
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
+	}
+	if o.SendTimeout <= 0 {
+		o.SendTimeout = DefaultSendTimeout
 	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{Timeout: 60 * time.Second}
@@ -144,6 +151,8 @@ func (a *Adapter) session(ctx context.Context, sink bridge.Sink) error {
 	// getUpdates failing does not cut the one being stored (the session
 	// ends once it is).
 	handler := func(_ context.Context, _ *tgbot.Bot, u *models.Update) {
+		migrated(u, sink)
+		restricted(u, sink)
 		if m := toMessage(u, a.selfUser(), a.fetch); m != nil {
 			sink.Inbound(ctx, m)
 		}
@@ -285,6 +294,8 @@ func (a *Adapter) Send(ctx context.Context, chat bridge.Chat, m bridge.Outgoing)
 	if reply > 0 {
 		p.ReplyParameters = &models.ReplyParameters{MessageID: reply, AllowSendingWithoutReply: true}
 	}
+	ctx, cancel := context.WithTimeout(ctx, a.o.SendTimeout)
+	defer cancel()
 	msg, err := b.SendMessage(ctx, p)
 	if err != nil {
 		return "", sendError(err)
@@ -292,18 +303,99 @@ func (a *Adapter) Send(ctx context.Context, chat bridge.Chat, m bridge.Outgoing)
 	return strconv.Itoa(msg.ID), nil
 }
 
-// sendError says whether a failed send may work later.
+// DefaultSendTimeout bounds one sendMessage: far past the seconds the Bot
+// API takes when Telegram is slow, so a late answer is waited for.
+const DefaultSendTimeout = 50 * time.Second
+
+// sendError says what a failed send means. A retry of sendMessage cannot
+// be made idempotent, so only the errors that prove nothing was sent are
+// tried again: a 429 (telegram-bot-api answers it before the message is
+// sent: Query::set_retry_after_error), a refused connection; a 400/403 is
+// the Bot API's refusal, nothing sent. Any other failure — a timeout, a
+// connection cut after the request, a 5xx from a proxy — leaves the
+// outcome unknown (the message may be in the chat): the bridge does not
+// send it again. A group upgraded to a supergroup (400 "Bad Request: group
+// chat was upgraded to a supergroup chat" with parameters.
+// migrate_to_chat_id, telegram-bot-api Client.cpp check_chat_access,
+// commit 01a3679) is a move; "not enough rights to send text messages"
+// (the bot restricted in the group) a mute with no known end.
 func sendError(err error) error {
 	var tm *tgbot.TooManyRequestsError
+	var mig *tgbot.MigrateError
+	var op *net.OpError
 	switch {
+	case errors.As(err, &mig):
+		return &bridge.SendError{MovedTo: strconv.FormatInt(int64(mig.MigrateToChatID), 10), Msg: err.Error()}
 	case errors.As(err, &tm):
 		return &bridge.SendError{Temporary: true, RetryAfter: time.Duration(tm.RetryAfter) * time.Second, Msg: "rate limited by Telegram"}
 	case errors.Is(err, tgbot.ErrorBadRequest) && tooLong(err.Error()):
 		return &bridge.SendError{TooLong: true, Msg: err.Error()}
-	case errors.Is(err, tgbot.ErrorForbidden), errors.Is(err, tgbot.ErrorBadRequest), errors.Is(err, tgbot.ErrorUnauthorized):
+	case (errors.Is(err, tgbot.ErrorBadRequest) || errors.Is(err, tgbot.ErrorForbidden)) && noRights(err.Error()):
+		return &bridge.SendError{Muted: true, Msg: err.Error()}
+	case errors.Is(err, tgbot.ErrorForbidden), errors.Is(err, tgbot.ErrorBadRequest), errors.Is(err, tgbot.ErrorUnauthorized),
+		errors.Is(err, tgbot.ErrorNotFound), errors.Is(err, tgbot.ErrorConflict):
 		return &bridge.SendError{Msg: err.Error()}
+	case errors.As(err, &op) && op.Op == "dial":
+		return &bridge.SendError{Temporary: true, Msg: err.Error()}
 	}
-	return &bridge.SendError{Temporary: true, Msg: err.Error()}
+	return &bridge.SendError{Unknown: true, Msg: err.Error()}
+}
+
+// noRights reports the Bot API's refusal to a bot that may not write in
+// the chat: "not enough rights to send text messages to the chat"
+// (TDLib's can_send_message, as telegram-bot-api passes it on: 400 "Bad
+// Request: …", or 403 "Forbidden: …") and "have no rights to send a
+// message".
+func noRights(desc string) bool {
+	d := strings.ToLower(desc)
+	return strings.Contains(d, "not enough rights to send") || strings.Contains(d, "have no rights to send") ||
+		strings.Contains(d, "chat_write_forbidden")
+}
+
+// restricted tells the sink when an admin takes or gives back the bot's
+// right to send in a group: the my_chat_member update (sent by default)
+// with the bot's new status — "restricted" without can_send_messages until
+// until_date (0: for ever) is a mute; "member", "administrator" or a
+// restriction that lets it send ends it (telegram-bot-api Client.cpp
+// JsonChatMember, commit 01a3679).
+func restricted(u *models.Update, sink bridge.Sink) {
+	ce, ok := sink.(bridge.ChatEvents)
+	if !ok || u == nil || u.MyChatMember == nil {
+		return
+	}
+	cm := u.MyChatMember
+	if cm.Chat.Type != models.ChatTypeGroup && cm.Chat.Type != models.ChatTypeSupergroup {
+		return
+	}
+	chat := bridge.Chat{Kind: bridge.Group, ID: strconv.FormatInt(cm.Chat.ID, 10)}
+	switch m := cm.NewChatMember; {
+	case m.Restricted != nil && !m.Restricted.CanSendMessages:
+		var until time.Time
+		if m.Restricted.UntilDate > 0 {
+			until = time.Unix(int64(m.Restricted.UntilDate), 0)
+		}
+		ce.Muted(chat, until)
+	case m.Restricted != nil, m.Member != nil, m.Administrator != nil, m.Owner != nil:
+		ce.Unmuted(chat)
+	}
+}
+
+// migrated tells the sink of a group's upgrade to a supergroup from the
+// service messages: migrate_to_chat_id in the old group, and
+// migrate_from_chat_id in the new supergroup (telegram-bot-api Client.cpp
+// JsonMessage, messageChatUpgradeTo / messageChatUpgradeFrom).
+func migrated(u *models.Update, sink bridge.Sink) {
+	ce, ok := sink.(bridge.ChatEvents)
+	if !ok || u == nil || u.Message == nil {
+		return
+	}
+	m := u.Message
+	switch {
+	case m.MigrateToChatID != 0:
+		ce.Moved(bridge.Chat{Kind: bridge.Group, ID: strconv.FormatInt(m.Chat.ID, 10)}, strconv.FormatInt(m.MigrateToChatID, 10))
+	case m.MigrateFromChatID != 0:
+		ce.Moved(bridge.Chat{Kind: bridge.Group, ID: strconv.FormatInt(m.MigrateFromChatID, 10)}, strconv.FormatInt(m.Chat.ID, 10))
+	}
 }
 
 // Typing implements bridge.Adapter with sendChatAction "typing".

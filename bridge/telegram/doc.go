@@ -15,5 +15,14 @@
 // update handed over. A refused token is ErrToken, which its platform
 // calls permanent.
 //
+// A sendMessage is tried again only when its error proves nothing was sent
+// (a 429, a refused connection); one that timed out (Options.SendTimeout)
+// or was cut has an unknown outcome and is not sent again. A group
+// upgraded to a supergroup — the refused send's migrate_to_chat_id, or the
+// migrate_to_chat_id / migrate_from_chat_id service messages — is reported
+// as a move (bridge.ChatEvents); a my_chat_member update restricting the
+// bot (until its until_date) as a mute and one giving the right back as
+// its end, and "not enough rights to send" as a mute with no known end.
+//
 // It may import bridge, config, registry, clock and supervise.
 package telegram

@@ -33,7 +33,7 @@ var layer = map[string]int{
 	"internal/ttstest": 3, "persona/lorebook": 1, "persona/vrm": 0, "persona/card": 2,
 	"script": 3, "memory": 3, "events": 3, "tools": 3, "limitproc": 3, "recall": 3,
 	"mainvirtual": 4, "observer": 4, "internal/scripttest": 4,
-	"bridge": 3, "internal/onebottest": 0, "internal/tgtest": 0,
+	"bridge": 3, "internal/onebottest": 0, "internal/tgtest": 0, "internal/bridgetest": 4,
 	"api":    4,
 	"daemon": 6,
 	"cmd":    7, "cmd/cyan": 8,

@@ -63,6 +63,7 @@ var allowed = map[string][]string{
 	"bridge/onebot":        platformRules,
 	"bridge/telegram":      platformRules,
 	"internal/onebottest":  {},
+	"internal/bridgetest":  {"bridge", "router"},
 	"internal/tgtest":      {},
 	"internal/llmtest":     {"llm"},
 	"internal/embedtest":   {},

@@ -43,6 +43,17 @@
 // only when a token is set, a lifecycle "connect" on open and a heartbeat
 // every HeartBeatInterval, 5000 ms by default (Options/WSServiceOptions.cs).
 //
+// Delivery (delivery.go, each behaviour citing its source beside it): QQ's
+// confirmation of a send takes ConfirmDelay (or Confirm's), the message
+// posted from the start; past KernelTimeout (NapCat's and LLOneBot's 10 s)
+// the send answers their timeout errors, retcode 1200; a group where the
+// bot is muted (Mute, with or without the group_ban notice; Unmute's
+// lift_ban) never confirms a send (Lagrange: its server result code);
+// get_group_msg_history / get_friend_msg_history give a chat's latest
+// messages, the bot's own included; get_group_member_info the bot's
+// shut_up_timestamp (not on Lagrange); Lagrange answers retcode 200 to a
+// reply to a message it never stored. Posted is what members see.
+//
 // It imports nothing of cyan's: it speaks the protocol as the
 // implementations write it, so the adapter is tested against them, not
 // against itself.

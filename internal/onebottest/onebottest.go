@@ -101,6 +101,22 @@ type Impl struct {
 	// of its own, the Authorization header only when a token is set, a
 	// 5 s heartbeat unless HeartInterval says otherwise.
 	Lagrange bool
+	// LLOneBot makes the send errors LLOneBot's wording (its kernel
+	// timeout "invoke timeout, nodeIKernelMsgService/sendMsg, …").
+	LLOneBot bool
+	// ConfirmDelay is how long QQ takes to confirm a sent message (0: at
+	// once). The message is in the chat from the start; the answer waits
+	// for the confirmation, or for KernelTimeout (see Sends).
+	ConfirmDelay time.Duration
+	// Confirm, when set, gives each send's ConfirmDelay (a load that
+	// varies).
+	Confirm func() time.Duration
+	// KernelTimeout is how long the implementation waits for QQ's
+	// confirmation of a send (0: 10 s, NapCat's and LLOneBot's default).
+	KernelTimeout time.Duration
+
+	muted   map[int64]time.Time // group → muted until (see Mute)
+	history map[string][]histMsg
 
 	mu      sync.Mutex
 	ws      *websocket.Conn
@@ -318,8 +334,19 @@ func (f *Impl) answer(ws *websocket.Conn, b []byte) {
 	case fail != nil:
 		resp = napcatResponse(nil, "failed", fail.Retcode, fail.Wording, req.Echo)
 	case req.Action == "send_group_msg" || req.Action == "send_private_msg" || req.Action == "send_msg":
-		f.nextID++
-		resp = napcatResponse(map[string]any{"message_id": f.nextID}, "ok", 0, "", req.Echo)
+		var delay time.Duration
+		resp, delay = f.send(req.Action, req.Params, req.Echo)
+		if delay > 0 {
+			f.notify()
+			f.mu.Unlock()
+			out, _ := json.Marshal(resp)
+			time.AfterFunc(delay, func() { _ = ws.Write(context.Background(), websocket.MessageText, out) })
+			return
+		}
+	case req.Action == "get_group_msg_history" || req.Action == "get_friend_msg_history":
+		resp = f.historyAnswer(req.Action, req.Params, req.Echo)
+	case req.Action == "get_group_member_info":
+		resp = f.memberInfo(req.Params, req.Echo)
 	case req.Action == "get_login_info":
 		resp = napcatResponse(map[string]any{"user_id": f.SelfID, "nickname": f.Nickname}, "ok", 0, "", req.Echo)
 	case req.Action == "set_input_status" && !f.NoTyping:
@@ -487,6 +514,9 @@ func (f *Impl) message(kind string, groupID int64, s Sender, segs []Seg, id int6
 	raw := renderCQ(segs)
 	ev := map[string]any{"post_type": "message", "message_type": kind, "message_id": id, "user_id": s.UserID,
 		"raw_message": raw, "font": 0}
+	f.mu.Lock()
+	f.remember(kind, groupID, s.UserID, histMsg{ID: id, UserID: s.UserID, Time: time.Now().Unix(), Segs: segs, Name: s.Nickname})
+	f.mu.Unlock()
 	if format == "string" {
 		ev["message"] = raw
 	} else {

@@ -15,5 +15,13 @@
 // is_topic_message, "message thread not found") and 429 "Too Many
 // Requests: retry after N" with parameters.retry_after.
 //
+// Delivery (delivery.go): a sendMessage answered late (SendDelay,
+// SendDelays) with the message posted from the start; a group upgraded to
+// a supergroup (Migrate: the 400 with parameters.migrate_to_chat_id and
+// the two service messages); a chat where the bot may not write
+// (Restrict: 400 "not enough rights to send text messages to the chat";
+// RestrictBot and LiftBot also queue the my_chat_member update);
+// Posted is what the chat shows.
+//
 // It imports nothing of cyan's.
 package tgtest

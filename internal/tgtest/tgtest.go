@@ -34,6 +34,15 @@ type Server struct {
 	changed  chan struct{}
 	webhook  string
 	failSend []Failure
+
+	// SendDelay is how long sendMessage takes to answer; the message is
+	// in the chat from the start (see delivery.go).
+	SendDelay time.Duration
+	// SendDelays, when set, gives each sendMessage's delay instead.
+	SendDelays func() time.Duration
+	moved      map[int64]int64 // group → the supergroup it became
+	restricted map[int64]bool
+	posted     map[int64][]Message
 }
 
 // User is a Telegram user.
@@ -386,6 +395,11 @@ func (s *Server) sendMessage(w http.ResponseWriter, p map[string]string) {
 	thread, _ := strconv.Atoi(p["message_thread_id"])
 	s.mu.Lock()
 	s.init()
+	if code, desc, params := s.refuse(chat); code != 0 {
+		s.mu.Unlock()
+		fail(w, code, desc, params)
+		return
+	}
 	if topics, forum := s.topics[chat]; forum && thread > 0 && (thread == 1 || !topics[thread]) {
 		s.mu.Unlock()
 		fail(w, http.StatusBadRequest, "Bad Request: message thread not found", nil)
@@ -403,7 +417,15 @@ func (s *Server) sendMessage(w http.ResponseWriter, p map[string]string) {
 	if _, forum := s.topics[chat]; forum && thread > 1 {
 		m.MessageThreadID, m.IsTopicMessage = thread, true
 	}
+	s.post(m)
+	delay := s.SendDelay
+	if s.SendDelays != nil {
+		delay = s.SendDelays()
+	}
 	s.mu.Unlock()
+	if delay > 0 {
+		time.Sleep(delay) // a slow answer: the message is posted already
+	}
 	ok(w, m)
 }
 

@@ -1,0 +1,9 @@
+package bridgetest_test
+
+import (
+	"testing"
+
+	"github.com/cyan-agent/cyan/internal/testexit"
+)
+
+func TestMain(m *testing.M) { testexit.Main(m) }
