@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,6 +60,13 @@ type Options struct {
 	// Stored, if set, is called once an incoming message is durable, with
 	// its platform id (benchmarks measure event → stored with it).
 	Stored func(chat Chat, msgID string)
+	// SilentAfter is how long a connected bridge whose chats were busy may
+	// hear nothing before it is probed and flagged (0:
+	// DefaultSilentAfter; negative: never).
+	SilentAfter time.Duration
+	// Alert tells the owner, on another channel, that this bridge's
+	// account went offline (nil: the log and the status only).
+	Alert func(text string)
 }
 
 // Bridge runs one adapter with the group-chat manners. See the package doc.
@@ -116,6 +124,15 @@ type Bridge struct {
 	selfUser atomic.Pointer[User]
 
 	received, storedN, skipped, turns, sent_, failed atomic.Uint64
+
+	silentAfter time.Duration
+	alert       func(string)
+	hearing     hearing
+	asked       idSet // incoming messages that asked for a turn (chat + id)
+	// ownSent maps the platform ids of the bot's messages to their keys,
+	// for a recall of one (ownRecalled).
+	ownSent ownSent
+	paused  pausedChats // chats where the owner paused unasked speech
 }
 
 // Status is a bridge's state, for `cyan bridges` and doctor.
@@ -147,6 +164,12 @@ type Status struct {
 	Writers []Writer `json:"writers,omitempty"`
 	// Undelivered are the latest replies given up, newest last.
 	Undelivered []Undelivered `json:"undelivered,omitempty"`
+	// Offline: the connection is up but the platform logged the account
+	// out (State says why); answers wait until it is back.
+	Offline bool `json:"offline,omitempty"`
+	// Silent is set while a connected bridge whose chats were busy has
+	// heard nothing for bridges.silent_after: what the probe found.
+	Silent string `json:"silent,omitempty"`
 }
 
 // New checks the options and builds the bridge.
@@ -204,6 +227,12 @@ func New(o Options) (*Bridge, error) {
 	if l, ok := o.Adapter.(Limited); ok {
 		b.limit = l.Limit()
 	}
+	b.silentAfter, b.alert = o.SilentAfter, o.Alert
+	if b.silentAfter == 0 {
+		b.silentAfter = DefaultSilentAfter
+	}
+	b.asked = newIDSet(4096)
+	b.keys = &recordingSent{SentLog: b.keys, own: &b.ownSent}
 	b.st = Status{Name: o.Name, Platform: o.Adapter.Platform()}
 	return b, nil
 }
@@ -242,6 +271,7 @@ func (b *Bridge) Run(ctx context.Context) (err error) {
 	adapterDone, outboxDone := make(chan error, 1), make(chan error, 1)
 	b.goErr("adapter", adapterDone, func() error { return b.adapter.Run(actx, sink{b}) })
 	b.goErr("outbox", outboxDone, func() error { return b.attach(ctx, b) })
+	b.goSafe("silence watch", func() { b.watchSilence(ctx) })
 	select {
 	case err = <-adapterDone:
 		cancel()
@@ -353,12 +383,22 @@ func (b *Bridge) Status() Status {
 // sink is the bridge as the adapter sees it.
 type sink struct{ b *Bridge }
 
-func (s sink) Inbound(ctx context.Context, m *Message) { s.b.accept(ctx, m) }
+func (s sink) Inbound(ctx context.Context, m *Message) {
+	s.b.heard()
+	s.b.accept(ctx, m)
+}
 
 func (s sink) Connected(self User) {
 	b := s.b
 	b.conn.Lock()
 	defer b.conn.Unlock()
+	b.selfUser.Store(&self)
+	if b.st.Offline {
+		// a connection, but the account is still logged out: it reads
+		// as offline until the platform says it is back
+		b.st.Self, b.st.SelfName = self.ID, self.Name
+		return
+	}
 	if !b.st.Connected {
 		close(b.online)
 	}
@@ -367,7 +407,6 @@ func (s sink) Connected(self User) {
 	if self.Username != "" && self.Name == "" {
 		b.st.SelfName = self.Username
 	}
-	b.selfUser.Store(&self)
 	b.log.Info("bridge connected", "self", self.ID, "name", b.st.SelfName)
 	b.post("connected", nil)
 }
@@ -379,7 +418,10 @@ func (s sink) Disconnected(err error) {
 	if b.st.Connected {
 		b.online = make(chan struct{})
 	}
-	b.st.Connected, b.st.Since = false, b.clock.Now()
+	b.st.Connected, b.st.Since, b.st.Offline, b.st.Silent = false, b.clock.Now(), false, ""
+	if strings.HasPrefix(b.st.State, "offline: ") {
+		b.st.State = "" // a new connection tells anew
+	}
 	if err != nil {
 		b.st.LastError, b.st.ErrorAt = err.Error(), b.clock.Now()
 		b.log.Warn("bridge disconnected", "err", err)
