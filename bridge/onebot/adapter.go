@@ -391,6 +391,7 @@ func (a *Adapter) meta(ctx context.Context, c *conn, ev *Event) {
 	case "heartbeat":
 		c.heartbeat(time.Duration(ev.Interval) * time.Millisecond)
 		a.proveHealthy(ctx, c)
+		a.accountState(c, ev.Status)
 	case "lifecycle":
 		a.log.Debug("onebot: lifecycle", "sub_type", ev.SubType)
 	}
@@ -414,8 +415,11 @@ func (a *Adapter) event(ctx context.Context, c *conn, ev *Event) {
 		if self != "" && string(ev.UserID) == self {
 			return // the bot's own message
 		}
-		a.sink.Inbound(ctx, toMessage(ev, a.fetch))
+		a.sink.Inbound(ctx, toMessageWith(ev, a.fetch, func(id string) []node { return a.forward(ctx, c, id) }))
 	case "notice":
+		if ev.NoticeType == "bot_offline" {
+			c.offline.Store(true) // a heartbeat that says online brings it back
+		}
 		a.notice(ctx, ev, self)
 	}
 }
