@@ -183,3 +183,16 @@ func (b *Bridge) probe(ctx context.Context, silent time.Duration) {
 		b.accountOffline("a probe found the account logged out after " + silent.Round(time.Second).String() + " of silence")
 	}
 }
+
+// Tell sends text to a chat of this bridge now, outside the outbox (an
+// alert for the owner about another bridge), once the bridge is online.
+func (b *Bridge) Tell(ctx context.Context, c Chat, text string) error {
+	if err := b.waitOnline(ctx); err != nil {
+		return err
+	}
+	id, err := b.adapter.Send(ctx, c, Outgoing{Parts: []OutPart{{Kind: PartText, Text: text}}})
+	if err == nil && id != "" {
+		b.sent.add(string(c.Kind) + ":" + c.ID + ":" + id)
+	}
+	return err
+}

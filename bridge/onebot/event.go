@@ -79,9 +79,9 @@ type Event struct {
 	SenderID      ID         `json:"sender_id"`   // a friend poke: who poked
 	OperatorID    ID         `json:"operator_id"` // group_recall: who recalled
 	// Status is a heartbeat's (NapCat OB11HeartbeatEvent: online, good).
-	Status *HeartStatus `json:"status"`
-	NameNew string      `json:"name_new"` // notify/group_name: the new name
-	Tag     string      `json:"tag"`      // bot_offline: the kick's title
+	Status  *HeartStatus `json:"status"`
+	NameNew string       `json:"name_new"` // notify/group_name: the new name
+	Tag     string       `json:"tag"`      // bot_offline: the kick's title
 	// Why is a bot_offline notice's message (its tipsDesc); the key is
 	// "message", read apart from a message event's segments.
 	Why string `json:"-"`
