@@ -249,6 +249,8 @@ func segmentText(s Segment) string {
 		return "[voice message]"
 	case "sticker":
 		return "[sticker " + p.Text + "]"
+	case "face":
+		return "[face " + p.Text + "]"
 	}
 	return "[" + p.Text + "]"
 }
