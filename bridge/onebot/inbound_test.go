@@ -2,7 +2,9 @@ package onebot
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -141,6 +143,7 @@ type bridgeRig struct {
 	a     *Adapter
 	agent *recAgent
 	impl  *onebottest.Impl
+	url   string // the reverse WebSocket
 }
 
 func newBridgeRig(t *testing.T, tweak func(*bridge.Options)) *bridgeRig {
@@ -152,7 +155,7 @@ func newBridgeRig(t *testing.T, tweak func(*bridge.Options)) *bridgeRig {
 	srv := httptest.NewServer(NewReverseMux(nil, map[string]*Adapter{"qq": a}))
 	t.Cleanup(srv.Close)
 	url := "ws" + strings.TrimPrefix(srv.URL, "http") + ReversePath
-	r := &bridgeRig{a: a, agent: newRecAgent(), impl: &onebottest.Impl{SelfID: 10001, Nickname: "青蓝", Token: "tok"}}
+	r := &bridgeRig{a: a, agent: newRecAgent(), impl: &onebottest.Impl{SelfID: 10001, Nickname: "青蓝", Token: "tok"}, url: url}
 	m := config.DefaultManners()
 	m.Debounce, m.MaxWait, m.ReplyDelay = 0, 0, 0
 	o := bridge.Options{Name: "qq", Adapter: a, Agent: r.agent, Manners: m, AgentName: func() string { return "cyan" },
@@ -313,4 +316,119 @@ func TestAnAdminsRecallOfTheBotsMessageIsApplied(t *testing.T) {
 	if n := r.agent.notes[0]; !strings.Contains(n, "Admin withdrew (recalled) your message «the weather is fine»") {
 		t.Errorf("note = %q", n)
 	}
+}
+
+// TestAnOfflineAccountIsShownOfflineWithinOneHeartbeat: NapCat keeps the
+// WebSocket up when QQ kicks the account; its next heartbeat says
+// status.online false. The bridge reads offline at that heartbeat (not
+// connected, its state says why), the owner is alerted, and a heartbeat
+// that says online brings it back; a bot_offline notice does the same at
+// once.
+func TestAnOfflineAccountIsShownOfflineWithinOneHeartbeat(t *testing.T) {
+	var mu sync.Mutex
+	var alerts []string
+	r := newBridgeRig(t, func(o *bridge.Options) {
+		o.Alert = func(text string) {
+			mu.Lock()
+			alerts = append(alerts, text)
+			mu.Unlock()
+		}
+	})
+	if err := r.impl.Heartbeat(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	r.impl.SetOffline(true)
+	if err := r.impl.Heartbeat(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	r.waitStatus(t, "offline after one heartbeat", func(s bridge.Status) bool {
+		return s.Offline && !s.Connected && strings.Contains(s.State, "offline: the heartbeat says the account is offline")
+	})
+	if !r.impl.Connected() {
+		t.Fatal("the connection was closed; it should stay up (the account, not the link, is gone)")
+	}
+	r.impl.SetOffline(false)
+	if err := r.impl.Heartbeat(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	r.waitStatus(t, "online again", func(s bridge.Status) bool { return s.Connected && !s.Offline && s.State == "" })
+
+	if err := r.impl.BotOffline("下线通知", "你的账号在另一台设备登录"); err != nil {
+		t.Fatal(err)
+	}
+	r.waitStatus(t, "offline at bot_offline", func(s bridge.Status) bool {
+		return s.Offline && strings.Contains(s.State, "kicked offline: 下线通知: 你的账号在另一台设备登录")
+	})
+	r.impl.SetOffline(false)
+	if err := r.impl.Heartbeat(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	r.waitStatus(t, "online again after bot_offline", func(s bridge.Status) bool { return s.Connected && !s.Offline })
+	mu.Lock()
+	defer mu.Unlock()
+	if len(alerts) != 2 || !strings.Contains(alerts[0], "the account 10001 is offline") {
+		t.Errorf("alerts = %q, want one per time the account went offline", alerts)
+	}
+}
+
+// TestTwoAccountsOnOneReverseBridgeDoNotFlap: a second QQ account
+// connecting to a bridge that serves another is refused with a clear
+// error (HTTP 409) however often it retries, and the first connection
+// stays up; two bridges on the same path, each with its self_id, serve
+// one account each.
+func TestTwoAccountsOnOneReverseBridgeDoNotFlap(t *testing.T) {
+	t.Run("refused", func(t *testing.T) {
+		r := newBridgeRig(t, nil)
+		other := &onebottest.Impl{SelfID: 20002, Token: "tok"}
+		url := r.url
+		for range 8 { // NapCat retries every reconnectInterval
+			err := other.Connect(context.Background(), url)
+			var ref *onebottest.RefusedError
+			if !errors.As(err, &ref) || ref.Status != http.StatusConflict {
+				t.Fatalf("second account: %v, want a 409 refusal", err)
+			}
+		}
+		if !r.impl.Connected() {
+			t.Fatal("the first account's connection was knocked off")
+		}
+		st := r.b.Status()
+		if !st.Connected || st.Self != "10001" || !strings.Contains(st.LastError, "account 20002 was refused: give it a bridge of its own") {
+			t.Errorf("status = %+v", st)
+		}
+	})
+	t.Run("both served by self_id", func(t *testing.T) {
+		mk := func(name, self string) *Adapter {
+			a, err := New(Options{Name: name, Mode: "reverse", AccessToken: "tok", SelfID: self, Timeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}
+		a1, a2 := mk("qq1", "10001"), mk("qq2", "20002")
+		srv := httptest.NewServer(NewReverseMux(nil, map[string]*Adapter{"qq1": a1, "qq2": a2}))
+		t.Cleanup(srv.Close)
+		s1, s2 := newSink(), newSink()
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		for _, x := range []struct {
+			a *Adapter
+			s *sink
+		}{{a1, s1}, {a2, s2}} {
+			wg.Add(1)
+			go func() { defer wg.Done(); x.a.Run(ctx, x.s) }()
+		}
+		t.Cleanup(func() { cancel(); wg.Wait() })
+		url := "ws" + strings.TrimPrefix(srv.URL, "http") + ReversePath
+		i1, i2 := &onebottest.Impl{SelfID: 10001, Token: "tok"}, &onebottest.Impl{SelfID: 20002, Token: "tok"}
+		for _, i := range []*onebottest.Impl{i1, i2} {
+			if err := i.Connect(context.Background(), url); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s1.until(t, "qq1 serves 10001", func() bool { return len(s1.self) > 0 && s1.self[0].ID == "10001" })
+		s2.until(t, "qq2 serves 20002", func() bool { return len(s2.self) > 0 && s2.self[0].ID == "20002" })
+		if !i1.Connected() || !i2.Connected() {
+			t.Fatal("an account was knocked off")
+		}
+	})
 }
