@@ -113,3 +113,56 @@ func merge(segs []Segment) []Segment {
 	}
 	return out
 }
+
+// FuzzCard: any json segment data reads as a card or none, never a panic;
+// what it gives is bounded.
+func FuzzCard(f *testing.F) {
+	for _, s := range []string{
+		`{"app":"com.tencent.miniapp_01","prompt":"[QQ小程序]哔哩哔哩","meta":{"detail_1":{"title":"哔哩哔哩","desc":"猫","qqdocurl":"https://b23.tv/x"}}}`,
+		`{"app":"com.tencent.structmsg","prompt":"[分享]t","meta":{"news":{"title":"t","desc":"d","jumpUrl":"https://x.y"}}}`,
+		`"{\"prompt\":\"p\"}"`, `{"meta":{"x":{"url":"javascript:alert(1)"}}}`, `{"meta":null}`, `[]`, ``, `{`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		title, desc, link, ok := card(data)
+		if len(title) > cardField+4 || len(desc) > cardField+4 || len(link) > 304 {
+			t.Fatalf("unbounded card from %q: %q %q %q", data, title, desc, link)
+		}
+		if link != "" && !strings.HasPrefix(link, "http://") && !strings.HasPrefix(link, "https://") {
+			t.Fatalf("link %q is not http(s)", link)
+		}
+		if !ok && (title != "" || link != "") {
+			t.Fatalf("not ok but %q %q", title, link)
+		}
+		_ = cardText("card", data)
+	})
+}
+
+// FuzzForward: any forward content (NapCat's messages, node segments,
+// nested forwards) renders within its bounds, never a panic.
+func FuzzForward(f *testing.F) {
+	for _, s := range []string{
+		`[{"user_id":2,"sender":{"nickname":"Bob"},"message":[{"type":"text","data":{"text":"hi"}}]}]`,
+		`[{"type":"node","data":{"nickname":"A","content":[{"type":"text","data":{"text":"x"}},{"type":"forward","data":{"id":"1","content":[{"sender":{"nickname":"B"},"message":"deep"}]}}]}}]`,
+		`{"messages":[{"sender":{"nickname":"C"},"message":"[CQ:face,id=1]"}]}`,
+		`[{"type":"node","data":{"name":"n","uin":"5","message":"plain"}}]`, `null`, `[1,2]`, `{"messages":7}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		nodes := forwardNodes([]byte(raw))
+		calls := 0
+		fetch := func(string) []node {
+			calls++
+			return nodes
+		}
+		out := forwardText(nodes, fetch)
+		if len(out) > forwardBytes+400 {
+			t.Fatalf("forward text of %d bytes from %q", len(out), raw)
+		}
+		if calls > forwardMax {
+			t.Fatalf("%d fetches for one forward", calls)
+		}
+	})
+}

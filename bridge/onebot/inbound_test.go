@@ -31,7 +31,9 @@ type recAgent struct {
 	changed  chan struct{}
 }
 
-func newRecAgent() *recAgent { return &recAgent{changed: make(chan struct{}, 1000), owners: map[string]bool{}} }
+func newRecAgent() *recAgent {
+	return &recAgent{changed: make(chan struct{}, 1000), owners: map[string]bool{}}
+}
 
 func (a *recAgent) poke() {
 	select {
