@@ -63,7 +63,10 @@ func (b *Bridge) accountOffline(why string) {
 		why = "the platform logged the account out"
 	}
 	b.conn.Lock()
-	was := b.st.Offline
+	if b.st.Offline {
+		b.conn.Unlock() // told already: the first reason stays
+		return
+	}
 	if b.st.Connected {
 		b.online = make(chan struct{}) // answers wait for the account
 	}
@@ -72,9 +75,6 @@ func (b *Bridge) accountOffline(why string) {
 	b.st.LastError, b.st.ErrorAt = "account offline: "+why, b.clock.Now()
 	b.post("offline", errors.New(why))
 	b.conn.Unlock()
-	if was {
-		return
-	}
 	b.log.Warn("the account is offline; answers wait until it is back", "why", why)
 	if b.alert != nil {
 		self := b.self()

@@ -434,3 +434,61 @@ func TestTwoAccountsOnOneReverseBridgeDoNotFlap(t *testing.T) {
 		}
 	})
 }
+
+// TestQQChatCommands: in a QQ group "/help" (bare, or after an @mention
+// of the bot) and "/reset" are answered at once as replies, kept out of
+// the conversation, and the next person's turn holds none of them; the
+// owner's /pause stops the chime-in there, /resume allows it again.
+func TestQQChatCommands(t *testing.T) {
+	r := newBridgeRig(t, func(o *bridge.Options) {
+		o.Manners.ChimeIn = 1
+		o.Rand = func() float64 { return 0 } // every unaddressed line chimes in, unless paused
+	})
+	r.agent.mu.Lock()
+	r.agent.owners["qq:9"] = true
+	r.agent.mu.Unlock()
+	alice := onebottest.Sender{UserID: 1, Card: "Alice"}
+	owner := onebottest.Sender{UserID: 9, Card: "Hareru"}
+	answers := 0
+	say := func(s onebottest.Sender, want string, segs ...onebottest.Seg) {
+		t.Helper()
+		id, err := r.impl.Group(555, s, segs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answers++
+		calls, err := r.impl.WaitCalls(context.Background(), answers, "send_group_msg")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := calls[answers-1].Text()
+		if !strings.Contains(got, want) || !strings.HasPrefix(got, fmt.Sprintf("<reply %d>", id)) {
+			t.Errorf("answer to %v = %q, want a reply to %d with %q", segs, got, id, want)
+		}
+	}
+	say(alice, "I answer when you @mention me", onebottest.Text("/help"))
+	say(alice, "/pause", onebottest.At("10001"), onebottest.Text(" /help"))
+	say(alice, "New topic", onebottest.Text("/reset please"))
+	say(alice, "Only my owner can /pause me here", onebottest.Text("/pause"))
+	say(owner, "Paused", onebottest.Text("/pause"))
+	if _, err := r.impl.Group(555, alice, onebottest.Text("nice weather")); err != nil {
+		t.Fatal(err)
+	}
+	r.agent.until(t, "the plain line stored", func() bool { return len(r.agent.stored) == 1 })
+	say(owner, "Resumed", onebottest.Text("/resume"))
+	if _, err := r.impl.Group(555, alice, onebottest.Text("/roll a die")); err != nil {
+		t.Fatal(err)
+	}
+	r.agent.until(t, "an unknown command kept as text, and a chime-in", func() bool { return len(r.agent.stored) == 2 && len(r.agent.turns) == 1 })
+	r.agent.mu.Lock()
+	defer r.agent.mu.Unlock()
+	if r.agent.stored[0].Text != "nice weather" || r.agent.stored[1].Text != "/roll a die" {
+		t.Errorf("stored %+v; the commands are not the conversation's", r.agent.stored)
+	}
+	if len(r.agent.turns) != 1 || r.agent.turns[0].MessageID != "m2" {
+		t.Errorf("turns %+v; want only the chime-in after /resume (none while paused)", r.agent.turns)
+	}
+	if len(r.agent.resets) != 1 || r.agent.resets[0] != "qq:group:555 by Alice" {
+		t.Errorf("resets = %q", r.agent.resets)
+	}
+}
