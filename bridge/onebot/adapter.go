@@ -418,7 +418,7 @@ func (a *Adapter) event(ctx context.Context, c *conn, ev *Event) {
 		a.sink.Inbound(ctx, toMessageWith(ev, a.fetch, func(id string) []node { return a.forward(ctx, c, id) }))
 	case "notice":
 		if ev.NoticeType == "bot_offline" {
-			c.offline.Store(true) // a heartbeat that says online brings it back
+			c.offline.CompareAndSwap(accountOK, offlineByNotice)
 		}
 		a.notice(ctx, ev, self)
 	}

@@ -52,7 +52,7 @@ type conn struct {
 	loggedIn  atomic.Bool
 	beatSeen  atomic.Bool
 	proved    atomic.Bool
-	offline   atomic.Bool // the heartbeat said the account is offline
+	offline   atomic.Int32 // accountOK, offlineByNotice or offlineByHeartbeat
 }
 
 func newConn(ws *websocket.Conn, role, self string) *conn {

@@ -255,3 +255,17 @@ func parseSegment(raw json.RawMessage) (Segment, error) {
 	}
 	return s, nil
 }
+
+// UnmarshalJSON implements json.Unmarshaler: a status that is not an
+// object (no implementation sends one in an event, but a frame is
+// untrusted) says nothing rather than making the event malformed.
+func (s *HeartStatus) UnmarshalJSON(b []byte) error {
+	type plain HeartStatus
+	var p plain
+	if json.Unmarshal(b, &p) != nil {
+		*s = HeartStatus{}
+		return nil
+	}
+	*s = HeartStatus(p)
+	return nil
+}

@@ -9,23 +9,36 @@ import (
 	"github.com/cyan-agent/cyan/bridge"
 )
 
-// accountState follows a heartbeat's status.online (NapCat
-// OB11HeartbeatEvent at commit af07479: online is !!selfInfo.online, false
-// once the account is kicked offline while the WebSocket stays up): a
-// heartbeat that says offline makes the bridge offline within one
-// heartbeat; one that says online again brings it back.
+// The account's state on a connection (conn.offline).
+const (
+	accountOK          int32 = iota
+	offlineByNotice          // a bot_offline notice
+	offlineByHeartbeat       // a heartbeat with status.online false
+)
+
+// accountState follows a heartbeat's status.online. NapCat (OB11HeartbeatEvent
+// at commit af07479: online is !!selfInfo.online) and LLOneBot
+// (src/onebot11/event/meta/OB11HeartbeatEvent.ts at commit c9bd964: online
+// is selfInfo.online) say false once the account is kicked offline while
+// the WebSocket stays up: the bridge is offline within one heartbeat, and
+// back at one that says online. Lagrange.OneBot's heartbeats always say
+// online (ReverseWSService.cs at commit e17fe35: new OneBotStatus(true,
+// true)), so a heartbeat that says online clears only an offline that a
+// heartbeat said: after a bot_offline notice (Lagrange's OneBotBotOffline,
+// NapCat's BotOfflineEvent) the account stays offline until a heartbeat
+// says otherwise twice — false, then true — or the connection is new.
 func (a *Adapter) accountState(c *conn, st *HeartStatus) {
 	if st == nil || st.Online == nil {
-		return // Lagrange and older implementations: no word on the account
+		return // no word on the account
 	}
 	w, ok := a.sink.(bridge.AccountWatcher)
 	if !ok {
 		return
 	}
 	switch {
-	case !*st.Online && c.offline.CompareAndSwap(false, true):
+	case !*st.Online && c.offline.Swap(offlineByHeartbeat) == accountOK:
 		w.AccountOffline("the heartbeat says the account is offline (status.online false)")
-	case *st.Online && c.offline.CompareAndSwap(true, false):
+	case *st.Online && c.offline.CompareAndSwap(offlineByHeartbeat, accountOK):
 		w.AccountOnline()
 	}
 }

@@ -361,9 +361,12 @@ func TestAnOfflineAccountIsShownOfflineWithinOneHeartbeat(t *testing.T) {
 	r.waitStatus(t, "offline at bot_offline", func(s bridge.Status) bool {
 		return s.Offline && strings.Contains(s.State, "kicked offline: 下线通知: 你的账号在另一台设备登录")
 	})
-	r.impl.SetOffline(false)
-	if err := r.impl.Heartbeat(30 * time.Second); err != nil {
-		t.Fatal(err)
+	// NapCat's heartbeats say offline until the account logs in again
+	for _, off := range []bool{true, false} {
+		r.impl.SetOffline(off)
+		if err := r.impl.Heartbeat(30 * time.Second); err != nil {
+			t.Fatal(err)
+		}
 	}
 	r.waitStatus(t, "online again after bot_offline", func(s bridge.Status) bool { return s.Connected && !s.Offline })
 	mu.Lock()
@@ -371,6 +374,38 @@ func TestAnOfflineAccountIsShownOfflineWithinOneHeartbeat(t *testing.T) {
 	if len(alerts) != 2 || !strings.Contains(alerts[0], "the account 10001 is offline") {
 		t.Errorf("alerts = %q, want one per time the account went offline", alerts)
 	}
+}
+
+// TestLagrangesBotOfflineHoldsUntilTheNextConnection: Lagrange.OneBot's
+// heartbeats say online whatever the account does, so after its
+// bot_offline the bridge stays offline through them, until the
+// implementation connects anew (after the account logs in again).
+func TestLagrangesBotOfflineHoldsUntilTheNextConnection(t *testing.T) {
+	r := newBridgeRig(t, nil)
+	r.impl.Lagrange = true
+	if err := r.impl.BotOffline("BotOfflineEvent", "账号被冻结"); err != nil {
+		t.Fatal(err)
+	}
+	r.waitStatus(t, "offline", func(s bridge.Status) bool { return s.Offline && strings.HasSuffix(s.State, "kicked offline: 账号被冻结") })
+	for range 3 {
+		if err := r.impl.Heartbeat(5 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a message after the heartbeats: once it is stored they were read
+	if _, err := r.impl.Group(555, onebottest.Sender{UserID: 1, Card: "Alice"}, onebottest.Text("anyone?")); err != nil {
+		t.Fatal(err)
+	}
+	r.agent.until(t, "the line after the heartbeats", func() bool { return len(r.agent.stored) == 1 })
+	if st := r.b.Status(); !st.Offline || st.Connected {
+		t.Fatalf("Lagrange's constant online heartbeats brought the account back: %+v", st)
+	}
+	r.impl.SetOffline(false)
+	r.impl.Disconnect()
+	if err := r.impl.Connect(context.Background(), r.url); err != nil {
+		t.Fatal(err)
+	}
+	r.waitStatus(t, "online on the new connection", func(s bridge.Status) bool { return s.Connected && !s.Offline })
 }
 
 // TestTwoAccountsOnOneReverseBridgeDoNotFlap: a second QQ account

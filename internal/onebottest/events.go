@@ -24,7 +24,9 @@ func (f *Impl) SetOffline(off bool) {
 // the account (index.ts, msgListener.onKickedOffLine → new
 // BotOfflineEvent(core, kick.tipsTitle, kick.tipsDesc); event/notice/
 // BotOfflineEvent.ts: notice_type bot_offline, user_id the account, tag,
-// message) and marks it offline (SetOffline).
+// message) and marks it offline (SetOffline). Lagrange.OneBot sends the
+// same fields (Core/Entity/Notify/OneBotBotOffline.cs: tag, message;
+// Core/Notify/NotifyService.cs).
 func (f *Impl) BotOffline(title, desc string) error {
 	f.SetOffline(true)
 	return f.event(map[string]any{"post_type": "notice", "notice_type": "bot_offline", "user_id": f.SelfID,
@@ -171,9 +173,16 @@ func (f *Impl) more(action string, params map[string]json.RawMessage, echo json.
 	return nil, false
 }
 
-// heartStatus is a heartbeat's status for the account's state.
+// heartStatus is a heartbeat's status for the account's state. Lagrange's
+// always says online (Lagrange.OneBot/Core/Network/Service/
+// ReverseWSService.cs at commit e17fe35641d3a1dc9955566fa875232551224441:
+// new OneBotStatus(true, true); Core/Entity/Meta/OneBotStatus.cs adds
+// app_initialized, app_enabled, app_good).
 func (f *Impl) heartStatus() map[string]any {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.Lagrange {
+		return map[string]any{"app_initialized": true, "app_enabled": true, "app_good": true, "online": true, "good": true}
+	}
 	return map[string]any{"online": !f.offline, "good": true}
 }
