@@ -386,7 +386,9 @@ func TestLagrangesBotOfflineHoldsUntilTheNextConnection(t *testing.T) {
 	if err := r.impl.BotOffline("BotOfflineEvent", "账号被冻结"); err != nil {
 		t.Fatal(err)
 	}
-	r.waitStatus(t, "offline", func(s bridge.Status) bool { return s.Offline && strings.HasSuffix(s.State, "kicked offline: 账号被冻结") })
+	r.waitStatus(t, "offline", func(s bridge.Status) bool {
+		return s.Offline && strings.HasSuffix(s.State, "kicked offline: 账号被冻结")
+	})
 	for range 3 {
 		if err := r.impl.Heartbeat(5 * time.Second); err != nil {
 			t.Fatal(err)
