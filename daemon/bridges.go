@@ -16,6 +16,7 @@ import (
 	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
+	"github.com/cyan-agent/cyan/observer"
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/registry"
 	"github.com/cyan-agent/cyan/router"
@@ -293,7 +294,7 @@ func (r resetStart) ContextStart(ctx context.Context, channel string, now time.T
 // turns an observer begins on its own (as.Component set: proactive speech)
 // in a chat whose owner paused unasked speech there (/pause). Plans fire.
 type pausedWaker struct {
-	mv     *mainvirtual.MainVirtual
+	mv     observer.Waker
 	paused func(channel string) bool
 	log    *slog.Logger
 }
