@@ -21,8 +21,11 @@ const ReversePath = "/onebot/v11/ws"
 // ReverseMux serves the reverse WebSocket of every reverse-mode adapter:
 // it refuses browsers (any Origin header), finds the adapter by the access
 // token the implementation sends (Authorization: Bearer, or
-// ?access_token=) or by the path's name, checks X-Self-ID and
-// X-Client-Role, and hands the connection over.
+// ?access_token=) or by the path's name — of bridges that share both, the
+// one whose self_id is the X-Self-ID — checks X-Self-ID and
+// X-Client-Role, and hands the connection over. A second account on a
+// bridge that serves one is refused (HTTP 409), never swapped in: the two
+// implementations would knock each other off for ever.
 type ReverseMux struct {
 	named map[string]*Adapter
 	all   []*Adapter
