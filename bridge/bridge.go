@@ -67,6 +67,9 @@ type Options struct {
 	// Alert tells the owner, on another channel, that this bridge's
 	// account went offline (nil: the log and the status only).
 	Alert func(text string)
+	// Paused keeps the chats where the owner paused unasked speech
+	// (/pause) across restarts (nil: in memory only).
+	Paused PauseLog
 }
 
 // Bridge runs one adapter with the group-chat manners. See the package doc.
@@ -131,8 +134,9 @@ type Bridge struct {
 	asked       idSet // incoming messages that asked for a turn (chat + id)
 	// ownSent maps the platform ids of the bot's messages to their keys,
 	// for a recall of one (ownRecalled).
-	ownSent ownSent
-	paused  pausedChats // chats where the owner paused unasked speech
+	ownSent  ownSent
+	paused   pausedChats // chats where the owner paused unasked speech
+	pauseLog PauseLog
 }
 
 // Status is a bridge's state, for `cyan bridges` and doctor.
@@ -227,7 +231,8 @@ func New(o Options) (*Bridge, error) {
 	if l, ok := o.Adapter.(Limited); ok {
 		b.limit = l.Limit()
 	}
-	b.silentAfter, b.alert = o.SilentAfter, o.Alert
+	b.silentAfter, b.alert, b.pauseLog = o.SilentAfter, o.Alert, o.Paused
+	b.loadPaused()
 	if b.silentAfter == 0 {
 		b.silentAfter = DefaultSilentAfter
 	}

@@ -118,7 +118,7 @@ func (b *Bridge) answerCommand(ctx context.Context, m *Message) bool {
 			reply = "Only my owner can /" + cmd + " me here."
 			break
 		}
-		b.paused.set(m.Chat, cmd == "pause")
+		b.setPaused(m.Chat, cmd == "pause")
 		if cmd == "pause" {
 			reply = "Paused: I will not speak here unless someone addresses me. /resume to undo."
 		} else {

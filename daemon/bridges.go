@@ -89,7 +89,7 @@ func (d *Daemon) buildBridges(cfg *config.Config, clk clock.Clock, log *slog.Log
 		b, err := bridge.New(bridge.Options{Name: in.Name, Adapter: in.Adapter, Agent: agent,
 			Attach: func(ctx context.Context, c router.Component) error { return d.router.Attach(ctx, sub, c) },
 			Owed:   bridge.NewStoreOwed(d.store, in.Name), ResumeMaxAge: resume, Who: bridge.NewStoreWho(d.store, in.Name),
-			Undelivered: bridge.NewStoreUndelivered(d.store, in.Name),
+			Undelivered: bridge.NewStoreUndelivered(d.store, in.Name), Paused: bridge.NewStorePaused(d.store, in.Name),
 			Sent:        sent, Queue: func() int { return d.routerPending(sub) }, Journal: d.store.Journal(),
 			Manners: cfg.Bridges.Manners.Over(in.Manners), AgentName: d.mv.AgentName, DataDir: cfg.DataDir, Clock: clk,
 			SilentAfter: time.Duration(cfg.Bridges.SilentAfter), Alert: func(text string) { bp.alert(in.Name, text) },
