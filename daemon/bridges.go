@@ -90,7 +90,7 @@ func (d *Daemon) buildBridges(cfg *config.Config, clk clock.Clock, log *slog.Log
 			Attach: func(ctx context.Context, c router.Component) error { return d.router.Attach(ctx, sub, c) },
 			Owed:   bridge.NewStoreOwed(d.store, in.Name), ResumeMaxAge: resume, Who: bridge.NewStoreWho(d.store, in.Name),
 			Undelivered: bridge.NewStoreUndelivered(d.store, in.Name), Paused: bridge.NewStorePaused(d.store, in.Name),
-			Sent:        sent, Queue: func() int { return d.routerPending(sub) }, Journal: d.store.Journal(),
+			Sent: sent, Queue: func() int { return d.routerPending(sub) }, Journal: d.store.Journal(),
 			Manners: cfg.Bridges.Manners.Over(in.Manners), AgentName: d.mv.AgentName, DataDir: cfg.DataDir, Clock: clk,
 			SilentAfter: time.Duration(cfg.Bridges.SilentAfter), Alert: func(text string) { bp.alert(in.Name, text) },
 			Logger: log.With("component", "bridge", "bridge", in.Name)})
