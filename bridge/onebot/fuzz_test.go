@@ -60,6 +60,11 @@ func FuzzParseFrame(f *testing.F) {
 	f.Add([]byte(`{"post_type":"notice","notice_type":"notify","sub_type":"poke","user_id":7,"sender_id":7,"target_id":10001}`))
 	f.Add([]byte(`{"status":"failed","retcode":1403,"data":null,"message":"token验证失败","wording":"token验证失败","echo":null,"stream":"normal-action"}`))
 	f.Add([]byte(`{"post_type":"meta_event","meta_event_type":"lifecycle","sub_type":"connect","self_id":10001,"time":1}`))
+	f.Add([]byte(`{"time":1,"self_id":10001,"post_type":"notice","notice_type":"bot_offline","user_id":10001,"tag":"下线通知","message":"你的账号在另一台设备登录"}`))
+	f.Add([]byte(`{"post_type":"meta_event","meta_event_type":"heartbeat","interval":30000,"status":{"online":false,"good":true}}`))
+	f.Add([]byte(`{"post_type":"notice","notice_type":"group_decrease","sub_type":"kick","group_id":555,"user_id":4,"operator_id":1,"time":2}`))
+	f.Add([]byte(`{"post_type":"notice","notice_type":"notify","sub_type":"group_name","group_id":555,"user_id":1,"name_new":"cats"}`))
+	f.Add([]byte(`{"post_type":"message","message_type":"group","group_id":1,"user_id":1,"message":[{"type":"json","data":{"data":"{"prompt":"[QQ小程序]x","meta":{"detail_1":{"title":"x","qqdocurl":"https://x.y"}}}"}},{"type":"forward","data":{"id":"9","content":[{"sender":{"nickname":"B"},"message":[{"type":"text","data":{"text":"hi"}}]}]}},{"type":"onlinefile","data":{"fileName":"a","fileSize":"12","isDir":true}}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fr, err := ParseFrame(b)
 		if err != nil {

@@ -2,11 +2,14 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/cyan-agent/cyan/bridge"
+	"github.com/cyan-agent/cyan/router"
 	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/turn"
 )
@@ -77,3 +80,55 @@ func TestPausedWakerHoldsBackOnlyUnaskedSpeech(t *testing.T) {
 		t.Errorf("%d turns, want the plan and the other chat's speech", inner.n)
 	}
 }
+
+// stubAdapter is a platform that never connects.
+type stubAdapter struct{}
+
+func (stubAdapter) Platform() string { return "stub" }
+func (stubAdapter) Run(ctx context.Context, _ bridge.Sink) error {
+	<-ctx.Done()
+	return nil
+}
+func (stubAdapter) Send(context.Context, bridge.Chat, bridge.Outgoing) (string, error) {
+	return "", bridge.ErrOffline
+}
+func (stubAdapter) Typing(context.Context, bridge.Chat) error { return bridge.ErrUnsupported }
+
+// TestAnOfflineAlertGoesToTheOwnerOnAnotherBridge: the alert of a bridge
+// whose account went offline reaches the owner's private chat on the first
+// other bridge that takes it, never the offline bridge itself.
+func TestAnOfflineAlertGoesToTheOwnerOnAnotherBridge(t *testing.T) {
+	mk := func(name string) *bridge.Bridge {
+		b, err := bridge.New(bridge.Options{Name: name, Adapter: stubAdapter{}, Agent: nopAgent{},
+			Attach: func(ctx context.Context, _ router.Component) error { <-ctx.Done(); return nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var got []string
+	bp := &bridgeParts{list: []*bridge.Bridge{mk("qq"), mk("tg"), mk("qq2")},
+		owners: func() []string { return []string{"local", "id:qq:12345", "id:gone:1", "id:tg:987", "id:qq2:5"} },
+		send: func(br *bridge.Bridge, user, text string) error {
+			got = append(got, br.Name()+" "+user+" "+text)
+			if br.Name() == "tg" {
+				return errors.New("tg is down too")
+			}
+			return nil
+		}}
+	bp.alert("qq", "bridge qq: the account 10001 is offline")
+	want := []string{"tg 987 bridge qq: the account 10001 is offline", "qq2 5 bridge qq: the account 10001 is offline"}
+	if !slices.Equal(got, want) {
+		t.Errorf("sent %q, want %q", got, want)
+	}
+}
+
+// nopAgent is a companion that answers nothing.
+type nopAgent struct{}
+
+func (nopAgent) Record(context.Context, bridge.Inbound) (string, error)  { return "m", nil }
+func (nopAgent) Answer(context.Context, bridge.Turn) error               { return nil }
+func (nopAgent) Quoted(string) string                                    { return "" }
+func (nopAgent) Note(context.Context, string, bridge.Kind, string) error { return nil }
+func (nopAgent) Owner(string) bool                                       { return false }
+func (nopAgent) Answered(string, string) bool                            { return false }
