@@ -224,6 +224,12 @@ func (a *Adapter) serve(ctx context.Context, c *conn) error {
 	a.mu.Unlock()
 	var side sync.WaitGroup
 	if c.canCall() {
+		// a new connection: whatever the last said of the account, its
+		// heartbeats and notices tell anew (the old one's end may never
+		// be reported when this one replaced it)
+		if w, ok := a.sink.(bridge.AccountWatcher); ok {
+			w.AccountOnline()
+		}
 		if self := c.selfID(); self != "" {
 			a.connected(bridge.User{ID: self})
 		}

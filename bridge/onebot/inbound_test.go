@@ -148,7 +148,7 @@ type bridgeRig struct {
 	url   string // the reverse WebSocket
 }
 
-func newBridgeRig(t *testing.T, tweak func(*bridge.Options)) *bridgeRig {
+func newBridgeRig(t *testing.T, tweak func(*bridge.Options), impl ...func(*onebottest.Impl)) *bridgeRig {
 	t.Helper()
 	a, err := New(Options{Name: "qq", Mode: "reverse", AccessToken: "tok", Timeout: 5 * time.Second})
 	if err != nil {
@@ -164,6 +164,9 @@ func newBridgeRig(t *testing.T, tweak func(*bridge.Options)) *bridgeRig {
 		Attach: func(ctx context.Context, _ router.Component) error { <-ctx.Done(); return nil }}
 	if tweak != nil {
 		tweak(&o)
+	}
+	for _, f := range impl {
+		f(r.impl)
 	}
 	b, err := bridge.New(o)
 	if err != nil {
@@ -381,8 +384,7 @@ func TestAnOfflineAccountIsShownOfflineWithinOneHeartbeat(t *testing.T) {
 // bot_offline the bridge stays offline through them, until the
 // implementation connects anew (after the account logs in again).
 func TestLagrangesBotOfflineHoldsUntilTheNextConnection(t *testing.T) {
-	r := newBridgeRig(t, nil)
-	r.impl.Lagrange = true
+	r := newBridgeRig(t, nil, func(i *onebottest.Impl) { i.Lagrange, i.HeartInterval = true, -1 })
 	if err := r.impl.BotOffline("BotOfflineEvent", "账号被冻结"); err != nil {
 		t.Fatal(err)
 	}
