@@ -13,10 +13,14 @@ import (
 var _ Noticer = sink{}
 
 // Recalled implements Noticer.
-func (s sink) Recalled(ctx context.Context, c Chat, msgID string) { s.b.recalled(ctx, c, msgID) }
+func (s sink) Recalled(ctx context.Context, c Chat, msgID string) {
+	s.b.heard()
+	s.b.recalled(ctx, c, msgID)
+}
 
 // Poked implements Noticer.
 func (s sink) Poked(ctx context.Context, c Chat, from User, at time.Time) {
+	s.b.heard()
 	s.b.poked(ctx, c, from, at)
 }
 
