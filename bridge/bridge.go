@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,6 +72,16 @@ type Options struct {
 	// SendTimeout bounds one send the adapter has begun, over the
 	// adapter's own bound (0: DefaultSendTimeout).
 	SendTimeout time.Duration
+	// SilentAfter is how long a connected bridge whose chats were busy may
+	// hear nothing before it is probed and flagged (0:
+	// DefaultSilentAfter; negative: never).
+	SilentAfter time.Duration
+	// Alert tells the owner, on another channel, that this bridge's
+	// account went offline (nil: the log and the status only).
+	Alert func(text string)
+	// Paused keeps the chats where the owner paused unasked speech
+	// (/pause) across restarts (nil: in memory only).
+	Paused PauseLog
 }
 
 // DefaultSendTimeout bounds a send the adapter has begun. Each adapter
@@ -139,6 +150,16 @@ type Bridge struct {
 	selfUser atomic.Pointer[User]
 
 	received, storedN, skipped, turns, sent_, failed, unknown atomic.Uint64
+
+	silentAfter time.Duration
+	alert       func(string)
+	hearing     hearing
+	asked       idSet // incoming messages that asked for a turn (chat + id)
+	// ownSent maps the platform ids of the bot's messages to their keys,
+	// for a recall of one (ownRecalled).
+	ownSent  ownSent
+	paused   pausedChats // chats where the owner paused unasked speech
+	pauseLog PauseLog
 }
 
 // Status is a bridge's state, for `cyan bridges` and doctor.
@@ -175,6 +196,12 @@ type Status struct {
 	Writers []Writer `json:"writers,omitempty"`
 	// Undelivered are the latest replies given up, newest last.
 	Undelivered []Undelivered `json:"undelivered,omitempty"`
+	// Offline: the connection is up but the platform logged the account
+	// out (State says why); answers wait until it is back.
+	Offline bool `json:"offline,omitempty"`
+	// Silent is set while a connected bridge whose chats were busy has
+	// heard nothing for bridges.silent_after: what the probe found.
+	Silent string `json:"silent,omitempty"`
 }
 
 // New checks the options and builds the bridge.
@@ -245,6 +272,13 @@ func New(o Options) (*Bridge, error) {
 	if l, ok := o.Adapter.(Limited); ok {
 		b.limit = l.Limit()
 	}
+	b.silentAfter, b.alert, b.pauseLog = o.SilentAfter, o.Alert, o.Paused
+	b.loadPaused()
+	if b.silentAfter == 0 {
+		b.silentAfter = DefaultSilentAfter
+	}
+	b.asked = newIDSet(4096)
+	b.keys = &recordingSent{SentLog: b.keys, own: &b.ownSent}
 	b.st = Status{Name: o.Name, Platform: o.Adapter.Platform()}
 	return b, nil
 }
@@ -283,6 +317,7 @@ func (b *Bridge) Run(ctx context.Context) (err error) {
 	adapterDone, outboxDone := make(chan error, 1), make(chan error, 1)
 	b.goErr("adapter", adapterDone, func() error { return b.adapter.Run(actx, sink{b}) })
 	b.goErr("outbox", outboxDone, func() error { return b.attach(ctx, b) })
+	b.goSafe("silence watch", func() { b.watchSilence(ctx) })
 	select {
 	case err = <-adapterDone:
 		cancel()
@@ -396,6 +431,7 @@ func (b *Bridge) Status() Status {
 type sink struct{ b *Bridge }
 
 func (s sink) Inbound(ctx context.Context, m *Message) {
+	s.b.heard()
 	if m != nil {
 		m.Chat = s.b.canonical(m.Chat)
 	}
@@ -406,6 +442,13 @@ func (s sink) Connected(self User) {
 	b := s.b
 	b.conn.Lock()
 	defer b.conn.Unlock()
+	b.selfUser.Store(&self)
+	if b.st.Offline {
+		// a connection, but the account is still logged out: it reads
+		// as offline until the platform says it is back
+		b.st.Self, b.st.SelfName = self.ID, self.Name
+		return
+	}
 	if !b.st.Connected {
 		close(b.online)
 	}
@@ -414,7 +457,6 @@ func (s sink) Connected(self User) {
 	if self.Username != "" && self.Name == "" {
 		b.st.SelfName = self.Username
 	}
-	b.selfUser.Store(&self)
 	b.log.Info("bridge connected", "self", self.ID, "name", b.st.SelfName)
 	b.post("connected", nil)
 }
@@ -426,7 +468,10 @@ func (s sink) Disconnected(err error) {
 	if b.st.Connected {
 		b.online = make(chan struct{})
 	}
-	b.st.Connected, b.st.Since = false, b.clock.Now()
+	b.st.Connected, b.st.Since, b.st.Offline, b.st.Silent = false, b.clock.Now(), false, ""
+	if strings.HasPrefix(b.st.State, "offline: ") {
+		b.st.State = "" // a new connection tells anew
+	}
 	if err != nil {
 		b.st.LastError, b.st.ErrorAt = err.Error(), b.clock.Now()
 		b.log.Warn("bridge disconnected", "err", err)

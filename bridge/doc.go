@@ -52,8 +52,23 @@
 // chat's newest addressed message until its turn ends, so a turn a restart
 // cut runs, once, when the bridge starts again (if not too old); a who log
 // keeps who wrote privately, for `cyan bridges who`.
-// Each state change (connecting, connected, disconnected, stopped, failed)
-// goes on the journal as a journal.BridgeState event.
+// Each state change (connecting, connected, disconnected, offline,
+// silent, stopped, failed) goes on the journal as a journal.BridgeState
+// event.
+//
+// A connection is not an account (health.go): an adapter that hears the
+// platform log the account out (AccountWatcher) makes the bridge offline —
+// not connected, its answers waiting, the owner alerted on another bridge
+// (Options.Alert) — and a connected bridge whose chats were busy and that
+// then hears nothing for SilentAfter is probed (Prober) and flagged.
+// Each update kind reaches the model as what it is (events.go): a service
+// message (Message.Notice) as a platform line, an edit (Message.Edited) as
+// the stored message's new text (Editor), asking for a turn when it newly
+// addresses the bot, an admin's recall of the bot's own message as its
+// stored reply marked recalled (RecallNoticer, OwnRecaller). The chat
+// commands /help, /start, /reset (Resetter) and the owner's /pause and
+// /resume are answered by the bridge at once (commands.go), outside any
+// turn and the conversation.
 //
 // Channels are "<bridge name>:group:<id>" and "<bridge name>:private:<id>",
 // and "<bridge name>:group:<chat id>:<thread id>" for a forum topic;

@@ -76,3 +76,32 @@ func (h StoreHistory) Quote(channel, externalID string) (Quote, bool) {
 	}
 	return q, true
 }
+
+// Edit replaces a stored message's text by its platform id (Editor).
+func (h StoreHistory) Edit(_ context.Context, channel, externalID, text string, at time.Time) (string, error) {
+	m, err := h.Store.EditExternal(channel, externalID, text, 0, at)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", ErrNotStored
+	}
+	if err != nil {
+		return "", err
+	}
+	return m.ID, nil
+}
+
+// RecallOwn marks one of the agent's stored messages recalled by its
+// stored id (OwnRecaller) and returns its text.
+func (h StoreHistory) RecallOwn(_ context.Context, channel, storedID string) (string, error) {
+	now := time.Now
+	if h.Now != nil {
+		now = h.Now
+	}
+	m, err := h.Store.MarkRecalledID(channel, storedID, now())
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrInvalid) {
+		return "", ErrNotStored
+	}
+	if err != nil {
+		return "", err
+	}
+	return m.Text, nil
+}

@@ -45,6 +45,10 @@ func (b *Bridge) inboundAs(ctx context.Context, m *Message, forced string) {
 		}
 	}()
 	b.received.Add(1)
+	if m != nil && m.Notice && m.Chat.ID != "" {
+		b.noticed(ctx, m)
+		return
+	}
 	self := b.self()
 	switch {
 	case m == nil || m.Chat.ID == "" || m.From.ID == "":
@@ -60,6 +64,10 @@ func (b *Bridge) inboundAs(ctx context.Context, m *Message, forced string) {
 		return
 	}
 	key := string(m.Chat.Kind) + ":" + m.Chat.ID + ":" + m.ID
+	if m.Edited {
+		b.edited(ctx, m)
+		return
+	}
 	if m.ID != "" && !b.seen.add(key) {
 		b.skipped.Add(1)
 		b.log.Debug("duplicate message ignored", "chat", m.Chat.Channel(b.name), "message_id", m.ID)
@@ -67,6 +75,9 @@ func (b *Bridge) inboundAs(ctx context.Context, m *Message, forced string) {
 	}
 	if m.Time.IsZero() {
 		m.Time = b.clock.Now()
+	}
+	if forced == "" && b.answerCommand(ctx, m) {
+		return
 	}
 	channel := m.Chat.Channel(b.name)
 	selfName := b.agentNm()
@@ -120,13 +131,16 @@ func (b *Bridge) inboundAs(ctx context.Context, m *Message, forced string) {
 		why = forced
 	} else if m.Chat.Kind == Group {
 		want, why = addressed(m, self, b.names(), func(id string) bool { return b.sent.has(string(m.Chat.Kind) + ":" + m.Chat.ID + ":" + id) })
-		if !want && b.manners.ChimeIn > 0 && b.rand() < b.manners.ChimeIn {
+		if !want && b.manners.ChimeIn > 0 && !b.paused.has(m.Chat) && b.rand() < b.manners.ChimeIn {
 			want, why = true, "chime-in"
 		}
 	}
 	if !want {
 		b.note(m.Chat, id)
 		return
+	}
+	if why != "chime-in" {
+		b.asked.add(key)
 	}
 	if b.request(m.Chat, id, asker{name: name, id: b.speakerID(m.From.ID), why: why, at: b.clock.Now()}) && why != "chime-in" {
 		b.owe(OwedTurn{Channel: channel, MessageID: id, Speaker: name, SpeakerID: b.speakerID(m.From.ID), At: m.Time})

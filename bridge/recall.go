@@ -14,11 +14,13 @@ var _ Noticer = sink{}
 
 // Recalled implements Noticer.
 func (s sink) Recalled(ctx context.Context, c Chat, msgID string) {
+	s.b.heard()
 	s.b.recalled(ctx, s.b.canonical(c), msgID)
 }
 
 // Poked implements Noticer.
 func (s sink) Poked(ctx context.Context, c Chat, from User, at time.Time) {
+	s.b.heard()
 	s.b.poked(ctx, s.b.canonical(c), from, at)
 }
 

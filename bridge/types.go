@@ -121,6 +121,15 @@ type Message struct {
 	// Command is a "/command" addressed to this bot (Telegram), without the
 	// slash and the bot suffix.
 	Command string
+	// Notice marks a service message — someone joined or left, the chat
+	// was renamed or upgraded, a message was pinned: its parts are kept as
+	// a platform line ("^system"), never as From's message, and ask for no
+	// turn. From is who caused it, when known.
+	Notice bool
+	// Edited marks a new version of the message ID already received: the
+	// stored text is replaced (Editor), and the edit asks for a turn when
+	// it addresses the bot and the first version did not.
+	Edited bool
 }
 
 // Text is the plain text of the message's text parts.

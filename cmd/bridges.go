@@ -38,6 +38,9 @@ func bridgesLs(f *flags) run {
 			if !b.Since.IsZero() {
 				state += " since " + when(b.Since)
 			}
+			if b.Silent != "" {
+				state += " (silent: " + b.Silent + ")"
+			}
 			bot := b.Self
 			if b.SelfName != "" {
 				bot += " (" + b.SelfName + ")"

@@ -32,6 +32,11 @@ type Bridges struct {
 	// if the message is at most this old; older ones are listed in `cyan
 	// bridges`. 0 resumes none. Default 30m.
 	ResumeMaxAge Duration `yaml:"resume_max_age"`
+	// SilentAfter: a connected bridge whose chats were busy and that then
+	// hears nothing this long is probed (OneBot get_status, Telegram
+	// getMe) and flagged in `cyan bridges` and doctor. Default 15m; a
+	// negative value turns the watch off.
+	SilentAfter Duration `yaml:"silent_after"`
 }
 
 // Names are the configured bridges' names: each platform's instances in
@@ -104,6 +109,9 @@ func (b Bridges) MarshalYAML() (any, error) {
 	if err := add("resume_max_age", b.ResumeMaxAge); err != nil {
 		return nil, err
 	}
+	if err := add("silent_after", b.SilentAfter); err != nil {
+		return nil, err
+	}
 	return n, nil
 }
 
@@ -154,6 +162,10 @@ type Manners struct {
 	// of the bot is kept but does not address it; elsewhere, and always in
 	// a private chat, a poke asks for a turn as a mention does.
 	IgnorePokes []string `yaml:"ignore_pokes"`
+	// Commands turns the chat commands on (default true) — /help,
+	// /start, /reset, and the owner's /pause and /resume — answered by the
+	// bridge at once; false leaves them to the model as text.
+	Commands *bool `yaml:"commands"`
 }
 
 // DefaultManners suit a busy group.
@@ -164,6 +176,7 @@ func DefaultManners() Manners {
 		ReplyDelay: Duration(600 * time.Millisecond), CharDelay: Duration(30 * time.Millisecond), MaxDelay: Duration(4 * time.Second),
 		TypingEvery:   Duration(4 * time.Second),
 		ImageMaxBytes: 5 << 20, ImagesMaxBytes: 200 << 20, ChatImagesMaxBytes: 50 << 20,
+		Commands: new(true),
 	}
 }
 
@@ -177,6 +190,9 @@ func (m Manners) Over(o *Manners) Manners {
 	}
 	if o.IgnorePokes != nil {
 		m.IgnorePokes = o.IgnorePokes
+	}
+	if o.Commands != nil {
+		m.Commands = o.Commands
 	}
 	if o.WakeWords != nil {
 		m.WakeWords = o.WakeWords

@@ -73,7 +73,7 @@ func TestBridgesSection(t *testing.T) {
 func TestBridgesKeysComeFromTheRegistry(t *testing.T) {
 	for _, tt := range []struct{ name, yaml, want string }{
 		{"unknown platform", "bridges:\n  matrix:\n    - {name: m}\n",
-			"bridges.matrix: unknown key; known keys here: manners, onebot, resume_max_age, telegram"},
+			"bridges.matrix: unknown key; known keys here: manners, onebot, resume_max_age, silent_after, telegram"},
 		{"a name across platforms", "bridges:\n  onebot:\n    - {name: chat, mode: reverse, access_token: t}\n  telegram:\n    - {name: chat, token: \"1:x\"}\n",
 			`bridges.telegram[0].name: "chat" is already the name of bridges.onebot[0]`},
 		{"an instance's manners", "bridges:\n  telegram:\n    - {name: tg, token: \"1:x\", manners: {chime_in: 2}}\n",

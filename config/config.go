@@ -445,7 +445,7 @@ func Defaults() Config {
 		},
 		Generate: Generate{Traces: 1000},
 		Embed:    Embed{Provider: "builtin", Index: "flat"},
-		Bridges:  Bridges{Manners: DefaultManners(), ResumeMaxAge: Duration(30 * time.Minute)},
+		Bridges:  Bridges{Manners: DefaultManners(), ResumeMaxAge: Duration(30 * time.Minute), SilentAfter: Duration(15 * time.Minute)},
 		TTS:      defaultTTS(),
 
 		ShutdownTimeout: Duration(DefaultShutdownTimeout),

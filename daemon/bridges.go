@@ -13,11 +13,14 @@ import (
 	"github.com/cyan-agent/cyan/bridge"
 	"github.com/cyan-agent/cyan/clock"
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/events"
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/mainvirtual"
+	"github.com/cyan-agent/cyan/observer"
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/registry"
 	"github.com/cyan-agent/cyan/router"
+	"github.com/cyan-agent/cyan/store"
 	"github.com/cyan-agent/cyan/supervise"
 	"github.com/cyan-agent/cyan/tools"
 	"github.com/cyan-agent/cyan/turn"
@@ -30,6 +33,10 @@ type bridgeParts struct {
 	// (bridge.Platform.Permanent), by bridge name.
 	permanent map[string]func(error) (string, bool)
 	mounts    map[string]http.Handler // what the platforms serve on the API's server
+	// owners are permissions.owners; send tells one of them something in
+	// their private chat on a bridge (alert).
+	owners func() []string
+	send   func(br *bridge.Bridge, user, text string) error
 }
 
 // Status lists every bridge's state (GET /api/v1/bridges).
@@ -52,7 +59,18 @@ func bridgeSubscriber(name string) string { return "bridge:" + name }
 // longer configured are dropped with what waited in them.
 func (d *Daemon) buildBridges(cfg *config.Config, clk clock.Clock, log *slog.Logger) (*bridgeParts, error) {
 	bp := &bridgeParts{permanent: map[string]func(error) (string, bool){}, mounts: map[string]http.Handler{}}
-	agent := bridgeAgent{StoreHistory: bridge.StoreHistory{Store: d.store, Now: clk.Now}, mv: d.mv, reg: d.tools.reg}
+	owners := append([]string(nil), cfg.Permissions.Owners...)
+	bp.owners = func() []string { return owners }
+	bp.send = func(br *bridge.Bridge, user, text string) error {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		chat := bridge.Chat{Kind: bridge.Private, ID: user}
+		if err := d.mv.Note(ctx, chat.Channel(br.Name()), string(bridge.Private), text); err != nil {
+			log.Warn("could not note an alert for the owner", "bridge", br.Name(), "err", err)
+		}
+		return br.Tell(ctx, chat, text)
+	}
+	agent := bridgeAgent{StoreHistory: bridge.StoreHistory{Store: d.store, Now: clk.Now}, mv: d.mv, reg: d.tools.reg, topics: d.events, now: clk.Now}
 	configured := map[string]bool{}
 	add := func(in bridge.Instance) error {
 		sub := bridgeSubscriber(in.Name)
@@ -73,10 +91,11 @@ func (d *Daemon) buildBridges(cfg *config.Config, clk clock.Clock, log *slog.Log
 				return d.router.AttachLanes(ctx, sub, c, router.ByChannel)
 			},
 			Owed: bridge.NewStoreOwed(d.store, in.Name), ResumeMaxAge: resume, Who: bridge.NewStoreWho(d.store, in.Name),
-			Undelivered: bridge.NewStoreUndelivered(d.store, in.Name),
-			Sent:        sent, Queue: func() int { return d.routerPending(sub) }, Journal: d.store.Journal(),
+			Undelivered: bridge.NewStoreUndelivered(d.store, in.Name), Paused: bridge.NewStorePaused(d.store, in.Name),
+			Sent: sent, Queue: func() int { return d.routerPending(sub) }, Journal: d.store.Journal(),
 			Manners: cfg.Bridges.Manners.Over(in.Manners), AgentName: d.mv.AgentName, DataDir: cfg.DataDir, Clock: clk,
 			DiskFree: d.store.DiskFree, MediaFloor: uint64(cfg.Store.MinFreeMB)<<20 + bridge.MediaHeadroom,
+			SilentAfter: time.Duration(cfg.Bridges.SilentAfter), Alert: func(text string) { bp.alert(in.Name, text) },
 			Logger: log.With("component", "bridge", "bridge", in.Name), Moves: bridge.NewStoreMoves(d.store, in.Name)})
 		if err != nil {
 			return err
@@ -176,15 +195,37 @@ func (b *bridgeParts) doors() []api.Door {
 // (bridge.StoreHistory: quotes, answered turns, recalls).
 type bridgeAgent struct {
 	bridge.StoreHistory
-	mv  *mainvirtual.MainVirtual
-	reg *tools.Registry
+	mv     *mainvirtual.MainVirtual
+	reg    *tools.Registry
+	topics topicCloser
+	now    func() time.Time
+}
+
+// topicCloser closes a channel's open topic (the event log).
+type topicCloser interface {
+	CloseTopic(channel, title string, now time.Time) (*events.Event, error)
 }
 
 var (
-	_ bridge.Agent    = bridgeAgent{}
-	_ bridge.Recaller = bridgeAgent{}
-	_ bridge.Quoter   = bridgeAgent{}
+	_ bridge.Agent       = bridgeAgent{}
+	_ bridge.Recaller    = bridgeAgent{}
+	_ bridge.Quoter      = bridgeAgent{}
+	_ bridge.Editor      = bridgeAgent{}
+	_ bridge.OwnRecaller = bridgeAgent{}
+	_ bridge.Resetter    = bridgeAgent{}
 )
+
+// Reset starts a new topic in a channel (/reset): the open topic closes
+// (it becomes an event record, remembered and recallable) and a
+// bridge.ResetNote line marks where the context starts now (resetStart).
+func (a bridgeAgent) Reset(ctx context.Context, channel string, kind bridge.Kind, by string) error {
+	if a.topics != nil {
+		if _, err := a.topics.CloseTopic(channel, "", a.now()); err != nil {
+			return err
+		}
+	}
+	return a.mv.Note(ctx, channel, string(kind), bridge.ResetNote(by))
+}
 
 func (a bridgeAgent) Record(ctx context.Context, in bridge.Inbound) (string, error) {
 	m, err := a.mv.Record(ctx, mainvirtual.Recorded{
@@ -224,4 +265,84 @@ func visionImages(cfg *config.Config) func(string) []llm.Image {
 		return nil
 	}
 	return bridge.Images(cfg.DataDir, mainvirtual.MaxImages)
+}
+
+// resetScan bounds how far back a turn looks for the newest /reset line.
+const resetScan = 256
+
+// resetStart is the context start of main-virtual: the event log's (the
+// previous topic's first message), or the newest /reset line of the
+// channel (bridge.ResetNote) when that is later — after /reset the
+// context begins there; what came before stays stored and recallable.
+type resetStart struct {
+	inner mainvirtual.ContextStarter
+	store *store.Store
+}
+
+func (r resetStart) ContextStart(ctx context.Context, channel string, now time.Time) (string, error) {
+	start, err := r.inner.ContextStart(ctx, channel, now)
+	marks, rerr := r.store.Recent(channel, store.Window{Limit: 1, MaxScan: resetScan, Keep: func(m *store.Message) bool {
+		return m.Role == store.RoleSystem && bridge.IsResetNote(m.Text)
+	}})
+	if rerr != nil || len(marks) == 0 {
+		return start, err
+	}
+	if mark := marks[0].ID; start == "" || mark > start {
+		return mark, nil // ids sort by time
+	}
+	return start, err
+}
+
+// pausedWaker is main-virtual as the observers wake it, holding back the
+// turns an observer begins on its own (as.Component set: proactive speech)
+// in a chat whose owner paused unasked speech there (/pause). Plans fire.
+type pausedWaker struct {
+	mv     observer.Waker
+	paused func(channel string) bool
+	log    *slog.Logger
+}
+
+func (w pausedWaker) ProactiveAs(ctx context.Context, channel, kind, note string, as *turn.Principal, l turn.Listener) (*turn.Result, error) {
+	if as != nil && as.Component != "" && w.paused(channel) {
+		w.log.Info("unasked speech held back: the owner paused it in this chat (/pause)", "channel", channel, "component", as.Component)
+		return &turn.Result{}, nil
+	}
+	return w.mv.ProactiveAs(ctx, channel, kind, note, as, l)
+}
+
+// paused reports whether a bridge's owner paused unasked speech in the
+// channel.
+func (b *bridgeParts) paused(channel string) bool {
+	if b == nil {
+		return false
+	}
+	for _, br := range b.list {
+		if br.Paused(channel) {
+			return true
+		}
+	}
+	return false
+}
+
+// alert tells the owner, through another bridge's private chat with them,
+// that a bridge's account went offline. Owners are permissions.owners'
+// "id:<bridge>:<user id>" entries; the first on another bridge gets it,
+// as a note in that chat the agent reads and a message sent now.
+func (b *bridgeParts) alert(from, text string) {
+	if b.owners == nil || b.send == nil {
+		return
+	}
+	for _, id := range b.owners() {
+		name, user, ok := strings.Cut(strings.TrimPrefix(id, "id:"), ":")
+		if !ok || name == from || user == "" || !strings.HasPrefix(id, "id:") {
+			continue
+		}
+		for _, br := range b.list {
+			if br.Name() == name {
+				if err := b.send(br, user, text); err == nil {
+					return
+				}
+			}
+		}
+	}
 }

@@ -262,7 +262,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		Store: st, LLM: metered, Persona: d.persona.Load, Agent: cfg.Agent,
 		Tools:   tools.Turns{Registry: d.tools.reg, Count: d.metrics.ToolCall},
 		Limits:  limitproc.Turns{Chain: d.tools.limits, Now: now},
-		Sources: sources, ContextStart: d.events, Compressor: compressor,
+		Sources: sources, ContextStart: resetStart{inner: d.events, store: st}, Compressor: compressor,
 		Budgets:     budgets,
 		LiveText:    true,
 		Greeting:    mainvirtual.PersonaGreeting(d.persona.Load),

@@ -67,6 +67,28 @@ func (d *Daemon) watchParts(m *metrics.Metrics, now func() time.Time) {
 		}
 		return out
 	})
+	m.Gauges("cyan_bridge_offline", "1 while a bridge's connection is up but the platform has logged its account out (NapCat bot_offline, a heartbeat with online false).", []string{"bridge"}, func() []metrics.Sample {
+		var out []metrics.Sample
+		for _, b := range bridges() {
+			v := 0.0
+			if b.Offline {
+				v = 1
+			}
+			out = append(out, metrics.Sample{Labels: []string{b.Name}, Value: v})
+		}
+		return out
+	})
+	m.Gauges("cyan_bridge_silent", "1 while a connected bridge whose chats were busy has heard nothing for bridges.silent_after (it was probed).", []string{"bridge"}, func() []metrics.Sample {
+		var out []metrics.Sample
+		for _, b := range bridges() {
+			v := 0.0
+			if b.Silent != "" {
+				v = 1
+			}
+			out = append(out, metrics.Sample{Labels: []string{b.Name}, Value: v})
+		}
+		return out
+	})
 	m.Gauges("cyan_bridge_queue", "Outgoing messages a bridge has waiting.", []string{"bridge"}, func() []metrics.Sample {
 		var out []metrics.Sample
 		for _, b := range bridges() {

@@ -20,7 +20,7 @@ type observers struct {
 // the permissions and main-virtual.
 func (d *Daemon) buildObservers(m *observer.Manager, cfg *config.Config, agent func() string, now func() time.Time, log *slog.Logger) (*observers, error) {
 	main, err := observer.NewMain(observer.MainOptions{Manager: m, Memory: d.mem, Store: d.store, Scripts: d.scripts,
-		Perms: d.tools.reg, Waker: d.mv, Agent: agent, Config: cfg.Observers, Logger: log.With("component", "observer"), Now: now})
+		Perms: d.tools.reg, Waker: pausedWaker{mv: d.mv, paused: func(ch string) bool { return d.bridges.paused(ch) }, log: log.With("component", "observer")}, Agent: agent, Config: cfg.Observers, Logger: log.With("component", "observer"), Now: now})
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,8 @@
 //	cyan_component_attached{component}              1 while a component takes deliveries
 //	cyan_events_rollups_due                         the event log's summaries still due
 //	cyan_bridge_connected{bridge, platform}         1 while a chat-app bridge is connected
+//	cyan_bridge_offline{bridge}                     1 while its account is logged out, the connection up
+//	cyan_bridge_silent{bridge}                      1 while a busy bridge has heard nothing (probed)
 //	cyan_bridge_queue{bridge}                       a bridge's outgoing messages waiting
 //	cyan_bridge_messages_total{bridge, what}        received, stored, skipped, turns, sent, failed
 //	cyan_part_state{part, state}                    1 for each supervised part's state

@@ -87,6 +87,9 @@ type Message struct {
 	// Recalled is when the sender withdrew the message on its platform
 	// (zero: never); see recalled.go.
 	Recalled time.Time `json:"recalled,omitzero"`
+	// Edited is when the sender last edited the message on its platform
+	// (zero: never); Text is the newest version. See edited.go.
+	Edited time.Time `json:"edited,omitzero"`
 }
 
 // Tool-call areas of a tool result (Message.Area).

@@ -247,6 +247,12 @@ func (a *Adapter) serve(ctx context.Context, c *conn) error {
 	a.mu.Unlock()
 	var side sync.WaitGroup
 	if c.canCall() {
+		// a new connection: whatever the last said of the account, its
+		// heartbeats and notices tell anew (the old one's end may never
+		// be reported when this one replaced it)
+		if w, ok := a.sink.(bridge.AccountWatcher); ok {
+			w.AccountOnline()
+		}
 		if self := c.selfID(); self != "" {
 			a.connected(bridge.User{ID: self})
 		}
@@ -414,6 +420,7 @@ func (a *Adapter) meta(ctx context.Context, c *conn, ev *Event) {
 	case "heartbeat":
 		c.heartbeat(time.Duration(ev.Interval) * time.Millisecond)
 		a.proveHealthy(ctx, c)
+		a.accountState(c, ev.Status)
 	case "lifecycle":
 		a.log.Debug("onebot: lifecycle", "sub_type", ev.SubType)
 	}
@@ -437,8 +444,11 @@ func (a *Adapter) event(ctx context.Context, c *conn, ev *Event) {
 		if self != "" && string(ev.UserID) == self {
 			return // the bot's own message
 		}
-		a.sink.Inbound(ctx, toMessage(ev, a.fetch))
+		a.sink.Inbound(ctx, toMessageWith(ev, a.fetch, func(id string) []node { return a.forward(ctx, c, id) }))
 	case "notice":
+		if ev.NoticeType == "bot_offline" {
+			c.offline.CompareAndSwap(accountOK, offlineByNotice)
+		}
 		a.notice(ctx, ev, self)
 	}
 }

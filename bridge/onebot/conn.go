@@ -52,6 +52,7 @@ type conn struct {
 	loggedIn  atomic.Bool
 	beatSeen  atomic.Bool
 	proved    atomic.Bool
+	offline   atomic.Int32 // accountOK, offlineByNotice or offlineByHeartbeat
 }
 
 func newConn(ws *websocket.Conn, role, self string) *conn {
@@ -193,3 +194,13 @@ func (c *conn) heartbeat(interval time.Duration) {
 // healthy reports whether the connection proved itself: the login query
 // answered and a heartbeat seen.
 func (c *conn) healthy() bool { return c.loggedIn.Load() && c.beatSeen.Load() }
+
+// closed reports whether the connection has ended.
+func (c *conn) closed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}

@@ -17,6 +17,12 @@ import (
 // toMessage turns a message event into the bridge's form. fetch downloads
 // media URLs.
 func toMessage(ev *Event, fetch func(ctx context.Context, url string, max int64) ([]byte, error)) *bridge.Message {
+	return toMessageWith(ev, fetch, nil)
+}
+
+// toMessageWith is toMessage; forward, when set, fetches a forward's
+// messages by its id (get_forward_msg) when the event gives only the id.
+func toMessageWith(ev *Event, fetch func(ctx context.Context, url string, max int64) ([]byte, error), forward func(id string) []node) *bridge.Message {
 	m := &bridge.Message{ID: string(ev.MessageID), From: bridge.User{ID: string(ev.UserID)}}
 	if ev.MessageType == "group" {
 		m.Chat = bridge.Chat{Kind: bridge.Group, ID: string(ev.GroupID)}
@@ -34,9 +40,26 @@ func toMessage(ev *Event, fetch func(ctx context.Context, url string, max int64)
 		m.Time = time.Unix(ev.Time, 0)
 	}
 	for _, s := range ev.Message {
+		if s.Type == "forward" {
+			m.Parts = append(m.Parts, forwardPart(s, forward))
+			continue
+		}
 		m.Parts = append(m.Parts, toPart(s, fetch))
 	}
 	return m
+}
+
+// forwardPart is a forward's messages as text, bounded: from the
+// segment's content, else fetched by its id.
+func forwardPart(s Segment, fetch func(id string) []node) bridge.Part {
+	nodes := forwardNodes([]byte(s.Data["content"]))
+	if len(nodes) == 0 && fetch != nil && s.Data["id"] != "" {
+		nodes = fetch(s.Data["id"])
+	}
+	if len(nodes) == 0 {
+		return bridge.Part{Kind: bridge.PartOther, Text: "forwarded messages, not readable"}
+	}
+	return bridge.Part{Kind: bridge.PartOther, Text: "forwarded messages:\n" + forwardText(nodes, fetch)}
 }
 
 func toPart(s Segment, fetch func(ctx context.Context, url string, max int64) ([]byte, error)) bridge.Part {
@@ -84,10 +107,26 @@ func toPart(s Segment, fetch func(ctx context.Context, url string, max int64) ([
 	case "video":
 		return bridge.Part{Kind: bridge.PartOther, Text: "video"}
 	case "file":
-		return bridge.Part{Kind: bridge.PartOther, Text: "file " + d["name"]}
+		// NapCat: file is the name, file_size its size (go-cqhttp: name)
+		return bridge.Part{Kind: bridge.PartOther, Text: fileText("file", firstOf(d["name"], d["file"]), d["file_size"])}
+	case "onlinefile":
+		kind := "online file"
+		if d["isDir"] == "true" {
+			kind = "online folder"
+		}
+		return bridge.Part{Kind: bridge.PartOther, Text: fileText(kind, d["fileName"], d["fileSize"])}
 	case "forward":
-		return bridge.Part{Kind: bridge.PartOther, Text: "forwarded messages"}
-	case "json", "xml", "share", "contact", "location", "music":
+		return forwardPart(s, nil)
+	case "markdown":
+		if t := strings.TrimSpace(d["content"]); t != "" {
+			return bridge.Part{Kind: bridge.PartText, Text: clipText(t, 4000)}
+		}
+		return bridge.Part{Kind: bridge.PartOther, Text: "an empty markdown message"}
+	case "json", "miniapp":
+		return bridge.Part{Kind: bridge.PartOther, Text: cardText("card", d["data"])}
+	case "share":
+		return bridge.Part{Kind: bridge.PartOther, Text: strings.TrimSpace("link: " + clipText(d["title"], cardField) + " " + d["url"])}
+	case "xml", "contact", "location", "music":
 		return bridge.Part{Kind: bridge.PartOther, Text: "a " + s.Type + " card"}
 	case "poke", "shake", "dice", "rps":
 		return bridge.Part{Kind: bridge.PartOther, Text: s.Type}

@@ -79,6 +79,13 @@ type Event struct {
 	SenderID      ID         `json:"sender_id"`   // a friend poke: who poked
 	OperatorID    ID         `json:"operator_id"` // group_recall: who recalled
 	Duration      seconds    `json:"duration"`    // group_ban
+	// Status is a heartbeat's (NapCat OB11HeartbeatEvent: online, good).
+	Status  *HeartStatus `json:"status"`
+	NameNew string       `json:"name_new"` // notify/group_name: the new name
+	Tag     string       `json:"tag"`      // bot_offline: the kick's title
+	// Why is a bot_offline notice's message (its tipsDesc); the key is
+	// "message", read apart from a message event's segments.
+	Why string `json:"-"`
 	// Message holds the segments, from either format.
 	Message []Segment `json:"-"`
 	// Format is the message format the event used: "array" or "string".
@@ -162,7 +169,11 @@ func parseEvent(b []byte, probe map[string]json.RawMessage) (*Event, error) {
 		if ev.UserID == "" {
 			return nil, fmt.Errorf("%w: a message event without user_id", ErrMalformed)
 		}
-	case "meta_event", "notice", "request":
+	case "notice":
+		if raw, ok := probe["message"]; ok && len(raw) > 0 && raw[0] == '"' {
+			_ = json.Unmarshal(raw, &ev.Why)
+		}
+	case "meta_event", "request":
 	default:
 		return nil, fmt.Errorf("%w: unknown post_type %q", ErrMalformed, ev.PostType)
 	}
@@ -207,8 +218,17 @@ func parseMessage(raw json.RawMessage) ([]Segment, string, error) {
 	return nil, "", fmt.Errorf("%w: message is neither a string nor segments", ErrMalformed)
 }
 
+// HeartStatus is a heartbeat's status: Online false (NapCat sends
+// !!selfInfo.online) means the account is logged out though the
+// connection is up.
+type HeartStatus struct {
+	Online *bool `json:"online"`
+	Good   bool  `json:"good"`
+}
+
 // parseSegment reads {"type", "data"}; data values that are not strings
-// (numbers, booleans) are kept as their JSON text, nested ones dropped.
+// (numbers, booleans, and the objects and arrays of json cards and
+// forward nodes) are kept as their JSON text.
 func parseSegment(raw json.RawMessage) (Segment, error) {
 	var w struct {
 		Type string                     `json:"type"`
@@ -230,10 +250,23 @@ func parseSegment(raw json.RawMessage) (Segment, error) {
 			if json.Unmarshal(v, &str) == nil {
 				s.Data[k] = str
 			}
-		case v[0] == '{' || v[0] == '[':
 		default:
 			s.Data[k] = string(v)
 		}
 	}
 	return s, nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler: a status that is not an
+// object (no implementation sends one in an event, but a frame is
+// untrusted) says nothing rather than making the event malformed.
+func (s *HeartStatus) UnmarshalJSON(b []byte) error {
+	type plain HeartStatus
+	var p plain
+	if json.Unmarshal(b, &p) != nil {
+		*s = HeartStatus{}
+		return nil
+	}
+	*s = HeartStatus(p)
+	return nil
 }

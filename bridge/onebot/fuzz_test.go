@@ -60,6 +60,11 @@ func FuzzParseFrame(f *testing.F) {
 	f.Add([]byte(`{"post_type":"notice","notice_type":"notify","sub_type":"poke","user_id":7,"sender_id":7,"target_id":10001}`))
 	f.Add([]byte(`{"status":"failed","retcode":1403,"data":null,"message":"token验证失败","wording":"token验证失败","echo":null,"stream":"normal-action"}`))
 	f.Add([]byte(`{"post_type":"meta_event","meta_event_type":"lifecycle","sub_type":"connect","self_id":10001,"time":1}`))
+	f.Add([]byte(`{"time":1,"self_id":10001,"post_type":"notice","notice_type":"bot_offline","user_id":10001,"tag":"下线通知","message":"你的账号在另一台设备登录"}`))
+	f.Add([]byte(`{"post_type":"meta_event","meta_event_type":"heartbeat","interval":30000,"status":{"online":false,"good":true}}`))
+	f.Add([]byte(`{"post_type":"notice","notice_type":"group_decrease","sub_type":"kick","group_id":555,"user_id":4,"operator_id":1,"time":2}`))
+	f.Add([]byte(`{"post_type":"notice","notice_type":"notify","sub_type":"group_name","group_id":555,"user_id":1,"name_new":"cats"}`))
+	f.Add([]byte(`{"post_type":"message","message_type":"group","group_id":1,"user_id":1,"message":[{"type":"json","data":{"data":"{"prompt":"[QQ小程序]x","meta":{"detail_1":{"title":"x","qqdocurl":"https://x.y"}}}"}},{"type":"forward","data":{"id":"9","content":[{"sender":{"nickname":"B"},"message":[{"type":"text","data":{"text":"hi"}}]}]}},{"type":"onlinefile","data":{"fileName":"a","fileSize":"12","isDir":true}}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fr, err := ParseFrame(b)
 		if err != nil {
@@ -129,6 +134,59 @@ func FuzzMatchSent(f *testing.F) {
 		}
 		if p.found && p.id == "" {
 			t.Fatal("found without an id")
+		}
+	})
+}
+
+// FuzzCard: any json segment data reads as a card or none, never a panic;
+// what it gives is bounded.
+func FuzzCard(f *testing.F) {
+	for _, s := range []string{
+		`{"app":"com.tencent.miniapp_01","prompt":"[QQ小程序]哔哩哔哩","meta":{"detail_1":{"title":"哔哩哔哩","desc":"猫","qqdocurl":"https://b23.tv/x"}}}`,
+		`{"app":"com.tencent.structmsg","prompt":"[分享]t","meta":{"news":{"title":"t","desc":"d","jumpUrl":"https://x.y"}}}`,
+		`"{\"prompt\":\"p\"}"`, `{"meta":{"x":{"url":"javascript:alert(1)"}}}`, `{"meta":null}`, `[]`, ``, `{`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		title, desc, link, ok := card(data)
+		if len(title) > cardField+4 || len(desc) > cardField+4 || len(link) > 304 {
+			t.Fatalf("unbounded card from %q: %q %q %q", data, title, desc, link)
+		}
+		if link != "" && !strings.HasPrefix(link, "http://") && !strings.HasPrefix(link, "https://") {
+			t.Fatalf("link %q is not http(s)", link)
+		}
+		if !ok && (title != "" || link != "") {
+			t.Fatalf("not ok but %q %q", title, link)
+		}
+		_ = cardText("card", data)
+	})
+}
+
+// FuzzForward: any forward content (NapCat's messages, node segments,
+// nested forwards) renders within its bounds, never a panic.
+func FuzzForward(f *testing.F) {
+	for _, s := range []string{
+		`[{"user_id":2,"sender":{"nickname":"Bob"},"message":[{"type":"text","data":{"text":"hi"}}]}]`,
+		`[{"type":"node","data":{"nickname":"A","content":[{"type":"text","data":{"text":"x"}},{"type":"forward","data":{"id":"1","content":[{"sender":{"nickname":"B"},"message":"deep"}]}}]}}]`,
+		`{"messages":[{"sender":{"nickname":"C"},"message":"[CQ:face,id=1]"}]}`,
+		`[{"type":"node","data":{"name":"n","uin":"5","message":"plain"}}]`, `null`, `[1,2]`, `{"messages":7}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		nodes := forwardNodes([]byte(raw))
+		calls := 0
+		fetch := func(string) []node {
+			calls++
+			return nodes
+		}
+		out := forwardText(nodes, fetch)
+		if len(out) > forwardBytes+400 {
+			t.Fatalf("forward text of %d bytes from %q", len(out), raw)
+		}
+		if calls > forwardMax {
+			t.Fatalf("%d fetches for one forward", calls)
 		}
 	})
 }

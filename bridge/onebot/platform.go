@@ -165,6 +165,13 @@ func (s *Section) Doctor(ctx context.Context, env bridge.DoctorEnv) []bridge.Che
 		st, seen := env.Live[o.Name]
 		running := env.Running
 		switch {
+		case running && seen && st.Offline:
+			c.Msg = "OneBot " + o.Mode + ": the connection is up but the account is " + st.State
+			c.Fix = "log the QQ account " + st.Self + " in again in the implementation (NapCat's web UI or its QR code); nothing in its chats is heard until then"
+		case running && seen && st.Connected && st.Silent != "":
+			c.OK, c.Warn = true, true
+			c.Msg = fmt.Sprintf("OneBot %s connected, bot %s, but %s", o.Mode, st.Self, st.Silent)
+			c.Fix = "check the implementation's log and that the account still receives messages; restarting the implementation usually mends a deaf session"
 		case running && seen && st.Connected:
 			c.OK, c.Msg = true, fmt.Sprintf("OneBot %s connected, bot %s %s, %d chats, %d waiting to be sent", o.Mode, st.Self, st.SelfName, st.Chats, st.Queue)
 		case running && seen && st.State != "":

@@ -2,6 +2,7 @@ package onebot
 
 import (
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -20,8 +21,11 @@ const ReversePath = "/onebot/v11/ws"
 // ReverseMux serves the reverse WebSocket of every reverse-mode adapter:
 // it refuses browsers (any Origin header), finds the adapter by the access
 // token the implementation sends (Authorization: Bearer, or
-// ?access_token=) or by the path's name, checks X-Self-ID and
-// X-Client-Role, and hands the connection over.
+// ?access_token=) or by the path's name — of bridges that share both, the
+// one whose self_id is the X-Self-ID — checks X-Self-ID and
+// X-Client-Role, and hands the connection over. A second account on a
+// bridge that serves one is refused (HTTP 409), never swapped in: the two
+// implementations would knock each other off for ever.
 type ReverseMux struct {
 	named map[string]*Adapter
 	all   []*Adapter
@@ -101,9 +105,21 @@ func (m *ReverseMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			a = nil
 		}
 	} else {
+		// Several bridges may share the path and the token: the one
+		// configured for the connecting account (self_id = X-Self-ID)
+		// serves it, else one configured for any account.
+		self := strings.TrimSpace(r.Header.Get("X-Self-ID"))
 		for _, c := range m.all {
-			if sameToken(tok, c.o.AccessToken) {
+			if !sameToken(tok, c.o.AccessToken) {
+				continue
+			}
+			switch {
+			case c.o.SelfID != "" && c.o.SelfID == self:
 				a = c
+			case c.o.SelfID == "" && (a == nil || a.o.SelfID != self):
+				a = c
+			}
+			if a != nil && a.o.SelfID == self && self != "" {
 				break
 			}
 		}
@@ -144,10 +160,24 @@ func (m *ReverseMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	a.mu.Lock()
 	ctx := a.ctx
-	if ctx != nil {
+	var serving string
+	if cur := a.api; cur != nil && ctx != nil && !cur.closed() {
+		serving = cur.selfID()
+	}
+	if ctx != nil && (serving == "" || self == "" || serving == self) {
 		a.conns.Add(1)
 	}
 	a.mu.Unlock()
+	if ctx != nil && serving != "" && self != "" && serving != self {
+		// A second account on one bridge: serving it would close the first
+		// connection, whose implementation reconnects and closes this one
+		// — the two knock each other off for ever. The first stays.
+		why := fmt.Sprintf("bridge %s already serves QQ account %s; account %s was refused: give it a bridge of its own "+
+			"(a bridges.onebot entry with self_id: %s, its implementation connecting to %s/<that bridge's name>)", a.o.Name, serving, self, self, ReversePath)
+		m.refuse(w, r, http.StatusConflict, why)
+		a.sinkProblem(errors.New(why))
+		return
+	}
 	if ctx == nil {
 		m.refuse(w, r, http.StatusServiceUnavailable, "the bridge is not running")
 		return

@@ -2,6 +2,7 @@ package telegram
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -15,17 +16,30 @@ import (
 // fetcher downloads a file by its file_id, at most max bytes.
 type fetcher func(ctx context.Context, fileID string, max int64) ([]byte, error)
 
-// toMessage turns an update into the bridge's form (nil for updates that
-// carry no chat message: edits, channel posts, callbacks…).
+// toMessage turns an update into the bridge's form: a message, or an
+// edited message (Edited: its new text replaces the stored one). nil for
+// updates that carry no chat message (channel posts, callbacks…) and for
+// a service message of a kind not shown. A message sent on behalf of a
+// chat (sender_chat: an anonymous admin, the group itself; a linked
+// channel's automatic forward) is from that chat, by its title; a
+// service message (members joined or left, a new title or photo, a pin,
+// an upgrade to a supergroup) is a Notice.
 func toMessage(u *models.Update, self bridge.User, fetch fetcher) *bridge.Message {
-	if u == nil || u.Message == nil {
+	if u == nil {
 		return nil
 	}
-	m := u.Message
-	if m.From == nil {
+	m, edited := u.Message, false
+	if m == nil && u.EditedMessage != nil {
+		m, edited = u.EditedMessage, true
+	}
+	if m == nil {
 		return nil
 	}
-	out := &bridge.Message{ID: strconv.Itoa(m.ID), From: userOf(m.From), Time: time.Unix(int64(m.Date), 0)}
+	from, ok := senderOf(m)
+	if !ok {
+		return nil
+	}
+	out := &bridge.Message{ID: strconv.Itoa(m.ID), From: from, Time: time.Unix(int64(m.Date), 0), Edited: edited}
 	if m.Date == 0 {
 		out.Time = time.Time{}
 	}
@@ -43,13 +57,20 @@ func toMessage(u *models.Update, self bridge.User, fetch fetcher) *bridge.Messag
 	default:
 		return nil
 	}
+	if parts := serviceParts(m, self); len(parts) > 0 {
+		out.Notice, out.Edited, out.Parts = true, false, parts
+		return out
+	}
+	if m.IsAutomaticForward {
+		out.Parts = append(out.Parts, bridge.Part{Kind: bridge.PartOther, Text: "a post of the linked channel"})
+	}
 	if r := m.ReplyToMessage; r != nil && !(m.IsTopicMessage && r.ID == m.MessageThreadID) {
 		// (a message of a topic that replies to nothing carries the
 		// topic's first message as reply_to_message: not a reply)
 		p := bridge.Part{Kind: bridge.PartReply, MessageID: strconv.Itoa(r.ID), ReplyText: firstNonEmpty(r.Text, r.Caption)}
-		if r.From != nil {
-			p.ReplyFrom = userOf(r.From).Name
-			p.ToSelf = self.ID != "" && strconv.FormatInt(r.From.ID, 10) == self.ID
+		if rf, ok := senderOf(r); ok {
+			p.ReplyFrom = rf.Name
+			p.ToSelf = self.ID != "" && r.SenderChat == nil && rf.ID == self.ID
 		}
 		out.Parts = append(out.Parts, p)
 	}
@@ -73,10 +94,126 @@ func toMessage(u *models.Update, self bridge.User, fetch fetcher) *bridge.Messag
 	case m.Video != nil:
 		out.Parts = append(out.Parts, bridge.Part{Kind: bridge.PartOther, Text: "video"})
 	case m.Document != nil:
-		out.Parts = append(out.Parts, bridge.Part{Kind: bridge.PartOther, Text: "file " + m.Document.FileName})
+		out.Parts = append(out.Parts, bridge.Part{Kind: bridge.PartOther, Text: fileText(m.Document.FileName, m.Document.FileSize)})
 	}
 	out.Parts = append(out.Parts, parts...)
+	if len(out.Parts) == 0 {
+		return nil // a kind of message (or service message) not shown
+	}
 	return out
+}
+
+// senderOf is who a message is from: its sender_chat when it was sent on
+// behalf of a chat — an anonymous admin (the group itself; Telegram puts
+// the placeholder user GroupAnonymousBot in from) or a channel (a linked
+// channel's automatic forward, a channel's own post) — by the chat's
+// title and the admin's signature if any; else from.
+func senderOf(m *models.Message) (bridge.User, bool) {
+	if c := m.SenderChat; c != nil {
+		name := strings.TrimSpace(c.Title)
+		if name == "" {
+			name = strings.TrimSpace(c.FirstName + " " + c.LastName)
+		}
+		if name == "" && c.Username != "" {
+			name = "@" + c.Username
+		}
+		if sig := strings.TrimSpace(m.AuthorSignature); sig != "" {
+			name += " (" + sig + ")"
+		}
+		return bridge.User{ID: strconv.FormatInt(c.ID, 10), Name: name, Username: c.Username}, true
+	}
+	if m.From == nil {
+		return bridge.User{}, false
+	}
+	return userOf(m.From), true
+}
+
+// serviceParts renders a service message (telegram-bot-api Client.cpp
+// JsonMessage: new_chat_members, left_chat_member, new_chat_title,
+// new_chat_photo, delete_chat_photo, group_chat_created,
+// supergroup_chat_created, migrate_to_chat_id, migrate_from_chat_id,
+// pinned_message), nil for an ordinary message.
+func serviceParts(m *models.Message, self bridge.User) []bridge.Part {
+	actor := bridge.Part{Kind: bridge.PartText, Text: "someone"}
+	if u, ok := senderOf(m); ok {
+		actor = who(u, self)
+	}
+	text := func(s string) bridge.Part { return bridge.Part{Kind: bridge.PartText, Text: s} }
+	var out []bridge.Part
+	switch {
+	case len(m.NewChatMembers) > 0:
+		for i, nu := range m.NewChatMembers {
+			if i > 0 {
+				out = append(out, text(", "))
+			}
+			out = append(out, who(userOf(&nu), self))
+		}
+		out = append(out, text(" joined the group"))
+		if m.From != nil && (len(m.NewChatMembers) > 1 || m.NewChatMembers[0].ID != m.From.ID) {
+			out = append(out, text(", added by "), actor)
+		}
+	case m.LeftChatMember != nil:
+		out = append(out, who(userOf(m.LeftChatMember), self))
+		if m.From != nil && m.From.ID != m.LeftChatMember.ID {
+			out = append(out, text(" was removed from the group by "), actor)
+		} else {
+			out = append(out, text(" left the group"))
+		}
+	case m.NewChatTitle != "":
+		out = append(out, actor, text(" renamed the group to «"+m.NewChatTitle+"»"))
+	case len(m.NewChatPhoto) > 0:
+		out = append(out, actor, text(" changed the group's photo"))
+	case m.DeleteChatPhoto:
+		out = append(out, actor, text(" removed the group's photo"))
+	case m.GroupChatCreated || m.SupergroupChatCreated:
+		out = append(out, actor, text(" created the group"))
+	case m.MigrateToChatID != 0:
+		out = append(out, text("the group was upgraded to a supergroup (its new id is "+strconv.FormatInt(m.MigrateToChatID, 10)+")"))
+	case m.MigrateFromChatID != 0:
+		out = append(out, text("this supergroup was upgraded from the group "+strconv.FormatInt(m.MigrateFromChatID, 10)))
+	case m.PinnedMessage != nil:
+		out = append(out, actor, text(" pinned a message"))
+		if p := m.PinnedMessage.Message; p != nil {
+			if t := firstNonEmpty(p.Text, p.Caption); t != "" {
+				out = append(out, text(": «"+short(t, 80)+"»"))
+			}
+		}
+	}
+	return out
+}
+
+// who names a user in a service message: "you" for the bot.
+func who(u bridge.User, self bridge.User) bridge.Part {
+	if self.ID != "" && u.ID == self.ID {
+		return bridge.Part{Kind: bridge.PartText, Text: "you"}
+	}
+	return bridge.Part{Kind: bridge.PartMention, UserID: u.ID, Text: firstNonEmpty(u.Name, u.Username)}
+}
+
+// fileText is a document as the model reads it: "file name (size)".
+func fileText(name string, size int64) string {
+	s := "file"
+	if name = strings.TrimSpace(name); name != "" {
+		s += " " + short(name, 120)
+	}
+	switch {
+	case size >= 1<<20:
+		s += fmt.Sprintf(" (%.1f MB)", float64(size)/(1<<20))
+	case size >= 1<<10:
+		s += fmt.Sprintf(" (%.0f KB)", float64(size)/(1<<10))
+	case size > 0:
+		s += fmt.Sprintf(" (%d bytes)", size)
+	}
+	return s
+}
+
+// short cuts s to n runes.
+func short(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if rs := []rune(s); len(rs) > n {
+		return string(rs[:n]) + "…"
+	}
+	return s
 }
 
 func media(fileID, unique string, size int64, d time.Duration, fetch fetcher) *bridge.Media {

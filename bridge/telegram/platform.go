@@ -133,6 +133,10 @@ func (s *Section) Doctor(ctx context.Context, env bridge.DoctorEnv) []bridge.Che
 		st, seen := env.Live[t.Name]
 		var c bridge.Check
 		switch {
+		case env.Running && seen && st.Connected && st.Silent != "":
+			c = bridge.Check{Name: "bridge " + t.Name, OK: true, Warn: true,
+				Msg: fmt.Sprintf("Telegram bot %s connected, but %s", st.SelfName, st.Silent),
+				Fix: "check that no other program polls this bot's updates (getUpdates or a webhook set elsewhere)"}
 		case env.Running && seen && st.Connected:
 			c = bridge.Check{Name: "bridge " + t.Name, OK: true,
 				Msg: fmt.Sprintf("Telegram bot %s (id %s) connected, %d chats, %d waiting to be sent", st.SelfName, st.Self, st.Chats, st.Queue)}

@@ -34,7 +34,13 @@
 //   - the CQ encoder (helper/cqcode.ts, encodeCQCode): text escapes &, [
 //     and ]; values also ",";
 //   - the recall and poke notices (event/notice/OB11GroupRecallNoticeEvent.ts,
-//     OB11FriendRecallNoticeEvent.ts, OB11PokeEvent.ts).
+//     OB11FriendRecallNoticeEvent.ts, OB11PokeEvent.ts);
+//   - events.go: bot_offline (BotOfflineEvent.ts) and an account logged out
+//     while the link stays up (heartbeat status.online false, get_status
+//     online false: Impl.SetOffline), group_increase, group_decrease and
+//     group_name notices, the json, markdown, file, onlinefile and forward
+//     segments (api/msg.ts) and get_forward_msg (action/go-cqhttp/
+//     GetForwardMsg.ts), each beside its source.
 //
 // Lagrange.OneBot (github.com/LagrangeDev/Lagrange.Core at commit
 // e17fe35641d3a1dc9955566fa875232551224441, the last with Lagrange.OneBot):

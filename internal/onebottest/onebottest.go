@@ -126,6 +126,10 @@ type Impl struct {
 	changed chan struct{}
 	gone    chan struct{} // closed when the current connection ends
 	dials   int           // forward connections accepted or refused
+	// offline: the account is logged out (SetOffline); forwards answer
+	// get_forward_msg (SetForward). See events.go.
+	offline  bool
+	forwards map[string][]ForwardMsg
 }
 
 func (f *Impl) init() {
@@ -352,7 +356,10 @@ func (f *Impl) answer(ws *websocket.Conn, b []byte) {
 	case req.Action == "set_input_status" && !f.NoTyping:
 		resp = napcatResponse(map[string]any{"result": 0, "errMsg": ""}, "ok", 0, "", req.Echo)
 	default:
-		resp = napcatResponse(nil, "failed", 1404, "不支持的Api "+req.Action, req.Echo)
+		var ok bool
+		if resp, ok = f.more(req.Action, req.Params, req.Echo); !ok {
+			resp = napcatResponse(nil, "failed", 1404, "不支持的Api "+req.Action, req.Echo)
+		}
 	}
 	f.notify()
 	f.mu.Unlock()
@@ -475,7 +482,7 @@ func (f *Impl) Raw(b []byte) error {
 // Heartbeat pushes a heartbeat meta event.
 func (f *Impl) Heartbeat(interval time.Duration) error {
 	return f.event(map[string]any{"post_type": "meta_event", "meta_event_type": "heartbeat",
-		"status": map[string]any{"online": true, "good": true}, "interval": interval.Milliseconds()})
+		"status": f.heartStatus(), "interval": interval.Milliseconds()})
 }
 
 // Sender is who says a message.

@@ -13,7 +13,10 @@
 // last n), sendMessage's 4096-character limit and its "Bad Request:
 // message is too long", an empty text, forum topics (message_thread_id,
 // is_topic_message, "message thread not found") and 429 "Too Many
-// Requests: retry after N" with parameters.retry_after.
+// Requests: retry after N" with parameters.retry_after; any update kind
+// (PushUpdate: service messages, sender_chat with the placeholder users
+// the Bot API puts in "from" — GroupAnonymousBot, Telegram,
+// Channel_Bot) and edited_message (PushEdit), in updates.go.
 //
 // Delivery (delivery.go): a sendMessage answered late (SendDelay,
 // SendDelays) with the message posted from the start; a group upgraded to
