@@ -256,9 +256,12 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		Tools:   tools.Turns{Registry: d.tools.reg, Count: d.metrics.ToolCall},
 		Limits:  limitproc.Turns{Chain: d.tools.limits, Now: now},
 		Sources: sources, ContextStart: d.events, Compressor: compressor,
-		Budgets:     budgets,
-		LiveText:    true,
-		Greeting:    mainvirtual.PersonaGreeting(d.persona.Load),
+		Budgets:  budgets,
+		LiveText: true,
+		Greeting: mainvirtual.PersonaGreeting(d.persona.Load),
+		Owner: func(m *store.Message) bool { // by id, as the tools' rules: "^晴 (owner)"
+			return d.tools.reg.IsOwner(packets.Caller{Speaker: m.User, SpeakerID: m.UserID, Kind: m.Kind})
+		},
 		Images:      visionImages(cfg),
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
 		Counter: counter, Now: now, Logger: log.With("component", "mainvirtual"),

@@ -61,9 +61,15 @@ type Options struct {
 	// can start before the reply is finished; without it only turns whose
 	// Listener asks for Stream are streamed (and posted).
 	LiveText bool
-	Counter  Counter          // nil: a TokenCounter
-	Now      func() time.Time // nil: time.Now
-	Logger   *slog.Logger     // nil: discard
+	// Owner, if set, says whether a stored message's speaker is the owner
+	// (the tools' owners: by platform id, or the local user); the owner's
+	// lines are marked "^晴 (owner)" (notation.OwnerLine), so a stranger
+	// with the owner's name never looks like the owner to the model. nil:
+	// no line is marked.
+	Owner   func(m *store.Message) bool
+	Counter Counter          // nil: a TokenCounter
+	Now     func() time.Time // nil: time.Now
+	Logger  *slog.Logger     // nil: discard
 }
 
 // MainVirtual runs turns. Turns of one channel run one at a time, in the
@@ -142,7 +148,7 @@ func New(o Options) (*MainVirtual, error) {
 	for slot, b := range o.Budgets {
 		budgets[slot] = b
 	}
-	mv.asm = &assembler{
+	mv.asm = &assembler{owner: o.Owner,
 		store:      o.Store,
 		sources:    sources,
 		budgets:    budgets,

@@ -351,6 +351,9 @@ func (mv *MainVirtual) liveStream(msg *store.Message, listen func(turn.StreamEve
 func (mv *MainVirtual) turnDone(ctx context.Context, msg *store.Message, q turn.Query, res *turn.Result, err error) {
 	t := journal.Turn{MessageID: msg.ID, Outcome: journal.TurnAnswered, Millis: mv.now().Sub(q.Now).Milliseconds(),
 		Kind: q.Kind, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Replies: []string{}}
+	if q.Reader != nil { // the owner by id, as the turn's reader resolved it
+		t.Owner = q.Reader.Owner
+	}
 	if p := q.For; p != nil { // a proactive turn acts for its principal
 		t.Speaker, t.SpeakerID, t.Owner, t.Component = p.Speaker, p.SpeakerID, p.Owner, p.Component
 	}
