@@ -425,6 +425,9 @@ func (r *Registry) callAs(ctx context.Context, rd packets.Reader, c packets.Call
 		r.log.Info("tool call denied", "tool", name, "channel", c.Channel, "speaker", c.Speaker, "speaker_id", c.SpeakerID, "owner", rd.Owner, "rule", v.Rule)
 		return out
 	case v.Decision == packets.Confirm && !confirmed:
+		if strings.HasPrefix(v.Rule, audiencePrefix) {
+			r.logCapped(rd, c, name)
+		}
 		return r.park(c, name, normalized(args), v.Rule)
 	}
 	out.Decision = packets.Allow
@@ -452,6 +455,7 @@ func (r *Registry) callAs(ctx context.Context, rd packets.Reader, c packets.Call
 	}
 	res, err := runSafely(ctx, t.Run, call)
 	if withheld := (*packets.AudienceError)(nil); errors.As(err, &withheld) && !confirmed {
+		r.logCapped(rd, c, name)
 		return r.park(c, name, normalized(args), audienceRule(c, withheld.What+" is the owner's"))
 	}
 	if call.Natural != nil {
@@ -466,6 +470,16 @@ func (r *Registry) callAs(ctx context.Context, rd packets.Reader, c packets.Call
 	return out
 }
 
+// logCapped logs a call its audience capped, naming whom it acted for by
+// id and whether that is the owner (never by nickname alone).
+func (r *Registry) logCapped(rd packets.Reader, c packets.Caller, name string) {
+	r.log.Info("tool call capped by its audience; it waits for the owner", "tool", name, "channel", c.Channel, "kind", c.Kind,
+		"speaker", c.Speaker, "speaker_id", c.SpeakerID, "owner", rd.Owner, "component", rd.Component)
+}
+
+// audiencePrefix opens the rule of a call its audience capped.
+const audiencePrefix = "audience: "
+
 // audienceRule is the rule a call capped by its audience waits under: it
 // says where the result would be posted and why the owner must confirm.
 func audienceRule(c packets.Caller, why string) string {
@@ -473,7 +487,7 @@ func audienceRule(c packets.Caller, why string) string {
 	if !packets.Private(c.Kind) {
 		where = fmt.Sprintf("the group %q, where others than the owner read it", c.Channel)
 	}
-	return fmt.Sprintf("audience: the result would be posted in %s; %s — the owner confirms before it is shown there", where, why)
+	return fmt.Sprintf("%sthe result would be posted in %s; %s — the owner confirms before it is shown there", audiencePrefix, where, why)
 }
 
 // park keeps a call for the owner's answer and says so.
