@@ -120,6 +120,9 @@ func approvalsLs(f *flags) run {
 		}
 		for _, a := range out.Approvals {
 			fmt.Fprintf(io.Stdout, "%s  %s %s\n    asked in %q by %s; expires %s\n", a.ID, a.Tool, a.Arguments, a.Caller.Channel, orDash(a.Caller.Speaker), localTime(a.Expires))
+			if strings.HasPrefix(a.Rule, "audience: ") { // where its result would be posted, and who asked, by id
+				fmt.Fprintf(io.Stdout, "    speaker id %q; %s\n", a.Caller.SpeakerID, a.Rule)
+			}
 		}
 		fmt.Fprintln(io.Stdout, "\nAnswer with: cyan approvals allow ID   or   cyan approvals deny ID")
 		return nil

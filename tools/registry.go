@@ -456,7 +456,7 @@ func (r *Registry) callAs(ctx context.Context, rd packets.Reader, c packets.Call
 	res, err := runSafely(ctx, t.Run, call)
 	if withheld := (*packets.AudienceError)(nil); errors.As(err, &withheld) && !confirmed {
 		r.logCapped(rd, c, name)
-		return r.park(c, name, normalized(args), audienceRule(c, withheld.What+" is the owner's"))
+		return r.park(c, name, normalized(args), audienceRule(c, fmt.Sprintf("%q is the owner's", withheld.What))) // quoted: the model named it
 	}
 	if call.Natural != nil {
 		res = call.Natural.Clip(res)
