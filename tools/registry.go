@@ -294,7 +294,8 @@ func (r *Registry) Resolve(c packets.Caller) *packets.ToolCall { return r.resolv
 
 func (r *Registry) resolve(c packets.Caller) *packets.ToolCall { return packets.CallOf(r.Reader(c), c) }
 
-// Check decides a call without running it. An unknown tool is denied.
+// Check decides a call without running it, as the caller's reader would
+// (its permission, capped by its audience). An unknown tool is denied.
 func (r *Registry) Check(c packets.Caller, name string, args json.RawMessage) packets.Verdict {
 	spec, ok := r.Get(name)
 	if !ok {
