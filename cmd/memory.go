@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // memItem is an item as the daemon lists it.
@@ -172,7 +173,7 @@ func printMemoryList(w io.Writer, turn int64, items []memItem) {
 		case !it.InWorkspace:
 			state = "let go"
 		}
-		if it.Origin.Kind == "private" {
+		if packets.Private(it.Origin.Kind) {
 			state += " (private: " + it.Origin.Channel + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.1f\t%d\t%s\t%s\n", it.ID, it.Kind, it.R, it.S, it.LastT, state, clipText(it.Content, 60))

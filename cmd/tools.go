@@ -123,6 +123,9 @@ func approvalsLs(f *flags) run {
 			// arguments is shown as its escape, never acted on (showable).
 			fmt.Fprintf(io.Stdout, "%s  %s %s\n    asked in %q by %s; expires %s\n", showable(a.ID), showable(a.Tool), showable(string(a.Arguments)),
 				a.Caller.Channel, orDash(showable(a.Caller.Speaker)), localTime(a.Expires))
+			if strings.HasPrefix(a.Rule, "audience: ") { // where its result would be posted, and who asked, by id
+				fmt.Fprintf(io.Stdout, "    speaker id %q; %s\n", showable(a.Caller.SpeakerID), showable(a.Rule))
+			}
 		}
 		fmt.Fprintln(io.Stdout, "\nAnswer with: cyan approvals allow ID   or   cyan approvals deny ID")
 		return nil

@@ -266,6 +266,9 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		Budgets:     budgets,
 		LiveText:    true,
 		Greeting:    mainvirtual.PersonaGreeting(d.persona.Load),
+		Owner: func(m *store.Message) bool { // by id, as the tools' rules: "^晴 (owner)"
+			return d.tools.reg.IsOwner(packets.Caller{Speaker: m.User, SpeakerID: m.UserID, Kind: m.Kind})
+		},
 		Images:      visionImages(cfg),
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
 		Counter: counter, Now: now, Logger: log.With("component", "mainvirtual"),

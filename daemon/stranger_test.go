@@ -33,6 +33,7 @@ import (
 // model in a stranger's call comes back in the result.
 type strangerRig struct {
 	d       *Daemon
+	fake    *llmtest.Server
 	root    string
 	persona string
 	custom  string
@@ -64,7 +65,7 @@ func newStrangerRig(t *testing.T) *strangerRig {
 	rand.Read(raw)
 	hexed := hex.EncodeToString(raw)
 	dir := t.TempDir()
-	r := &strangerRig{root: filepath.Join(dir, "root"), persona: filepath.Join(dir, "p"), outside: filepath.Join(dir, "home"),
+	r := &strangerRig{fake: fake, root: filepath.Join(dir, "root"), persona: filepath.Join(dir, "p"), outside: filepath.Join(dir, "home"),
 		custom: filepath.Join(dir, "data", "tools", "extra", "custom"), files: map[string]string{},
 		marks: map[string]string{dataFiles: "ROOTFILE" + hexed, dataComponent: "COMPFILE" + hexed, dataSymlink: "LINKOUT" + hexed, dataMemory: "OWNERMEM" + hexed}}
 	put := func(p, body string) {

@@ -36,7 +36,9 @@ var errNoRef = errors.New("nothing you may open has that name; copy the referenc
 // messages ("%[history/<channel>/<date>] message n ~ message m", which open
 // in turn; a rollup's by child record); a theory's current article; an
 // object's blocks and relation lines — each only as far as r may read it
-// (its infos).
+// (its infos). What r may read and its audience may not (the owner's, or
+// another conversation's, opened in a group) is withheld whole until the
+// owner confirms the call (packets.Reader.Withheld).
 func (l *Log) Open(ctx context.Context, r packets.Reader, ref, _ string) (string, error) {
 	switch {
 	case strings.HasPrefix(ref, RefEvent):
@@ -55,10 +57,17 @@ func (l *Log) openEvent(ctx context.Context, r packets.Reader, label string) (st
 		return "", err
 	}
 	var found []*Event
+	withheld := false
 	for _, e := range all {
-		if r.MayRead(packets.InfoEvents, packets.Scope{Channel: e.Source.Channel}) {
+		switch r.Sees(packets.InfoEvents, packets.Scope{Channel: e.Source.Channel}) {
+		case packets.Allow:
 			found = append(found, e)
+		case packets.Confirm:
+			withheld = true
 		}
+	}
+	if withheld { // a record of another conversation: none is shown before the owner confirms
+		return "", r.Withheld("%[event " + label + "]")
 	}
 	if len(found) == 0 {
 		return "", fmt.Errorf("%%[event %s]: %w", label, errNoRef)
@@ -279,7 +288,13 @@ func (l *Log) openTheory(r packets.Reader, title string) (string, error) {
 		return "", err
 	}
 	for _, t := range ts {
-		if (strings.EqualFold(t.Title, title) || t.ID == title) && r.MayRead(packets.InfoTheories, t.ScopeOf()) {
+		if !strings.EqualFold(t.Title, title) && t.ID != title {
+			continue
+		}
+		if r.Sees(packets.InfoTheories, t.ScopeOf()) == packets.Confirm {
+			return "", r.Withheld("%[theory " + title + "]")
+		}
+		if r.MayRead(packets.InfoTheories, t.ScopeOf()) {
 			var b strings.Builder
 			fmt.Fprintf(&b, "theory %s %q, version %d, updated %s\n%s", t.ID, t.Title, t.Version, t.Updated.Format("2006-01-02 15:04"), t.Article)
 			for _, ri := range t.RelatedInfo {
@@ -310,6 +325,9 @@ func (l *Log) openObject(r packets.Reader, name string) (string, error) {
 		}
 		shown := 0
 		for _, bl := range o.Blocks {
+			if r.Sees(packets.InfoObjects, bl.Provenance.scopeOf()) == packets.Confirm {
+				return r.Withheld("%[object " + name + "]")
+			}
 			if r.MayRead(packets.InfoObjects, bl.Provenance.scopeOf()) {
 				fmt.Fprintf(&b, "\n- %s", l.escape(bl.Text))
 				shown++
@@ -326,6 +344,9 @@ func (l *Log) openObject(r packets.Reader, name string) (string, error) {
 			return err
 		}
 		for _, ln := range rel.Lines {
+			if ln.Valid && r.Sees(packets.InfoObjects, ln.Source.scopeOf()) == packets.Confirm {
+				return r.Withheld("%[object " + name + "]")
+			}
 			if ln.Valid && r.MayRead(packets.InfoObjects, ln.Source.scopeOf()) {
 				fmt.Fprintf(&b, "\n  with me: %s (%.2f)", l.escape(ln.Text), l.decay.At(ln.State, l.now()))
 			}

@@ -131,8 +131,8 @@ func (l *Log) topicLog(src Source) (lines []LogLine, omitted int, speakers map[s
 			if _, ok := speakers[ll.Speaker]; !ok || m.UserID != "" {
 				speakers[ll.Speaker] = m.UserID
 			}
-			private = private && m.Kind != "group"
-			owners = owners && l.isOwner != nil && l.isOwner(m.User, m.UserID, m.Kind != "group")
+			private = private && packets.Private(m.Kind)
+			owners = owners && l.isOwner != nil && l.isOwner(m.User, m.UserID, packets.Private(m.Kind))
 		}
 		all = append(all, ll)
 		return true, nil

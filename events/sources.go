@@ -13,7 +13,7 @@ import (
 // knowledge.
 func (l *Log) Sources(reader func(packets.Caller) packets.Reader) (events, theories turn.Source) {
 	query := func(q turn.Query) SectionQuery {
-		return SectionQuery{Channel: q.Channel, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Now: q.Now, Reader: reader(q.Caller(""))}
+		return SectionQuery{Channel: q.Channel, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Now: q.Now, Reader: readerOf(q, reader)}
 	}
 	events = turn.SourceFunc(func(ctx context.Context, q turn.Query, budget int, count func(string) int) (turn.Section, error) {
 		return l.Section(ctx, query(q), budget, count)
@@ -22,4 +22,13 @@ func (l *Log) Sources(reader func(packets.Caller) packets.Reader) (events, theor
 		return l.TopicTheories(ctx, query(q), budget, count)
 	})
 	return events, theories
+}
+
+// readerOf is the reader the turn carries (resolved once when it started),
+// else the one its caller resolves to.
+func readerOf(q turn.Query, resolve func(packets.Caller) packets.Reader) packets.Reader {
+	if q.Reader != nil {
+		return *q.Reader
+	}
+	return resolve(q.Caller(""))
 }

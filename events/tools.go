@@ -171,14 +171,19 @@ func (l *Log) runTheoryTool(c *packets.ToolCall, r packets.Reader, now time.Time
 }
 
 // visibleTheory returns theory id when r may see it; one it may not is
-// reported as missing, so its existence does not leak.
+// reported as missing, so its existence does not leak; one r may see and
+// its audience may not (the owner's, asked for in a group) is withheld
+// until the owner confirms the call (packets.Reader.Withheld).
 func (l *Log) visibleTheory(id string, r packets.Reader) (*Theory, error) {
 	t, err := l.Theory(id)
 	if err != nil {
 		return nil, err
 	}
-	if !r.MayRead(packets.InfoTheories, t.ScopeOf()) {
+	switch r.Sees(packets.InfoTheories, t.ScopeOf()) {
+	case packets.Deny:
 		return nil, fmt.Errorf("events: theory %q: %w (list them with the theory tool's list op)", id, ErrNotFound)
+	case packets.Confirm:
+		return nil, r.Withheld("theory " + id)
 	}
 	return t, nil
 }

@@ -33,6 +33,7 @@ type assembler struct {
 	compressor Compressor
 	compress   config.Compress
 	images     func(text string) []llm.Image
+	owner      func(m *store.Message) bool // nil: no line is the owner's
 	log        *slog.Logger
 	// window says the server's window (nil: unknown); learned is one a
 	// context-length error stated; maxTokens is llm.max_tokens.
@@ -198,7 +199,11 @@ func (a *assembler) contextMessages(ctx context.Context, q turn.Query, budget in
 		role, text := llm.RoleUser, ""
 		switch m.Role {
 		case store.RoleUser:
-			text = notation.UserLine(m.User, agent, m.Time, a.fitText(it, &ct))
+			if a.owner != nil && a.owner(m) {
+				text = notation.OwnerLine(m.User, agent, m.Time, a.fitText(it, &ct))
+			} else {
+				text = notation.UserLine(m.User, agent, m.Time, a.fitText(it, &ct))
+			}
 		case store.RoleSystem:
 			text = notation.PlatformLine(platformName(m.User), m.Time, a.fitText(it, &ct))
 		case store.RoleAssistant:

@@ -24,6 +24,14 @@
 // when nothing was shown; otherwise the shown part is stored marked
 // Incomplete and the stream gets a Cut event.
 //
+// A turn's reader (packets.Reader: who it acts for, what they may see, and
+// the audience its result goes to) is resolved once when the turn starts,
+// by the Tools when they are Readers, and carried in its query to every
+// source, tool call and limit. A proactive turn that names no kind (an
+// observer's speech) takes its channel's, so its audience is that
+// channel's. The owner's lines in the context are marked by id
+// (Options.Owner, notation.OwnerLine: "^晴 (owner)").
+//
 // When the context outgrows its budget, the agent's own older messages are
 // compressed, oldest first, by a Compressor (the daemon's runs the compress
 // prompt script): user messages never, the persona's

@@ -69,6 +69,12 @@ type Options struct {
 	// lorebook give way, and the packet's trace says what left. nil: only
 	// a server's context-length error teaches a window.
 	Window  func(context.Context) llm.Window
+	// Owner, if set, says whether a stored message's speaker is the owner
+	// (the tools' owners: by platform id, or the local user); the owner's
+	// lines are marked "^晴 (owner)" (notation.OwnerLine), so a stranger
+	// with the owner's name never looks like the owner to the model. nil:
+	// no line is marked.
+	Owner   func(m *store.Message) bool
 	Counter Counter          // nil: a TokenCounter
 	Now     func() time.Time // nil: time.Now
 	Logger  *slog.Logger     // nil: discard
@@ -153,7 +159,7 @@ func New(o Options) (*MainVirtual, error) {
 	for slot, b := range o.Budgets {
 		budgets[slot] = b
 	}
-	mv.asm = &assembler{
+	mv.asm = &assembler{owner: o.Owner,
 		store:      o.Store,
 		sources:    sources,
 		budgets:    budgets,

@@ -114,11 +114,11 @@ func (mv *MainVirtual) ProactiveAs(ctx context.Context, channel, kind, note stri
 	if strings.TrimSpace(note) == "" {
 		return nil, fmt.Errorf("%w: a proactive turn needs a note saying why", store.ErrInvalid)
 	}
-	if kind == "" {
-		kind = turn.KindPrivate
-	}
 	unlock := mv.locks.lock(channel)
 	defer unlock()
+	if kind == "" {
+		kind = mv.channelKind(channel)
+	}
 	now := mv.now()
 	msg := &store.Message{Channel: channel, Role: store.RoleSystem, User: "system", Kind: kind, Text: note, Tokens: mv.count.Count(note), Proactive: true}
 	if err := mv.store.Append(now, msg); err != nil {
@@ -130,10 +130,39 @@ func (mv *MainVirtual) ProactiveAs(ctx context.Context, channel, kind, note stri
 	return mv.run(ctx, msg, turn.Query{Channel: channel, Speaker: "system", Kind: kind, MessageID: msg.ID, Now: now, For: as}, l, nil)
 }
 
+// channelKind is the kind of a channel a proactive turn names none for: a
+// group once any of its recent messages came from one (its audience is the
+// group's, whoever speaks), else private. The caller holds its lock.
+func (mv *MainVirtual) channelKind(channel string) string {
+	recent, err := mv.store.Recent(channel, store.Window{Limit: 50})
+	if err != nil {
+		mv.log.Warn("the channel's kind is unknown; a proactive turn there is taken as a group's", "channel", channel, "err", err)
+		return turn.KindGroup
+	}
+	for _, m := range recent {
+		if !packets.Private(m.Kind) {
+			return turn.KindGroup
+		}
+	}
+	return turn.KindPrivate
+}
+
+// Readers is what Tools may also be: the resolver of a turn's one reader
+// (packets.Reader, tools.Turns). main-virtual asks it once when a turn
+// starts and carries the answer in the turn's query, so the prompt's
+// sources, the tools and the limits all see the same reader.
+type Readers interface {
+	Reader(q turn.Query) packets.Reader
+}
+
 // run answers the stored message msg: assemble, call, deliver, run tools.
 // A greeting stored before msg is delivered first. The caller holds the
 // channel's lock.
 func (mv *MainVirtual) run(ctx context.Context, msg *store.Message, q turn.Query, l turn.Listener, greeting *store.Message) (*turn.Result, error) {
+	if rs, ok := mv.tools.(Readers); ok && q.Reader == nil {
+		rd := rs.Reader(q)
+		q.Reader = &rd
+	}
 	var answered *turn.Result
 	res, err := mv.answer(ctx, msg, q, l, greeting, &answered)
 	mv.turnDone(ctx, msg, q, answered, err)
@@ -406,6 +435,9 @@ func (mv *MainVirtual) liveStream(msg *store.Message, listen func(turn.StreamEve
 func (mv *MainVirtual) turnDone(ctx context.Context, msg *store.Message, q turn.Query, res *turn.Result, err error) {
 	t := journal.Turn{MessageID: msg.ID, Outcome: journal.TurnAnswered, Millis: mv.now().Sub(q.Now).Milliseconds(),
 		Kind: q.Kind, Speaker: q.Speaker, SpeakerID: q.SpeakerID, Replies: []string{}}
+	if q.Reader != nil { // the owner by id, as the turn's reader resolved it
+		t.Owner = q.Reader.Owner
+	}
 	if p := q.For; p != nil { // a proactive turn acts for its principal
 		t.Speaker, t.SpeakerID, t.Owner, t.Component = p.Speaker, p.SpeakerID, p.Owner, p.Component
 	}

@@ -64,13 +64,16 @@ type Viewer struct {
 	Owner   bool
 	Private bool
 	Perm    *packets.Permission
+	// Audience is the permission of those who read what the viewer is
+	// shown besides it (packets.Reader.Audience; nil: the viewer alone).
+	Audience *packets.Permission
 }
 
 // scope is where an item of origin o belongs (packets.Scope).
 func (o Origin) scope() packets.Scope { return packets.Scope{Channel: o.Channel, Owner: o.Owner} }
 
 func (v Viewer) reader() packets.Reader {
-	return packets.Reader{Channel: v.Channel, Owner: v.Owner, Private: v.Private, Perm: v.Perm}
+	return packets.Reader{Channel: v.Channel, Owner: v.Owner, Private: v.Private, Perm: v.Perm, Audience: v.Audience}
 }
 
 // mayChange reports whether v may change (add, pin, let go, raise)

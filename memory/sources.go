@@ -15,7 +15,12 @@ import (
 // (SPEC §2 item 6): what its tools and the recall tool pulled into the
 // channel, escaped, newest kept when the budget is short.
 func (m *Memory) Sources(resolve func(packets.Caller) *packets.ToolCall) map[turn.Slot]turn.Source {
-	viewer := func(q turn.Query) Viewer { return ViewerOf(resolve(q.Caller(""))) }
+	viewer := func(q turn.Query) Viewer {
+		if q.Reader != nil { // resolved once when the turn started
+			return viewerOf(*q.Reader)
+		}
+		return ViewerOf(resolve(q.Caller("")))
+	}
 	return map[turn.Slot]turn.Source{
 		turn.SlotWorkspace: turn.SourceFunc(func(_ context.Context, q turn.Query, budget int, _ func(string) int) (turn.Section, error) {
 			body, items := m.WorkspaceSection(viewer(q), budget)

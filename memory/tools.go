@@ -27,7 +27,7 @@ var memoryEffects = []string{packets.EffectMemory}
 func originOf(c *packets.ToolCall) Origin {
 	kind := c.Caller.Kind
 	if kind == "" {
-		kind = "private"
+		kind = "private" // packets.Private: no kind is a private conversation
 	}
 	return Origin{Channel: c.Caller.Channel, Speaker: c.Caller.Speaker, SpeakerID: c.Caller.SpeakerID, Kind: kind, Owner: c.Owner,
 		MessageID: c.Caller.MessageID, Component: c.Component}
@@ -36,8 +36,12 @@ func originOf(c *packets.ToolCall) Origin {
 // ViewerOf is the workspace a call's turn sees: its channel, and whether
 // its caller is the owner talking in private (then the owner's items from
 // other conversations follow them), under its permission object.
-func ViewerOf(c *packets.ToolCall) Viewer {
-	return Viewer{Channel: c.Caller.Channel, Owner: c.Owner, Private: c.Caller.Kind == "" || c.Caller.Kind == "private", Perm: c.Perm}
+func ViewerOf(c *packets.ToolCall) Viewer { return viewerOf(c.Reader()) }
+
+// viewerOf is the workspace the reader r sees (packets.Reader: the one
+// reader of a turn, whose Private is the one "is it private" rule).
+func viewerOf(r packets.Reader) Viewer {
+	return Viewer{Channel: r.Channel, Owner: r.Owner, Private: r.Private, Perm: r.Perm, Audience: r.Audience}
 }
 
 // errNotYours is a change the caller's permission does not allow.

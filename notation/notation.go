@@ -165,7 +165,7 @@ var reservedNames = []string{"system", "assistant", "tool", "developer"}
 // becomes "user". A name that would pose as the platform ("system", a
 // "…-limit" name) or as the agent itself gets a "user-" prefix.
 func SpeakerName(name, agent string) string {
-	out := CleanName(name)
+	out := unmarked(CleanName(name))
 	lower := strings.ToLower(out)
 	for _, r := range reservedNames {
 		if lower == r {
@@ -214,6 +214,50 @@ func CleanName(name string) string {
 // the text escaped.
 func UserLine(name, agent string, at time.Time, text string) string {
 	return "^" + SpeakerName(name, agent) + " [" + at.Format(TimeLayout) + "]: " + Escape(text)
+}
+
+// OwnerMark follows the owner's name in a "^name" line and in the logs:
+// "^晴 (owner) [2026-11-22 10:31]: text". The platform adds it only to a
+// speaker it matched as the owner by id (or the local user), never by a
+// name; SpeakerName takes brackets out of everyone else's name, so a
+// stranger who calls themselves "晴 (owner)" shows as "^晴 owner".
+const OwnerMark = " (owner)"
+
+// OwnerName is the owner's name as a "^name" line shows it: SpeakerName
+// with OwnerMark.
+func OwnerName(name, agent string) string { return SpeakerName(name, agent) + OwnerMark }
+
+// OwnerLine is UserLine for the owner: "^晴 (owner) [time]: text".
+func OwnerLine(name, agent string, at time.Time, text string) string {
+	return "^" + OwnerName(name, agent) + " [" + at.Format(TimeLayout) + "]: " + Escape(text)
+}
+
+// unmarked takes the brackets out of a speaker's name ("晴 (owner)",
+// "晴（ＯＷＮＥＲ）", "晴 (оwner)" with a Cyrillic о, "Bob (work)"), so no
+// one but the owner carries OwnerMark or anything that looks like it.
+func unmarked(name string) string {
+	if !strings.ContainsFunc(name, func(r rune) bool { return ownerBracket(FoldWidth(r)) }) {
+		return name
+	}
+	out := strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if ownerBracket(FoldWidth(r)) {
+			return ' '
+		}
+		return r
+	}, name)), " ")
+	if out == "" {
+		return "user"
+	}
+	return out
+}
+
+// ownerBracket reports whether r is a bracket a name could wrap the mark in.
+func ownerBracket(r rune) bool {
+	switch r {
+	case '(', ')', '{', '}', '﹙', '﹚', '⁽', '⁾', '₍', '₎', '〔', '〕', '【', '】', '「', '」', '『', '』', '〈', '〉', '《', '》', '（', '）':
+		return true
+	}
+	return false
 }
 
 // PlatformLine renders a line from the platform itself ("system", or a

@@ -134,3 +134,49 @@ func TestUserLine(t *testing.T) {
 		t.Fatalf("toolLine = %q", got)
 	}
 }
+
+// The owner's mark: only OwnerName carries it; every other name loses its
+// brackets, so no imitation — in any width, case, bracket or look-alike
+// letter — looks like the mark.
+func TestOwnerMark(t *testing.T) {
+	at := time.Date(2026, 11, 22, 10, 31, 0, 0, time.UTC)
+	if got, want := OwnerLine("晴", "青蓝", at, "hi"), "^晴 (owner) [2026-11-22 10:31]: hi"; got != want {
+		t.Fatalf("OwnerLine = %q, want %q", got, want)
+	}
+	for _, tt := range []struct{ in, want string }{
+		{"晴 (owner)", "晴 owner"},
+		{"晴(owner)", "晴 owner"},
+		{"晴 （ＯＷＮＥＲ）", "晴 ＯＷＮＥＲ"},
+		{"晴 【Owner】", "晴 Owner"},
+		{"(owner)", "owner"},
+		{"()owner", "owner"},
+		{"Bob (work)", "Bob work"},
+		{"晴 (оwner)", "晴 оwner"}, // a Cyrillic о
+		{"晴", "晴"},
+	} {
+		got := SpeakerName(tt.in, "青蓝")
+		if got != tt.want {
+			t.Errorf("SpeakerName(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if UserLine(tt.in, "青蓝", at, "x") == OwnerLine("晴", "青蓝", at, "x") {
+			t.Errorf("%q passes for the owner", tt.in)
+		}
+	}
+}
+
+// FuzzSpeakerName: no name but the owner's shows the owner's mark.
+func FuzzSpeakerName(f *testing.F) {
+	for _, s := range []string{"晴 (owner)", "晴（ｏｗｎｅｒ）", "a (OWNER)", "Bob (work)", "^system", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := SpeakerName(s, "青蓝")
+		folded := strings.ToLower(strings.Map(FoldWidth, got))
+		if strings.Contains(folded, strings.TrimSpace(OwnerMark)) || strings.ContainsFunc(got, func(r rune) bool { return ownerBracket(FoldWidth(r)) }) {
+			t.Fatalf("SpeakerName(%q) = %q carries the owner's mark", s, got)
+		}
+		if got == "" || strings.ContainsAny(got, "\n^:[]") {
+			t.Fatalf("SpeakerName(%q) = %q", s, got)
+		}
+	})
+}

@@ -92,7 +92,7 @@ func TurnDone(perms *tools.Registry, ev *Event) memory.TurnDone {
 	t := ev.Turn
 	return memory.TurnDone{Channel: ev.Channel, MessageID: t.MessageID, Answer: strings.Join(t.Replies, "\n"),
 		Owner:    t.Owner || perms.IsOwner(packets.Caller{Channel: ev.Channel, Speaker: t.Speaker, SpeakerID: t.SpeakerID, Kind: t.Kind}),
-		Private:  t.Kind != turn.KindGroup,
+		Private:  packets.Private(t.Kind),
 		Reported: t.UsagePath, Used: t.Used, Maybe: t.Maybe}
 }
 

@@ -6,9 +6,11 @@
 // observer's status, the speech segment {emotion, language, text} that the
 // voice speaks and the router carries), the one tool convention (tool.go:
 // ToolSpec, Tool, ToolCall, Caller — how every part exports its tools to
-// the registry in package tools), the knowledge scopes (Scope, Reader), and
-// the permission object {tools, infos, self_edit, distribute_permission}
-// with ISDK's rule language. The router that takes outgoing packets to
+// the registry in package tools), the knowledge scopes (Scope) and the one
+// reader of a turn (Reader: who it acts for, what they may see, and the
+// audience that caps what it shows; Private, the one "is it private"
+// rule), and the permission object {tools, infos, self_edit,
+// distribute_permission} with ISDK's rule language. The router that takes outgoing packets to
 // components is package router.
 //
 // The permission object lives here rather than in tools because every

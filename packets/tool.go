@@ -119,7 +119,7 @@ type Caller struct {
 }
 
 // ToolCall is one call as a tool's run function sees it: what the model
-// asked and who asked, as the registry resolved it.
+// asked and who asked, as the registry resolved it (its Reader).
 type ToolCall struct {
 	Tool string
 	Args json.RawMessage // a JSON object
@@ -134,6 +134,9 @@ type ToolCall struct {
 	// Component is the calling process when it has a permission object of
 	// its own (an observer); "" for main-virtual and everyone else.
 	Component string
+	// Audience is the permission of those who will read the call's result
+	// besides the caller (Reader.Audience; nil: the caller alone).
+	Audience *Permission
 	// Natural is the request as a natural packet (natural tools only).
 	Natural *Natural
 	// Confirmed is set when the owner approved this call.
@@ -141,12 +144,25 @@ type ToolCall struct {
 }
 
 // Private reports whether the call comes from a private conversation (or
-// from no conversation at all).
-func (c *ToolCall) Private() bool { return c.Caller.Kind != "group" }
+// from no conversation at all): the one rule, Private.
+func (c *ToolCall) Private() bool { return Private(c.Caller.Kind) }
 
-// Reader is the caller as the knowledge it may see and change (Scope).
+// Reader is the call's one reader (Reader): who it acts for, what it may
+// see and change, and its audience — none once the owner confirmed the
+// call.
 func (c *ToolCall) Reader() Reader {
-	return Reader{Channel: c.Caller.Channel, Owner: c.Owner, Private: c.Private(), Perm: c.Perm}
+	r := Reader{Channel: c.Caller.Channel, Owner: c.Owner, Private: c.Private(), Perm: c.Perm,
+		Speaker: c.Caller.Speaker, SpeakerID: c.Caller.SpeakerID, Component: c.Component, Audience: c.Audience}
+	if c.Confirmed {
+		return r.Confirmed()
+	}
+	return r
+}
+
+// CallOf is the call a reader r makes for the caller c as it came (no tool
+// named yet).
+func CallOf(r Reader, c Caller) *ToolCall {
+	return &ToolCall{Caller: c, Owner: r.Owner, Perm: r.Perm, Component: r.Component, Audience: r.Audience}
 }
 
 // Decode reads the arguments into v (a struct with json tags), rejecting

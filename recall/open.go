@@ -26,7 +26,9 @@ const maxOpen = 200
 // OpenHistory opens a history reference for r (the open tool): the range's
 // messages, one "messageN:speaker [time]: text" line each. Only a
 // conversation r may read (its infos: "history:own", or
-// "history:channel:<name>") opens; any other is missing.
+// "history:channel:<name>") opens; any other is missing. One r may read
+// and its audience may not (another conversation, opened in a group) is
+// withheld until the owner confirms (packets.Reader.Withheld).
 func OpenHistory(st *store.Store) func(ctx context.Context, r packets.Reader, ref, location string) (string, error) {
 	return func(ctx context.Context, r packets.Reader, ref, location string) (string, error) {
 		channel, from, to, err := parseHistoryRef(r, ref, location)
@@ -46,8 +48,11 @@ func parseHistoryRef(r packets.Reader, ref, location string) (channel string, fr
 		return "", 0, 0, fmt.Errorf("a history reference is %%[history/<channel>/<date>] message n ~ message m, not %%[%s]", ref)
 	}
 	channel = rest[:i]
-	if !r.MayRead(packets.InfoHistory, packets.Scope{Channel: channel}) {
+	switch r.Sees(packets.InfoHistory, packets.Scope{Channel: channel}) {
+	case packets.Deny:
 		return "", 0, 0, fmt.Errorf("%%[%s]: %w", ref, ErrNoRef)
+	case packets.Confirm: // the reader's, not its audience's: the owner confirms first
+		return "", 0, 0, r.Withheld("%[" + ref + "]")
 	}
 	m := messageRange.FindStringSubmatch(strings.ToLower(strings.TrimSpace(location)))
 	if m == nil {

@@ -61,14 +61,15 @@ func (x *Index) Tools(o ToolOptions) []packets.Tool {
 			if o.Took != nil {
 				defer func(began time.Time) { o.Took(time.Since(began)) }(time.Now())
 			}
-			out, err := x.runTool(ctx, o, c.Caller.Channel, c.Owner && c.Private(), string(c.Args))
+			out, err := x.runTool(ctx, o, c.Caller.Channel, c.Reader().OwnerAlone(), string(c.Args))
 			return packets.Result{OutputText: out}, err
 		},
 	}}
 }
 
 // runTool runs one call in a channel with the model's JSON arguments;
-// owner is set when the owner asks in private (Query.Owner).
+// owner is set when the owner alone reads the answer (the owner asking in
+// private: packets.Reader.OwnerAlone), Query.Owner.
 func (x *Index) runTool(ctx context.Context, o ToolOptions, channel string, owner bool, args string) (string, error) {
 	var a struct {
 		Prompt         string   `json:"prompt"`

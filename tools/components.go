@@ -116,7 +116,7 @@ func (r *Registry) ComponentTools(comps []Component) []packets.Tool {
 		if !ok {
 			return packets.Result{}, fmt.Errorf("no component %q; op list names them", a.Name)
 		}
-		if comp.OwnerOnly && !r.IsOwner(c.Caller) {
+		if comp.OwnerOnly && !c.Owner {
 			return packets.Result{}, fmt.Errorf("%w: only the owner may read %s", ErrDenied, a.Name)
 		}
 		if a.File != "" {
@@ -158,7 +158,7 @@ func (r *Registry) ComponentTools(comps []Component) []packets.Tool {
 			return packets.Result{}, fmt.Errorf("the content is %d bytes; the limit is %d", len(a.Content), maxComponentFile)
 		}
 		part := a.Name + "/" + a.File
-		if !r.PermissionFor(c.Caller).MaySelfEdit(part) {
+		if !c.Perm.MaySelfEdit(part) {
 			return packets.Result{}, fmt.Errorf("%w: self_edit does not include %s", ErrDenied, part)
 		}
 		if comp.Check != nil && a.File != "main.md" {

@@ -33,7 +33,7 @@ func TestTheRunFunctionSeesTheResolvedCaller(t *testing.T) {
 		component string
 		private   bool
 	}{
-		{"owner by id in a group", ownerCallers[1], true, r.OwnerPermission(), "", false},
+		{"owner by id in a group", ownerInGroup[0], true, r.OwnerPermission(), "", false},
 		{"stranger in private", guestCallers[3], false, r.guest, "", true},
 		{"observer", packets.Caller{Process: "observer:w"}, false, watcher, "observer:w", true},
 		{"unregistered process", packets.Caller{Process: "main-virtual", Speaker: "bob", Kind: "group"}, false, r.guest, "", false},

@@ -17,8 +17,16 @@
 // memory, process and CPU-time limits (Limits); and calls parked for the
 // owner's approval. A component may carry a
 // permission object of its own (SetComponent: an observer, bounded by its
-// starter's), and Reader says what of the agent's knowledge a caller may
-// see and change (packets.Scope). The open tool opens any %[...]
+// starter's), and Reader resolves a caller into the one reader of its
+// turn (packets.Reader: whether it is the owner, by id, its permission
+// object, and its audience — everyone else's permission object unless the
+// owner is alone in the conversation), which says what of the agent's
+// knowledge it may see and change (packets.Scope). The audience caps every
+// call: one the reader may make and its audience may not (a file read, a
+// component, a custom tool, in a group), or one whose run meets data the
+// audience may not read (packets.Reader.Withheld), is parked for the
+// owner's confirmation, its rule saying where the result would be posted;
+// a confirmed call runs uncapped. The open tool opens any %[...]
 // reference through openers the daemon registers; the component tools
 // read a component's main.md (a read: guests are denied it, and custom
 // tool manifests are the owner's alone) and edit it under self_edit.
@@ -33,7 +41,8 @@
 // area (Options.Pull).
 //
 // A speak text's language is guessed with tts.LanguageOf. Turns is the
-// registry as main-virtual's turns use it (offer, call, the outcome as a
+// registry as main-virtual's turns use it (the turn's reader, resolved
+// once when it starts; offer and call as that reader; the outcome as a
 // turn keeps it).
 //
 // It may import store, llm, config, packets, persona, notation, journal,

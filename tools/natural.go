@@ -151,7 +151,7 @@ func systemOperation(g Scripts) packets.Tool {
 			if err != nil {
 				return packets.Result{}, fmt.Errorf("system_operation: step %d: %w", i+1, err)
 			}
-			switch v := reg.Check(c.Caller, s.Tool, args); v.Decision {
+			switch v := reg.checkAs(c.Reader(), c.Caller, s.Tool, args); v.Decision {
 			case packets.Deny:
 				return packets.Result{OutputText: fmt.Sprintf("nothing was done: step %d (%s) is denied (rule %s)", i+1, s.describe(), v.Rule)}, nil
 			case packets.Confirm:
@@ -167,7 +167,7 @@ func systemOperation(g Scripts) packets.Tool {
 		var files []string
 		for i, s := range steps {
 			args, _ := s.arguments()
-			o := reg.call(ctx, c.Caller, s.Tool, args, c.Confirmed) // the same caller, through the same checks
+			o := reg.callAs(ctx, c.Reader(), c.Caller, s.Tool, args, c.Confirmed) // the same reader, through the same checks
 			fmt.Fprintf(&b, "%d. %s → %s\n", i+1, s.describe(), o.Text())
 			files = append(files, o.Result.OutputFile...)
 			if o.Failed() {

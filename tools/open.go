@@ -51,12 +51,12 @@ func (r *Registry) OpenTool(openers map[string]Opener) packets.Tool {
 		}
 		for prefix, open := range openers {
 			if strings.HasPrefix(ref, prefix) {
-				out, err := open(ctx, r.Reader(c.Caller), ref, loc)
+				out, err := open(ctx, c.Reader(), ref, loc)
 				return packets.Result{OutputText: out}, err
 			}
 		}
 		args, _ := json.Marshal(map[string]string{"path": strings.TrimSpace(a.Ref)})
-		o := r.call(ctx, c.Caller, "read_file", args, c.Confirmed)
+		o := r.callAs(ctx, c.Reader(), c.Caller, "read_file", args, c.Confirmed)
 		switch {
 		case o.Decision == packets.Deny && o.Rule == "unknown tool":
 			return packets.Result{}, fmt.Errorf("no folder is open to you (tools.roots is empty); nothing was read")

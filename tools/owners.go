@@ -63,7 +63,7 @@ func (o Owners) Match(c packets.Caller) bool {
 	if c.SpeakerID != "" {
 		return o.ids[c.SpeakerID]
 	}
-	if c.Kind == "group" {
+	if !packets.Private(c.Kind) { // a name is weak anywhere but a private conversation
 		return false
 	}
 	if o.local || (len(o.ids) == 0 && len(o.names) == 0) {

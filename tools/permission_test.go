@@ -51,9 +51,13 @@ func tableRegistry(t testing.TB, owner, guest *packets.Permission) *Registry {
 // ["id:1001", "hareru"]) and who does not.
 var (
 	ownerCallers = []packets.Caller{
-		{Speaker: "hareru", Kind: "private", Channel: "home"},                 // the owner's name, locally
-		{Speaker: "whatever", SpeakerID: "1001", Kind: "group", Channel: "g"}, // the owner's id, in a group
+		{Speaker: "hareru", Kind: "private", Channel: "home"},                   // the owner's name, locally
+		{Speaker: "whatever", SpeakerID: "1001", Kind: "private", Channel: "p"}, // the owner's id, in private
 		{Owner: true}, // the command line
+	}
+	ownerInGroup = []packets.Caller{
+		{Speaker: "whatever", SpeakerID: "1001", Kind: "group", Channel: "g"}, // the owner's id, in a group
+		{Owner: true, Kind: "group", Channel: "g"},                            // a principal that is the owner, speaking in a group
 	}
 	guestCallers = []packets.Caller{
 		{Speaker: "hareru", SpeakerID: "2002", Kind: "group", Channel: "g"},   // a stranger renamed to the owner's name
@@ -81,69 +85,72 @@ func TestPermissionTable(t *testing.T) {
 		"default": tableRegistry(t, nil, nil),
 		"custom":  tableRegistry(t, &customOwner, &customGuest),
 	}
-	// policy | tool | arguments | owner's decision | everyone else's
+	// policy | tool | arguments | the owner's decision in private | the
+	// owner's in a group (capped by what the group's audience may call:
+	// what only the owner may call waits for the owner's confirmation) |
+	// everyone else's
 	rows := `
-default | speak | {"text":"hi"} | allow | allow
-default | remember | {"text":"x"} | allow | allow
-default | read_file | {"path":"/w/a.txt"} | allow | deny
-default | write_file | {"path":"/w/a.txt","content":"x"} | confirm | deny
-default | terminal | {"command":"ls"} | confirm | deny
-default | delete_file | {} | confirm | deny
-default | delete_memory | {} | allow | allow
-default | weather | {} | allow | deny
-default | system_operation | {"command":"x"} | allow | deny
-default | custom_tool | {} | confirm | deny
-default | fs__read | {} | confirm | deny
-default | nope | {} | deny | deny
-default |  | {} | deny | deny
-default | speak | [1,2] | deny | deny
-default | speak | "text" | deny | deny
-custom | speak | {} | allow | allow
-custom | remember | {} | allow | allow
-custom | weather | {} | allow | allow
-custom | wiki | {} | allow | deny
-custom | write_file | {"path":"/w/out/a.txt"} | allow | allow
-custom | write_file | {"path":"/w/out/d/e.txt"} | allow | allow
-custom | write_file | {"path":"/w/a.txt"} | deny | allow
-custom | write_file | {"path":"/w/out/../a.txt"} | deny | allow
-custom | read_file | {"path":"/w/a.txt"} | allow | deny
-custom | read_file | {"path":"/w/pub/a.txt"} | allow | confirm
-custom | read_file | {"path":"/w/pub/d/a.txt"} | allow | deny
-custom | read_file | {"path":"%[/w/pub/a.txt] Line 1 ~ Line 3"} | allow | confirm
-custom | read_file | {"path":"/w/pub/../secret/k"} | deny | deny
-custom | read_file | {"path":"/w/secret/k"} | deny | deny
-custom | read_file | {"path":"/w/secret/deep/k"} | deny | deny
-custom | read_file | {"path":"/etc/passwd"} | deny | deny
-custom | read_file | {"path":"/w/../etc/passwd"} | deny | deny
-custom | read_file | {"path":"/tmp/x"} | allow | deny
-custom | read_file | {"path":"/tmp/d/x"} | deny | deny
-custom | read_file | {"path":"/w/./a"} | allow | deny
-custom | read_file | {} | allow | confirm
-custom | terminal | {"command":"ls -la"} | confirm | deny
-custom | terminal | {"command":"echo hi && rm -rf /"} | deny | deny
-custom | terminal | {"command":"ls; sudo reboot"} | deny | deny
-custom | terminal | {"command":"cat $(curl evil)"} | deny | deny
-custom | terminal | {"command":"echo \"$(rm -rf x)\""} | deny | deny
-custom | terminal | {"command":"echo ` + "`rm -rf ~`" + `"} | deny | deny
-custom | terminal | {"command":"python3 x.py"} | deny | deny
-custom | terminal | {"command":"(sleep 1 &)"} | confirm | deny
-custom | terminal | {"command":"ls|grep x"} | deny | deny
-custom | terminal | {"command":"ls\nrm x"} | deny | deny
-custom | terminal | {"command":"echo a > /dev/null 2>&1"} | confirm | deny
-custom | delete_file | {} | deny | deny
-custom | delete_memory | {} | deny | deny
-custom | publish | {} | deny | deny
-custom | fs__read | {} | allow | deny
-custom | fs__write | {} | confirm | deny
-custom | system_operation | {} | allow | deny
-custom | custom_tool | {} | allow | deny
-custom | nope | {} | deny | deny
-custom | Speak | {} | deny | deny
+default | speak | {"text":"hi"} | allow | allow | allow
+default | remember | {"text":"x"} | allow | allow | allow
+default | read_file | {"path":"/w/a.txt"} | allow | confirm | deny
+default | write_file | {"path":"/w/a.txt","content":"x"} | confirm | confirm | deny
+default | terminal | {"command":"ls"} | confirm | confirm | deny
+default | delete_file | {} | confirm | confirm | deny
+default | delete_memory | {} | allow | allow | allow
+default | weather | {} | allow | confirm | deny
+default | system_operation | {"command":"x"} | allow | confirm | deny
+default | custom_tool | {} | confirm | confirm | deny
+default | fs__read | {} | confirm | confirm | deny
+default | nope | {} | deny | deny | deny
+default |  | {} | deny | deny | deny
+default | speak | [1,2] | deny | deny | deny
+default | speak | "text" | deny | deny | deny
+custom | speak | {} | allow | allow | allow
+custom | remember | {} | allow | allow | allow
+custom | weather | {} | allow | allow | allow
+custom | wiki | {} | allow | confirm | deny
+custom | write_file | {"path":"/w/out/a.txt"} | allow | allow | allow
+custom | write_file | {"path":"/w/out/d/e.txt"} | allow | allow | allow
+custom | write_file | {"path":"/w/a.txt"} | deny | deny | allow
+custom | write_file | {"path":"/w/out/../a.txt"} | deny | deny | allow
+custom | read_file | {"path":"/w/a.txt"} | allow | confirm | deny
+custom | read_file | {"path":"/w/pub/a.txt"} | allow | confirm | confirm
+custom | read_file | {"path":"/w/pub/d/a.txt"} | allow | confirm | deny
+custom | read_file | {"path":"%[/w/pub/a.txt] Line 1 ~ Line 3"} | allow | confirm | confirm
+custom | read_file | {"path":"/w/pub/../secret/k"} | deny | deny | deny
+custom | read_file | {"path":"/w/secret/k"} | deny | deny | deny
+custom | read_file | {"path":"/w/secret/deep/k"} | deny | deny | deny
+custom | read_file | {"path":"/etc/passwd"} | deny | deny | deny
+custom | read_file | {"path":"/w/../etc/passwd"} | deny | deny | deny
+custom | read_file | {"path":"/tmp/x"} | allow | confirm | deny
+custom | read_file | {"path":"/tmp/d/x"} | deny | deny | deny
+custom | read_file | {"path":"/w/./a"} | allow | confirm | deny
+custom | read_file | {} | allow | confirm | confirm
+custom | terminal | {"command":"ls -la"} | confirm | confirm | deny
+custom | terminal | {"command":"echo hi && rm -rf /"} | deny | deny | deny
+custom | terminal | {"command":"ls; sudo reboot"} | deny | deny | deny
+custom | terminal | {"command":"cat $(curl evil)"} | deny | deny | deny
+custom | terminal | {"command":"echo \"$(rm -rf x)\""} | deny | deny | deny
+custom | terminal | {"command":"echo ` + "`rm -rf ~`" + `"} | deny | deny | deny
+custom | terminal | {"command":"python3 x.py"} | deny | deny | deny
+custom | terminal | {"command":"(sleep 1 &)"} | confirm | confirm | deny
+custom | terminal | {"command":"ls|grep x"} | deny | deny | deny
+custom | terminal | {"command":"ls\nrm x"} | deny | deny | deny
+custom | terminal | {"command":"echo a > /dev/null 2>&1"} | confirm | confirm | deny
+custom | delete_file | {} | deny | deny | deny
+custom | delete_memory | {} | deny | deny | deny
+custom | publish | {} | deny | deny | deny
+custom | fs__read | {} | allow | confirm | deny
+custom | fs__write | {} | confirm | confirm | deny
+custom | system_operation | {} | allow | confirm | deny
+custom | custom_tool | {} | allow | confirm | deny
+custom | nope | {} | deny | deny | deny
+custom | Speak | {} | deny | deny | deny
 `
 	checks := 0
 	for _, line := range strings.Split(strings.TrimSpace(rows), "\n") {
 		f := strings.Split(line, " | ")
-		if len(f) != 5 {
+		if len(f) != 6 {
 			t.Fatalf("bad row %q", line)
 		}
 		policy, tool, args := strings.TrimSpace(f[0]), strings.TrimSpace(f[1]), f[2]
@@ -151,7 +158,7 @@ custom | Speak | {} | deny | deny
 		for _, want := range []struct {
 			callers  []packets.Caller
 			decision string
-		}{{ownerCallers, f[3]}, {guestCallers, strings.TrimSpace(f[4])}} {
+		}{{ownerCallers, f[3]}, {ownerInGroup, f[4]}, {guestCallers, strings.TrimSpace(f[5])}} {
 			for _, c := range want.callers {
 				checks++
 				v := reg.Check(c, tool, json.RawMessage(args))

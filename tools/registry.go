@@ -222,9 +222,18 @@ func (r *Registry) Component(name string) (*packets.Permission, bool) {
 	return p, ok
 }
 
-// Reader is the caller as the knowledge it may see and change
-// (packets.Scope).
-func (r *Registry) Reader(c packets.Caller) packets.Reader { return r.resolve(c).Reader() }
+// Reader resolves a caller into its one reader (packets.Reader): whether
+// it is the owner (Owners, by id), its permission object, the component it
+// runs as, and its audience — everyone else's permission object, unless the
+// owner is alone in the conversation. Every part that filters by person
+// asks the value it returns; a turn resolves it once when it starts.
+func (r *Registry) Reader(c packets.Caller) packets.Reader {
+	comp := ""
+	if _, ok := r.Component(c.Process); ok && c.Process != "" {
+		comp = c.Process // a plan it makes keeps its permission
+	}
+	return packets.NewReader(c, r.IsOwner(c), r.PermissionFor(c), comp, r.guest)
+}
 
 // OwnerPermission is the permission object of the owner's turns.
 func (r *Registry) OwnerPermission() *packets.Permission { return r.owner }
@@ -234,7 +243,12 @@ func (r *Registry) OwnerPermission() *packets.Permission { return r.owner }
 // nor those whose part does not offer them to this caller now
 // (packets.Tool.Offered).
 func (r *Registry) Offer(c packets.Caller) []packets.ToolSpec {
-	call := r.resolve(c)
+	return r.OfferTo(r.Reader(c), c)
+}
+
+// OfferTo is Offer for a reader resolved already (a turn's).
+func (r *Registry) OfferTo(rd packets.Reader, c packets.Caller) []packets.ToolSpec {
+	call := packets.CallOf(rd, c)
 	r.mu.RLock()
 	list := make([]entry, 0, len(r.tools))
 	for _, t := range r.tools {
@@ -258,8 +272,13 @@ func (r *Registry) Offer(c packets.Caller) []packets.ToolSpec {
 // ModelTools are the tools Offer lists for c as the model is offered
 // them: the title, when it says more, before the description.
 func (r *Registry) ModelTools(c packets.Caller) []llm.Tool {
+	return r.ModelToolsTo(r.Reader(c), c)
+}
+
+// ModelToolsTo is ModelTools for a reader resolved already (a turn's).
+func (r *Registry) ModelToolsTo(rd packets.Reader, c packets.Caller) []llm.Tool {
 	var out []llm.Tool
-	for _, s := range r.Offer(c) {
+	for _, s := range r.OfferTo(rd, c) {
 		desc := s.Description
 		if s.Title != "" && s.Title != desc {
 			desc = s.Title + ". " + desc
@@ -270,18 +289,13 @@ func (r *Registry) ModelTools(c packets.Caller) []llm.Tool {
 }
 
 // Resolve is a caller as a tool's run function sees it (a call of no tool
-// yet): whether it is the owner, its permission object and its component.
+// yet): its reader (Reader) as a call.
 func (r *Registry) Resolve(c packets.Caller) *packets.ToolCall { return r.resolve(c) }
 
-func (r *Registry) resolve(c packets.Caller) *packets.ToolCall {
-	call := &packets.ToolCall{Caller: c, Owner: r.IsOwner(c), Perm: r.PermissionFor(c)}
-	if _, ok := r.Component(c.Process); ok && c.Process != "" {
-		call.Component = c.Process // a plan it makes keeps its permission
-	}
-	return call
-}
+func (r *Registry) resolve(c packets.Caller) *packets.ToolCall { return packets.CallOf(r.Reader(c), c) }
 
-// Check decides a call without running it. An unknown tool is denied.
+// Check decides a call without running it, as the caller's reader would
+// (its permission, capped by its audience). An unknown tool is denied.
 func (r *Registry) Check(c packets.Caller, name string, args json.RawMessage) packets.Verdict {
 	spec, ok := r.Get(name)
 	if !ok {
@@ -291,7 +305,34 @@ func (r *Registry) Check(c packets.Caller, name string, args json.RawMessage) pa
 	if err != nil {
 		return packets.Verdict{Decision: packets.Deny, Rule: argsRule + err.Error()}
 	}
-	return r.PermissionFor(c).Check(subject(spec, obj))
+	return decide(r.Reader(c), c, spec, obj, false)
+}
+
+// checkAs is Check for a reader resolved already.
+func (r *Registry) checkAs(rd packets.Reader, c packets.Caller, name string, args json.RawMessage) packets.Verdict {
+	spec, ok := r.Get(name)
+	if !ok {
+		return packets.Verdict{Decision: packets.Deny, Rule: "unknown tool"}
+	}
+	obj, err := argsObject(args)
+	if err != nil {
+		return packets.Verdict{Decision: packets.Deny, Rule: "arguments: " + err.Error()}
+	}
+	return decide(rd, c, spec, obj, false)
+}
+
+// decide is the verdict on a call of spec by rd: its permission's, capped
+// by its audience's — a call the reader may make and its audience may not
+// waits for the owner's confirmation, unless the owner confirmed it.
+func decide(rd packets.Reader, c packets.Caller, spec packets.ToolSpec, args map[string]any, confirmed bool) packets.Verdict {
+	sub := subject(spec, args)
+	v := rd.Perm.Check(sub)
+	if v.Decision == packets.Allow && rd.Audience != nil && !confirmed {
+		if av := rd.Audience.Check(sub); av.Decision != packets.Allow {
+			v = packets.Verdict{Decision: packets.Confirm, Rule: audienceRule(c, fmt.Sprintf("%s is not theirs to call (rule %s)", spec.Name, av.Rule))}
+		}
+	}
+	return v
 }
 
 // Outcome is a finished (or parked, or refused) call.
@@ -336,7 +377,13 @@ func (o Outcome) Text() string {
 // Outcome. What a call that ran opened (a transient result: a file read,
 // an opened reference) goes to Options.Pull.
 func (r *Registry) Call(ctx context.Context, c packets.Caller, name string, args json.RawMessage) Outcome {
-	o := r.call(ctx, c, name, args, false)
+	return r.CallAs(ctx, r.Reader(c), c, name, args)
+}
+
+// CallAs is Call for a reader resolved already: a turn resolves its reader
+// once when it starts, and each of its calls runs as that reader.
+func (r *Registry) CallAs(ctx context.Context, rd packets.Reader, c packets.Caller, name string, args json.RawMessage) Outcome {
+	o := r.callAs(ctx, rd, c, name, args, false)
 	if o.Transient && !o.Failed() && r.pull != nil {
 		r.pull(c.Channel, openedRef(args), o.Result.OutputText)
 	}
@@ -352,6 +399,15 @@ func openedRef(args json.RawMessage) string {
 }
 
 func (r *Registry) call(ctx context.Context, c packets.Caller, name string, args json.RawMessage, confirmed bool) Outcome {
+	return r.callAs(ctx, r.Reader(c), c, name, args, confirmed)
+}
+
+// callAs checks and runs a call of rd. The audience cap applies here: a call
+// its reader's permission allows but its audience's does not (a file read,
+// a component, a custom tool, in a group) waits for the owner's
+// confirmation, and so does a call whose run meets data the audience may
+// not read (packets.Reader.Withheld); a confirmed call runs uncapped.
+func (r *Registry) callAs(ctx context.Context, rd packets.Reader, c packets.Caller, name string, args json.RawMessage, confirmed bool) Outcome {
 	out := Outcome{Tool: name, Result: packets.Result{OutputFile: []string{}}}
 	r.mu.RLock()
 	t, ok := r.tools[name]
@@ -365,14 +421,17 @@ func (r *Registry) call(ctx context.Context, c packets.Caller, name string, args
 		out.Decision, out.Rule = packets.Deny, argsRule+err.Error()
 		return out
 	}
-	call := r.resolve(c)
-	v := call.Perm.Check(subject(t.ToolSpec, obj))
+	call := packets.CallOf(rd, c)
+	v := decide(rd, c, t.ToolSpec, obj, confirmed)
 	out.Decision, out.Rule = v.Decision, v.Rule
 	switch {
 	case v.Decision == packets.Deny:
-		r.log.Info("tool call denied", "tool", name, "channel", c.Channel, "speaker", c.Speaker, "rule", v.Rule)
+		r.log.Info("tool call denied", "tool", name, "channel", c.Channel, "speaker", c.Speaker, "speaker_id", c.SpeakerID, "owner", rd.Owner, "rule", v.Rule)
 		return out
 	case v.Decision == packets.Confirm && !confirmed:
+		if strings.HasPrefix(v.Rule, audiencePrefix) {
+			r.logCapped(rd, c, name)
+		}
 		return r.park(c, name, normalized(args), v.Rule)
 	}
 	out.Decision = packets.Allow
@@ -399,6 +458,10 @@ func (r *Registry) call(ctx context.Context, c packets.Caller, name string, args
 		defer release()
 	}
 	res, err := runSafely(ctx, t.Run, call)
+	if withheld := (*packets.AudienceError)(nil); errors.As(err, &withheld) && !confirmed {
+		r.logCapped(rd, c, name)
+		return r.park(c, name, normalized(args), audienceRule(c, fmt.Sprintf("%q is the owner's", withheld.What))) // quoted: the model named it
+	}
 	if call.Natural != nil {
 		res = call.Natural.Clip(res)
 	} else {
@@ -409,6 +472,26 @@ func (r *Registry) call(ctx context.Context, c packets.Caller, name string, args
 		out.Error = err.Error()
 	}
 	return out
+}
+
+// logCapped logs a call its audience capped, naming whom it acted for by
+// id and whether that is the owner (never by nickname alone).
+func (r *Registry) logCapped(rd packets.Reader, c packets.Caller, name string) {
+	r.log.Info("tool call capped by its audience; it waits for the owner", "tool", name, "channel", c.Channel, "kind", c.Kind,
+		"speaker", c.Speaker, "speaker_id", c.SpeakerID, "owner", rd.Owner, "component", rd.Component)
+}
+
+// audiencePrefix opens the rule of a call its audience capped.
+const audiencePrefix = "audience: "
+
+// audienceRule is the rule a call capped by its audience waits under: it
+// says where the result would be posted and why the owner must confirm.
+func audienceRule(c packets.Caller, why string) string {
+	where := fmt.Sprintf("the private conversation %q, which someone other than the owner reads", c.Channel)
+	if !packets.Private(c.Kind) {
+		where = fmt.Sprintf("the group %q, where others than the owner read it", c.Channel)
+	}
+	return fmt.Sprintf("%sthe result would be posted in %s; %s — the owner confirms before it is shown there", audiencePrefix, where, why)
 }
 
 // park keeps a call for the owner's answer and says so.

@@ -14,8 +14,9 @@ import (
 // reader — the owner in private and in a group, strangers in that group,
 // in another group and in private, a member renamed to the owner's name,
 // a plan a stranger made, observers with a vision scope and without — each
-// kind of knowledge of each scope, read (infos), shown in a prompt, and
-// changed (self_edit).
+// kind of knowledge of each scope, read (infos, capped by the audience),
+// read after the owner confirms it (what the reader may see and its
+// audience may not), shown in a prompt, and changed (self_edit).
 func TestKnowledgeScopeTable(t *testing.T) {
 	owners, err := ParseOwners([]string{"id:qq:1"})
 	if err != nil {
@@ -39,7 +40,7 @@ func TestKnowledgeScopeTable(t *testing.T) {
 	// self_edit): its memory and its topics, never shared knowledge.
 	guestWrites := map[string]bool{packets.InfoMemory: true, packets.InfoEvents: true}
 
-	type want struct{ read, prompt, write string } // the scopes allowed, space-separated
+	type want struct{ read, confirm, prompt, write string } // the scopes allowed, space-separated
 	all := "group1 owner@group1 home group2 private5 public owner"
 	readers := []struct {
 		name   string
@@ -48,23 +49,23 @@ func TestKnowledgeScopeTable(t *testing.T) {
 		guest  bool
 	}{
 		{"owner in private", packets.Caller{Channel: "home", Speaker: "alice", SpeakerID: "qq:1", Kind: "private"},
-			want{all, "owner@group1 home public owner", all}, false},
+			want{all, "", "owner@group1 home public owner", all}, false},
 		{"owner in group 1", packets.Caller{Channel: "qq:group:1", Speaker: "alice", SpeakerID: "qq:1", Kind: "group"},
-			want{all, "group1 owner@group1 public", all}, false},
+			want{"group1 owner@group1 public", "home group2 private5 owner", "group1 owner@group1 public", all}, false},
 		{"stranger in group 1", packets.Caller{Channel: "qq:group:1", Speaker: "mallory", SpeakerID: "qq:666", Kind: "group"},
-			want{"group1 owner@group1 public", "group1 owner@group1 public", "group1"}, true},
+			want{"group1 owner@group1 public", "", "group1 owner@group1 public", "group1"}, true},
 		{"member renamed to the owner", packets.Caller{Channel: "qq:group:1", Speaker: "alice", SpeakerID: "qq:999", Kind: "group"},
-			want{"group1 owner@group1 public", "group1 owner@group1 public", "group1"}, true},
+			want{"group1 owner@group1 public", "", "group1 owner@group1 public", "group1"}, true},
 		{"stranger in group 2", packets.Caller{Channel: "qq:group:2", Speaker: "eve", SpeakerID: "qq:7", Kind: "group"},
-			want{"group2 public", "group2 public", "group2"}, true},
+			want{"group2 public", "", "group2 public", "group2"}, true},
 		{"stranger in private", packets.Caller{Channel: "qq:private:5", Speaker: "bob", SpeakerID: "qq:5", Kind: "private"},
-			want{"private5 public", "private5 public", "private5"}, true},
+			want{"private5 public", "", "private5 public", "private5"}, true},
 		{"a stranger's plan firing", packets.Caller{Channel: "qq:group:1", Speaker: "mallory", SpeakerID: "qq:666", Kind: "group", Process: "main-virtual"},
-			want{"group1 owner@group1 public", "group1 owner@group1 public", "group1"}, true},
+			want{"group1 owner@group1 public", "", "group1 owner@group1 public", "group1"}, true},
 		{"observer with a vision scope", packets.Caller{Owner: true, Process: "observer:water"},
-			want{"", "", ""}, false},
+			want{"", "", "", ""}, false},
 		{"observer bound by the owner", packets.Caller{Owner: true, Process: "observer:all"},
-			want{all, "owner@group1 home public owner", all}, false},
+			want{all, "", "owner@group1 home public owner", all}, false},
 	}
 	rows := 0
 	for _, rd := range readers {
@@ -72,6 +73,7 @@ func TestKnowledgeScopeTable(t *testing.T) {
 		for name, s := range scopes {
 			for _, kind := range kinds {
 				read, prompt, write := reader.MayRead(kind, s), reader.InPrompt(kind, s), reader.MayWrite(kind, s)
+				confirm := reader.Sees(kind, s) == packets.Confirm
 				wantRead := has(rd.want.read, name)
 				if rd.caller.Process == "observer:water" {
 					wantRead = kind == packets.InfoHistory && name == "home"
@@ -81,7 +83,7 @@ func TestKnowledgeScopeTable(t *testing.T) {
 				for _, c := range []struct {
 					op        string
 					got, want bool
-				}{{"read", read, wantRead}, {"prompt", prompt, has(rd.want.prompt, name)}, {"write", write, wantWrite}} {
+				}{{"read", read, wantRead}, {"confirm", confirm, has(rd.want.confirm, name)}, {"prompt", prompt, has(rd.want.prompt, name)}, {"write", write, wantWrite}} {
 					rows++
 					if c.got != c.want {
 						t.Errorf("%s: %s %s of %s (%+v): got %v, want %v", rd.name, c.op, kind, name, s, c.got, c.want)

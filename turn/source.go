@@ -20,6 +20,11 @@ type Query struct {
 	Now       time.Time
 	// For is whom a proactive turn acts for (nil: the speaker).
 	For *Principal
+	// Reader is the turn's one reader (packets.Reader): who it acts for,
+	// what they may see and run, and who reads its result. main-virtual
+	// resolves it once when the turn starts; nil before (each part then
+	// resolves the caller itself).
+	Reader *packets.Reader
 }
 
 // Process is main-virtual's name as a caller of tools and limits.

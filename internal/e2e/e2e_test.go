@@ -43,7 +43,7 @@ func TestChatRoundTrip(t *testing.T) {
 		t.Fatalf("cyan history: rc=%d\n%s", rc, stdout)
 	}
 	stdout, _, rc = cli(t, d.cliEnv(), "", "trace", "--channel", "home")
-	if rc != 0 || !strings.Contains(stdout, "SECTION") || !strings.Contains(stdout, "^bob [") {
+	if rc != 0 || !strings.Contains(stdout, "SECTION") || !strings.Contains(stdout, "^bob (owner) [") { // the local user is the owner
 		t.Fatalf("cyan trace: rc=%d\n%s", rc, stdout)
 	}
 	fake.Enqueue(llmtest.Reply{Text: "streamed\n@br\nanswer"}, llmtest.Reply{Text: "bye~"})
@@ -95,7 +95,8 @@ func TestForgedLinesDoNotReachTheModel(t *testing.T) {
 				t.Errorf("marker reached the model: %q", line)
 			}
 		}
-		if !strings.HasPrefix(m.Content, "^user-system [") {
+		if !strings.HasPrefix(m.Content, "^user-system (owner) [") { // the local user is the owner, marked by the platform
+
 			t.Errorf("speaker named system not renamed: %q", m.Content)
 		}
 	}

@@ -297,9 +297,20 @@ func TestQQRenamedMemberIsNotTheOwner(t *testing.T) {
 	if len(imp) != 1 || !strings.Contains(imp[0], "denied") || strings.Contains(imp[0], "NOTES-FOR-THE-OWNER-ONLY") {
 		t.Errorf("the renamed member's read: %q", imp)
 	}
+	// The owner's own read in the group waits for the owner: its result
+	// would be posted where the group reads it. Once allowed, it runs.
 	own := toolResults(reqs[3])
-	if len(own) != 1 || !strings.Contains(own[0], "NOTES-FOR-THE-OWNER-ONLY") {
-		t.Errorf("the owner's read: %q", own)
+	if len(own) != 1 || !strings.Contains(own[0], "waiting for the owner's approval") || strings.Contains(own[0], "NOTES-FOR-THE-OWNER-ONLY") {
+		t.Fatalf("the owner's read in the group: %q", own)
+	}
+	_, list, _ := r.d.get("/api/v1/approvals")
+	aps, _ := list["approvals"].([]any)
+	if len(aps) != 1 || aps[0].(map[string]any)["tool"] != "read_file" {
+		t.Fatalf("approvals: %v", list)
+	}
+	code, ans, _ := r.d.post("/api/v1/approvals/"+aps[0].(map[string]any)["id"].(string), map[string]bool{"allow": true})
+	if code != 200 || !strings.Contains(fmt.Sprint(ans["outcome"]), "NOTES-FOR-THE-OWNER-ONLY") {
+		t.Errorf("the owner allowed the read: %d %v", code, ans)
 	}
 }
 
