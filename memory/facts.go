@@ -15,11 +15,21 @@ import (
 // (我家有4只猫), names, negations, and the order of the words ("bob owes
 // alice" is not "alice owes bob").
 
-// factTokens splits text into the tokens a fact is compared by: words of
-// letters, digits and combining marks, lower-cased and folded to half
-// width, one or more characters long; and each CJK character on its own
-// (Chinese and Japanese are written without spaces). Everything else —
-// spaces, punctuation, symbols — separates tokens and counts for nothing.
+// factTokens splits text into the tokens a fact is compared by, so that
+// two texts compare equal only when they are the same fact written the same
+// way up to case, character width, spacing and sentence punctuation:
+//   - words of letters, digits and combining marks, lower-cased and folded
+//     to half width; a '.', ',' or ':' between two digits stays inside the
+//     number (3.4, 1,200, 9:30 are one token each, so 3.4 is not 3/4 and
+//     9:30 is not 9 30);
+//   - each CJK character on its own (Chinese and Japanese are written
+//     without spaces);
+//   - every other sign on its own: signs and operators (+ - > < =), currency
+//     ($ ¥ €), units and degrees (° %), slashes, '#', emoji and other
+//     symbols are part of what a fact says (UTC+8 is not UTC-8, C++ is not
+//     C, 👍 is not 👎);
+//   - sentence punctuation (sentencePunct), spaces, variation selectors and
+//     other format characters separate tokens and count for nothing.
 func factTokens(s string) []string {
 	var out []string
 	var word []rune
@@ -29,20 +39,59 @@ func factTokens(s string) []string {
 			word = word[:0]
 		}
 	}
-	for _, r := range s {
-		r = notation.FoldWidth(r)
+	rs := []rune(s)
+	for i := range rs {
+		rs[i] = foldFact(rs[i])
+	}
+	for i, r := range rs {
 		switch {
 		case isCJK(r):
 			flush()
 			out = append(out, string(r))
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
 			word = append(word, unicode.ToLower(r))
+		case (r == '.' || r == ',' || r == ':') && i > 0 && i+1 < len(rs) &&
+			unicode.IsDigit(rs[i-1]) && unicode.IsDigit(rs[i+1]) && len(word) > 0:
+			word = append(word, r)
+		case unicode.IsSpace(r) || sentencePunct[r] || unicode.Is(unicode.Cf, r) ||
+			unicode.Is(unicode.Variation_Selector, r) || unicode.IsControl(r):
+			flush()
 		default:
 			flush()
+			out = append(out, string(r))
 		}
 	}
 	flush()
 	return out
+}
+
+// sentencePunct is the punctuation that separates a fact's words without
+// being part of it: full stops, commas, colons, question and exclamation
+// marks, quotes, brackets, the em dash and ellipses, in Western and CJK
+// forms. A hyphen-minus, an en dash, a slash or a tilde is not among them:
+// it may be a sign, a fraction or a range.
+var sentencePunct = func() map[rune]bool {
+	m := map[rune]bool{}
+	for _, r := range ".,;:!?\"'`()[]{}。，、；：！？…‥「」『』【】〈〉《》（）“”‘’—·・" {
+		m[r] = true
+	}
+	return m
+}()
+
+// foldFact folds a character to the form a fact is compared in: full-width
+// ASCII and the full-width currency signs to their half-width forms.
+func foldFact(r rune) rune {
+	switch r {
+	case '￠':
+		return '¢'
+	case '￡':
+		return '£'
+	case '￥':
+		return '¥'
+	case '￦':
+		return '₩'
+	}
+	return notation.FoldWidth(r)
 }
 
 // sentences splits text where a sentence ends: at 。！？；, a newline, and
