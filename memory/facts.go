@@ -2,6 +2,7 @@ package memory
 
 import (
 	"slices"
+	"strings"
 	"unicode"
 
 	"github.com/cyan-agent/cyan/notation"
@@ -147,25 +148,102 @@ func itemSays(it *Item, text string) bool {
 	return saysTheSame(it.Content, text) || (it.Original != "" && saysTheSame(it.Original, text))
 }
 
-// dropped lists the tokens of text that rewrite leaves out, but for
-// pronouns, articles and particles, which carry no fact of their own (the
-// remember step writes "bob likes tea" for "he likes tea"). Each is
-// listed once, in text's order.
-func dropped(rewrite, text string) []string {
-	have := map[string]bool{}
-	for _, t := range factTokens(rewrite) {
-		have[t] = true
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, t := range factTokens(text) {
-		if have[t] || seen[t] || functionWords[t] {
-			continue
+// keepsTheWords reports whether wording — the remember step's rewording of
+// text — may be kept in place of text: it says text's words in text's
+// order and adds or removes nothing but
+//   - pronouns, possessives, articles and particles (functionWords) and
+//     sentence punctuation;
+//   - a name in the place of a pronoun (he → bob, 我 → alice): up to three
+//     words, each one the conversation or the agent's name already says
+//     (known), with a possessive 's after it; never a number or a negation.
+//
+// So a swap ("bob owes alice" for "alice owes bob"), a negation added or
+// dropped, a year added to a date or a name the conversation never spoke
+// keeps the user's own text.
+func keepsTheWords(text, wording string, known map[string]bool) bool {
+	content := func(toks []string) (out []string, gaps map[int]bool) {
+		gaps = map[int]bool{}
+		for _, t := range toks {
+			if functionWords[t] {
+				if pronouns[t] {
+					gaps[len(out)] = true
+				}
+				continue
+			}
+			out = append(out, t)
 		}
-		seen[t] = true
-		out = append(out, t)
+		return out, gaps
+	}
+	a, gaps := content(factTokens(text))
+	b, _ := content(factTokens(wording))
+	if len(b) == 0 {
+		return false
+	}
+	// Walk both in order; at a pronoun's place the wording may hold a name.
+	var walk func(i, j int) bool
+	walk = func(i, j int) bool {
+		if gaps[i] {
+			for k := j; k < len(b) && k-j < 3 && mayNameAPronoun(b[k], known); k++ {
+				if walk2(a, b, i, k+1, walk) {
+					return true
+				}
+			}
+		}
+		return walk2(a, b, i, j, walk)
+	}
+	return walk(0, 0)
+}
+
+// walk2 is keepsTheWords' step past a pronoun's place: the next words must
+// match one for one, the next place tried by walk.
+func walk2(a, b []string, i, j int, walk func(i, j int) bool) bool {
+	if i == len(a) {
+		return j == len(b)
+	}
+	if j == len(b) || a[i] != b[j] {
+		return false
+	}
+	return walk(i+1, j+1)
+}
+
+// mayNameAPronoun reports whether a word of a rewording may stand where the
+// text had a pronoun: a word the conversation already says, or the "s" of
+// a possessive; never one with a digit or a negation.
+func mayNameAPronoun(w string, known map[string]bool) bool {
+	if negations[w] || strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+		return false
+	}
+	return w == "s" || known[w]
+}
+
+// knownWords are the tokens of the texts a rewording may take names from.
+func knownWords(texts ...string) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range texts {
+		for _, t := range factTokens(s) {
+			out[t] = true
+		}
 	}
 	return out
+}
+
+// negations are words that turn a fact around; a rewording never brings
+// one in for a pronoun.
+var negations = map[string]bool{
+	"not": true, "no": true, "never": true, "nobody": true, "none": true, "nothing": true,
+	"don": true, "doesn": true, "didn": true, "isn": true, "aren": true, "wasn": true, "won": true, "t": true,
+	"不": true, "没": true, "無": true, "无": true, "別": true, "别": true, "非": true,
+}
+
+// pronouns are the functionWords that stand for a person or thing, whose
+// place a name may take in a rewording.
+var pronouns = map[string]bool{
+	"me": true, "my": true, "mine": true, "you": true, "your": true, "yours": true,
+	"he": true, "him": true, "his": true, "she": true, "her": true, "hers": true,
+	"it": true, "its": true, "we": true, "us": true, "our": true, "ours": true,
+	"they": true, "them": true, "their": true, "theirs": true,
+	"我": true, "你": true, "您": true, "他": true, "她": true, "它": true,
+	"私": true, "僕": true, "俺": true, "彼": true,
 }
 
 // functionWords are the tokens a rewrite of a fact may leave out: English

@@ -7,9 +7,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/internal/scripttest"
+	"github.com/cyan-agent/cyan/store"
 )
 
 // rememberPair is one row of the remember table: an item held, a text
@@ -340,7 +342,10 @@ func FuzzSaysTheSame(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, held, text string) {
 		_ = saysTheSame(held, text)
-		_ = dropped(held, text)
+		_ = keepsTheWords(held, text, knownWords(held))
+		if len(factTokens(text)) > 0 && !keepsTheWords(text, text, nil) {
+			t.Fatalf("%q does not keep its own words", text)
+		}
 		if len(factTokens(text)) > 0 && !saysTheSame(text, text) {
 			t.Fatalf("%q does not say itself", text)
 		}
@@ -350,28 +355,77 @@ func FuzzSaysTheSame(f *testing.F) {
 	})
 }
 
-// The remember step's wording is kept only when it leaves out nothing of
-// the text but pronouns, articles and particles.
+// The remember step's wording is kept only when it says the text's words
+// in order and adds or removes nothing but pronouns, articles and
+// particles, or puts a name the conversation spoke in a pronoun's place:
+// swaps, negations, additions and dropped words keep the user's text.
 func TestRememberKeepsTheWordsTheStepDrops(t *testing.T) {
 	for _, tc := range []struct {
-		text, wording, want string
+		conversation, text, wording, want string
 	}{
-		{"he likes green tea", "bob likes green tea", "bob likes green tea"},
-		{"我喜欢喝茶", "alice喜欢喝茶", "alice喜欢喝茶"},
-		{"私はお茶が好き", "aliceはお茶が好き", "aliceはお茶が好き"},
-		{"go with plan a", "go with the plan", "go with plan a"},
-		{"dentist on friday at 4 pm", "dentist on friday", "dentist on friday at 4 pm"},
-		{"bob's code is 1234", "bob code 1234", "bob's code is 1234"},
-		{"我家有4只猫", "我家有猫", "我家有4只猫"},
+		// Tidied: kept.
+		{"bob: I brewed some green tea", "he likes green tea", "bob likes green tea", "bob likes green tea"},
+		{"alice: 我回来了", "我喜欢喝茶", "alice喜欢喝茶", "alice喜欢喝茶"},
+		{"alice: ただいま", "私はお茶が好き", "aliceはお茶が好き", "aliceはお茶が好き"},
+		{"", "the meeting is in room a.", "meeting is in room a", "meeting is in room a"},
+		{"bob: hi", "my code is 1234", "bob's code is 1234", "bob's code is 1234"},
+		// Changed: the text stays.
+		{"", "he likes green tea", "bob likes green tea", "he likes green tea"},
+		{"", "go with plan a", "go with the plan", "go with plan a"},
+		{"", "dentist on friday at 4 pm", "dentist on friday", "dentist on friday at 4 pm"},
+		{"", "bob's code is 1234", "bob code 1234", "bob's code is 1234"},
+		{"", "我家有4只猫", "我家有猫", "我家有4只猫"},
+		{"", "alice owes bob 5 dollars", "bob owes alice 5 dollars", "alice owes bob 5 dollars"},
+		{"", "grace is allergic to peanuts", "grace is not allergic to peanuts", "grace is allergic to peanuts"},
+		{"", "grace is not allergic to peanuts", "grace is allergic to peanuts", "grace is not allergic to peanuts"},
+		{"", "4 may", "4 may 1990", "4 may"},
+		{"", "the party is on friday", "the big party is on friday", "the party is on friday"},
+		{"bob: it was 5", "he owes 5 dollars", "bob owes 6 dollars", "he owes 5 dollars"},
+		{"nobody: hi", "he likes tea", "nobody likes tea", "he likes tea"},
+		{"", "他对花生过敏", "他对花生不过敏", "他对花生过敏"},
+		{"", "张三欠李四100元", "李四欠张三100元", "张三欠李四100元"},
+		{"", "the ticket costs $50", "the ticket costs ¥50", "the ticket costs $50"},
 	} {
 		nat := &fakeNatural{answers: map[string]string{"remember": fmt.Sprintf(`{"action": "add", "kind": "note", "content": %q}`, tc.wording)}}
-		m := open(t, memStore(t), testConfig(), nat)
+		st := memStore(t)
+		if tc.conversation != "" {
+			who, said, _ := strings.Cut(tc.conversation, ": ")
+			if err := st.Append(time.Now(), &store.Message{Channel: "home", Role: store.RoleUser, User: who, Text: said}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m := open(t, st, testConfig(), nat)
 		out, err := rememberText(m, context.Background(), tc.text)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if v, _ := m.Get("w1"); v.Content != tc.want {
 			t.Errorf("%q worded %q: kept %q, want %q (%s)", tc.text, tc.wording, v.Content, tc.want, out)
+		}
+	}
+}
+
+// A file answer names a path the text gives; the text is its summary. One
+// that names no such path keeps the text as a note.
+func TestRememberFileNamesAPathOfTheText(t *testing.T) {
+	const text = "the report is in /home/me/report.pdf, due friday"
+	for _, tc := range []struct {
+		answer, kind, content, summary string
+	}{
+		{`{"action": "add", "kind": "file", "content": "/home/me/report.pdf"}`, "file", "/home/me/report.pdf", text},
+		{`{"action": "add", "kind": "file", "content": "the report is in /home/me/report.pdf, due friday"}`, "note", text, ""},
+		{`{"action": "add", "kind": "file", "content": "/home/me/other.pdf"}`, "note", text, ""},
+		{`{"action": "add", "kind": "file", "content": "report"}`, "note", text, ""},
+	} {
+		nat := &fakeNatural{answers: map[string]string{"remember": tc.answer}}
+		m := open(t, memStore(t), testConfig(), nat)
+		out, err := rememberText(m, context.Background(), text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _ := m.Get("w1")
+		if string(v.Kind) != tc.kind || v.Content != tc.content || v.Summary != tc.summary {
+			t.Errorf("answer %s: kept %s %q - %q, want %s %q - %q (%s)", tc.answer, v.Kind, v.Content, v.Summary, tc.kind, tc.content, tc.summary, out)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
@@ -166,8 +167,10 @@ func (m *Memory) runPlan(_ context.Context, c *packets.ToolCall) (string, error)
 //     and wording. A new item is always added, whatever the step says: its
 //     "strengthen" only names the item the result shows beside the new
 //     one ("kept apart from …"), and its wording is kept only when it
-//     leaves out no word of the text but pronouns and articles (else the
-//     text itself is kept);
+//     only tidies the text (keepsTheWords: no word swapped, added or
+//     left out but pronouns, articles and particles, and a name the
+//     conversation spoke in a pronoun's place), else the text itself is
+//     kept; a file answer must name a path the text gives (pathIn);
 //   - without a model, a note is added.
 //
 // When it strengthens instead of adding, the result quotes the item it
@@ -196,8 +199,10 @@ func (m *Memory) runRemember(ctx context.Context, c *packets.ToolCall) (string, 
 	kind, content := KindNote, text
 	var source []string
 	var apart *Item // an item the step took for the same, which is not
-	var kept []string
+	var kept, summary string
 	if m.natural != nil {
+		conv := m.conversation(c.Caller.Channel)
+		agent, _ := m.agentName().(string)
 		var d struct {
 			Action  string   `json:"action"`
 			Kind    string   `json:"kind"`
@@ -206,7 +211,7 @@ func (m *Memory) runRemember(ctx context.Context, c *packets.ToolCall) (string, 
 			ID      string   `json:"id"`
 		}
 		in := map[string]any{"text": text, "workspace": m.candidates(text, v, maxCandidates),
-			"conversation": m.conversation(c.Caller.Channel), "agent_name": m.agentName()}
+			"conversation": conv, "agent_name": m.agentName()}
 		err := m.natural.Call(ctx, ScriptRemember, c.Caller.Channel, in, &d)
 		switch {
 		case err != nil:
@@ -220,15 +225,32 @@ func (m *Memory) runRemember(ctx context.Context, c *packets.ToolCall) (string, 
 				m.log.Info("remember step named an item the conversation cannot see; adding a note", "id", d.ID)
 			}
 		default:
-			if k := Kind(d.Kind); k == KindFile || k == KindInfo {
-				kind = k
-			}
-			if w := strings.TrimSpace(d.Content); w != "" {
-				if kept = dropped(w, text); len(kept) == 0 {
-					content = w
+			w := strings.TrimSpace(d.Content)
+			switch k := Kind(d.Kind); {
+			case k == KindFile && pathIn(w, text):
+				// A file reference names a path the text gives; the
+				// text is its summary, so nothing said is lost.
+				kind, content = KindFile, w
+				if w != text {
+					summary = text
 				}
+			case k == KindFile:
+				if w != "" {
+					kept = "the step's file reference is not a path the text gives"
+				}
+			default:
+				if k == KindInfo {
+					kind = k
+				}
+				if w != "" && w != text {
+					if keepsTheWords(text, w, knownWords(conv, agent, c.Caller.Speaker)) {
+						content = w
+					} else {
+						kept = "the step's rewording changed them"
+					}
+				}
+				source = d.Source
 			}
-			source = d.Source
 		}
 	}
 	it, err := m.Add(kind, content, originOf(c))
@@ -238,12 +260,15 @@ func (m *Memory) runRemember(ctx context.Context, c *packets.ToolCall) (string, 
 	if kind == KindInfo && len(source) > 0 {
 		_ = m.change(it.ID, func(x *Item) { x.Info.Source = source })
 	}
+	if summary != "" {
+		_ = m.change(it.ID, func(x *Item) { x.Summary = summary })
+	}
 	out := fmt.Sprintf("remembered as %s (%s): %s", it.ID, kind, content)
-	if len(kept) > 0 {
-		if len(kept) > 5 {
-			kept = append(kept[:5], "…")
-		}
-		out += fmt.Sprintf(" (kept in your words: the step's rewording left out %s)", strings.Join(kept, ", "))
+	if summary != "" {
+		out += " - " + summary
+	}
+	if kept != "" {
+		out += fmt.Sprintf(" (kept in your words: %s)", kept)
 	}
 	if apart != nil {
 		out += fmt.Sprintf("; kept apart from %s (%q), which does not say the same words", apart.ID, apart.Content)
@@ -339,4 +364,14 @@ func (m *Memory) visibleCopy(id string, v Viewer) (*Item, bool) {
 	}
 	cp := *it
 	return &cp, true
+}
+
+// pathIn reports whether path is a file path that text gives word for
+// word: one word (no spaces) with a separator or a home prefix. A sentence
+// that holds a path is not a path.
+func pathIn(path, text string) bool {
+	if path == "" || strings.IndexFunc(path, unicode.IsSpace) >= 0 || !strings.Contains(text, path) {
+		return false
+	}
+	return strings.ContainsAny(path, "/\\") || strings.HasPrefix(path, "~")
 }
