@@ -262,3 +262,83 @@ var functionWords = map[string]bool{
 	"私": true, "僕": true, "俺": true, "彼": true,
 	"は": true, "が": true, "を": true, "の": true,
 }
+
+// changesTheValue reports whether text gives a new value for what held
+// says — the same subject and slot, another value — judged by the words,
+// never by a model alone:
+//   - they share a word that is not a value (the subject: "dentist");
+//   - every word of held that text lacks is a value or a linking word (the
+//     old value: "3"; "at"), and at least one is a value;
+//   - text brings a value of its own ("4") and no negation.
+//
+// Values are words with a digit, CJK numerals, weekdays, months and the
+// marks of a time (am, pm, 点, 時). So "dentist at 3 pm" → "the dentist
+// moved to 4 pm" changes the value; "bob's number is 1" → "carol's number
+// is 2" does not (bob is not a value), nor does "bob lives in paris" →
+// "bob lives in lyon" (a place is not one the words can tell).
+func changesTheValue(held, text string) bool {
+	content := func(s string) map[string]bool {
+		out := map[string]bool{}
+		for _, t := range factTokens(s) {
+			if !functionWords[t] {
+				out[t] = true
+			}
+		}
+		return out
+	}
+	o, n := content(held), content(text)
+	subject, oldValue, newValue := false, false, false
+	for t := range o {
+		switch {
+		case n[t] && !isValue(t) && !linkingWords[t]:
+			subject = true
+		case n[t]:
+		case isValue(t):
+			oldValue = true
+		case !linkingWords[t]:
+			return false
+		}
+	}
+	for t := range n {
+		if negations[t] {
+			return false
+		}
+		if !o[t] && isValue(t) {
+			newValue = true
+		}
+	}
+	return subject && oldValue && newValue
+}
+
+// isValue reports whether a token is a value a fact may change: a number,
+// a CJK numeral, a weekday, a month or a mark of the time of day.
+func isValue(t string) bool {
+	if strings.IndexFunc(t, unicode.IsDigit) >= 0 || valueWords[t] {
+		return true
+	}
+	r := []rune(t)
+	return len(r) == 1 && strings.ContainsRune("〇零一二三四五六七八九十百千万两半", r[0])
+}
+
+var valueWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`am pm noon midnight morning afternoon evening tonight today tomorrow yesterday
+		monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat sun
+		january february march april may june july august september october november december
+		jan feb mar apr jun jul aug sep sept oct nov dec
+		点 時 时 分 半 月 日 号 周 年 午 上 下 晚 早 今 明 昨 曜 火 水 木 金 土`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// linkingWords may leave a fact with its old value ("at 3 pm" → "to 4
+// pm"): prepositions and the verb to be.
+var linkingWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`at on in to from by for of is are was were be been now moved changed
+		在 是 于 到 从 改 に で へ から まで です`) {
+		m[w] = true
+	}
+	return m
+}()

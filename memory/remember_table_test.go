@@ -429,3 +429,64 @@ func TestRememberFileNamesAPathOfTheText(t *testing.T) {
 		}
 	}
 }
+
+// A changed fact keeps its history: "the dentist moved to 4 pm" supersedes
+// "dentist at 3 pm" when the step says so and the words confirm it; the
+// workspace shows the current value with what it was, the old item stays
+// (out of the workspace, with the time it stopped holding), and nothing is
+// deleted. A "supersede" the words do not confirm keeps both as they are.
+func TestRememberSupersedes(t *testing.T) {
+	for _, tc := range []struct {
+		held, text string
+		confirmed  bool
+	}{
+		{"dentist at 3 pm", "the dentist moved to 4 pm", true},
+		{"dentist appointment on friday at 3 pm", "dentist appointment on friday at 4 pm", true},
+		{"会议在周五下午3点", "会议改到周五下午4点", true},
+		{"歯医者は金曜日の15時", "歯医者は金曜日の16時", true},
+		{"bob's number is 555-1234", "carol's number is 555-9999", false},
+		{"bob lives in paris", "bob lives in lyon", false},
+		{"dentist at 3 pm", "the dentist is not at 4 pm", false},
+		{"dentist at 3 pm", "the dentist", false},
+		{"grace is allergic to peanuts", "grace is allergic to 2 peanuts", false},
+	} {
+		nat := &fakeNatural{answers: map[string]string{"remember": `{"action": "supersede", "kind": "note", "content": "", "id": "w1"}`}}
+		m := open(t, memStore(t), testConfig(), nat)
+		if _, err := m.Add(KindNote, tc.held, Origin{Channel: "home", Kind: "private"}); err != nil {
+			t.Fatal(err)
+		}
+		out, err := rememberText(m, context.Background(), tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		old, _ := m.Get("w1")
+		cur, _ := m.Get("w2")
+		if cur.Item == nil || cur.Content != tc.text || !cur.InWorkspace {
+			t.Fatalf("%q → %q: the new fact is not held whole: %+v (%s)", tc.held, tc.text, cur.Item, out)
+		}
+		if len(m.Items(true)) != 2 {
+			t.Fatalf("%q → %q: %d items, want both kept", tc.held, tc.text, len(m.Items(true)))
+		}
+		section, _ := m.WorkspaceSection(Viewer{Channel: "home", Private: true}, 1000)
+		if !tc.confirmed {
+			if old.Until != nil || cur.Supersedes != "" || !old.InWorkspace || strings.Contains(section, "(was") {
+				t.Errorf("%q → %q: superseded without the words' confirmation: %+v (%s)", tc.held, tc.text, old.Item, out)
+			}
+			continue
+		}
+		if old.Until == nil || old.SupersededBy != "w2" || old.InWorkspace || old.Content != tc.held || cur.Supersedes != "w1" {
+			t.Errorf("%q → %q: old %+v, new %+v (%s)", tc.held, tc.text, old.Item, cur.Item, out)
+		}
+		if want := "(was " + tc.held + ", until 2026-11-22 00:00)"; !strings.Contains(section, want) || strings.Contains(section, "[w1]") {
+			t.Errorf("%q → %q: the workspace shows %q, want the current value with %q", tc.held, tc.text, section, want)
+		}
+		if h, err := m.History("w2"); err != nil || len(h) != 2 || h[1].Content != tc.held {
+			t.Errorf("%q → %q: history = %+v, %v", tc.held, tc.text, h, err)
+		}
+		// The old value remembered again is a fact of its own, not the
+		// superseded item brought back.
+		if out, _ := rememberText(m, context.Background(), tc.held); strings.Contains(out, "already remembered as w1") {
+			t.Errorf("%q again: %s", tc.held, out)
+		}
+	}
+}

@@ -198,7 +198,8 @@ func (m *Memory) runRemember(ctx context.Context, c *packets.ToolCall) (string, 
 	}
 	kind, content := KindNote, text
 	var source []string
-	var apart *Item // an item the step took for the same, which is not
+	var apart *Item    // an item the step took for the same, which is not
+	var replaces *Item // an item whose value the text changes
 	var kept, summary string
 	if m.natural != nil {
 		conv := m.conversation(c.Caller.Channel)
@@ -216,6 +217,14 @@ func (m *Memory) runRemember(ctx context.Context, c *packets.ToolCall) (string, 
 		switch {
 		case err != nil:
 			m.log.Warn("remember step failed; keeping a note", "err", err)
+		case d.Action == "supersede":
+			// A changed fact: confirmed by the words, the old item is
+			// kept as what was; otherwise both are kept as they are.
+			if it, ok := m.visibleCopy(d.ID, v); ok && it.Until == nil && changesTheValue(it.Content, text) {
+				replaces = it
+			} else if ok {
+				apart = it
+			}
 		case d.Action == "strengthen":
 			// The step's "same" is never taken on trust: the item was not
 			// found saying the text above, so both are kept.
@@ -263,7 +272,16 @@ func (m *Memory) runRemember(ctx context.Context, c *packets.ToolCall) (string, 
 	if summary != "" {
 		_ = m.change(it.ID, func(x *Item) { x.Summary = summary })
 	}
+	if replaces != nil {
+		if err := m.Supersede(replaces.ID, it.ID); err != nil {
+			m.log.Warn("remember: keep the changed fact's history", "old", replaces.ID, "new", it.ID, "err", err)
+			replaces = nil
+		}
+	}
 	out := fmt.Sprintf("remembered as %s (%s): %s", it.ID, kind, content)
+	if replaces != nil {
+		out += fmt.Sprintf("; it replaces %s (%q), kept as what was until now", replaces.ID, replaces.Content)
+	}
 	if summary != "" {
 		out += " - " + summary
 	}
@@ -285,7 +303,7 @@ func (m *Memory) sayingItem(text string, v Viewer) (*Item, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, it := range m.order {
-		if v.sees(it.Origin) && itemSays(it, text) {
+		if v.sees(it.Origin) && it.Until == nil && itemSays(it, text) {
 			cp := *it
 			return &cp, true
 		}
