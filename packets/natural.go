@@ -42,6 +42,11 @@ type Natural struct {
 type Result struct {
 	OutputText string   `json:"output_text"`
 	OutputFile []string `json:"output_file"`
+	// Structured marks an OutputText that is a structured value (speak's
+	// {"speech": […]}): the tool was told the text limit and kept to it
+	// itself, in its own terms, so Clip never cuts it (a cut would break
+	// the value and lose all of it).
+	Structured bool `json:"-"`
 }
 
 // Action is the action ("具体动作") packet: a plain object of the
@@ -130,11 +135,13 @@ func (n Natural) TextLimit() int {
 }
 
 // Clip applies the request's limits to a result: the text is cut to the
-// limit (with "…" when cut, within the limit); with named output files, the
+// limit (with "…" when cut, within the limit) unless it is Structured; with named output files, the
 // result has exactly one entry per name ("" where the tool gave none);
 // without, at most MaxFiles. The order of files is kept.
 func (n Natural) Clip(r Result) Result {
-	r.OutputText = CutText(r.OutputText, n.TextLimit())
+	if !r.Structured {
+		r.OutputText = CutText(r.OutputText, n.TextLimit())
+	}
 	files := append([]string(nil), r.OutputFile...)
 	if want := len(n.OutputFileLimit); want > 0 {
 		for len(files) < want {

@@ -1,6 +1,7 @@
 package tts_test
 
 import (
+	"bytes"
 	"context"
 	"net/http/httptest"
 	"os"
@@ -74,6 +75,25 @@ func TestEspeakSpeaksChineseJapaneseEnglish(t *testing.T) {
 		if got := e.VoiceOf(tts.Request{Language: lang}); !strings.HasPrefix(got, want+" ") {
 			t.Errorf("voice of %s: %q, want %s", lang, got, want)
 		}
+	}
+	// The seed's own codes (cn, jp) and other aliases reach the right
+	// voice, not the English one.
+	d := tts.NewEspeak(tts.EspeakOptions{})
+	for lang, want := range map[string]string{"cn": "cmn", "CN": "cmn", "zh-CN": "cmn", "Chinese": "cmn", "jp": "ja", "ja_JP": "ja", "japanese": "ja", "kr": "ko", "zh-HK": "yue", "en-GB": "en-us"} {
+		if got := d.VoiceOf(tts.Request{Language: lang}); !strings.HasPrefix(got, want+" ") {
+			t.Errorf("voice of %s: %q, want %s", lang, got, want)
+		}
+	}
+	// And the audio is the Chinese voice's: not the English voice reading
+	// the same text.
+	cn, err := d.Synthesize(context.Background(), tts.Request{Text: "你好，今天天气很好。", Language: "cn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zh, _ := d.Synthesize(context.Background(), tts.Request{Text: "你好，今天天气很好。", Language: "zh"})
+	en, _ := d.Synthesize(context.Background(), tts.Request{Text: "你好，今天天气很好。", Language: "en"})
+	if !bytes.Equal(cn.Data, zh.Data) || bytes.Equal(cn.Data, en.Data) {
+		t.Errorf("cn is not voiced as zh (same as zh: %v, same as en: %v)", bytes.Equal(cn.Data, zh.Data), bytes.Equal(cn.Data, en.Data))
 	}
 }
 
