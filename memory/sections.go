@@ -13,7 +13,7 @@ import (
 type lineCache struct {
 	content, summary string
 	compressed       bool
-	was              string
+	was, info        string
 	line             string
 	tokens           int
 }
@@ -38,12 +38,15 @@ func (m *Memory) line(it *Item) (string, int) {
 		m.lines = map[string]lineCache{}
 	}
 	c, ok := m.lines[it.ID]
-	was := m.was(it)
-	if ok && c.content == it.Content && c.summary == it.Summary && c.compressed == (it.Original != "") && c.was == was {
+	was, info := m.was(it), ""
+	if it.Info != nil {
+		info = strings.Join(it.Info.Source, "\x00") + "\x00" + it.Info.ExtraData
+	}
+	if ok && c.content == it.Content && c.summary == it.Summary && c.compressed == (it.Original != "") && c.was == was && c.info == info {
 		return c.line, c.tokens
 	}
 	line := it.render() + was
-	c = lineCache{content: it.Content, summary: it.Summary, compressed: it.Original != "", was: was, line: line, tokens: m.count(line) + 1}
+	c = lineCache{content: it.Content, summary: it.Summary, compressed: it.Original != "", was: was, info: info, line: line, tokens: m.count(line) + 1}
 	m.lines[it.ID] = c
 	return c.line, c.tokens
 }
