@@ -32,6 +32,21 @@ var rememberFacts = []string{
 	"alice owes bob 20 dollars",
 	"猫を3匹飼っている",
 	"猫を4匹飼っている",
+	// Signs and symbols are part of the fact.
+	"my timezone is UTC+8",
+	"my timezone is UTC-8",
+	"the freezer is at -18 degrees",
+	"the freezer is at 18 degrees",
+	"bob writes C++",
+	"bob writes C",
+	"the ticket costs $50",
+	"the ticket costs ¥50",
+	"add 3/4 cup of flour",
+	"add 3.4 cup of flour",
+	"冰箱是-18度",
+	"冰箱是18度",
+	"bob's answer was 👍",
+	"bob's answer was 👎",
 }
 
 var stepCandidate = regexp.MustCompile(`"id":\s*"(w\d+)"`)
