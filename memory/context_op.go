@@ -61,7 +61,7 @@ func (m *Memory) runContextOperation(ctx context.Context, c *packets.ToolCall) (
 		var out struct {
 			Ops []contextOp `json:"ops"`
 		}
-		in := map[string]any{"request": a.Text, "guide": contextGuide, "workspace": m.entries(ViewerOf(c), true), "agent_name": m.agentName()}
+		in := c.Natural.StepInputs(map[string]any{"request": a.Text, "guide": contextGuide, "workspace": m.entries(ViewerOf(c), true), "agent_name": m.agentName()})
 		if err := m.natural.Call(ctx, ScriptContextOperation, c.Caller.Channel, in, &out); err != nil {
 			return "", fmt.Errorf("could not interpret %q (%v); send plain operations, see \"help\"", a.Text, err)
 		}

@@ -211,8 +211,8 @@ func (m *Memory) runRemember(ctx context.Context, c *packets.ToolCall) (string, 
 			Source  []string `json:"source"`
 			ID      string   `json:"id"`
 		}
-		in := map[string]any{"text": text, "workspace": m.candidates(text, v, maxCandidates),
-			"conversation": conv, "agent_name": m.agentName()}
+		in := c.Natural.StepInputs(map[string]any{"text": text, "workspace": m.candidates(text, v, maxCandidates),
+			"conversation": conv, "agent_name": m.agentName()})
 		err := m.natural.Call(ctx, ScriptRemember, c.Caller.Channel, in, &d)
 		switch {
 		case err != nil:
