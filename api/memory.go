@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/cyan-agent/cyan/memory"
 )
@@ -29,6 +30,11 @@ type memoryItem struct {
 	Original    string             `json:"original,omitempty"`
 	Left        *memory.Departure  `json:"left,omitempty"`
 	Origin      memory.Origin      `json:"origin"`
+	// A changed fact's history (memory.Item): what it replaced, what
+	// replaced it and when it stopped holding.
+	Supersedes   string     `json:"supersedes,omitempty"`
+	SupersededBy string     `json:"superseded_by,omitempty"`
+	Until        *time.Time `json:"until,omitempty"`
 }
 
 func itemJSON(v memory.ItemView) memoryItem {
@@ -36,6 +42,7 @@ func itemJSON(v memory.ItemView) memoryItem {
 		ID: v.ID, Kind: v.Kind, Content: v.Content, Summary: v.Summary, Info: v.Info,
 		R: v.R, T: v.T, S: v.State.S, D: v.State.D, A: v.State.A, LastT: v.State.LastT, Last: v.State.Last,
 		InWorkspace: v.InWorkspace, Pinned: v.Pinned, Original: v.Original, Left: v.Left, Origin: v.Origin,
+		Supersedes: v.Supersedes, SupersededBy: v.SupersededBy, Until: v.Until,
 	}
 }
 
@@ -69,8 +76,9 @@ func nonNilPlans(p []memory.Plan) []memory.Plan {
 	return p
 }
 
-// getMemory: GET /api/v1/memory/{id}[?curve=N] — one item; with curve, its
-// R at each of the next N turns if it goes unused.
+// getMemory: GET /api/v1/memory/{id}[?curve=N] — one item, with the items
+// it replaced (history, newest first) when its fact changed; with curve,
+// its R at each of the next N turns if it goes unused.
 func (s *Server) getMemory(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	v, err := s.o.Memory.Get(id)
@@ -80,9 +88,15 @@ func (s *Server) getMemory(w http.ResponseWriter, r *http.Request) {
 	}
 	out := struct {
 		memoryItem
-		Turn  int64     `json:"turn"`
-		Curve []float64 `json:"curve,omitempty"`
+		Turn    int64        `json:"turn"`
+		Curve   []float64    `json:"curve,omitempty"`
+		History []memoryItem `json:"history,omitempty"`
 	}{memoryItem: itemJSON(v), Turn: s.o.Memory.Turn()}
+	if h, err := s.o.Memory.History(id); err == nil {
+		for _, old := range h[1:] {
+			out.History = append(out.History, itemJSON(old))
+		}
+	}
 	if c := r.URL.Query().Get("curve"); c != "" {
 		n, err := strconv.Atoi(c)
 		if err != nil || n < 1 || n > 1000 {

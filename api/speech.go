@@ -65,14 +65,7 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("segment %d has no text", i+1))
 			return
 		}
-		if seg.Language == "" {
-			if auto := tts.Split(seg.Text); len(auto) > 0 {
-				seg.Language = auto[0].Language
-			}
-		}
-		if seg.Emotion == "" {
-			seg.Emotion = tts.DefaultEmotion
-		}
+		*seg = tts.NormalizeSegment(*seg)
 	}
 	if total > maxSpeechRunes {
 		writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("the segments hold %d characters; send at most %d at a time", total, maxSpeechRunes))

@@ -67,6 +67,25 @@ func checkVoice(cfg *config.Config, timeout time.Duration) check {
 	}
 	c.ok = true
 	c.msg = fmt.Sprintf("%s speaks (%d segments, %d bytes of %s in %d ms); voiced channels: %v", where, len(clips), size, strings.Join(formats, ", "), time.Since(began).Milliseconds(), t.Channels)
+	// Every configured reference is tried on its own: a missing one
+	// falls back to the neutral voice at run time, so it is a warning.
+	if g, ok := p.(*tts.GPTSoVITS); ok {
+		var bad []string
+		for _, emo := range g.References() {
+			if err := g.TryReference(ctx, emo, "你好。"); err != nil {
+				msg := err.Error()
+				if e := (*tts.Error)(nil); errors.As(err, &e) {
+					msg = e.Msg
+				}
+				bad = append(bad, fmt.Sprintf("%s (%s): %s", emo, t.Refs[emo].Audio, msg))
+			}
+		}
+		if len(bad) > 0 {
+			c.ok, c.warn = false, true
+			c.msg += "; these references fail and fall back to the neutral voice: " + strings.Join(bad, "; ")
+			c.fix = "put each reference file where tts.refs says, on the machine GPT-SoVITS runs on (the path is the server's)"
+		}
+	}
 	return c
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/packets"
@@ -42,8 +43,12 @@ type memItem struct {
 		Speaker string `json:"speaker"`
 		Kind    string `json:"kind"`
 	} `json:"origin"`
-	Curve []float64 `json:"curve"`
-	Turn  int64     `json:"turn"`
+	Curve        []float64  `json:"curve"`
+	Turn         int64      `json:"turn"`
+	Supersedes   string     `json:"supersedes"`
+	SupersededBy string     `json:"superseded_by"`
+	Until        *time.Time `json:"until"`
+	History      []memItem  `json:"history"`
 }
 
 func memoryLs(f *flags) run {
@@ -196,6 +201,19 @@ func printMemoryItem(w io.Writer, it *memItem) {
 	}
 	if it.Left != nil {
 		fmt.Fprintf(w, "left the workspace at turn %d: %s\n", it.Left.Turn, it.Left.Reason)
+	}
+	if it.Until != nil {
+		fmt.Fprintf(w, "held until %s; now %s holds\n", it.Until.Local().Format("2006-01-02 15:04"), it.SupersededBy)
+	}
+	if len(it.History) > 0 {
+		fmt.Fprintf(w, "history (a changed fact, newest first):\n")
+		for _, h := range it.History {
+			until := "?"
+			if h.Until != nil {
+				until = h.Until.Local().Format("2006-01-02 15:04")
+			}
+			fmt.Fprintf(w, "  was %s (%s), until %s\n", h.Content, h.ID, until)
+		}
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
@@ -34,17 +36,18 @@ var errNoRef = errors.New("nothing you may open has that name; copy the referenc
 // Open opens an event, theory or object reference for r: a record's
 // level, time and summary (its title) and the history ranges of its
 // messages ("%[history/<channel>/<date>] message n ~ message m", which open
-// in turn; a rollup's by child record); a theory's current article; an
+// in turn; a rollup's by child record); a theory's current article, or
+// the lines of it that location names ("Line 2 ~ Line 4"); an
 // object's blocks and relation lines — each only as far as r may read it
 // (its infos). What r may read and its audience may not (the owner's, or
 // another conversation's, opened in a group) is withheld whole until the
 // owner confirms the call (packets.Reader.Withheld).
-func (l *Log) Open(ctx context.Context, r packets.Reader, ref, _ string) (string, error) {
+func (l *Log) Open(ctx context.Context, r packets.Reader, ref, location string) (string, error) {
 	switch {
 	case strings.HasPrefix(ref, RefEvent):
 		return l.openEvent(ctx, r, strings.TrimSpace(ref[len(RefEvent):]))
 	case strings.HasPrefix(ref, RefTheory):
-		return l.openTheory(r, strings.TrimSpace(ref[len(RefTheory):]))
+		return l.openTheory(r, strings.TrimSpace(ref[len(RefTheory):]), location)
 	case strings.HasPrefix(ref, RefObject):
 		return l.openObject(r, strings.TrimSpace(ref[len(RefObject):]))
 	}
@@ -282,7 +285,11 @@ func levelOfLabel(label string) Level {
 	return ""
 }
 
-func (l *Log) openTheory(r packets.Reader, title string) (string, error) {
+func (l *Log) openTheory(r packets.Reader, title, location string) (string, error) {
+	from, to, err := theoryLines(location)
+	if err != nil {
+		return "", fmt.Errorf("%%[theory %s] %s: %w", title, location, err)
+	}
 	ts, err := l.Theories()
 	if err != nil {
 		return "", err
@@ -296,7 +303,18 @@ func (l *Log) openTheory(r packets.Reader, title string) (string, error) {
 		}
 		if r.MayRead(packets.InfoTheories, t.ScopeOf()) {
 			var b strings.Builder
-			fmt.Fprintf(&b, "theory %s %q, version %d, updated %s\n%s", t.ID, t.Title, t.Version, t.Updated.Format("2006-01-02 15:04"), t.Article)
+			article := t.Article
+			if from > 0 {
+				lines := strings.Split(t.Article, "\n")
+				if from > len(lines) {
+					return "", fmt.Errorf("%%[theory %s] %s: %w: the article has %d lines", title, location, ErrInvalid, len(lines))
+				}
+				to = min(to, len(lines))
+				article = strings.Join(lines[from-1:to], "\n")
+				fmt.Fprintf(&b, "theory %s %q, version %d, updated %s, Line %d ~ Line %d of %d\n%s", t.ID, t.Title, t.Version, t.Updated.Format("2006-01-02 15:04"), from, to, len(lines), article)
+				return b.String(), nil
+			}
+			fmt.Fprintf(&b, "theory %s %q, version %d, updated %s\n%s", t.ID, t.Title, t.Version, t.Updated.Format("2006-01-02 15:04"), article)
 			for _, ri := range t.RelatedInfo {
 				fmt.Fprintf(&b, "\nrelated: %s %s", ri.Kind, ri.Ref)
 			}
@@ -304,6 +322,28 @@ func (l *Log) openTheory(r packets.Reader, title string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%%[theory %s]: %w", title, errNoRef)
+}
+
+// theoryLineRange is a theory's line range as the notation writes it.
+var theoryLineRange = regexp.MustCompile(`^[Ll]ine\s*(\d{1,9})\s*[~～-]\s*[Ll]ine\s*(\d{1,9})$`)
+
+// theoryLines reads the line range of a theory's opening ("Line n ~ Line
+// m", 1-based); 0, 0 when there is none (the whole article).
+func theoryLines(location string) (from, to int, err error) {
+	location = strings.TrimSpace(location)
+	if location == "" {
+		return 0, 0, nil
+	}
+	m := theoryLineRange.FindStringSubmatch(location)
+	if m == nil {
+		return 0, 0, fmt.Errorf("%w: a theory opens whole or by \"Line n ~ Line m\"", ErrInvalid)
+	}
+	from, _ = strconv.Atoi(m[1])
+	to, _ = strconv.Atoi(m[2])
+	if from < 1 || to < from {
+		return 0, 0, fmt.Errorf("%w: line range %d ~ %d is empty; lines count from 1 and the end is not before the start", ErrInvalid, from, to)
+	}
+	return from, to, nil
 }
 
 func (l *Log) openObject(r packets.Reader, name string) (string, error) {

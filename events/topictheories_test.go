@@ -159,3 +159,36 @@ func TestTheoryWithAnAwkwardTitleIsReferencedByID(t *testing.T) {
 		t.Fatalf("its reference opens to %q %v", out, err)
 	}
 }
+
+// open honours a theory's line range: "Line 2 ~ Line 2" is the article's
+// second line, not the whole article; a range past the end or backwards
+// is an error that says how to write one.
+func TestTheoryOpensByLineRange(t *testing.T) {
+	ctx := context.Background()
+	t0 := day(2026, 6, 3, 20, 0)
+	f := newFixture(t, t0, testConfig())
+	th, err := f.log.CreateTheory("sleep", "sleep is a rhythm\nlight sets the clock\nnaps under 20 minutes help", nil, packets.Scope{Channel: "home", Owner: true}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ location, want, not, err string }{
+		{"", "light sets the clock", "", ""},
+		{"Line 2 ~ Line 2", "light sets the clock", "sleep is a rhythm", ""},
+		{"line 2 ~ line 3", "naps under 20 minutes", "sleep is a rhythm", ""},
+		{"Line 3 ~ Line 9", "Line 3 ~ Line 3 of 3", "light sets", ""},
+		{"Line 4 ~ Line 5", "", "", "the article has 3 lines"},
+		{"Line 3 ~ Line 2", "", "", "is empty"},
+		{"page 2", "", "", `opens whole or by "Line n ~ Line m"`},
+	} {
+		out, err := f.log.Open(ctx, ownerReader("home"), RefTheory+th.ID, tc.location)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: %q %v, want the error %q", tc.location, out, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !strings.Contains(out, tc.want) || tc.not != "" && strings.Contains(out, tc.not) {
+			t.Errorf("%q: %q %v", tc.location, out, err)
+		}
+	}
+}

@@ -20,6 +20,8 @@ const contextGuide = `context_operation works on your workspace. Send one operat
   forget <id>        let an item go now; it can come back later (restore)
   restore <id>       bring an item you let go of back, with its history
   raise <id> [xN]    multiply an item's stability S by N (default 2): it fades slower
+  extra <id> <text>  set the extra_data of a reference-info item (your own note on it;
+                     "extra <id> -" clears it)
   keep %[path] - what it is
                      put a file you read into the workspace as a reference, so it is not
                      forgotten at the next user message (read it again when you need its text)
@@ -33,9 +35,13 @@ type contextOp struct {
 	Op     string  `json:"op"`
 	ID     string  `json:"id,omitempty"` // the item; for keep, the file's %[path]
 	Factor float64 `json:"factor,omitempty"`
-	// Summary is keep's description of the file.
+	// Summary is keep's description of the file, extra's text.
 	Summary string `json:"summary,omitempty"`
 }
+
+// extraLine is "extra <id> <text>": the extra_data of a reference-info
+// item.
+var extraLine = regexp.MustCompile(`(?is)^\s*(?:extra|extra_data)\s+(\S+)\s+(.+?)\s*$`)
 
 // runContextOperation is the context_operation tool: the operations of
 // contextGuide, written plainly or in a sentence the context step turns into
@@ -55,7 +61,7 @@ func (m *Memory) runContextOperation(ctx context.Context, c *packets.ToolCall) (
 		var out struct {
 			Ops []contextOp `json:"ops"`
 		}
-		in := map[string]any{"request": a.Text, "guide": contextGuide, "workspace": m.entries(ViewerOf(c), true), "agent_name": m.agentName()}
+		in := c.Natural.StepInputs(map[string]any{"request": a.Text, "guide": contextGuide, "workspace": m.entries(ViewerOf(c), true), "agent_name": m.agentName()})
 		if err := m.natural.Call(ctx, ScriptContextOperation, c.Caller.Channel, in, &out); err != nil {
 			return "", fmt.Errorf("could not interpret %q (%v); send plain operations, see \"help\"", a.Text, err)
 		}
@@ -87,6 +93,10 @@ func parseOps(text string) ([]contextOp, bool) {
 		}
 		if km := keepLine.FindStringSubmatch(line); km != nil {
 			ops = append(ops, contextOp{Op: "keep", ID: strings.TrimSpace(km[1]), Summary: km[2]})
+			continue
+		}
+		if em := extraLine.FindStringSubmatch(line); em != nil {
+			ops = append(ops, contextOp{Op: "extra", ID: em[1], Summary: em[2]})
 			continue
 		}
 		mm := opLine.FindStringSubmatch(line)
@@ -154,6 +164,8 @@ func (m *Memory) applyOp(op contextOp, v Viewer, origin Origin) (string, error) 
 			f = 2
 		}
 		return fmt.Sprintf("raised the stability of %s ×%g", op.ID, f), m.Strengthen(op.ID, f)
+	case "extra":
+		return m.setExtra(op.ID, op.Summary)
 	}
 	return "", fmt.Errorf("unknown operation %q; see help", op.Op)
 }
@@ -242,4 +254,37 @@ func (m *Memory) keepFile(path, summary string, v Viewer, origin Origin) (string
 		return "", err
 	}
 	return fmt.Sprintf("keeping %%[%s] in the workspace as %s", path, it.ID), nil
+}
+
+// MaxExtraRunes bounds an info item's extra_data.
+const MaxExtraRunes = 2000
+
+// setExtra sets the extra_data of a reference-info item (the seed: empty
+// by default, the AI may write in it to amend the reference info); "-"
+// clears it.
+func (m *Memory) setExtra(id, text string) (string, error) {
+	text = strings.TrimSpace(text)
+	if text == "-" {
+		text = ""
+	}
+	if n := len([]rune(text)); n > MaxExtraRunes {
+		return "", fmt.Errorf("extra_data of %d characters; keep it to %d", n, MaxExtraRunes)
+	}
+	it, err := m.Get(id)
+	if err != nil {
+		return "", err
+	}
+	if it.Kind != KindInfo {
+		return "", fmt.Errorf("%s is a %s, not reference info: only reference info has extra_data", id, it.Kind)
+	}
+	err = m.change(id, func(x *Item) {
+		if x.Info == nil {
+			x.Info = &Info{Source: []string{}, Current: x.Content}
+		}
+		x.Info.ExtraData = text
+	})
+	if text == "" {
+		return "cleared the extra_data of " + id, err
+	}
+	return fmt.Sprintf("set the extra_data of %s: %s", id, text), err
 }

@@ -104,6 +104,14 @@ type Item struct {
 	Created  time.Time `json:"created"`
 	// Left records why and when the item last left the workspace.
 	Left *Departure `json:"left,omitempty"`
+	// A fact that changed keeps its history (Memory.Supersede): the old
+	// item is kept, out of the workspace, as what *was*, with the time it
+	// stopped holding (Until) and the item that holds now
+	// (SupersededBy); the new item names the one it replaced
+	// (Supersedes). Nothing is deleted.
+	Supersedes   string     `json:"supersedes,omitempty"`
+	SupersededBy string     `json:"superseded_by,omitempty"`
+	Until        *time.Time `json:"until,omitempty"`
 }
 
 // Departure records an item leaving the workspace.

@@ -528,3 +528,39 @@ func TestWorkspaceUsageIsOfferedOnlyWithAWorkspace(t *testing.T) {
 		t.Fatalf("another group: %v", got)
 	}
 }
+
+// extra_data of a reference-info item is editable through
+// context_operation ("extra <id> <text>"), shows in the workspace at once,
+// and "-" clears it; a note has none.
+func TestContextOperationEditsExtraData(t *testing.T) {
+	m := open(t, memStore(t), testConfig(), nil)
+	info, err := m.Add(KindInfo, "the api allows 60 requests a minute", Origin{Channel: "home", Kind: "private"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note, _ := m.Add(KindNote, "buy milk", Origin{Channel: "home", Kind: "private"})
+	v := Viewer{Channel: "home", Private: true}
+	section, _ := m.WorkspaceSection(v, 1000)
+	if !strings.Contains(section, `"extra_data":""`) {
+		t.Fatalf("workspace: %s", section)
+	}
+	out, err := call(m, context.Background(), "context_operation", "home", "", `{"text": "extra `+info.ID+` checked on 2026-11-28: still 60"}`)
+	if err != nil || !strings.Contains(out, "set the extra_data of "+info.ID) {
+		t.Fatalf("extra: %q %v", out, err)
+	}
+	if it, _ := m.Get(info.ID); it.Info.ExtraData != "checked on 2026-11-28: still 60" || it.Content != "the api allows 60 requests a minute" {
+		t.Fatalf("item: %+v", it.Info)
+	}
+	if section, _ := m.WorkspaceSection(v, 1000); !strings.Contains(section, `"extra_data":"checked on 2026-11-28: still 60"`) {
+		t.Fatalf("the workspace does not show the new extra_data: %s", section)
+	}
+	if out, _ := call(m, context.Background(), "context_operation", "home", "", `{"text": "extra `+note.ID+` anything"}`); !strings.Contains(out, "not reference info") {
+		t.Errorf("extra on a note: %q", out)
+	}
+	if out, _ := call(m, context.Background(), "context_operation", "home", "", `{"text": "extra `+info.ID+` -"}`); !strings.Contains(out, "cleared") {
+		t.Errorf("clear: %q", out)
+	}
+	if it, _ := m.Get(info.ID); it.Info.ExtraData != "" {
+		t.Errorf("not cleared: %+v", it.Info)
+	}
+}

@@ -170,3 +170,47 @@ func (m *Memory) ReviewFrom(channel string, messageIDs []string, d float64) ([]s
 	}
 	return ids, nil
 }
+
+// Supersede records that item newID now holds what item oldID held: the old
+// item leaves the workspace as what *was*, with now as the time it stopped
+// holding, and each names the other. Nothing is deleted: both stay in the
+// store, in `cyan memory ls --all` and in the export, and History lists the
+// chain.
+func (m *Memory) Supersede(oldID, newID string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old, ok1 := m.items[oldID]
+	cur, ok2 := m.items[newID]
+	if !ok1 || !ok2 || oldID == newID {
+		return fmt.Errorf("%w: %q or %q", ErrNotFound, oldID, newID)
+	}
+	now := m.now()
+	o, c := *old, *cur
+	o.SupersededBy, o.Until, o.InWorkspace, o.Pinned = newID, &now, false, false
+	o.Left = &Departure{Turn: m.itemNow(old), Reason: "superseded by " + newID}
+	c.Supersedes = oldID
+	if err := m.save([]*Item{&o, &c}, nil); err != nil {
+		return err
+	}
+	*old, *cur = o, c
+	return nil
+}
+
+// History is an item and the items it replaced, newest first: the chain
+// of values a changed fact held.
+func (m *Memory) History(id string) ([]ItemView, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	it, ok := m.items[id]
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrNotFound, id)
+	}
+	var out []ItemView
+	seen := map[string]bool{}
+	for ok && !seen[it.ID] {
+		seen[it.ID] = true
+		out = append(out, m.view(it))
+		it, ok = m.items[it.Supersedes]
+	}
+	return out, nil
+}

@@ -7,9 +7,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/internal/scripttest"
+	"github.com/cyan-agent/cyan/store"
 )
 
 // rememberPair is one row of the remember table: an item held, a text
@@ -105,6 +107,44 @@ var rememberPairs = []rememberPair{
 	{"ja password", "パスワードはabcです", "パスワードはabdです", false, false},
 	{"ja has vs has not", "卵アレルギーがある", "卵アレルギーがない", false, false},
 	{"ja weekday", "月曜日に歯医者", "火曜日に歯医者", false, false},
+	// Signs and symbols are part of the fact (every row in both orders).
+	{"sign utc", "my timezone is UTC+8", "my timezone is UTC-8", false, false},
+	{"sign minus degrees", "the freezer is at -18 degrees", "the freezer is at 18 degrees", false, false},
+	{"sign greater less", "alert when the value is > 90", "alert when the value is < 90", false, false},
+	{"sign c++", "bob writes C++", "bob writes C", false, false},
+	{"sign c#", "alice codes in C#", "alice codes in C", false, false},
+	{"sign dollar yen", "the ticket costs $50", "the ticket costs ¥50", false, false},
+	{"sign thumbs", "bob's answer was 👍", "bob's answer was 👎", false, false},
+	{"sign fraction decimal", "add 3/4 cup of flour", "add 3.4 cup of flour", false, false},
+	{"sign zh minus degrees", "冰箱冷冻室是-18度", "冰箱冷冻室是18度", false, false},
+	{"sign percent", "the loan rate is 5%", "the loan rate is 5", false, false},
+	{"sign degrees", "it was 30°C", "it was 30C", false, false},
+	{"sign plus one", "bring a +1", "bring a 1", false, false},
+	{"sign equals", "x = 5", "x 5", false, false},
+	{"sign hash", "the channel is #general", "the channel is general", false, false},
+	{"sign euro pound", "it costs €20", "it costs £20", false, false},
+	{"sign at handle", "her handle is @mira", "her handle is mira", false, false},
+	{"sign ampersand", "tom & jerry", "tom jerry", false, false},
+	{"sign star rating", "the hotel has ★★★★", "the hotel has ★★★", false, false},
+	{"date slash", "the party is on 3/4", "the party is on 3.4", false, false},
+	{"date day month", "born 4 may", "born 4 may 1990", false, false},
+	{"date iso", "due 2026-05-04", "due 2026-05-05", false, false},
+	{"version dots", "cyan needs go 1.26", "cyan needs go 1.2.6", false, false},
+	{"version v", "the api is v2", "the api is v3", false, false},
+	{"negation never", "bob drinks coffee", "bob never drinks coffee", false, false},
+	{"range dash", "the trip takes 3-5 days", "the trip takes 35 days", false, false},
+	{"range en dash", "pages 3–5", "pages 35", false, false},
+	{"range tilde", "3~5 people", "35 people", false, false},
+	{"zh range", "需要3~5天", "需要3-5天", false, false},
+	{"zh yuan sign", "花了¥50", "花了$50", false, false},
+	{"ja wave dash range", "会議は3〜5時", "会議は35時", false, false},
+	{"ja plus", "東京はUTC+9", "東京はUTC-9", false, false},
+	// Signs written the same, punctuation and width aside, are the same.
+	{"sign same utc", "My timezone is UTC+8.", "my timezone is utc+8", true, false},
+	{"sign same full width", "the ticket costs ＄50", "The ticket costs $50!", true, false},
+	{"sign same quotes", "the password is \"hunter2\"", "the password is hunter2", true, false},
+	{"sign same yen width", "花了￥50", "花了¥50。", true, false},
+	{"sign same decimal", "the dose is 2.5 mg", "The dose is 2.5 mg.", true, false},
 }
 
 // candidateID finds the first item id the remember step was shown.
@@ -302,7 +342,10 @@ func FuzzSaysTheSame(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, held, text string) {
 		_ = saysTheSame(held, text)
-		_ = dropped(held, text)
+		_ = keepsTheWords(held, text, knownWords(held))
+		if len(factTokens(text)) > 0 && !keepsTheWords(text, text, nil) {
+			t.Fatalf("%q does not keep its own words", text)
+		}
 		if len(factTokens(text)) > 0 && !saysTheSame(text, text) {
 			t.Fatalf("%q does not say itself", text)
 		}
@@ -312,28 +355,138 @@ func FuzzSaysTheSame(f *testing.F) {
 	})
 }
 
-// The remember step's wording is kept only when it leaves out nothing of
-// the text but pronouns, articles and particles.
+// The remember step's wording is kept only when it says the text's words
+// in order and adds or removes nothing but pronouns, articles and
+// particles, or puts a name the conversation spoke in a pronoun's place:
+// swaps, negations, additions and dropped words keep the user's text.
 func TestRememberKeepsTheWordsTheStepDrops(t *testing.T) {
 	for _, tc := range []struct {
-		text, wording, want string
+		conversation, text, wording, want string
 	}{
-		{"he likes green tea", "bob likes green tea", "bob likes green tea"},
-		{"我喜欢喝茶", "alice喜欢喝茶", "alice喜欢喝茶"},
-		{"私はお茶が好き", "aliceはお茶が好き", "aliceはお茶が好き"},
-		{"go with plan a", "go with the plan", "go with plan a"},
-		{"dentist on friday at 4 pm", "dentist on friday", "dentist on friday at 4 pm"},
-		{"bob's code is 1234", "bob code 1234", "bob's code is 1234"},
-		{"我家有4只猫", "我家有猫", "我家有4只猫"},
+		// Tidied: kept.
+		{"bob: I brewed some green tea", "he likes green tea", "bob likes green tea", "bob likes green tea"},
+		{"alice: 我回来了", "我喜欢喝茶", "alice喜欢喝茶", "alice喜欢喝茶"},
+		{"alice: ただいま", "私はお茶が好き", "aliceはお茶が好き", "aliceはお茶が好き"},
+		{"", "the meeting is in room a.", "meeting is in room a", "meeting is in room a"},
+		{"bob: hi", "my code is 1234", "bob's code is 1234", "bob's code is 1234"},
+		// Changed: the text stays.
+		{"", "he likes green tea", "bob likes green tea", "he likes green tea"},
+		{"", "go with plan a", "go with the plan", "go with plan a"},
+		{"", "dentist on friday at 4 pm", "dentist on friday", "dentist on friday at 4 pm"},
+		{"", "bob's code is 1234", "bob code 1234", "bob's code is 1234"},
+		{"", "我家有4只猫", "我家有猫", "我家有4只猫"},
+		{"", "alice owes bob 5 dollars", "bob owes alice 5 dollars", "alice owes bob 5 dollars"},
+		{"", "grace is allergic to peanuts", "grace is not allergic to peanuts", "grace is allergic to peanuts"},
+		{"", "grace is not allergic to peanuts", "grace is allergic to peanuts", "grace is not allergic to peanuts"},
+		{"", "4 may", "4 may 1990", "4 may"},
+		{"", "the party is on friday", "the big party is on friday", "the party is on friday"},
+		{"bob: it was 5", "he owes 5 dollars", "bob owes 6 dollars", "he owes 5 dollars"},
+		{"nobody: hi", "he likes tea", "nobody likes tea", "he likes tea"},
+		{"", "他对花生过敏", "他对花生不过敏", "他对花生过敏"},
+		{"", "张三欠李四100元", "李四欠张三100元", "张三欠李四100元"},
+		{"", "the ticket costs $50", "the ticket costs ¥50", "the ticket costs $50"},
 	} {
 		nat := &fakeNatural{answers: map[string]string{"remember": fmt.Sprintf(`{"action": "add", "kind": "note", "content": %q}`, tc.wording)}}
-		m := open(t, memStore(t), testConfig(), nat)
+		st := memStore(t)
+		if tc.conversation != "" {
+			who, said, _ := strings.Cut(tc.conversation, ": ")
+			if err := st.Append(time.Now(), &store.Message{Channel: "home", Role: store.RoleUser, User: who, Text: said}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m := open(t, st, testConfig(), nat)
 		out, err := rememberText(m, context.Background(), tc.text)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if v, _ := m.Get("w1"); v.Content != tc.want {
 			t.Errorf("%q worded %q: kept %q, want %q (%s)", tc.text, tc.wording, v.Content, tc.want, out)
+		}
+	}
+}
+
+// A file answer names a path the text gives; the text is its summary. One
+// that names no such path keeps the text as a note.
+func TestRememberFileNamesAPathOfTheText(t *testing.T) {
+	const text = "the report is in /home/me/report.pdf, due friday"
+	for _, tc := range []struct {
+		answer, kind, content, summary string
+	}{
+		{`{"action": "add", "kind": "file", "content": "/home/me/report.pdf"}`, "file", "/home/me/report.pdf", text},
+		{`{"action": "add", "kind": "file", "content": "the report is in /home/me/report.pdf, due friday"}`, "note", text, ""},
+		{`{"action": "add", "kind": "file", "content": "/home/me/other.pdf"}`, "note", text, ""},
+		{`{"action": "add", "kind": "file", "content": "report"}`, "note", text, ""},
+	} {
+		nat := &fakeNatural{answers: map[string]string{"remember": tc.answer}}
+		m := open(t, memStore(t), testConfig(), nat)
+		out, err := rememberText(m, context.Background(), text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _ := m.Get("w1")
+		if string(v.Kind) != tc.kind || v.Content != tc.content || v.Summary != tc.summary {
+			t.Errorf("answer %s: kept %s %q - %q, want %s %q - %q (%s)", tc.answer, v.Kind, v.Content, v.Summary, tc.kind, tc.content, tc.summary, out)
+		}
+	}
+}
+
+// A changed fact keeps its history: "the dentist moved to 4 pm" supersedes
+// "dentist at 3 pm" when the step says so and the words confirm it; the
+// workspace shows the current value with what it was, the old item stays
+// (out of the workspace, with the time it stopped holding), and nothing is
+// deleted. A "supersede" the words do not confirm keeps both as they are.
+func TestRememberSupersedes(t *testing.T) {
+	for _, tc := range []struct {
+		held, text string
+		confirmed  bool
+	}{
+		{"dentist at 3 pm", "the dentist moved to 4 pm", true},
+		{"dentist appointment on friday at 3 pm", "dentist appointment on friday at 4 pm", true},
+		{"会议在周五下午3点", "会议改到周五下午4点", true},
+		{"歯医者は金曜日の15時", "歯医者は金曜日の16時", true},
+		{"bob's number is 555-1234", "carol's number is 555-9999", false},
+		{"bob lives in paris", "bob lives in lyon", false},
+		{"dentist at 3 pm", "the dentist is not at 4 pm", false},
+		{"dentist at 3 pm", "the dentist", false},
+		{"grace is allergic to peanuts", "grace is allergic to 2 peanuts", false},
+	} {
+		nat := &fakeNatural{answers: map[string]string{"remember": `{"action": "supersede", "kind": "note", "content": "", "id": "w1"}`}}
+		m := open(t, memStore(t), testConfig(), nat)
+		if _, err := m.Add(KindNote, tc.held, Origin{Channel: "home", Kind: "private"}); err != nil {
+			t.Fatal(err)
+		}
+		out, err := rememberText(m, context.Background(), tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		old, _ := m.Get("w1")
+		cur, _ := m.Get("w2")
+		if cur.Item == nil || cur.Content != tc.text || !cur.InWorkspace {
+			t.Fatalf("%q → %q: the new fact is not held whole: %+v (%s)", tc.held, tc.text, cur.Item, out)
+		}
+		if len(m.Items(true)) != 2 {
+			t.Fatalf("%q → %q: %d items, want both kept", tc.held, tc.text, len(m.Items(true)))
+		}
+		section, _ := m.WorkspaceSection(Viewer{Channel: "home", Private: true}, 1000)
+		if !tc.confirmed {
+			if old.Until != nil || cur.Supersedes != "" || !old.InWorkspace || strings.Contains(section, "(was") {
+				t.Errorf("%q → %q: superseded without the words' confirmation: %+v (%s)", tc.held, tc.text, old.Item, out)
+			}
+			continue
+		}
+		if old.Until == nil || old.SupersededBy != "w2" || old.InWorkspace || old.Content != tc.held || cur.Supersedes != "w1" {
+			t.Errorf("%q → %q: old %+v, new %+v (%s)", tc.held, tc.text, old.Item, cur.Item, out)
+		}
+		if want := "(was " + tc.held + ", until 2026-11-22 00:00)"; !strings.Contains(section, want) || strings.Contains(section, "[w1]") {
+			t.Errorf("%q → %q: the workspace shows %q, want the current value with %q", tc.held, tc.text, section, want)
+		}
+		if h, err := m.History("w2"); err != nil || len(h) != 2 || h[1].Content != tc.held {
+			t.Errorf("%q → %q: history = %+v, %v", tc.held, tc.text, h, err)
+		}
+		// The old value remembered again is a fact of its own, not the
+		// superseded item brought back.
+		if out, _ := rememberText(m, context.Background(), tc.held); strings.Contains(out, "already remembered as w1") {
+			t.Errorf("%q again: %s", tc.held, out)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cyan-agent/cyan/notation"
 	"github.com/cyan-agent/cyan/packets"
 )
 
@@ -12,8 +13,23 @@ import (
 type lineCache struct {
 	content, summary string
 	compressed       bool
+	was, info        string
 	line             string
 	tokens           int
+}
+
+// was is what an item that replaced another shows of it: " (was …, until
+// …)", the old value and the day it stopped holding. Callers hold m.mu.
+func (m *Memory) was(it *Item) string {
+	old, ok := m.items[it.Supersedes]
+	if it.Supersedes == "" || !ok {
+		return ""
+	}
+	until := ""
+	if old.Until != nil {
+		until = ", until " + old.Until.Format("2006-01-02 15:04")
+	}
+	return " (was " + notation.Escape(oneLine(old.Content)) + until + ")"
 }
 
 // line returns an item's rendered line and its tokens. Callers hold m.mu.
@@ -22,11 +38,15 @@ func (m *Memory) line(it *Item) (string, int) {
 		m.lines = map[string]lineCache{}
 	}
 	c, ok := m.lines[it.ID]
-	if ok && c.content == it.Content && c.summary == it.Summary && c.compressed == (it.Original != "") {
+	was, info := m.was(it), ""
+	if it.Info != nil {
+		info = strings.Join(it.Info.Source, "\x00") + "\x00" + it.Info.ExtraData
+	}
+	if ok && c.content == it.Content && c.summary == it.Summary && c.compressed == (it.Original != "") && c.was == was && c.info == info {
 		return c.line, c.tokens
 	}
-	line := it.render()
-	c = lineCache{content: it.Content, summary: it.Summary, compressed: it.Original != "", line: line, tokens: m.count(line) + 1}
+	line := it.render() + was
+	c = lineCache{content: it.Content, summary: it.Summary, compressed: it.Original != "", was: was, info: info, line: line, tokens: m.count(line) + 1}
 	m.lines[it.ID] = c
 	return c.line, c.tokens
 }

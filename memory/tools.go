@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
@@ -66,7 +67,7 @@ func (m *Memory) Tools() []packets.Tool {
 		{ToolSpec: packets.ToolSpec{Name: "remember", Kind: packets.ToolNatural, Effects: memoryEffects, AimParam: "text", Description: "Remember something for good: a fact, a preference, a promise, a file worth keeping. Say it in natural language; the tool decides how to keep it (a new workspace item, or strengthening one you already hold).",
 			Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"what to remember, in a sentence"}},"required":["text"]}`)},
 			Run: textTool(m.runRemember)},
-		{ToolSpec: packets.ToolSpec{Name: "context_operation", Kind: packets.ToolNatural, Effects: memoryEffects, AimParam: "text", Description: "Operate on your own workspace in natural language: list items, pin or unpin an item, forget (let go of) an item, bring one back, raise its stability. Send \"help\" for the guide.",
+		{ToolSpec: packets.ToolSpec{Name: "context_operation", Kind: packets.ToolNatural, Effects: memoryEffects, AimParam: "text", Description: "Operate on your own workspace in natural language: list items, pin or unpin an item, forget (let go of) an item, bring one back, raise its stability, set a reference info's extra_data. Send \"help\" for the guide.",
 			Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"the operation, e.g. \"pin w3\", \"forget w5\", \"raise w2 x3\", \"list\" or \"help\""}},"required":["text"]}`)},
 			Run: textTool(m.runContextOperation)},
 		{ToolSpec: packets.ToolSpec{Name: "plan", Kind: packets.ToolProcess, Effects: memoryEffects, Description: "Manage your plan steps: create a plan, add detail to it, mark it complete, or forget it. Plans show in the plan-steps section until they end. A plan with a time (at, or a cron schedule) waits: when it is due you are woken in this conversation and may speak first — use it for promises such as \"remind me on Friday\".",
@@ -170,8 +171,10 @@ func (m *Memory) runPlan(_ context.Context, c *packets.ToolCall) (string, error)
 //     and wording. A new item is always added, whatever the step says: its
 //     "strengthen" only names the item the result shows beside the new
 //     one ("kept apart from …"), and its wording is kept only when it
-//     leaves out no word of the text but pronouns and articles (else the
-//     text itself is kept);
+//     only tidies the text (keepsTheWords: no word swapped, added or
+//     left out but pronouns, articles and particles, and a name the
+//     conversation spoke in a pronoun's place), else the text itself is
+//     kept; a file answer must name a path the text gives (pathIn);
 //   - without a model, a note is added.
 //
 // When it strengthens instead of adding, the result quotes the item it
@@ -199,9 +202,12 @@ func (m *Memory) runRemember(ctx context.Context, c *packets.ToolCall) (string, 
 	}
 	kind, content := KindNote, text
 	var source []string
-	var apart *Item // an item the step took for the same, which is not
-	var kept []string
+	var apart *Item    // an item the step took for the same, which is not
+	var replaces *Item // an item whose value the text changes
+	var kept, summary string
 	if m.natural != nil {
+		conv := m.conversation(c.Caller.Channel)
+		agent, _ := m.agentName().(string)
 		var d struct {
 			Action  string   `json:"action"`
 			Kind    string   `json:"kind"`
@@ -209,12 +215,20 @@ func (m *Memory) runRemember(ctx context.Context, c *packets.ToolCall) (string, 
 			Source  []string `json:"source"`
 			ID      string   `json:"id"`
 		}
-		in := map[string]any{"text": text, "workspace": m.candidates(text, v, maxCandidates),
-			"conversation": m.conversation(c.Caller.Channel), "agent_name": m.agentName()}
+		in := c.Natural.StepInputs(map[string]any{"text": text, "workspace": m.candidates(text, v, maxCandidates),
+			"conversation": conv, "agent_name": m.agentName()})
 		err := m.natural.Call(ctx, ScriptRemember, c.Caller.Channel, in, &d)
 		switch {
 		case err != nil:
 			m.log.Warn("remember step failed; keeping a note", "err", err)
+		case d.Action == "supersede":
+			// A changed fact: confirmed by the words, the old item is
+			// kept as what was; otherwise both are kept as they are.
+			if it, ok := m.visibleCopy(d.ID, v); ok && it.Until == nil && changesTheValue(it.Content, text) {
+				replaces = it
+			} else if ok {
+				apart = it
+			}
 		case d.Action == "strengthen":
 			// The step's "same" is never taken on trust: the item was not
 			// found saying the text above, so both are kept.
@@ -224,15 +238,32 @@ func (m *Memory) runRemember(ctx context.Context, c *packets.ToolCall) (string, 
 				m.log.Info("remember step named an item the conversation cannot see; adding a note", "id", d.ID)
 			}
 		default:
-			if k := Kind(d.Kind); k == KindFile || k == KindInfo {
-				kind = k
-			}
-			if w := strings.TrimSpace(d.Content); w != "" {
-				if kept = dropped(w, text); len(kept) == 0 {
-					content = w
+			w := strings.TrimSpace(d.Content)
+			switch k := Kind(d.Kind); {
+			case k == KindFile && pathIn(w, text):
+				// A file reference names a path the text gives; the
+				// text is its summary, so nothing said is lost.
+				kind, content = KindFile, w
+				if w != text {
+					summary = text
 				}
+			case k == KindFile:
+				if w != "" {
+					kept = "the step's file reference is not a path the text gives"
+				}
+			default:
+				if k == KindInfo {
+					kind = k
+				}
+				if w != "" && w != text {
+					if keepsTheWords(text, w, knownWords(conv, agent, c.Caller.Speaker)) {
+						content = w
+					} else {
+						kept = "the step's rewording changed them"
+					}
+				}
+				source = d.Source
 			}
-			source = d.Source
 		}
 	}
 	it, err := m.Add(kind, content, originOf(c))
@@ -242,12 +273,24 @@ func (m *Memory) runRemember(ctx context.Context, c *packets.ToolCall) (string, 
 	if kind == KindInfo && len(source) > 0 {
 		_ = m.change(it.ID, func(x *Item) { x.Info.Source = source })
 	}
-	out := fmt.Sprintf("remembered as %s (%s): %s", it.ID, kind, content)
-	if len(kept) > 0 {
-		if len(kept) > 5 {
-			kept = append(kept[:5], "…")
+	if summary != "" {
+		_ = m.change(it.ID, func(x *Item) { x.Summary = summary })
+	}
+	if replaces != nil {
+		if err := m.Supersede(replaces.ID, it.ID); err != nil {
+			m.log.Warn("remember: keep the changed fact's history", "old", replaces.ID, "new", it.ID, "err", err)
+			replaces = nil
 		}
-		out += fmt.Sprintf(" (kept in your words: the step's rewording left out %s)", strings.Join(kept, ", "))
+	}
+	out := fmt.Sprintf("remembered as %s (%s): %s", it.ID, kind, content)
+	if replaces != nil {
+		out += fmt.Sprintf("; it replaces %s (%q), kept as what was until now", replaces.ID, replaces.Content)
+	}
+	if summary != "" {
+		out += " - " + summary
+	}
+	if kept != "" {
+		out += fmt.Sprintf(" (kept in your words: %s)", kept)
 	}
 	if apart != nil {
 		out += fmt.Sprintf("; kept apart from %s (%q), which does not say the same words", apart.ID, apart.Content)
@@ -264,7 +307,7 @@ func (m *Memory) sayingItem(text string, v Viewer) (*Item, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, it := range m.order {
-		if v.sees(it.Origin) && itemSays(it, text) {
+		if v.sees(it.Origin) && it.Until == nil && itemSays(it, text) {
 			cp := *it
 			return &cp, true
 		}
@@ -343,4 +386,14 @@ func (m *Memory) visibleCopy(id string, v Viewer) (*Item, bool) {
 	}
 	cp := *it
 	return &cp, true
+}
+
+// pathIn reports whether path is a file path that text gives word for
+// word: one word (no spaces) with a separator or a home prefix. A sentence
+// that holds a path is not a path.
+func pathIn(path, text string) bool {
+	if path == "" || strings.IndexFunc(path, unicode.IsSpace) >= 0 || !strings.Contains(text, path) {
+		return false
+	}
+	return strings.ContainsAny(path, "/\\") || strings.HasPrefix(path, "~")
 }

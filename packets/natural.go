@@ -34,6 +34,17 @@ type Natural struct {
 	// OutputFileLimit names the files the caller wants back, in order; an
 	// empty list means no limit (MaxFiles still applies).
 	OutputFileLimit []string `json:"output_file_limit"`
+	// Opened is the appendix as the registry opened it under the caller's
+	// permission, one entry per reference, before the tool runs: a
+	// reference the caller may not read refuses the whole call, so a step
+	// never sees what its caller could not.
+	Opened []Opened `json:"-"`
+}
+
+// Opened is one appendix reference and the text it opened to.
+type Opened struct {
+	Ref  string `json:"ref"`
+	Text string `json:"text"`
 }
 
 // Result is what a tool returns: text (always) and files (optional). A file
@@ -42,6 +53,11 @@ type Natural struct {
 type Result struct {
 	OutputText string   `json:"output_text"`
 	OutputFile []string `json:"output_file"`
+	// Structured marks an OutputText that is a structured value (speak's
+	// {"speech": […]}): the tool was told the text limit and kept to it
+	// itself, in its own terms, so Clip never cuts it (a cut would break
+	// the value and lose all of it).
+	Structured bool `json:"-"`
 }
 
 // Action is the action ("具体动作") packet: a plain object of the
@@ -130,11 +146,13 @@ func (n Natural) TextLimit() int {
 }
 
 // Clip applies the request's limits to a result: the text is cut to the
-// limit (with "…" when cut, within the limit); with named output files, the
+// limit (with "…" when cut, within the limit) unless it is Structured; with named output files, the
 // result has exactly one entry per name ("" where the tool gave none);
 // without, at most MaxFiles. The order of files is kept.
 func (n Natural) Clip(r Result) Result {
-	r.OutputText = CutText(r.OutputText, n.TextLimit())
+	if !r.Structured {
+		r.OutputText = CutText(r.OutputText, n.TextLimit())
+	}
 	files := append([]string(nil), r.OutputFile...)
 	if want := len(n.OutputFileLimit); want > 0 {
 		for len(files) < want {
@@ -210,4 +228,32 @@ func stringList(v json.RawMessage) ([]string, error) {
 		out = []string{}
 	}
 	return out, nil
+}
+
+// StepInputs adds the packet's scene, appendix (opened, as [{ref, text}],
+// when the registry opened it) and text limit to a step script's inputs,
+// where in does not set them already; a script that does not declare them
+// never sees them (script.Library.Call). A nil packet adds nothing.
+func (n *Natural) StepInputs(in map[string]any) map[string]any {
+	if n == nil {
+		return in
+	}
+	add := func(k string, v any) {
+		if _, ok := in[k]; !ok {
+			in[k] = v
+		}
+	}
+	if n.Scene != "" {
+		add("scene", n.Scene)
+	}
+	switch {
+	case len(n.Opened) > 0:
+		add("appendix", n.Opened)
+	case len(n.Appendix) > 0:
+		add("appendix", n.Appendix)
+	}
+	if n.OutputTextLimit >= 0 {
+		add("output_text_limit", n.OutputTextLimit)
+	}
+	return in
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"github.com/cyan-agent/cyan/journal"
 	"math"
 	"slices"
 	"strings"
@@ -96,6 +97,26 @@ type recordState struct {
 	mu    sync.Mutex // one rebuild at a time
 	cache map[[32]byte][]float32
 	count atomic.Int64 // records in the current index
+	// synced is the journal's last event when the current index read the
+	// records: a RecordsChanged after it means the index is behind.
+	synced atomic.Uint64
+}
+
+// syncIfBehind rebuilds the records' side now when the records changed
+// since it was built (a theory written a moment ago), so a topic matches
+// it at once instead of after Run's next rebuild.
+func (x *Index) syncIfBehind(ctx context.Context) {
+	if x.o.Records == nil || x.st == nil {
+		return
+	}
+	j := x.st.Journal()
+	evs, err := j.Since(x.rs.synced.Load(), journal.Filter{Kinds: []journal.Kind{journal.RecordsChanged}}, 1)
+	if err != nil || len(evs) == 0 {
+		return
+	}
+	if err := x.SyncRecords(ctx); err != nil && ctx.Err() == nil {
+		x.log.Warn("indexing event and theory texts for a topic failed; it is matched against the last index", "err", err)
+	}
 }
 
 // SyncRecords rebuilds the records' side from Options.Records now (Run does
@@ -108,6 +129,10 @@ func (x *Index) SyncRecords(ctx context.Context) error {
 	}
 	x.rs.mu.Lock()
 	defer x.rs.mu.Unlock()
+	var seq uint64
+	if x.st != nil {
+		seq = x.st.Journal().Last()
+	}
 	recs, err := x.o.Records.Records(ctx)
 	if err != nil {
 		return fmt.Errorf("recall: read records: %w", err)
@@ -157,6 +182,7 @@ func (x *Index) SyncRecords(ctx context.Context) error {
 	x.rs.cache = cache
 	x.rs.count.Store(int64(len(recs)))
 	x.recs.Store(ri)
+	x.rs.synced.Store(seq)
 	return nil
 }
 

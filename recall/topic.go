@@ -53,13 +53,18 @@ const (
 const matchEmbedTimeout = 2 * time.Second
 
 // MatchRecords finds the records of q.Kind that q.Text touches, best
-// first, each once (by its best part).
+// first, each once (by its best part). Records changed since the last
+// rebuild are indexed first, so a theory matches as soon as it is written.
 func (x *Index) MatchRecords(ctx context.Context, q MatchQuery) ([]Match, error) {
 	text := strings.TrimSpace(q.Text)
 	if len(text) > MaxPromptBytes {
 		text = strings.ToValidUTF8(text[len(text)-MaxPromptBytes:], "")
 	}
-	if text == "" || x.recordCount() == 0 {
+	if text == "" {
+		return nil, ctx.Err()
+	}
+	x.syncIfBehind(ctx)
+	if x.recordCount() == 0 {
 		return nil, ctx.Err()
 	}
 	if q.MinScore <= 0 {

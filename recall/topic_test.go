@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
 )
@@ -234,5 +235,34 @@ func TestWithdrawnMessageKeepsItsNumberUntilRestart(t *testing.T) {
 	syncIndex(t, y)
 	if got, _ := y.HistoryRanges(ctx, "home", []Run{{First: ids[3], Last: ids[5]}}); got[0][0].Location != "message 3 ~ message 5" {
 		t.Fatalf("after a restart: %v", got)
+	}
+}
+
+// A theory written a moment before a turn matches that turn's topic: the
+// records changed since the index read them (journal.RecordsChanged), so
+// MatchRecords indexes them first, without waiting for Run's rebuild.
+func TestMatchRecordsSeesATheoryWrittenJustNow(t *testing.T) {
+	recs := &fakeRecords{}
+	recs.set(packets.Record{Kind: packets.RecordTheory, ID: "th-tea", Source: "theory brewing tea", Text: "green tea is best brewed at 80 degrees, never boiling", Time: t0})
+	x, st := newTestIndex(t, Options{Records: recs, RecordsDelay: -1, VectorWeight: hybridOff})
+	syncIndex(t, x)
+	q := MatchQuery{Text: "the zebras walk north again when the rain starts", Kind: packets.RecordTheory, Channel: "home", Owner: true}
+	if ms, err := x.MatchRecords(context.Background(), q); err != nil || len(ms) != 0 {
+		t.Fatalf("before: %+v %v", ms, err)
+	}
+	reads := recs.reads
+	// Nothing changed: no rebuild at match time.
+	x.MatchRecords(context.Background(), q)
+	if recs.reads != reads {
+		t.Fatalf("the records were read again with nothing changed")
+	}
+	recs.set(
+		packets.Record{Kind: packets.RecordTheory, ID: "th-tea", Source: "theory brewing tea", Text: "green tea is best brewed at 80 degrees, never boiling", Time: t0},
+		packets.Record{Kind: packets.RecordTheory, ID: "th-zebra", Channel: "home", OwnerOnly: true, Source: "theory zebra migration", Text: "zebras walk north in june, following the rain", Time: t0},
+	)
+	st.Journal().Post(journal.New(journal.RecordsChanged, "", nil))
+	ms, err := x.MatchRecords(context.Background(), q)
+	if err != nil || len(ms) != 1 || ms[0].ID != "th-zebra" {
+		t.Fatalf("a theory written just now is not matched: %+v %v", ms, err)
 	}
 }

@@ -189,10 +189,15 @@ func build(d *decl, files []string) (*Script, error) {
 			return nil, m.site.at.errorf("the site [[%s]] must follow a user message: that message is the instruction it answers", m.site.name)
 		}
 	}
-	if len(seen) == 0 {
-		last := s.messages[len(s.messages)-1]
-		if last.role != "user" {
-			return nil, last.at.errorf("nothing to generate: end the script with a user message, or put [[NAME]] in an assistant message")
+	last := s.messages[len(s.messages)-1]
+	switch {
+	case len(seen) == 0 && last.role != "user":
+		return nil, last.at.errorf("nothing to generate: end the script with a user message, or put [[NAME]] in an assistant message")
+	case last.role == "user":
+		// A user message after the last site is run, as ISDK runs $AI at
+		// a script's end: its answer is the script's value.
+		if prev, dup := seen[ImpliedSite]; dup {
+			return nil, last.at.errorf("this user message after the last site would be answered as [[%s]], which %s:%d already defines; end the script with an assistant message \"[[NAME]]\"", ImpliedSite, prev.file, prev.line)
 		}
 		s.messages = append(s.messages, message{at: last.at, role: "assistant", site: &site{at: last.at, name: ImpliedSite, implied: true}})
 	}

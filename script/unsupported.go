@@ -77,15 +77,28 @@ func (d *decl) lostAfterBlock(n *yaml.Node, body string, line0 int) error {
 var (
 	// scriptCall is ISDK's [[@script(…)]] and [[$directive]] inside a text.
 	scriptCall = regexp.MustCompile(`\[\[\s*[@$][^\]]*\]\]`)
-	// biasSyntax is ISDK's ((text:bias)) generation probability.
-	biasSyntax = regexp.MustCompile(`\(\([^()]*:\s*[-+]?[0-9.]+\s*\)\)`)
+	// biasSyntax is ISDK's ((text:bias)) and ((!text:bias)) generation
+	// probability: a number, a percentage (the seed's own ((happy:20%))),
+	// false or never.
+	biasSyntax = regexp.MustCompile(`\(\(!?[^()]*:\s*([-+]?[0-9.]+\s*%?|false|never)\s*\)\)`)
+	// regexReplace is ISDK's [[/RegExp/opts:VAR]] replacement.
+	regexReplace = regexp.MustCompile(`\[\[\s*/.*?/[a-z]*\s*:\s*[A-Za-z_]\w*(\s*:[^\]]*)?\]\]`)
+	// midChain is a chain inside a text: "… -> translator(…)", "… ->
+	// $print", "[[AI]] -> next" (an arrow between two words of prose is
+	// not one).
+	midChain = regexp.MustCompile(`(\]\]\s*->\s*\S|->\s*\$[A-Za-z_]|->\s*@?[A-Za-z_][\w.-]*\()`)
+	// addressing is ISDK's group-chat addressing at a message's start:
+	// "@dobby, …", "@dobby(PM), @other, …".
+	addressing = regexp.MustCompile(`^@[\p{L}\w-]+(\((PM|DM|私)\))?\s*(,|，)`)
 )
 
 // unsupportedText reports ISDK syntax inside a message's text that this
 // layer would otherwise send to the model as it is: the string prefixes
 // ?= (an expression), #: and #+ (message edits), ~ and ! before a template
-// (formatting control), a chain "-> …", script and directive calls
-// [[@…]] [[$…]], and ((text:bias)). It returns "" when there is none.
+// (formatting control), a chain "-> …" (at a line's start or inside the
+// text), group-chat addressing "@dobby(PM), …", script and directive calls
+// [[@…]] [[$…]], regular-expression replacement [[/re/:VAR]], and
+// ((text:bias)) in every form. It returns "" when there is none.
 func unsupportedText(text string) string {
 	t := strings.TrimSpace(text)
 	switch {
@@ -102,6 +115,15 @@ func unsupportedText(text string) string {
 		if strings.HasPrefix(strings.TrimSpace(line), "-> ") || strings.HasPrefix(strings.TrimSpace(line), "->$") {
 			return "ISDK chains (-> script -> $directive) are not supported: a script is role messages only"
 		}
+	}
+	if m := addressing.FindString(t); m != "" {
+		return "ISDK group-chat addressing (" + strings.TrimRight(m, ",，") + ", …) is not supported: a script's messages go to the one model"
+	}
+	if m := midChain.FindString(t); m != "" {
+		return "ISDK chains (" + m + "…) are not supported: a script is role messages only"
+	}
+	if m := regexReplace.FindString(t); m != "" {
+		return "ISDK regular-expression replacement " + m + " is not supported: use the site's value in a template ({{ NAME }}) instead"
 	}
 	if m := scriptCall.FindString(t); m != "" {
 		return "ISDK script and directive calls such as " + m + " are not supported: a script cannot call another or run directives"

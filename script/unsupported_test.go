@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -48,6 +49,18 @@ func TestISDKConstructsAreErrors(t *testing.T) {
 		{"type", "---\ntype: char\n---\nuser: hi\n", "f.ai.yaml:2:1: type is ISDK's"},
 		{"auto run", "---\nautoRunLLMIfPromptAvailable: false\n---\nuser: hi\n", "f.ai.yaml:2:1: autoRunLLMIfPromptAvailable is ISDK's"},
 		{"group chat", "user[@dobby]: hi\n", "f.ai.yaml:1:1: group-chat roles"},
+		{"bias percent (the seed's example)", "user: hi\nassistant: \"((happy:20%)) Let's imagine a sunny day\"\n", "f.ai.yaml:2:12: ISDK generation bias ((happy:20%))"},
+		{"bias forbid", "user: \"tell a story ((!x:false))\"\n", "f.ai.yaml:1:7: ISDK generation bias ((!x:false))"},
+		{"bias never", "user: \"tell a story ((gore:never))\"\n", "f.ai.yaml:1:7: ISDK generation bias ((gore:never))"},
+		{"bias negative number", "system: \"((sorry:-5)) be direct\"\nuser: hi\n", "f.ai.yaml:1:9: ISDK generation bias ((sorry:-5))"},
+		{"regexp replacement", "user: hi\nassistant: \"[[Answer]]\"\nuser: \"Based on: [[/<RESULT>(.+)</RESULT>/:Answer]]\"\n", "f.ai.yaml:3:7: ISDK regular-expression replacement [[/<RESULT>(.+)</RESULT>/:Answer]]"},
+		{"regexp replacement with a group", "user: \"x [[/a(b)/i:VAR:1]]\"\n", "f.ai.yaml:1:7: ISDK regular-expression replacement"},
+		{"addressing", "user: \"@dobby(PM), tell me a secret\"\n", "f.ai.yaml:1:7: ISDK group-chat addressing (@dobby(PM), …)"},
+		{"addressing two", "user: \"@dobby, @other, hello\"\n", "f.ai.yaml:1:7: ISDK group-chat addressing (@dobby, …)"},
+		{"addressing private in chinese", "user: \"@dobby(私)，你好\"\n", "f.ai.yaml:1:7: ISDK group-chat addressing"},
+		{"chain mid-text to a script", "user: \"list the steps -> translator(target_lang='pt')\"\n", "f.ai.yaml:1:7: ISDK chains (-> translator("},
+		{"chain mid-text to a directive", "user: \"tell a joke -> $print\"\n", "f.ai.yaml:1:7: ISDK chains (-> $p"},
+		{"chain after a site", "user: hi\nassistant: \"[[AI]] -> translator\"\n", "f.ai.yaml:2:12: ISDK chains"},
 		{"random choice", "user: hi\nassistant: \"[[A:|x|y:random]]\"\n", "local random choice is not supported"},
 	}
 	for _, tt := range tests {
@@ -99,5 +112,38 @@ func TestLoadRefusesUnsupported(t *testing.T) {
 	}
 	if n := len(r.chats()); n != 0 {
 		t.Fatalf("%d requests reached the model", n)
+	}
+}
+
+// Prose that only looks like ISDK is text: an arrow between words, an
+// @mention inside a sentence, a bracketed number, a mail address.
+func TestISDKLookalikesAreText(t *testing.T) {
+	for _, text := range []string{
+		"map A -> B, then B -> C",
+		"ask @dobby about it, later",
+		"mail me at a@b.c, thanks",
+		"2 -> 3 steps",
+	} {
+		src := "user: " + strconv.Quote(text) + "\n"
+		if _, err := Parse("f.ai.yaml", []byte(src)); err != nil {
+			t.Errorf("%q: %v", text, err)
+		}
+	}
+}
+
+// A user message after the last site is never dropped: it runs, as ISDK
+// runs $AI at a script's end, and its answer is the script's value; a
+// script that already names a site RESPONSE gets an error there instead.
+func TestTrailingUserLineRuns(t *testing.T) {
+	s, err := Parse("f.ai.yaml", []byte("user: give a word\nassistant: \"[[WORD]]\"\nuser: now use it in a sentence\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Sites(); len(got) != 2 || got[0] != "WORD" || got[1] != ImpliedSite {
+		t.Fatalf("sites %v, want [WORD %s]", got, ImpliedSite)
+	}
+	_, err = Parse("f.ai.yaml", []byte("user: a\nassistant: \"[[RESPONSE]]\"\nuser: b\n"))
+	if err == nil || !strings.Contains(err.Error(), "f.ai.yaml:3:1: this user message after the last site would be answered as [[RESPONSE]]") {
+		t.Fatalf("err = %v", err)
 	}
 }

@@ -40,7 +40,7 @@ func speak(g Scripts) packets.Tool {
 		Name:  "speak",
 		Title: "say something aloud",
 		Description: `Turn a short text into speech for the voice: returns {"speech": [{"emotion", "language", "text"}]}. ` +
-			`Keep the text short (a line or two).`,
+			`Keep the text short (a line or two). An output_text_limit counts the segments' words, and the result is always whole JSON.`,
 		Parameters: Schema("text", "string", "what to say, short"),
 		Kind:       packets.ToolNatural, AI: true, AimParam: "text", Effects: []string{}, // none: it only makes speech of text
 	}, Run: func(ctx context.Context, c *packets.ToolCall) (packets.Result, error) {
@@ -64,9 +64,34 @@ func speak(g Scripts) packets.Tool {
 			// The voice must still speak: one plain segment.
 			segs = []packets.Segment{{Emotion: tts.DefaultEmotion, Language: tts.LanguageOf(text), Text: text}}
 		}
+		if c.Natural != nil && c.Natural.OutputTextLimit >= 0 {
+			segs = fitSpeech(segs, c.Natural.TextLimit())
+		}
 		b, _ := json.Marshal(map[string]any{"speech": segs})
-		return packets.Result{OutputText: string(b)}, nil
+		return packets.Result{OutputText: string(b), Structured: true}, nil
 	}}
+}
+
+// fitSpeech keeps speech within an output_text_limit of limit characters,
+// counted over the segments' texts (the words the voice says, not the JSON
+// around them): whole segments while they fit, the first cut to the limit
+// when even it does not. The result stays a whole {"speech": […]}.
+func fitSpeech(segs []packets.Segment, limit int) []packets.Segment {
+	out := []packets.Segment{}
+	used := 0
+	for _, s := range segs {
+		n := len([]rune(s.Text))
+		if used+n > limit {
+			if len(out) == 0 && limit > 0 {
+				s.Text = packets.CutText(s.Text, limit)
+				out = append(out, s)
+			}
+			break
+		}
+		out = append(out, s)
+		used += n
+	}
+	return out
 }
 
 func parseSpeech(raw json.RawMessage) ([]packets.Segment, error) {
@@ -82,13 +107,7 @@ func parseSpeech(raw json.RawMessage) ([]packets.Segment, error) {
 		if s.Text == "" {
 			continue
 		}
-		if s.Emotion == "" {
-			s.Emotion = tts.DefaultEmotion
-		}
-		if s.Language == "" {
-			s.Language = tts.LanguageOf(s.Text)
-		}
-		segs = append(segs, s)
+		segs = append(segs, tts.NormalizeSegment(s))
 	}
 	if len(segs) == 0 {
 		return nil, errors.New("no speech segments")

@@ -165,3 +165,59 @@ func TestApprovalsExpireAndSurvive(t *testing.T) {
 		t.Fatalf("expiry message: %+v", ms)
 	}
 }
+
+// speak keeps the seed's contract: the seed's codes cn and jp become BCP 47
+// tags, emotions in any case, synonyms or emoji become the documented set,
+// and an output_text_limit is told to the step and counted over the
+// segments' words, so the result is whole JSON with its segments intact.
+func TestSpeakContract(t *testing.T) {
+	fake, rig := fakeScripts(t)
+	r := New(Options{})
+	for _, tl := range (Builtins{Scripts: rig.Lib, Paths: &Paths{}, Sandbox: &Sandbox{}}).Tools() {
+		must(t, r.Register(tl))
+	}
+	owner := packets.Caller{Owner: true}
+	fake.Enqueue(llmtest.Reply{Text: `{"speech":[` +
+		`{"emotion":"SAD","language":"cn","text":"我好难过。"},` +
+		`{"emotion":"whisper","language":"jp","text":"大丈夫だよ。"},` +
+		`{"emotion":"😭","language":"EN_us","text":"It hurts."},` +
+		`{"emotion":"Joyful","language":"Chinese","text":"但是没关系！"}]}`})
+	o := r.Call(context.Background(), owner, "speak", json.RawMessage(`{"aim": "我好难过。大丈夫だよ。It hurts. 但是没关系！", "output_text_limit": 40}`))
+	if o.Error != "" {
+		t.Fatalf("%+v", o)
+	}
+	segs, ok := packets.ParseSpeech(o.Text())
+	if !ok {
+		t.Fatalf("the result is not whole speech JSON: %q", o.Text())
+	}
+	want := []packets.Segment{
+		{Emotion: "sad", Language: "zh", Text: "我好难过。"},
+		{Emotion: "gentle", Language: "ja", Text: "大丈夫だよ。"},
+		{Emotion: "sad", Language: "en-US", Text: "It hurts."},
+		{Emotion: "happy", Language: "zh", Text: "但是没关系！"},
+	}
+	if len(segs) != len(want) {
+		t.Fatalf("segments %+v, want %+v", segs, want)
+	}
+	for i := range want {
+		if segs[i] != want[i] {
+			t.Errorf("segment %d = %+v, want %+v", i, segs[i], want[i])
+		}
+	}
+	req := rig.Chats()[len(rig.Chats())-1]
+	if !strings.Contains(scripttest.Render(req), "at most 40 characters") {
+		t.Errorf("the step was not told the limit:\n%s", scripttest.Render(req))
+	}
+	// A limit the segments do not fit keeps whole segments, never half a
+	// JSON value.
+	fake.Enqueue(llmtest.Reply{Text: `{"speech":[{"emotion":"happy","language":"en","text":"Hello there, my friend."},{"emotion":"ask","language":"en","text":"How are you today?"}]}`})
+	o = r.Call(context.Background(), owner, "speak", json.RawMessage(`{"aim": "Hello there, my friend. How are you today?", "output_text_limit": 30}`))
+	if segs, ok := packets.ParseSpeech(o.Text()); !ok || len(segs) != 1 || segs[0].Text != "Hello there, my friend." {
+		t.Errorf("limit 30: %q", o.Text())
+	}
+	fake.Enqueue(llmtest.Reply{Text: `{"speech":[{"emotion":"happy","language":"en","text":"Hello there, my friend."}]}`})
+	o = r.Call(context.Background(), owner, "speak", json.RawMessage(`{"aim": "Hello there, my friend.", "output_text_limit": 10}`))
+	if segs, ok := packets.ParseSpeech(o.Text()); !ok || len(segs) != 1 || segs[0].Text != "Hello the…" {
+		t.Errorf("limit 10: %q", o.Text())
+	}
+}

@@ -124,25 +124,5 @@ func naturalOf(t entry, args json.RawMessage) (packets.Natural, json.RawMessage,
 }
 
 // packetInputs adds the packet's scene, appendix and text limit to a
-// script's inputs, where in does not set them already; a script that does
-// not declare them never sees them (script.Library.Call).
-func packetInputs(n *packets.Natural, in map[string]any) map[string]any {
-	if n == nil {
-		return in
-	}
-	add := func(k string, v any) {
-		if _, ok := in[k]; !ok {
-			in[k] = v
-		}
-	}
-	if n.Scene != "" {
-		add("scene", n.Scene)
-	}
-	if len(n.Appendix) > 0 {
-		add("appendix", n.Appendix)
-	}
-	if n.OutputTextLimit >= 0 {
-		add("output_text_limit", n.OutputTextLimit)
-	}
-	return in
-}
+// script's inputs (packets.Natural.StepInputs).
+func packetInputs(n *packets.Natural, in map[string]any) map[string]any { return n.StepInputs(in) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,7 +23,8 @@ import (
 func TestNaturalToolsTakeThePacket(t *testing.T) {
 	rig := scripttest.New(t, scripttest.Options{})
 	r := New(Options{})
-	for _, tl := range (Builtins{Scripts: rig.Lib}).Tools() {
+	f := newFixture(t)
+	for _, tl := range (Builtins{Scripts: rig.Lib, Paths: f.paths, Sandbox: &Sandbox{}}).Tools() {
 		if err := r.Register(tl); err != nil {
 			t.Fatal(err)
 		}
@@ -78,12 +80,16 @@ func TestNaturalToolsTakeThePacket(t *testing.T) {
 	owner := packets.Caller{Owner: true, Channel: "home"}
 	// The packet reaches the tool; its own arguments stay its own; the
 	// result is clipped.
-	o := r.Call(context.Background(), owner, "strict", json.RawMessage(`{"prompt": "find the file", "scene": 3, "appendix": ["%[notes/a.md]"], "output_text_limit": 10, "output_file_limit": ["first"]}`))
+	appendix := "%[" + f.root + "/a.txt]"
+	o := r.Call(context.Background(), owner, "strict", json.RawMessage(`{"prompt": "find the file", "scene": 3, "appendix": ["`+appendix+`"], "output_text_limit": 10, "output_file_limit": ["first"]}`))
 	if o.Failed() {
 		t.Fatalf("strict: %s", o.Text())
 	}
-	if got == nil || got.Aim != "find the file" || got.Scene != "" || fmt.Sprint(got.Appendix) != "[%[notes/a.md]]" || got.OutputTextLimit != 10 || fmt.Sprint(got.OutputFileLimit) != "[first]" {
+	if got == nil || got.Aim != "find the file" || got.Scene != "" || fmt.Sprint(got.Appendix) != "["+appendix+"]" || got.OutputTextLimit != 10 || fmt.Sprint(got.OutputFileLimit) != "[first]" {
 		t.Fatalf("packet = %+v", got)
+	}
+	if len(got.Opened) != 1 || got.Opened[0].Ref != appendix || got.Opened[0].Text != "hello\nworld\nthird\n" {
+		t.Fatalf("the appendix was not opened for the tool: %+v", got.Opened)
 	}
 	if n := len([]rune(o.Result.OutputText)); n != 10 || fmt.Sprint(o.Result.OutputFile) != "[/tmp/a]" {
 		t.Fatalf("not clipped: %d runes, files %v", n, o.Result.OutputFile)
@@ -107,6 +113,36 @@ func TestNaturalToolsTakeThePacket(t *testing.T) {
 		t.Fatalf("a bad packet reached the model %d times", n)
 	}
 
+	// An appendix the caller may not read refuses the call before any
+	// step: a credential, a file outside the roots, a stranger's read.
+	for _, tc := range []struct {
+		caller packets.Caller
+		ref    string
+		want   string
+	}{
+		{owner, "/etc/shadow", "appendix /etc/shadow:"},
+		{owner, "%[" + f.root + "/.env]", "appendix %[" + f.root + "/.env]:"},
+		{owner, f.outside, "appendix " + f.outside + ":"},
+		{packets.Caller{Kind: "group", Channel: "qq:group:1", Speaker: "x", SpeakerID: "qq:9"}, appendix, "may not read it here"},
+	} {
+		o := r.Call(context.Background(), tc.caller, "speak", json.RawMessage(`{"text": "hi", "appendix": [`+strconv.Quote(tc.ref)+`]}`))
+		if !o.Failed() || !strings.Contains(o.Text(), tc.want) || strings.Contains(o.Text(), secret) {
+			t.Errorf("appendix %s: %q, want %q", tc.ref, o.Text(), tc.want)
+		}
+	}
+	if n := len(rig.Named("speak")); n != 0 {
+		t.Fatalf("a refused appendix reached the model %d times", n)
+	}
+	// An appendix it may read reaches the step's request, opened.
+	rig.Fake.Enqueue(llmtest.Reply{Text: `{"speech": [{"emotion": "happy", "language": "en", "text": "hello world"}]}`})
+	if o := r.Call(context.Background(), owner, "speak", json.RawMessage(`{"text": "read it out", "scene": "a quiet evening", "appendix": ["`+appendix+`"]}`)); o.Failed() {
+		t.Fatalf("speak with an appendix: %s", o.Text())
+	}
+	if req := scripttest.Render(rig.Chats()[len(rig.Chats())-1]); !strings.Contains(req, "hello\\nworld") || !strings.Contains(req, "a quiet evening") {
+		t.Fatalf("the step's request lacks the scene or the opened appendix:\n%s", req)
+	}
+	rig.Fake.Reset()
+
 	// speak with a scene: the trace of its script call shows the packet.
 	rig.Fake.Enqueue(llmtest.Reply{Text: `{"speech": [{"emotion": "happy", "language": "en", "text": "happy birthday!"}]}`})
 	o = r.Call(context.Background(), owner, "speak", json.RawMessage(`{"text": "happy birthday!", "scene": "alice's party, everyone is singing", "output_text_limit": 200}`))
@@ -114,10 +150,10 @@ func TestNaturalToolsTakeThePacket(t *testing.T) {
 		t.Fatalf("speak: %s", o.Text())
 	}
 	list, err := rig.Traces.List(generate.Filter{Name: "speak"})
-	if err != nil || len(list) != 1 {
+	if err != nil || len(list) != 2 {
 		t.Fatalf("speak traces: %v %v", list, err)
 	}
-	tr, err := rig.Traces.Get(list[0].ID)
+	tr, err := rig.Traces.Get(list[len(list)-1].ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/packets"
@@ -444,6 +445,12 @@ func (r *Registry) callAs(ctx context.Context, rd packets.Reader, c packets.Call
 			out.Error = err.Error()
 			return out
 		}
+		if len(n.Appendix) > 0 {
+			if n.Opened, err = r.openAppendix(ctx, call, n.Appendix); err != nil {
+				out.Error = fmt.Sprintf("%s: %v", name, err)
+				return out
+			}
+		}
 		call.Natural, call.Args = &n, own
 		if b, err := json.Marshal(n); err == nil {
 			ctx = llm.WithPacket(ctx, b) // the traces of its model calls show it
@@ -662,3 +669,43 @@ func (r *Registry) CallAsOwner(ctx context.Context, c packets.Caller, name strin
 
 // Approvals returns the approvals of EnableApprovals, or nil.
 func (r *Registry) Approvals() *Approvals { return r.approvals }
+
+// Bounds of an opened appendix: each reference's text, and all of them.
+const (
+	MaxAppendixRunes      = 8000
+	MaxAppendixTotalRunes = 32000
+)
+
+// openAppendix opens a natural packet's appendix under the caller's own
+// permission, as the caller's read_file would: a reference its permission
+// object does not allow outright (denied, or one that would need the
+// owner's confirmation), or one the paths refuse (outside the roots, a
+// credential file such as /etc/shadow), refuses the call with the reason,
+// so the step never sees what its caller could not read.
+func (r *Registry) openAppendix(ctx context.Context, call *packets.ToolCall, list []string) ([]packets.Opened, error) {
+	r.mu.RLock()
+	rf, ok := r.tools["read_file"]
+	r.mu.RUnlock()
+	var out []packets.Opened
+	total := 0
+	for _, ref := range list {
+		if !ok {
+			return nil, fmt.Errorf("appendix %s: no file can be read here; leave the appendix out", ref)
+		}
+		args := map[string]any{"path": ref}
+		if v := call.Perm.Check(subject(rf.ToolSpec, args)); v.Decision != packets.Allow {
+			return nil, fmt.Errorf("appendix %s: you may not read it here (rule %s); leave it out, or read it with read_file first", ref, v.Rule)
+		}
+		raw, _ := json.Marshal(args)
+		sub := *call
+		sub.Tool, sub.Args, sub.Natural = "read_file", raw, nil
+		res, err := runSafely(ctx, rf.Run, &sub)
+		if err != nil {
+			return nil, fmt.Errorf("appendix %s: %v", ref, err)
+		}
+		text := packets.CutText(res.OutputText, min(MaxAppendixRunes, max(0, MaxAppendixTotalRunes-total)))
+		total += utf8.RuneCountInString(text)
+		out = append(out, packets.Opened{Ref: ref, Text: text})
+	}
+	return out, nil
+}

@@ -173,8 +173,8 @@ func (v *Voice) silenced(channel, turn string) bool {
 }
 
 // cleanSegments makes segments from elsewhere (the speak tool, a script)
-// speakable: markup and references out, empty ones dropped, an emotion and
-// a language for each.
+// speakable: markup and references out, empty ones dropped, the emotion
+// and the language normalised (NormalizeSegment).
 func cleanSegments(segs []packets.Segment) []packets.Segment {
 	var clean []packets.Segment
 	for _, s := range segs {
@@ -182,13 +182,7 @@ func cleanSegments(segs []packets.Segment) []packets.Segment {
 		if s.Text == "" || !hasLetters(s.Text) {
 			continue
 		}
-		if s.Emotion == "" {
-			s.Emotion = DefaultEmotion
-		}
-		if s.Language == "" {
-			s.Language = LanguageOf(s.Text)
-		}
-		clean = append(clean, s)
+		clean = append(clean, NormalizeSegment(s))
 	}
 	return clean
 }

@@ -214,12 +214,46 @@ type gptSoVITSRequest struct {
 	SpeedFactor     float64 `json:"speed_factor"`
 }
 
-// Synthesize implements Provider.
+// Synthesize implements Provider. When the emotion's own reference fails
+// (its file is missing on the server: api_v2 answers 400 "tts failed"), the
+// segment is made again with the neutral reference, so a missing
+// refs/happy.wav costs the voice its happy tone, not the sentence.
 func (g *GPTSoVITS) Synthesize(ctx context.Context, r Request) (Audio, error) {
 	if strings.TrimSpace(r.Text) == "" {
 		return Audio{}, &Error{Provider: g.Name(), Msg: "nothing to say: the text is empty"}
 	}
 	ref := g.ref(r.Emotion)
+	a, err := g.synthesizeWith(ctx, r, ref)
+	if neutral := g.ref(DefaultEmotion); err != nil && ctx.Err() == nil && neutral != ref {
+		if a2, err2 := g.synthesizeWith(ctx, r, neutral); err2 == nil {
+			return a2, nil
+		}
+	}
+	return a, err
+}
+
+// TryReference makes a short clip with exactly the reference of emotion, no
+// fallback: cyan doctor tries every configured reference with it.
+func (g *GPTSoVITS) TryReference(ctx context.Context, emotion, text string) error {
+	r, ok := g.o.Refs[emotion]
+	if !ok {
+		return fmt.Errorf("no reference for %q", emotion)
+	}
+	_, err := g.synthesizeWith(ctx, Request{Text: text, Language: r.Lang, Emotion: emotion}, r)
+	return err
+}
+
+// References lists the emotions that have a reference, sorted.
+func (g *GPTSoVITS) References() []string {
+	out := make([]string, 0, len(g.o.Refs))
+	for k := range g.o.Refs {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (g *GPTSoVITS) synthesizeWith(ctx context.Context, r Request, ref Reference) (Audio, error) {
 	lang := sovitsLang(r.Language)
 	body := gptSoVITSRequest{Text: r.Text, TextLang: lang, RefAudioPath: ref.Audio, PromptText: ref.Text,
 		PromptLang: promptLang(ref.Lang), TextSplitMethod: "cut5", MediaType: g.o.MediaType, SpeedFactor: g.o.SpeedFactor}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 )
 
-// Join makes one audio of several, in order: WAVs of one format become one
-// WAV; MP3 and AAC (ADTS) frames are concatenated, Ogg streams chained (a
+// Join makes one audio of several, in order: 16-bit WAVs become one WAV
+// at the first clip's rate and channels (the others resampled); MP3 and AAC (ADTS) frames are concatenated, Ogg streams chained (a
 // chained Ogg file is valid, players play it through); any other mix is
 // an error.
 func Join(clips []Audio) (Audio, error) {
@@ -46,10 +46,16 @@ func Join(clips []Audio) (Audio, error) {
 		if err != nil {
 			return Audio{}, fmt.Errorf("tts: clip %d: %w", i+1, err)
 		}
-		if w.Format != first.Format || w.Channels != first.Channels || w.SampleRate != first.SampleRate || w.BitsPerSample != first.BitsPerSample {
-			return Audio{}, fmt.Errorf("tts: clip %d is %d Hz × %d channels, the first %d Hz × %d; ask for one segment at a time", i+1, w.SampleRate, w.Channels, first.SampleRate, first.Channels)
+		if w.Format != first.Format || w.BitsPerSample != first.BitsPerSample {
+			return Audio{}, fmt.Errorf("tts: clip %d is format %d, %d bits, the first format %d, %d bits; ask for one segment at a time", i+1, w.Format, w.BitsPerSample, first.Format, first.BitsPerSample)
 		}
-		pcm = append(pcm, c.Data[w.DataOffset:w.DataOffset+w.DataSize]...)
+		data := c.Data[w.DataOffset : w.DataOffset+w.DataSize]
+		if w.Channels != first.Channels || w.SampleRate != first.SampleRate {
+			// A clip of another rate or channel count (a fallback voice,
+			// a server's 16 kHz answer) is resampled to the first's.
+			data = convertPCM(data, w.SampleRate, w.Channels, first.SampleRate, first.Channels)
+		}
+		pcm = append(pcm, data...)
 	}
 	return Audio{Data: PCMWAV(pcm, first.SampleRate, first.Channels), Type: "audio/wav"}, nil
 }

@@ -123,9 +123,10 @@ func mediaType(format, served string) string {
 	return "audio/wav"
 }
 
-// language folds a language tag to its base (zh-CN → zh, ja_JP → ja).
+// language folds a language tag to its base (the seed's cn → zh, zh-CN →
+// zh, ja_JP → ja).
 func language(l string) string {
-	l = strings.ToLower(strings.TrimSpace(l))
+	l = strings.ToLower(NormalizeLanguage(l))
 	if i := strings.IndexAny(l, "-_"); i > 0 {
 		base := l[:i]
 		if base == "zh" && (strings.Contains(l, "yue") || strings.Contains(l, "hk")) {

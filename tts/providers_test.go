@@ -1,7 +1,9 @@
 package tts_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -74,6 +76,25 @@ func TestEspeakSpeaksChineseJapaneseEnglish(t *testing.T) {
 		if got := e.VoiceOf(tts.Request{Language: lang}); !strings.HasPrefix(got, want+" ") {
 			t.Errorf("voice of %s: %q, want %s", lang, got, want)
 		}
+	}
+	// The seed's own codes (cn, jp) and other aliases reach the right
+	// voice, not the English one.
+	d := tts.NewEspeak(tts.EspeakOptions{})
+	for lang, want := range map[string]string{"cn": "cmn", "CN": "cmn", "zh-CN": "cmn", "Chinese": "cmn", "jp": "ja", "ja_JP": "ja", "japanese": "ja", "kr": "ko", "zh-HK": "yue", "en-GB": "en-us"} {
+		if got := d.VoiceOf(tts.Request{Language: lang}); !strings.HasPrefix(got, want+" ") {
+			t.Errorf("voice of %s: %q, want %s", lang, got, want)
+		}
+	}
+	// And the audio is the Chinese voice's: not the English voice reading
+	// the same text.
+	cn, err := d.Synthesize(context.Background(), tts.Request{Text: "你好，今天天气很好。", Language: "cn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zh, _ := d.Synthesize(context.Background(), tts.Request{Text: "你好，今天天气很好。", Language: "zh"})
+	en, _ := d.Synthesize(context.Background(), tts.Request{Text: "你好，今天天气很好。", Language: "en"})
+	if !bytes.Equal(cn.Data, zh.Data) || bytes.Equal(cn.Data, en.Data) {
+		t.Errorf("cn is not voiced as zh (same as zh: %v, same as en: %v)", bytes.Equal(cn.Data, zh.Data), bytes.Equal(cn.Data, en.Data))
 	}
 }
 
@@ -283,5 +304,38 @@ func TestOpenAIInstructionsCarryTheEmotion(t *testing.T) {
 	p, _ := tts.NewOpenAI(tts.OpenAIOptions{BaseURL: srv.URL + "/v1", Model: "gpt-4o-mini-tts"})
 	if p.VoiceOf(tts.Request{Emotion: "happy"}) == p.VoiceOf(tts.Request{Emotion: "sad"}) {
 		t.Error("two emotions share a cache key though they sound different")
+	}
+}
+
+// A missing emotion reference (refs/happy.wav not on the server) falls
+// back to the neutral reference: the sentence is voiced, in the neutral
+// tone; TryReference, which doctor uses, names the missing one.
+func TestGPTSoVITSMissingReferenceFallsBack(t *testing.T) {
+	fake := &ttstest.GPTSoVITS{Missing: map[string]bool{"/refs/happy.wav": true}}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	p, err := tts.NewGPTSoVITS(tts.GPTSoVITSOptions{BaseURL: srv.URL, Refs: map[string]tts.Reference{
+		"neutral": {Audio: "/refs/neutral.wav", Text: "你好", Lang: "zh"},
+		"happy":   {Audio: "/refs/happy.wav", Text: "太好了", Lang: "zh"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := p.Synthesize(context.Background(), tts.Request{Text: "好开心", Language: "zh", Emotion: "happy"})
+	if err != nil || len(a.Data) == 0 {
+		t.Fatalf("a missing reference failed the sentence: %v", err)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 2 || *reqs[0].RefAudioPath != "/refs/happy.wav" || *reqs[1].RefAudioPath != "/refs/neutral.wav" {
+		t.Fatalf("requests: %d", len(reqs))
+	}
+	if err := p.TryReference(context.Background(), "happy", "你好"); err == nil || !strings.Contains(err.Error(), "/refs/happy.wav") {
+		t.Fatalf("TryReference(happy) = %v, want the missing file named", err)
+	}
+	if err := p.TryReference(context.Background(), "neutral", "你好"); err != nil {
+		t.Fatalf("TryReference(neutral) = %v", err)
+	}
+	if got := p.References(); fmt.Sprint(got) != "[happy neutral]" {
+		t.Fatalf("references %v", got)
 	}
 }

@@ -25,9 +25,15 @@ const DefaultEmotion = "neutral"
 // kaomoji, Words, punctuation; Emotion when nothing marks it).
 //
 // Never cut: times and numbers ("18:52", "19:33]", "3.14", "1,000"), a
-// list's ordinal ("1. "), common abbreviations ("Mr.", "e.g."), URLs and
-// "%[...]" references (with their "Line n ~ Line m" or "message n ~
-// message m" range); those are held whole until they are complete.
+// list's ordinal ("1. " at a line's start, after a colon, or inline before
+// a word in lower case: "Steps: 1. open the lid 2. add…"), abbreviations (a
+// table per language: "Mr.", "ca.", "Jan."; initialisms such as "U.S.",
+// "p.m." and "Ph.D." unless a capital starts the next word), Windows and
+// home paths ("C:\\Users\\me\\a.txt", "~/notes/a.md"), URLs and "%[...]"
+// references (with their "Line n ~ Line m" or "message n ~ message m"
+// range); those are held whole until they are complete. Speakable then
+// reads a URL or a reference as a short word ("a link", 链接) and
+// degrees as words ("-3.5 degrees Celsius").
 //
 // The first segment of a reply may also end at a clause break (，、,;：)
 // once it holds FirstClause runes, so the voice can start sooner.
@@ -163,6 +169,9 @@ func (s *Splitter) sentenceEnd(final bool) int {
 			if ordinal(b, i) || abbreviation(b, i) {
 				continue
 			}
+			if !final && i+2 >= len(b) && (ordinalBefore(b, i) || initialismBefore(b, i)) {
+				return -1 // "2. " or "U.S. " may go on in lower case
+			}
 			// A Latin full stop ends a sentence before white space or the
 			// end of the text; "e.g" does not.
 			if i+1 < len(b) {
@@ -194,6 +203,11 @@ func (s *Splitter) sentenceEnd(final bool) int {
 // starting at b[i], 0 when none starts there; whole is false when it may
 // go on past the buffer's end.
 func span(b []rune, i int, final bool) (n int, whole bool) {
+	if starts, maybe := drivePath(b, i, final); starts {
+		return pathSpan(b, i, final)
+	} else if maybe {
+		return len(b) - i, false
+	}
 	switch {
 	case (has(b, i, "http://") || has(b, i, "https://") || has(b, i, "www.")) && (i == 0 || !isWordRune(b[i-1])):
 		j := i
@@ -209,6 +223,8 @@ func span(b []rune, i int, final bool) (n int, whole bool) {
 			j--
 		}
 		return j - i, true
+	case has(b, i, "~/") && (i == 0 || !isWordRune(b[i-1])):
+		return pathSpan(b, i, final)
 	case has(b, i, "%["):
 		j := i + 2
 		for j < len(b) && b[j] != ']' && b[j] != '\n' && j-i < holdInline {
@@ -236,6 +252,23 @@ func span(b []rune, i int, final bool) (n int, whole bool) {
 	return 0, true
 }
 
+// pathSpan is the length of a file path starting at b[i] ("C:\Users\me\a.txt",
+// "~/notes/a.md"): up to white space, less a full stop or comma that ends
+// the sentence after it.
+func pathSpan(b []rune, i int, final bool) (int, bool) {
+	j := i
+	for j < len(b) && !unicode.IsSpace(b[j]) && !isCloser(b[j]) {
+		j++
+	}
+	if j == len(b) && !final {
+		return j - i, false
+	}
+	for j > i && strings.ContainsRune(".,;:!?。，", b[j-1]) {
+		j--
+	}
+	return j - i, true
+}
+
 var (
 	refRangeRE      = regexp.MustCompile(`^\s*(Line|message) \d+\s*~\s*(Line|message) \d+`)
 	refRangeStartRE = regexp.MustCompile(`^\s*([Lm][a-z]*)?[\s\d]*~?\s*([Lm][a-z]*)?[\s\d]*$`)
@@ -243,29 +276,115 @@ var (
 
 func isDigit(r rune) bool { return r >= '0' && r <= '9' }
 
-// ordinal: the full stop at b[i] follows a list's number at a line's start
-// ("1. ").
+// ordinal: the full stop at b[i] follows a list's number ("1. "): at a
+// line's start, after a colon ("Steps: 1. open the lid"), or inline before
+// a word in lower case ("… the lid 2. add the water").
 func ordinal(b []rune, i int) bool {
 	j := i
 	for j > 0 && isDigit(b[j-1]) {
 		j--
 	}
-	return j < i && i-j <= 3 && (j == 0 || b[j-1] == '\n') && i+1 < len(b) && b[i+1] == ' '
+	if j == i || i-j > 3 || i+1 >= len(b) || b[i+1] != ' ' {
+		return false
+	}
+	if j == 0 || b[j-1] == '\n' {
+		return true
+	}
+	if b[j-1] != ' ' || i-j > 2 {
+		return false
+	}
+	k := j - 1
+	for k > 0 && b[k-1] == ' ' {
+		k--
+	}
+	if k > 0 && (b[k-1] == ':' || b[k-1] == '：') {
+		return true
+	}
+	return i+2 < len(b) && unicode.IsLower(b[i+2])
 }
 
-// abbreviations a full stop does not end a sentence after.
-var abbreviations = []string{"mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "e.g", "i.e", "no"}
+// abbreviations are the words a full stop does not end a sentence after,
+// a table per language (all are checked: the splitter meets the full stop
+// before it knows the sentence's language). Initialisms (U.S., p.m.,
+// Ph.D., z.B.) are found by their shape instead (initialism).
+var abbreviations = map[string][]string{
+	"en": {"mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "no", "approx", "dept", "fig", "vol", "inc", "ltd", "co", "corp", "mt", "ft", "gen", "gov", "rev", "sgt", "capt", "lt", "col",
+		"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"},
+	"de": {"bzw", "ca", "nr", "str", "hr", "fr", "evtl", "ggf", "inkl", "zzgl", "vgl"},
+	"fr": {"mme", "mlle", "env", "av", "bd"},
+	"es": {"sra", "srta", "ud", "uds", "dra", "pág"},
+}
 
 func abbreviation(b []rune, i int) bool {
 	j := i
-	for j > 0 && (unicode.IsLetter(b[j-1]) && b[j-1] < 0x80 || b[j-1] == '.') {
+	for j > 0 && (unicode.IsLetter(b[j-1]) && b[j-1] < 0x250 || b[j-1] == '.') {
 		j--
 	}
 	word := strings.ToLower(string(b[j:i]))
 	if word == "no" { // "No. 5", not "I said no."
 		return i+2 < len(b) && b[i+1] == ' ' && isDigit(b[i+2])
 	}
-	return slices.Contains(abbreviations, word)
+	if initialism(word) {
+		// "The U.S. office" goes on; "… in the U.S. It is" ends.
+		return i+2 < len(b) && b[i+1] == ' ' && !unicode.IsUpper(b[i+2]) || i+1 < len(b) && b[i+1] != ' '
+	}
+	for _, list := range abbreviations {
+		if slices.Contains(list, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// initialism: letters of one or two each, joined by full stops ("u.s",
+// "p.m", "ph.d", "e.g", "z.b").
+func initialism(word string) bool {
+	parts := strings.Split(word, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if n := utf8.RuneCountInString(p); n < 1 || n > 2 {
+			return false
+		}
+	}
+	return true
+}
+
+// ordinalBefore: one or two digits, after a space, end at b[i].
+func ordinalBefore(b []rune, i int) bool {
+	j := i
+	for j > 0 && isDigit(b[j-1]) {
+		j--
+	}
+	return j < i && i-j <= 2 && (j == 0 || b[j-1] == ' ' || b[j-1] == '\n')
+}
+
+// initialismBefore: an initialism ("U.S") ends at b[i].
+func initialismBefore(b []rune, i int) bool {
+	j := i
+	for j > 0 && (unicode.IsLetter(b[j-1]) && b[j-1] < 0x250 || b[j-1] == '.') {
+		j--
+	}
+	return initialism(strings.ToLower(string(b[j:i])))
+}
+
+// drivePath reports whether b[i] starts a Windows path ("C:\Users\…") or
+// may (the buffer ends inside "C:" while more text comes).
+func drivePath(b []rune, i int, final bool) (starts, maybe bool) {
+	if b[i] >= 0x80 || !unicode.IsLetter(b[i]) || i > 0 && isWordRune(b[i-1]) {
+		return false, false
+	}
+	switch {
+	case i+2 < len(b):
+		return b[i+1] == ':' && b[i+2] == '\\', false
+	case final:
+		return false, false
+	case i+1 == len(b):
+		return false, false
+	default: // "C:" ends the buffer
+		return false, b[i+1] == ':'
+	}
 }
 
 // closeAt extends a sentence end over the closing quotes, brackets and
@@ -450,16 +569,30 @@ var (
 	markRE       = regexp.MustCompile("[*_`#>~|]+")
 )
 
-// Speakable is text as a voice should read it: file references, URLs,
-// code blocks, the notation's @last_ references, markdown marks and emoji
-// removed, white space folded.
+// Speakable is text as a voice should read it: a URL or a file reference
+// is read as a short word ("a link", 链接, リンク) so the sentence still
+// makes sense; degrees and °C/°F as words; code blocks, the notation's
+// @last_ references, markdown marks and emoji removed; white space folded.
 func Speakable(text string) string {
+	words := spokenWords[speakLanguage(text)]
 	text = codeBlockRE.ReplaceAllString(text, " ")
-	text = fileRefRE.ReplaceAllString(text, " ")
-	text = urlRE.ReplaceAllString(text, " ")
+	text = fileRefRE.ReplaceAllString(text, words.link)
+	text = urlRE.ReplaceAllString(text, words.link)
+	text = degreesRE.ReplaceAllStringFunc(text, func(m string) string {
+		g := degreesRE.FindStringSubmatch(m)
+		switch strings.ToUpper(g[2]) {
+		case "C":
+			return g[1] + words.celsius
+		case "F":
+			return g[1] + words.fahrenheit
+		}
+		return g[1] + words.degrees
+	})
 	text = lastRefRE.ReplaceAllString(text, " ")
 	text = strings.ReplaceAll(text, "<empty_reply>", " ")
+	text = homePathRE.ReplaceAllString(text, "$1\x00/")
 	text = markRE.ReplaceAllString(text, "")
+	text = strings.ReplaceAll(text, "\x00", "~")
 	text = strings.Map(func(r rune) rune {
 		if r == utf8.RuneError || unicode.Is(unicode.So, r) || unicode.Is(unicode.Cs, r) || r == 0xFE0F || r == 0x200D || unicode.IsControl(r) && r != '\n' {
 			return -1
@@ -467,4 +600,42 @@ func Speakable(text string) string {
 		return r
 	}, text)
 	return punctSpaceRE.ReplaceAllString(strings.Join(strings.Fields(text), " "), "$1")
+}
+
+var (
+	// degreesRE is a number with a degree sign and perhaps a scale
+	// ("-3.5°C", "90 °F", "45°").
+	degreesRE = regexp.MustCompile(`(\d)\s*°(?:\s*([CcFf])\b)?`)
+	// homePathRE is the "~" of a home path, which markRE would take for
+	// strike-through.
+	homePathRE = regexp.MustCompile(`(^|[\s(（"'])~/`)
+)
+
+// spoken is what a voice says for what it cannot read, in one language
+// (with the spaces around it that the language writes).
+type spoken struct{ link, degrees, celsius, fahrenheit string }
+
+var spokenWords = map[string]spoken{
+	"en": {link: " a link ", degrees: " degrees", celsius: " degrees Celsius", fahrenheit: " degrees Fahrenheit"},
+	"zh": {link: "链接", degrees: "度", celsius: "摄氏度", fahrenheit: "华氏度"},
+	"ja": {link: "リンク", degrees: "度", celsius: "度", fahrenheit: "華氏度"},
+	"ko": {link: " 링크 ", degrees: "도", celsius: "도", fahrenheit: "화씨도"},
+}
+
+// speakLanguage is the language a text's words are in, for the words
+// Speakable puts in: Japanese with kana, Chinese with Han and no kana,
+// Korean with Hangul, else English.
+func speakLanguage(text string) string {
+	lang := "en"
+	for _, r := range text {
+		switch scriptOf(r) {
+		case "kana":
+			return "ja"
+		case "hangul":
+			return "ko"
+		case "cjk":
+			lang = "zh"
+		}
+	}
+	return lang
 }

@@ -30,7 +30,7 @@ func TestSplit(t *testing.T) {
 		{"closing quotes stay with their sentence", "她说：「好！」然后笑了。",
 			[]packets.Segment{{Emotion: "excited", Language: "zh", Text: "她说：「好！」"}, {Emotion: "neutral", Language: "zh", Text: "然后笑了。"}}},
 		{"notation and markdown are not read", "看 %[notes/a.md] 和 https://example.com/x **重点**。",
-			[]packets.Segment{{Emotion: "neutral", Language: "zh", Text: "看 和 重点。"}}},
+			[]packets.Segment{{Emotion: "neutral", Language: "zh", Text: "看 链接 和 链接 重点。"}}},
 		{"korean", "안녕하세요. Hello there friend.",
 			[]packets.Segment{{Emotion: "neutral", Language: "ko", Text: "안녕하세요."}, {Emotion: "neutral", Language: "en", Text: "Hello there friend."}}},
 		{"nothing to say", "…… ！", nil},

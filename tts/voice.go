@@ -67,7 +67,8 @@ type Options struct {
 	// Words, when set, gives the persona's emotion words for the rule
 	// splitter ({emotion: [word, …]}).
 	Words func() map[string][]string
-	// Timeout bounds one synthesis (default 60 s).
+	// Timeout bounds one synthesis from when its turn comes (default 60
+	// s): waiting behind the segments before it does not count.
 	Timeout time.Duration
 	// Parallel is how many segments are synthesized at once (default 2).
 	Parallel int
@@ -83,7 +84,7 @@ type Voice struct {
 	o     Options
 	log   *slog.Logger
 	cache *Cache
-	sem   chan struct{}
+	turns *turns
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -156,7 +157,7 @@ func NewVoice(o Options) (*Voice, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	v := &Voice{o: o, log: log, cache: o.Cache, sem: make(chan struct{}, o.Parallel),
+	v := &Voice{o: o, log: log, cache: o.Cache, turns: newTurns(o.Parallel),
 		ctx: ctx, cancel: cancel, chans: map[string]*channelState{}}
 	v.actions.Store(o.Actions)
 	return v, nil
@@ -213,18 +214,29 @@ func (v *Voice) Audio(key string) (Audio, bool) { return v.cache.Get(key) }
 // Synthesize voices one segment through the cache. voice overrides the
 // provider's voice ("" keeps it).
 func (v *Voice) Synthesize(ctx context.Context, s packets.Segment, voice string) (Clip, error) {
+	return v.synthesize(ctx, s, voice, v.turns.take())
+}
+
+// synthesize voices one segment with its ticket in the voice's queue: the
+// synthesis waits its turn, then has Options.Timeout. A clip that is only
+// silence (GPT-SoVITS's api_v2 answers a failed inference with 200 and a
+// second of silence) is a failure: skipped, and never kept.
+func (v *Voice) synthesize(ctx context.Context, s packets.Segment, voice string, tk *ticket) (Clip, error) {
+	defer tk.done()
 	r := Request{Text: s.Text, Language: s.Language, Emotion: s.Emotion, Voice: voice}
 	key := Key(v.o.Provider.Name(), v.o.Provider.VoiceOf(r), r.Text)
 	a, err := v.cache.Do(ctx, key, func() (Audio, error) {
+		defer tk.done()
+		if err := tk.wait(v.ctx); err != nil {
+			return Audio{}, err
+		}
 		sctx, cancel := context.WithTimeout(v.ctx, v.o.Timeout)
 		defer cancel()
-		select {
-		case v.sem <- struct{}{}:
-			defer func() { <-v.sem }()
-		case <-sctx.Done():
-			return Audio{}, sctx.Err()
+		a, err := v.o.Provider.Synthesize(sctx, r)
+		if err == nil && Silent(a) {
+			err = &Error{Provider: v.o.Provider.Name(), Msg: "the voice answered with silence only (a failed synthesis); this segment is skipped"}
 		}
-		return v.o.Provider.Synthesize(sctx, r)
+		return a, err
 	})
 	if err != nil {
 		return Clip{Segment: s}, err
@@ -238,7 +250,8 @@ func (v *Voice) Say(ctx context.Context, segs []packets.Segment, voice string) (
 	errs := make([]error, len(segs))
 	var wg sync.WaitGroup
 	for i, s := range segs {
-		wg.Go(func() { clips[i], errs[i] = v.Synthesize(ctx, s, voice) })
+		tk := v.turns.take() // in order: the first segments are made first
+		wg.Go(func() { clips[i], errs[i] = v.synthesize(ctx, s, voice, tk) })
 	}
 	wg.Wait()
 	for i, err := range errs {
@@ -361,10 +374,11 @@ func (v *Voice) play(channel, turn string, text bool, segs []packets.Segment, pr
 	for i, s := range segs {
 		ch := make(chan Speech, 1)
 		results[i] = ch
+		tk := v.turns.take() // in order: the first segments are made first
 		v.wg.Add(1)
 		go func() {
 			defer v.wg.Done()
-			ch <- v.speech(channel, turn, s)
+			ch <- v.speech(channel, turn, s, tk)
 		}()
 	}
 	select {
@@ -394,7 +408,7 @@ func (v *Voice) play(channel, turn string, text bool, segs []packets.Segment, pr
 }
 
 // speech synthesizes one segment into a Speech (with its error, if any).
-func (v *Voice) speech(channel, turn string, s packets.Segment) (sp Speech) {
+func (v *Voice) speech(channel, turn string, s packets.Segment, tk *ticket) (sp Speech) {
 	sp = Speech{Channel: channel, Turn: turn, Segment: s}
 	defer func() {
 		if p := recover(); p != nil {
@@ -406,7 +420,7 @@ func (v *Voice) speech(channel, turn string, s packets.Segment) (sp Speech) {
 	if s.Emotion == Narration {
 		voice = v.o.Narrator
 	}
-	clip, err := v.Synthesize(v.ctx, s, voice)
+	clip, err := v.synthesize(v.ctx, s, voice, tk)
 	if err != nil {
 		sp.Error = err.Error()
 		v.failed(err)

@@ -100,3 +100,65 @@ func PCMWAV(pcm []byte, sampleRate, channels int) []byte {
 	binary.LittleEndian.PutUint32(out[40:], uint32(len(pcm)))
 	return append(out, pcm...)
 }
+
+// silenceFloor is the loudest a 16-bit sample of a silent clip gets:
+// GPT-SoVITS's api_v2 answers a failed inference with 200 and a second of
+// exact zeros; a little dither or DC offset stays silence.
+const silenceFloor = 16
+
+// Silent reports whether audio is a 16-bit PCM WAV with sound data whose
+// every sample is within silenceFloor of zero. Audio of any other format,
+// or with no data, is not judged (false).
+func Silent(a Audio) bool {
+	w, err := ParseWAV(a.Data)
+	if err != nil || w.Format != 1 || w.BitsPerSample != 16 || w.DataSize < 2 {
+		return false
+	}
+	data := a.Data[w.DataOffset : w.DataOffset+w.DataSize]
+	for i := 0; i+1 < len(data); i += 2 {
+		s := int16(binary.LittleEndian.Uint16(data[i:]))
+		if s > silenceFloor || s < -silenceFloor {
+			return false
+		}
+	}
+	return true
+}
+
+// convertPCM resamples 16-bit PCM from one rate and channel count to
+// another (linear interpolation; channels mixed down by their mean or
+// copied up), so clips of different formats join into one WAV.
+func convertPCM(pcm []byte, rate, channels, toRate, toChannels int) []byte {
+	frames := len(pcm) / 2 / channels
+	if frames == 0 || rate <= 0 || toRate <= 0 {
+		return nil
+	}
+	sample := func(f, c int) float64 {
+		f = min(max(f, 0), frames-1)
+		return float64(int16(binary.LittleEndian.Uint16(pcm[(f*channels+c)*2:])))
+	}
+	mono := func(f int) float64 {
+		sum := 0.0
+		for c := range channels {
+			sum += sample(f, c)
+		}
+		return sum / float64(channels)
+	}
+	n := int(int64(frames) * int64(toRate) / int64(rate))
+	out := make([]byte, 0, n*toChannels*2)
+	for i := range n {
+		pos := float64(i) * float64(rate) / float64(toRate)
+		f := int(pos)
+		frac := pos - float64(f)
+		for c := range toChannels {
+			var a, b float64
+			if channels == toChannels {
+				a, b = sample(f, c), sample(f+1, c)
+			} else {
+				a, b = mono(f), mono(f+1)
+			}
+			v := a + (b-a)*frac
+			out = binary.LittleEndian.AppendUint16(out, uint16(int16(min(max(v, -32768), 32767))))
+		}
+	}
+	return out
+}

@@ -95,8 +95,10 @@ func untilTurn(t *testing.T, ch <-chan speechEvent, turn string) []speechEvent {
 const speakScriptSystem = "You turn a short text into speech for a TTS voice"
 
 // TestSpeakSegmentsAreWhatTheVoiceSays: a turn that calls speak (a happy
-// Japanese segment, a sad Chinese one) is voiced by exactly those two
-// segments, with their emotion and language, and its text is not voiced.
+// Japanese segment, a sad Chinese one, written as the seed and a model
+// write them: "jp", "cn", "HAPPY", "😢") is voiced by exactly those two
+// segments, with their emotion and language normalised (ja, zh; happy,
+// sad), and its text is not voiced.
 func TestSpeakSegmentsAreWhatTheVoiceSays(t *testing.T) {
 	if _, err := exec.LookPath("espeak-ng"); err != nil {
 		t.Skip("espeak-ng is not installed")
@@ -106,8 +108,11 @@ func TestSpeakSegmentsAreWhatTheVoiceSays(t *testing.T) {
 	var mainCalls atomic.Int32
 	fake.SetDefault(func(r llmtest.Request) llmtest.Reply {
 		if strings.Contains(r.System, speakScriptSystem) {
-			return llmtest.Reply{Text: `{"speech": [{"emotion": "happy", "language": "ja", "text": "やった、合格したよ！"},` +
-				` {"emotion": "sad", "language": "zh", "text": "可是我们要分开了。"}]}`}
+			// The seed's codes and a model's own emotion words: they
+			// reach the voice (and the page's face, which follows the
+			// same speech events) normalised.
+			return llmtest.Reply{Text: `{"speech": [{"emotion": "HAPPY", "language": "jp", "text": "やった、合格したよ！"},` +
+				` {"emotion": "😢", "language": "cn", "text": "可是我们要分开了。"}]}`}
 		}
 		if !slices.ContainsFunc(r.Tools, func(tl llm.Tool) bool { return tl.Name == "speak" }) {
 			return llmtest.Reply{Text: "ok"} // the daemon's own model calls

@@ -50,6 +50,11 @@ type GPTSoVITS struct {
 	Fail string
 	// Rate is the sample rate of the audio (default 32000, as v2 models).
 	Rate int
+	// Missing names reference audio files the server does not have: a
+	// request with one is api_v2's tts_handle failing in its except
+	// branch, 400 {"message": "tts failed", "Exception": str(e)} (the same
+	// branch as Fail), e being the missing file's error.
+	Missing map[string]bool
 }
 
 // v2Languages are tts_config.languages of a v2 model: v2_languages in
@@ -141,6 +146,8 @@ func (g *GPTSoVITS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		bad("the value of streaming_mode must be 0, 1, 2, 3(int) or true/false(bool)")
 	case fail != "":
 		writeJSON(w, http.StatusBadRequest, map[string]any{"message": "tts failed", "Exception": fail})
+	case g.Missing[ref]:
+		writeJSON(w, http.StatusBadRequest, map[string]any{"message": "tts failed", "Exception": fmt.Sprintf("[Errno 2] No such file or directory: '%s'", ref)})
 	case media == "aac":
 		bad("the fake makes only wav, raw and ogg")
 	default:
