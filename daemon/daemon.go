@@ -288,7 +288,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Observers: manager, Traces: d.gen.Traces(),
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
 		Recall: d.recall, Bridges: d.bridges, Mount: d.bridges.mount(), Doors: d.bridges.doors(),
-		Voice: d.voice, Page: web.Handler(), PagePaths: web.Paths(), Persona: d.personaInfo, LLM: d.llm, LLMModel: cfg.LLM.Model,
+		Voice: d.voice, Page: web.Handler(), PagePaths: web.Paths(), Persona: d.personaInfo, ConfigFile: configFile(cfg), LLM: d.llm, LLMModel: cfg.LLM.Model,
 		Token: d.token, CheckHost: d.token == "",
 		AllowedHosts: cfg.API.AllowedHosts, MaxBodyBytes: int64(cfg.API.MaxBodyBytes),
 		AllowedOrigins: cfg.API.AllowedOrigins,
@@ -472,4 +472,17 @@ func listenError(addr string, err error) error {
 		return fmt.Errorf("daemon: cannot listen on %s: the address is in use (another cyan, or another program); stop it or set CYAN_ADDR to a free host:port", addr)
 	}
 	return fmt.Errorf("daemon: cannot listen on %s: %w (set CYAN_ADDR)", addr, err)
+}
+
+// configFile is the configuration file the daemon reads, or the one it
+// would read (cyan.yaml in the data folder) when there is none.
+func configFile(cfg *config.Config) string {
+	f := cfg.File
+	if f == "" {
+		f = filepath.Join(cfg.DataDir, config.FileName)
+	}
+	if abs, err := filepath.Abs(f); err == nil {
+		f = abs
+	}
+	return f
 }
