@@ -21,9 +21,9 @@ const PageChannel = "desktop"
 // name (Slug), so switching to another character opens that character's
 // own conversation — its greeting on first open, its own history and
 // context — and switching back finds the old one where it was: nothing is
-// moved or deleted. The owner's memory (workspace, events, objects) is the
-// owner's, not a character's: every character recalls it, as docs/memory.md
-// says. A voice pattern that covers the page's channel covers every
+// moved or deleted. Memory follows the channel (docs/memory.md): each
+// character's conversation has its own event records; the owner's
+// workspace and the theories are shared by every persona. A voice pattern that covers the page's channel covers every
 // character's (PageChannels), so tts.channels: [desktop] voices them all.
 //
 // A folder chosen here is the folder's name, not the character's: a name
