@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -83,31 +84,21 @@ func usePersona(io IO, arg string, asJSON bool) error {
 		v, _ := yaml.Marshal(dir)
 		line = "persona: " + strings.TrimSpace(string(v))
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-		return err
+	text := setPersonaLine(old, line)
+	if len(bytes.TrimSpace(text)) == 0 {
+		text = []byte("{}\n") // an empty file is no configuration
 	}
-	if err := os.WriteFile(file, setPersonaLine(old, line), 0o600); err != nil {
-		return err
-	}
-	if _, err := config.Load(func(k string) string {
-		if k == config.EnvConfig {
-			return file
+	if old != nil || line != "" { // no file and the built-in persona: nothing to write
+		if err := writeConfig(io, file, old, text); err != nil {
+			return err
 		}
-		return io.Env(k)
-	}); err != nil {
-		if old == nil {
-			_ = os.Remove(file)
-		} else {
-			_ = os.WriteFile(file, old, 0o600)
-		}
-		return fmt.Errorf("%s does not load with the new persona line, left as it was: %w", file, err)
 	}
 	channel := persona.PageChannelOf(p)
 	if dir == "" {
 		channel = persona.PageChannel
 	}
 	if asJSON {
-		out := map[string]any{"name": p.Name, "id": p.ID(), "folder": dir, "channel": channel, "config_file": file, "restart": running != nil}
+		out := map[string]any{"name": p.Name, "id": p.ID(), "folder": dir, "channel": channel, "config_file": file, "restart": running != nil && running.Channel != channel}
 		return printJSON(io.Stdout, out)
 	}
 	w := io.Stdout
@@ -203,4 +194,30 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// writeConfig writes text into the configuration file, and puts old back
+// (or removes the file it made) when the result does not load.
+func writeConfig(io IO, file string, old, text []byte) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(file, text, 0o600); err != nil {
+		return err
+	}
+	_, err := config.Load(func(k string) string {
+		if k == config.EnvConfig {
+			return file
+		}
+		return io.Env(k)
+	})
+	if err == nil {
+		return nil
+	}
+	if old == nil {
+		_ = os.Remove(file)
+	} else {
+		_ = os.WriteFile(file, old, 0o600)
+	}
+	return fmt.Errorf("%s does not load with the new persona line, left as it was: %w", file, err)
 }

@@ -155,6 +155,21 @@ func TestPersonaUse(t *testing.T) {
 	if got, _ := os.ReadFile(cfgFile); string(got) != "addr: 127.0.0.1:7788\nagent: {compress: {enabled: false}}" {
 		t.Errorf("after use default the file holds\n%s", got)
 	}
+	os.WriteFile(cfgFile, []byte("persona: x\n"), 0o600)
+	if code, out, errs := run("persona", "use", "default"); code != 0 {
+		t.Fatalf("use default on a file of the persona line alone: %d %s%s", code, out, errs)
+	}
+	if got, _ := os.ReadFile(cfgFile); string(got) != "{}\n" {
+		t.Errorf("after use default the file holds %q, want an empty mapping", got)
+	}
+	os.Remove(cfgFile)
+	if code, out, errs := run("persona", "use", "default"); code != 0 {
+		t.Fatalf("use default without a file: %d %s%s", code, out, errs)
+	}
+	if _, err := os.Stat(cfgFile); err == nil {
+		t.Error("use default wrote a config file where there was none")
+	}
+	os.WriteFile(cfgFile, []byte("addr: 127.0.0.1:7788\nagent: {compress: {enabled: false}}"), 0o600)
 	// A folder that is no persona is refused, the file untouched.
 	before, _ := os.ReadFile(cfgFile)
 	if code, _, errs := run("persona", "use", "nowhere"); code != 2 || !strings.Contains(errs, `no persona folder "nowhere"`) || !strings.Contains(errs, "default for the built-in") {
