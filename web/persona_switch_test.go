@@ -1,15 +1,18 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/cyan-agent/cyan/internal/browsertest"
 	"github.com/cyan-agent/cyan/internal/llmtest"
 )
 
@@ -99,4 +102,44 @@ func history(t *testing.T, base, channel string) []string {
 		out = append(out, m.Text)
 	}
 	return out
+}
+
+// TestPageFollowsTheSwitchedPersona: a page left open on 青蓝's
+// conversation, when the daemon comes back with Seraphina, reloads onto
+// Seraphina's own conversation and its greeting.
+func TestPageFollowsTheSwitchedPersona(t *testing.T) {
+	t.Parallel()
+	b := newBrowser(t)
+	home := t.TempDir()
+	sera := filepath.Join(home, "Seraphina")
+	if err := os.Rename(importCard(t, "st-seraphina.png"), sera); err != nil {
+		t.Fatal(err)
+	}
+	r := startRigIn(t, home, "127.0.0.1:0", "")
+	c := plug(t, strings.TrimPrefix(r.base, "http://"))
+	r.say(llmtest.Reply{Text: "我在呢。"})
+	b.do(t, chromedp.Navigate(c.url()+"/"))
+	b.until(t, "the page is ready", `document.body.dataset.ready === 'true' && document.body.dataset.channel === 'desktop'`)
+	b.do(t, chromedp.SendKeys(chromedp.CSS("#text"), "你好青蓝"), chromedp.Click(chromedp.CSS("#send")))
+	b.until(t, "青蓝's reply is shown", `[...document.querySelectorAll('#log li.assistant')].some(li => li.dataset.id && li.textContent.includes('我在呢'))`)
+	b.until(t, "the reply's stream ends", `window.cyanEvents.at(-1) === 'done'`)
+
+	c.set(false)
+	r.stop()
+	r = startRigIn(t, home, "127.0.0.1:0", "persona: "+sera+"\n")
+	c.retarget(strings.TrimPrefix(r.base, "http://"))
+	c.set(true)
+	// The page reloads: a poll the reload cuts short is polled again.
+	for i := 0; ; i++ {
+		ctx, cancel := context.WithTimeout(b.Context(), browsertest.Timeout)
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.body?.dataset.channel === 'desktop:Seraphina' && document.body.dataset.ready === 'true'`, chromedp.WithPollingInterval(50*time.Millisecond)))
+		cancel()
+		if err == nil {
+			break
+		}
+		if i == 3 || !strings.Contains(err.Error(), "navigated") && !strings.Contains(err.Error(), "context") {
+			t.Fatalf("the open page does not move to Seraphina's conversation: %v", err)
+		}
+	}
+	b.until(t, "her greeting alone is shown", `[...document.querySelectorAll('#log li')].length === 1 && document.querySelector('#log li.assistant')?.textContent.includes("The name's Seraphina")`)
 }
