@@ -225,7 +225,7 @@ func checkPersona(cfg *config.Config) check {
 	if p.Dir != "" {
 		where = p.Dir
 	}
-	c.msg = fmt.Sprintf("%s (%s)", p.Name, where)
+	c.msg = fmt.Sprintf("%s (%s), the page's conversation %s", p.Name, where, persona.PageChannelOf(p))
 	if _, err := vrm.ReadTable(p.Dir); err != nil {
 		c.ok, c.msg = false, c.msg+"; "+err.Error()
 		c.fix = "fix " + vrm.TableFile + ` ({"emotion": {"expression": weight from 0 to 1}}), or remove it`
