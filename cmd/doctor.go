@@ -225,7 +225,7 @@ func checkPersona(cfg *config.Config) check {
 	if p.Dir != "" {
 		where = p.Dir
 	}
-	c.msg = fmt.Sprintf("%s (%s), the page's conversation %s", p.Name, where, persona.PageChannelOf(p))
+	c.msg = fmt.Sprintf("%s (%s)", p.Name, where)
 	if _, err := vrm.ReadTable(p.Dir); err != nil {
 		c.ok, c.msg = false, c.msg+"; "+err.Error()
 		c.fix = "fix " + vrm.TableFile + ` ({"emotion": {"expression": weight from 0 to 1}}), or remove it`
@@ -233,7 +233,7 @@ func checkPersona(cfg *config.Config) check {
 		c.ok, c.msg = false, c.msg+"; "+err.Error()
 		c.fix = "replace avatar.vrm with a model exported as .vrm (VRoid Studio, UniVRM), or remove it: the page shows the pictures or the drawn face"
 	} else {
-		c.msg += "; " + av
+		c.msg += "; " + av + "; the page's conversation " + persona.PageChannelOf(p)
 	}
 	return c
 }

@@ -229,7 +229,7 @@ func TestSetPersonaLine(t *testing.T) {
 // TestDoctorNamesThePageConversation: doctor's persona line says which
 // conversation the page opens with the persona.
 func TestDoctorNamesThePageConversation(t *testing.T) {
-	if c := checkPersona(&config.Config{}); !c.ok || !strings.HasSuffix(strings.Split(c.msg, ";")[0], "the page's conversation desktop") {
+	if c := checkPersona(&config.Config{}); !c.ok || !strings.HasSuffix(c.msg, "; the page's conversation desktop") {
 		t.Errorf("built in: %+v", c)
 	}
 	dir, run := personaRig(t, noDaemonAddr(t))
@@ -237,7 +237,7 @@ func TestDoctorNamesThePageConversation(t *testing.T) {
 	if code, out, errs := run("persona", "import", "card.json"); code != 0 {
 		t.Fatalf("import: %d %s%s", code, out, errs)
 	}
-	if c := checkPersona(&config.Config{Persona: filepath.Join(dir, "Kiri")}); !c.ok || !strings.Contains(c.msg, "the page's conversation desktop:Kiri") {
+	if c := checkPersona(&config.Config{Persona: filepath.Join(dir, "Kiri")}); !c.ok || !strings.HasSuffix(c.msg, "; the page's conversation desktop:Kiri") {
 		t.Errorf("a folder: %+v", c)
 	}
 }
