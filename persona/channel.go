@@ -49,12 +49,6 @@ func PageChannelFor(id string) string {
 	return PageChannel + ":" + id
 }
 
-// IsPageChannel reports whether channel is the page's channel of some
-// persona: "desktop" or "desktop:<id>".
-func IsPageChannel(channel string) bool {
-	return channel == PageChannel || strings.HasPrefix(channel, PageChannel+":") && len(channel) > len(PageChannel)+1
-}
-
 // PageChannels adds to channel patterns (tts.channels) the pattern of
 // every character's page channel for each pattern that names the page's
 // own: "desktop" brings "desktop:*". Patterns that already cover those

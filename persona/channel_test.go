@@ -26,14 +26,6 @@ func TestPageChannelOf(t *testing.T) {
 		if got := PageChannelOf(c.p); got != c.want {
 			t.Errorf("PageChannelOf(%+v) = %q, want %q", c.p, got, c.want)
 		}
-		if !IsPageChannel(c.want) {
-			t.Errorf("IsPageChannel(%q) = false", c.want)
-		}
-	}
-	for _, ch := range []string{"desktop:", "desktops", "terminal", "qq:private:1", ""} {
-		if IsPageChannel(ch) {
-			t.Errorf("IsPageChannel(%q) = true", ch)
-		}
 	}
 }
 
