@@ -25,6 +25,9 @@ type PersonaInfo struct {
 	// avatar/ was written has the card's picture as avatar.png beside
 	// persona.md: it is the neutral face.
 	Dir string
+	// ID is the persona's ID (persona.Persona.ID: "" for the built-in):
+	// it names the page's channel (persona.PageChannelFor).
+	ID string
 }
 
 // AvatarFolder is the folder of a persona that holds its avatar images.
@@ -33,18 +36,30 @@ const AvatarFolder = "avatar"
 var avatarTypes = map[string]string{".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
 	".webp": "image/webp", ".gif": "image/gif", ".svg": "image/svg+xml"}
 
-// personaInfo: GET /api/v1/persona[?channel=C] → {name, color, avatars:
-// {emotion: url}, voiced, actions}: voiced says whether C's replies are
-// spoken, actions what their *actions* become (with a voice).
+// personaInfo: GET /api/v1/persona[?channel=C] → {name, id, channel,
+// color, avatars: {emotion: url}, voiced, actions, config_file}: channel is
+// the page's channel with this persona (persona.PageChannelFor: "desktop"
+// for the built-in one, "desktop:<id>" for another), the one the page
+// opens unless it is given another; voiced says whether C's replies (or
+// channel's, without C) are spoken, actions what their *actions* become
+// (with a voice); config_file is the daemon's configuration file, the one
+// `persona:` goes in.
 func (s *Server) personaInfo(w http.ResponseWriter, r *http.Request) {
 	info := PersonaInfo{Name: "cyan", Color: "#1D75B3"}
 	if s.o.Persona != nil {
 		info = s.o.Persona()
 	}
 	avatars := avatarsOf(info.Dir)
+	page := persona.PageChannelFor(info.ID)
 	ch := r.URL.Query().Get("channel")
-	voiced := s.o.Voice != nil && ch != "" && s.o.Voice.Voiced(ch)
-	out := map[string]any{"name": info.Name, "color": info.Color, "avatars": avatars, "voiced": voiced}
+	if ch == "" {
+		ch = page
+	}
+	voiced := s.o.Voice != nil && s.o.Voice.Voiced(ch)
+	out := map[string]any{"name": info.Name, "id": info.ID, "channel": page, "color": info.Color, "avatars": avatars, "voiced": voiced}
+	if s.o.ConfigFile != "" {
+		out["config_file"] = s.o.ConfigFile
+	}
 	if s.o.Voice != nil {
 		out["actions"] = s.o.Voice.Actions()
 	}

@@ -102,6 +102,9 @@ type Options struct {
 	PagePaths []string
 	// Persona tells the page the persona's name, colour and avatars.
 	Persona func() PersonaInfo
+	// ConfigFile is the daemon's configuration file (GET /api/v1/persona
+	// names it, for `cyan persona import` and `use` to edit).
+	ConfigFile string
 	// LLM and LLMModel serve POST /api/v1/llm/check (nil: 404).
 	LLM      llm.Client
 	LLMModel string

@@ -151,6 +151,8 @@ func commands() []verb {
 
 		{noun: "persona", name: "import", args: "[FILE]", summary: "import a character card (PNG, JSON or CharX; V1/V2/V3) as a persona folder, or a SillyTavern World Info file as a lorebook", setup: personaImport,
 			example: []string{"Seraphina.png", "--out", "Seraphina"}},
+		{noun: "persona", name: "use", args: "DIR|NAME", summary: "make a persona folder (or default, the built-in one) the persona of the daemon's config file; each character has its own conversation", setup: personaUse,
+			example: []string{"./Seraphina"}},
 		{noun: "persona", name: "export", args: "DIR", summary: "export a persona folder as a Character Card V3 PNG", setup: personaExport,
 			example: []string{"./Seraphina", "--out", "card.png"}},
 

@@ -235,7 +235,7 @@ func checkPersona(cfg *config.Config) check {
 		c.ok, c.msg = false, c.msg+"; "+err.Error()
 		c.fix = "replace avatar.vrm with a model exported as .vrm (VRoid Studio, UniVRM), or remove it: the page shows the pictures or the drawn face"
 	} else {
-		c.msg += "; " + av
+		c.msg += "; " + av + "; the page's conversation " + persona.PageChannelOf(p)
 	}
 	return c
 }

@@ -135,12 +135,8 @@ func importCard(io IO, file, bookFile, vrmFile, out string, force, asJSON bool) 
 		}
 	}
 	r.ConfigFile = "your config file ($CYAN_CONFIG, or cyan.yaml in the data folder)"
-	if cfg, err := loadConfig(io); err == nil {
-		if cfg.File != "" {
-			r.ConfigFile = cfg.File
-		} else {
-			r.ConfigFile = filepath.Join(cfg.DataDir, "cyan.yaml")
-		}
+	if file, _, err := configTarget(io); err == nil {
+		r.ConfigFile = file
 	}
 	if r.Notes == nil {
 		r.Notes = []string{}
@@ -173,7 +169,9 @@ func importCard(io IO, file, bookFile, vrmFile, out string, force, asJSON bool) 
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", showable(n))
 	}
-	fmt.Fprintf(w, "To talk with %s, put this line in %s and restart cyan serve:\n  %s\n", r.Name, r.ConfigFile, r.ConfigLine)
+	fmt.Fprintf(w, "To talk with %s, put this line in %s (the config file cyan serve reads) and restart cyan serve:\n  %s\n", r.Name, r.ConfigFile, r.ConfigLine)
+	fmt.Fprintf(w, "or run: cyan persona use %s\n", shellQuote(abs))
+	fmt.Fprintf(w, "%s gets a conversation of its own (%s), opened with its greeting; the old one stays.\n", r.Name, persona.PageChannelFor(persona.Slug(filepath.Base(abs))))
 	return nil
 }
 
@@ -339,26 +337,9 @@ func faces(files map[string][]byte) int {
 	return n
 }
 
-// folderName makes a file name of a character's name: what a file name
-// may not hold becomes "_", and every character showable would escape
-// (controls, bidi controls, invisible format characters) is dropped, so
-// the folder's name reads as it is.
-func folderName(name string) string {
-	s := strings.Map(func(r rune) rune {
-		switch {
-		case r == '/' || r == '\\' || r == ':' || r == '*' || r == '?' || r == '"' || r == '<' || r == '>' || r == '|':
-			return '_'
-		case hiddenRune(r):
-			return -1
-		}
-		return r
-	}, strings.TrimSpace(name))
-	s = strings.Trim(s, ". ")
-	if s == "" {
-		return "persona"
-	}
-	return s
-}
+// folderName makes a folder name of a character's name: persona.Slug
+// (no spaces, '!' or leading '#'; letters of any script kept).
+func folderName(name string) string { return persona.Slug(name) }
 
 // printLore lists, under a packet's section table, the lorebook entries
 // that matched this turn: in the prompt or left out, and why.

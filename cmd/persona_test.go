@@ -15,8 +15,11 @@ import (
 func TestPersonaCommand(t *testing.T) {
 	dir := t.TempDir()
 	env := func(k string) string {
-		if k == "CYAN_DATA_DIR" {
+		switch k {
+		case "CYAN_DATA_DIR":
 			return filepath.Join(dir, "data")
+		case "CYAN_ADDR":
+			return noDaemonAddr(t)
 		}
 		return ""
 	}

@@ -263,9 +263,9 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		Tools:   tools.Turns{Registry: d.tools.reg, Count: d.metrics.ToolCall},
 		Limits:  limitproc.Turns{Chain: d.tools.limits, Now: now},
 		Sources: sources, ContextStart: resetStart{inner: d.events, store: st}, Compressor: compressor,
-		Budgets:     budgets,
-		LiveText:    true,
-		Greeting:    mainvirtual.PersonaGreeting(d.persona.Load),
+		Budgets:  budgets,
+		LiveText: true,
+		Greeting: mainvirtual.PersonaGreeting(d.persona.Load),
 		Owner: func(m *store.Message) bool { // by id, as the tools' rules: "^晴 (owner)"
 			return d.tools.reg.IsOwner(packets.Caller{Speaker: m.User, SpeakerID: m.UserID, Kind: m.Kind})
 		},
@@ -299,7 +299,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		Agent: d.mv, Store: st, Memory: d.mem, Events: d.events, Observers: manager, Traces: d.gen.Traces(),
 		Tools: d.tools.reg, Extras: d.tools.extras, MCP: d.tools.mcp,
 		Recall: d.recall, Bridges: d.bridges, Mount: d.bridges.mount(), Doors: d.bridges.doors(),
-		Voice: d.voice, Page: web.Handler(), PagePaths: web.Paths(), Persona: d.personaInfo, LLM: d.llm, LLMModel: cfg.LLM.Model,
+		Voice: d.voice, Page: web.Handler(), PagePaths: web.Paths(), Persona: d.personaInfo, ConfigFile: configFile(cfg), LLM: d.llm, LLMModel: cfg.LLM.Model,
 		PromptSize: func(ctx context.Context) (int, string) {
 			return d.mv.PromptSize(ctx, turn.Query{Channel: "doctor", Speaker: "local", Kind: turn.KindPrivate, Now: now()})
 		},
@@ -486,4 +486,17 @@ func listenError(addr string, err error) error {
 		return fmt.Errorf("daemon: cannot listen on %s: the address is in use (another cyan, or another program); stop it or set CYAN_ADDR to a free host:port", addr)
 	}
 	return fmt.Errorf("daemon: cannot listen on %s: %w (set CYAN_ADDR)", addr, err)
+}
+
+// configFile is the configuration file the daemon reads, or the one it
+// would read (cyan.yaml in the data folder) when there is none.
+func configFile(cfg *config.Config) string {
+	f := cfg.File
+	if f == "" {
+		f = filepath.Join(cfg.DataDir, config.FileName)
+	}
+	if abs, err := filepath.Abs(f); err == nil {
+		f = abs
+	}
+	return f
 }

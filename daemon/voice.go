@@ -9,6 +9,7 @@ import (
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/packets"
+	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/tools"
 	"github.com/cyan-agent/cyan/tts"
 )
@@ -22,7 +23,7 @@ func (d *Daemon) buildVoice(c config.TTS, log *slog.Logger) error {
 		return err
 	}
 	d.voice, err = tts.NewVoice(tts.Options{
-		Provider: p, Cache: tts.NewCache(c.CacheMB << 20), Channels: c.Channels,
+		Provider: p, Cache: tts.NewCache(c.CacheMB << 20), Channels: persona.PageChannels(c.Channels),
 		Emit:    func(sp tts.Speech) { d.store.Journal().Post(journal.New(journal.VoiceSpeech, sp.Channel, sp)) },
 		Timeout: c.TimeoutDuration(), Logger: log, Actions: c.Actions, Narrator: c.Narrator,
 		Words:    func() map[string][]string { return tts.EmotionWords(d.persona.Load().Vars[tts.EmotionWordsVar]) },
@@ -58,7 +59,7 @@ func (d *Daemon) personaInfo() api.PersonaInfo {
 	if color == "" {
 		color = "#1D75B3"
 	}
-	return api.PersonaInfo{Name: p.Name, Color: color, Dir: p.Dir}
+	return api.PersonaInfo{Name: p.Name, Color: color, Dir: p.Dir, ID: p.ID()}
 }
 
 // runVoice holds the voice until the daemon stops, then stops its

@@ -27,6 +27,12 @@
 // group_only_greetings and greeting_pick (see its doc): what the persona says
 // when a new conversation opens. DefaultFS is the built-in persona's folder.
 //
+// PageChannelOf is the desktop page's channel with a persona — "desktop"
+// for the built-in one, "desktop:<ID>" for a folder (ID: the slug of its
+// name, Slug) — so each character has its own conversation; channel.go
+// says why, and PageChannels makes a voice pattern of the page cover them
+// all.
+//
 // Emotions lists cyan's emotions (the faces the page draws); EmotionOf maps
 // other apps' expression names to them by a documented table (SillyTavern's
 // 28 expression labels, V3 emotion assets' usual names): a card's emotion

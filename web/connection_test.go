@@ -54,7 +54,10 @@ func plug(t *testing.T, target string) *cable {
 			c.wg.Add(1)
 			go func() {
 				defer c.wg.Done()
-				out, err := net.Dial("tcp", c.target)
+				c.mu.Lock()
+				target := c.target
+				c.mu.Unlock()
+				out, err := net.Dial("tcp", target)
 				if err != nil {
 					in.Close()
 					return
@@ -75,6 +78,14 @@ func plug(t *testing.T, target string) *cable {
 }
 
 func (c *cable) url() string { return "http://" + c.ln.Addr().String() }
+
+// retarget points the cable at another daemon (host:port), for the
+// connections made from now on.
+func (c *cable) retarget(target string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.target = target
+}
 
 // set plugs the cable in (true) or pulls it out, cutting what runs.
 func (c *cable) set(up bool) {

@@ -2,7 +2,8 @@
 // HTML, CSS and ES modules, no build step, no request to any other origin.
 // The page talks to the HTTP API of package api (messages, the greeting of
 // an empty channel, the stream with its speech events, the voice's audio,
-// the persona); it renders replies' markdown itself (app/markdown.js,
+// the persona, which names the conversation the page opens: the persona's
+// own, unless ?channel= names another); it renders replies' markdown itself (app/markdown.js,
 // escaping first), marks and resends unsent messages with their
 // idempotency key, shows the connection's state, stops and interrupts the
 // voice (app/player.js). A persona's avatar.vrm replaces the drawn face

@@ -53,6 +53,8 @@ type rig struct {
 	chat []llmtest.Reply
 	// speak is what the speech observer decides, in order.
 	speak []string
+	// stop stops the daemon (once; the test's end does it too).
+	stop func()
 }
 
 const mixedReply = "你好，今天天气很好。こんにちは、元気ですか？I am fine, thank you very much."
@@ -67,7 +69,14 @@ func startRig(t *testing.T, addr string) *rig {
 // startRigWith is startRig with more configuration (YAML lines).
 func startRigWith(t *testing.T, addr, extra string) *rig {
 	t.Helper()
-	dir := t.TempDir()
+	return startRigIn(t, t.TempDir(), addr, extra)
+}
+
+// startRigIn is startRigWith on the data folder and config file in dir:
+// a daemon stopped (rig.stop) and started again there finds what the
+// first one stored.
+func startRigIn(t *testing.T, dir, addr, extra string) *rig {
+	t.Helper()
 	r := &rig{llm: &llmtest.Server{}, dataDir: filepath.Join(dir, "data")}
 	r.llm.Default = func(req llmtest.Request) llmtest.Reply {
 		r.mu.Lock()
@@ -109,12 +118,16 @@ func startRigWith(t *testing.T, addr, extra string) *rig {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("daemon: %v", err)
-		}
-	})
+	var once sync.Once
+	r.stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("daemon: %v", err)
+			}
+		})
+	}
+	t.Cleanup(r.stop)
 	select {
 	case a := <-ready:
 		_, port, _ := net.SplitHostPort(a.String())

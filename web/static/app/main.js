@@ -13,7 +13,12 @@ import { Player } from './player.js';
 import { render } from './markdown.js';
 
 const params = new URLSearchParams(location.search);
-const channel = params.get('channel') || 'desktop';
+// The conversation: ?channel= names one; without it, the page's channel of
+// the daemon's persona, as GET /api/v1/persona names it ("desktop" for the
+// built-in persona, "desktop:<id>" for another: each character its own
+// conversation). Set once, in start(), before anything is read or sent.
+const chosenChannel = params.get('channel') || '';
+let channel = chosenChannel || 'desktop';
 // The page sends a name only when one is set (?user= or localStorage
 // cyan.user), never one of its own making: ownership is the "local" owner
 // entry (a private message without a chat-app id), not a name.
@@ -401,11 +406,46 @@ async function greet() {
   if (body.message) showMessage(body.message);
 }
 
+/**
+ * The persona and the conversation the page is in: ?channel= when given,
+ * else the persona's own page channel.
+ */
+async function whoAmI() {
+  const q = chosenChannel ? '?' + new URLSearchParams({ channel: chosenChannel }) : '';
+  const persona = await getJSON('/api/v1/persona' + q);
+  if (!chosenChannel && persona.channel) channel = persona.channel;
+  return persona;
+}
+
+/** Shows which character this is, and which conversation the page is in. */
+function showWho(persona) {
+  document.title = persona.name;
+  const name = $('name');
+  name.textContent = persona.name;
+  const conv = document.createElement('small');
+  conv.id = 'conversation';
+  conv.textContent = channel;
+  conv.title = 'conversation ' + channel;
+  name.append(' ', conv);
+  document.body.dataset.channel = channel;
+  document.body.dataset.persona = persona.id || '';
+}
+
+/**
+ * When the daemon comes back with another persona (its config changed,
+ * cyan persona use), a page that follows the persona's own conversation
+ * opens the new character's: it reloads.
+ */
+async function checkPersona(persona) {
+  if (chosenChannel) return;
+  const now = await getJSON('/api/v1/persona');
+  if ((now.channel || 'desktop') !== channel || now.name !== persona.name) location.reload();
+}
+
 async function start() {
   await signIn();
-  const persona = await getJSON('/api/v1/persona?' + new URLSearchParams({ channel }));
-  document.title = persona.name;
-  $('name').textContent = persona.name;
+  const persona = await whoAmI();
+  showWho(persona);
   avatar = new Avatar($('avatar'), persona);
   // A persona's avatar.vrm takes the face's place (app/vrm.js, loaded only then).
   if (persona.vrm) import('./vrm.js').then((m) => m.mountVRM($('avatar'), persona, avatar, player)).catch((e) => notice('avatar: ' + e.message));
@@ -421,6 +461,7 @@ async function start() {
   follow(channel, since, {
     ready: () => {
       connection('online');
+      if (!first) checkPersona(persona).catch(() => {});
       loadHistory()
         .then((n) => (first && n === 0 ? greet() : null))
         .catch((e) => notice('history: ' + e.message))
