@@ -36,7 +36,7 @@ func TestFolderNameDropsHiddenCharacters(t *testing.T) {
 		{"Seraphina", "Seraphina"},
 		{"evil\u202egnp.exe", "evilgnp.exe"},
 		{"a\u2066b\u2069c\u200ed\u200f", "abcd"},
-		{"x\x1b[31my\u0085", "x[31my"},
+		{"x\x1b[31my\u0085", "x_31my"},
 		{"a/b:c", "a_b_c"},
 		{"\u202e\u200b", "persona"},
 	}

@@ -65,13 +65,18 @@ func PageChannels(patterns []string) []string {
 
 // Slug makes a folder name (and a persona ID) of a character's name: its
 // letters (any script: 青蓝 stays 青蓝), digits, marks, '-', '_' and '.';
-// every other run of characters (spaces, '!', '#', '/', …) becomes one
-// '_', and none is kept at either end. "" becomes "persona".
+// controls and invisible format characters (bidi ones included) are
+// dropped; every other run of characters (spaces, '!', '#', '/', …) becomes
+// one '_', and none is kept at either end. "" becomes "persona".
 func Slug(name string) string {
 	var b strings.Builder
 	gap := false
 	for _, r := range name {
 		switch {
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			// A control, bidi or other invisible format character is
+			// dropped, not a gap: the name reads as it shows.
+			continue
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || r == '-' || r == '_' || r == '.':
 			if gap && b.Len() > 0 {
 				b.WriteByte('_')

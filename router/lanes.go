@@ -23,22 +23,10 @@ func ByChannel(p Packet) string { return p.Channel }
 // stays one durable queue: a packet leaves it only when acknowledged, and
 // after a restart each lane resumes from its oldest packet.
 func (r *Router) AttachLanes(ctx context.Context, name string, c Component, lane func(Packet) string) error {
-	r.mu.Lock()
-	if _, ok := r.subs[name]; !ok {
-		r.mu.Unlock()
-		return fmt.Errorf("router: %q has no subscription; call Subscribe first", name)
+	st, err := r.attach(name)
+	if err != nil {
+		return err
 	}
-	st := r.comp[name]
-	if st == nil {
-		st = &state{}
-		r.comp[name] = st
-	}
-	if st.attached {
-		r.mu.Unlock()
-		return fmt.Errorf("%w: %s", ErrAttached, name)
-	}
-	st.attached, st.wake = true, make(chan struct{}, 1)
-	r.mu.Unlock()
 
 	type result struct {
 		d    Delivery

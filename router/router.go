@@ -276,15 +276,13 @@ func (r *Router) Publish(p Packet) ([]string, error) {
 // ErrAttached is returned by Attach for a component already attached.
 var ErrAttached = errors.New("router: the component is attached already")
 
-// Attach delivers name's packets to c, oldest first, one at a time, until
-// ctx ends (then it returns nil). Deliveries that fail are retried with
-// backoff; see the package documentation. A component is attached once at
-// a time.
-func (r *Router) Attach(ctx context.Context, name string, c Component) error {
+// attach marks name's subscription attached and returns its state; a
+// component is attached once at a time (Attach, AttachLanes).
+func (r *Router) attach(name string) (*state, error) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if _, ok := r.subs[name]; !ok {
-		r.mu.Unlock()
-		return fmt.Errorf("router: %q has no subscription; call Subscribe first", name)
+		return nil, fmt.Errorf("router: %q has no subscription; call Subscribe first", name)
 	}
 	st := r.comp[name]
 	if st == nil {
@@ -292,11 +290,21 @@ func (r *Router) Attach(ctx context.Context, name string, c Component) error {
 		r.comp[name] = st
 	}
 	if st.attached {
-		r.mu.Unlock()
-		return fmt.Errorf("%w: %s", ErrAttached, name)
+		return nil, fmt.Errorf("%w: %s", ErrAttached, name)
 	}
 	st.attached, st.wake = true, make(chan struct{}, 1)
-	r.mu.Unlock()
+	return st, nil
+}
+
+// Attach delivers name's packets to c, oldest first, one at a time, until
+// ctx ends (then it returns nil). Deliveries that fail are retried with
+// backoff; see the package documentation. A component is attached once at
+// a time.
+func (r *Router) Attach(ctx context.Context, name string, c Component) error {
+	st, err := r.attach(name)
+	if err != nil {
+		return err
+	}
 	defer func() {
 		r.mu.Lock()
 		st.attached, st.retrying = false, false

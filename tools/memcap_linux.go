@@ -3,14 +3,12 @@ package tools
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 )
 
 // memCap is a memory cgroup that holds one sandboxed run: every page the
@@ -137,13 +135,4 @@ func (c *memCap) oomKills() int {
 
 // remove deletes the cgroup once its processes are gone; v1 moves the
 // pages still charged (a tmpfs that outlived them) to the parent.
-func (c *memCap) remove() error {
-	var err error
-	for range 50 {
-		if err = os.Remove(c.dir); err == nil || errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return err
-}
+func (c *memCap) remove() error { return removeCgroup(c.dir) }

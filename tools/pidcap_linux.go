@@ -90,10 +90,15 @@ func (c *pidCap) refused() bool {
 
 // remove deletes the cgroup once its processes are gone (they were
 // killed; their exit may take a moment).
-func (c *pidCap) remove() error {
+func (c *pidCap) remove() error { return removeCgroup(c.dir) }
+
+// removeCgroup deletes a cgroup's folder once its processes are gone:
+// their exit may take a moment after the kill, so it tries for up to half a
+// second.
+func removeCgroup(dir string) error {
 	var err error
 	for range 50 {
-		if err = os.Remove(c.dir); err == nil || errors.Is(err, os.ErrNotExist) {
+		if err = os.Remove(dir); err == nil || errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -135,6 +135,7 @@ func TestEveryVerbPrintsJSON(t *testing.T) {
 		"script check":    {"compress"},
 		"persona import":  {card, "--out", persona},
 		"persona export":  {persona, "--out", filepath.Join(scratch, "ember.png")},
+		"persona use":     {"default"},
 		"bench locomo":    {locomo},
 		"bench recall":    {"--messages", "300", "--queries", "5", "--settle", "10ms"},
 		"bench crash":     {"--cycles", "1"},

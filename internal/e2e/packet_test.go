@@ -7,6 +7,7 @@ import (
 	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/internal/scripttest"
 	"github.com/cyan-agent/cyan/llm"
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // TestNaturalToolTakesThePacket: through the real binary, the model calls
@@ -45,16 +46,29 @@ func TestNaturalToolTakesThePacket(t *testing.T) {
 	if p["aim"] != "happy birthday, alice!" || p["scene"] != "alice's birthday party, everyone is singing" || p["output_text_limit"] != float64(24) {
 		t.Fatalf("the trace's packet: %v", tr["packet"])
 	}
-	// The result the model read was cut to 24 characters.
+	// The limit was told to the step, and the result the model read is
+	// whole speech JSON whose words keep within 24 characters: a limit
+	// never cuts a structured result.
 	var result string
+	told := false
 	for _, r := range chatRequests(fake) {
+		if scripttest.FormatName(r) == "speak" {
+			for _, m := range r.Messages {
+				told = told || strings.Contains(m.Content, "at most 24 characters")
+			}
+		}
 		for _, m := range r.Messages {
 			if m.Role == "tool" {
 				result = strings.TrimPrefix(m.Content, "#speak ") // the tool's name heads its result
 			}
 		}
 	}
-	if n := len([]rune(result)); n == 0 || n > 24 || !strings.HasSuffix(result, "…") {
-		t.Fatalf("the speak result the model read: %q (%d runes)", result, n)
+	segs, ok := packets.ParseSpeech(result)
+	words := 0
+	for _, s := range segs {
+		words += len([]rune(s.Text))
+	}
+	if !ok || words == 0 || words > 24 || !told {
+		t.Fatalf("the speak result the model read: %q (%d characters of words; the step told the limit: %v)", result, words, told)
 	}
 }
