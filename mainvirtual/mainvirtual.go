@@ -68,7 +68,7 @@ type Options struct {
 	// conversation gets what is left, then the pulled info and the
 	// lorebook give way, and the packet's trace says what left. nil: only
 	// a server's context-length error teaches a window.
-	Window  func(context.Context) llm.Window
+	Window func(context.Context) llm.Window
 	// Owner, if set, says whether a stored message's speaker is the owner
 	// (the tools' owners: by platform id, or the local user); the owner's
 	// lines are marked "^晴 (owner)" (notation.OwnerLine), so a stranger
