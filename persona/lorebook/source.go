@@ -78,16 +78,6 @@ func NewSource(o SourceOptions) (*Source, error) {
 	return s, nil
 }
 
-// SlotBudget is the bound of each lorebook slot in the prompt: the owner's
-// agent.sections.lorebook (configured) when set, else the context budget
-// (a book's own room, Book.Room, is decided each scan).
-func SlotBudget(configured, context int) int {
-	if configured > 0 {
-		return configured
-	}
-	return context
-}
-
 // Room is the tokens the lorebook of owner o may take in a prompt for a
 // model whose window is window tokens (0: not known): the book's
 // token_budget, else SillyTavern's share of the window (or, when it is

@@ -1,6 +1,7 @@
 package lorebook
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -99,7 +100,7 @@ func TestSourceRoom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sl, err := s.Fill(After, Turn{Owner: o, Channel: "c", ID: "m", User: "alice", Budget: SlotBudget(configured, 6000), Count: count, Recent: recent})
+		sl, err := s.Fill(After, Turn{Owner: o, Channel: "c", ID: "m", User: "alice", Budget: cmp.Or(configured, 6000), Count: count, Recent: recent})
 		if err != nil {
 			t.Fatal(err)
 		}
