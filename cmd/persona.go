@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/llm"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/persona/card"
 	"github.com/cyan-agent/cyan/persona/lorebook"
@@ -230,27 +232,86 @@ func readWorld(file string) (json.RawMessage, []string, error) {
 	return book, append(notes, b.Warnings...), nil
 }
 
-// roomNotes warns when a book's constant entries alone do not fit the room
-// it gets in the prompt (lorebook.Book.Room under the configuration).
+// roomNotes states what of a book will be left out of the prompt at
+// today's model window (modelWindow): the room it gets
+// (lorebook.Book.Room under the configuration) against its constant
+// entries, which fire every turn and are kept first, named when some do
+// not fit.
 func roomNotes(io IO, b *lorebook.Book) []string {
-	agent := config.Defaults().Agent
-	if cfg, err := loadConfig(io); err == nil {
-		agent = cfg.Agent
+	cfg := new(config.Config)
+	*cfg = config.Defaults()
+	if c, err := loadConfig(io); err == nil {
+		cfg = c
 	}
-	room := b.Room(agent.Sections.Lorebook, agent.ContextBudget)
-	need := b.ConstantTokens(nil)
-	if need <= room {
-		return nil
+	agent := cfg.Agent
+	window, source := modelWindow(cfg)
+	share := window
+	at := fmt.Sprintf("at the model's window of %d tokens (%s)", window, source)
+	if window <= 0 {
+		share = agent.ContextBudget
+		at = fmt.Sprintf("with the model's window not known (%s), so taken as agent.context_budget %d", source, share)
 	}
-	why := "its token_budget"
-	if b.TokenBudget <= 0 {
-		why = fmt.Sprintf("%d%% of agent.context_budget %d, SillyTavern's default share, as the book sets no token_budget", lorebook.DefaultSharePercent, agent.ContextBudget)
+	room := b.Room(agent.Sections.Lorebook, share)
+	why, fix := "its token_budget", "raise token_budget in "+card.LorebookFile
+	switch {
+	case agent.Sections.Lorebook > 0 && room == agent.Sections.Lorebook:
+		why, fix = "agent.sections.lorebook", "raise agent.sections.lorebook"
+	case b.TokenBudget <= 0:
+		why = fmt.Sprintf("%d%% of the window, SillyTavern's default share, as the book sets no token_budget", lorebook.DefaultSharePercent)
+		fix = "give the model a larger window (llm.context_window, the server's context length), or set a token_budget in " + card.LorebookFile
 	}
-	if agent.Sections.Lorebook > 0 && room == agent.Sections.Lorebook {
-		why = "agent.sections.lorebook"
+	// Only constant entries fire with no conversation: what the scan
+	// leaves out of them now it leaves out every turn.
+	res := b.Activate(lorebook.Input{Budget: room, Rand: func() float64 { return 0 }})
+	var out []string
+	need := 0
+	for _, f := range res.Matched {
+		need += f.Tokens
+		if !f.Included && f.Entry.Constant {
+			out = append(out, f.Entry.Label())
+		}
 	}
-	return []string{fmt.Sprintf("the lorebook's constant entries alone take about %d tokens, more than the %d it gets in the prompt (%s): some of them will be left out every turn; raise token_budget in %s or agent.context_budget", need, room, why, card.LorebookFile)}
+	if len(res.Matched) == 0 {
+		return []string{fmt.Sprintf("the lorebook gets %d tokens of the prompt %s: %s; its entries enter when their keys are mentioned", room, at, why)}
+	}
+	if len(out) == 0 {
+		return []string{fmt.Sprintf("the lorebook gets %d tokens of the prompt %s: %s; its %d constant entries (about %d tokens) all fit", room, at, why, len(res.Matched), need)}
+	}
+	names := strings.Join(out[:min(len(out), 8)], ", ")
+	if len(out) > 8 {
+		names += fmt.Sprintf(" and %d more", len(out)-8)
+	}
+	return []string{fmt.Sprintf("the lorebook gets %d tokens of the prompt %s: %s; its constant entries take about %d, so %d of %d will be left out every turn: %s; to keep them, %s",
+		room, at, why, need, len(out), len(res.Matched), names, fix)}
 }
+
+// modelWindow is the model's context window as the daemon will see it:
+// llm.context_window when set, else what the server says now (Ollama's
+// /api/show and /api/ps, vLLM's max_model_len, llama.cpp's n_ctx); 0 and
+// why when it cannot be known.
+func modelWindow(cfg *config.Config) (int, string) {
+	if cfg.LLM.ContextWindow > 0 {
+		return cfg.LLM.ContextWindow, "llm.context_window"
+	}
+	client, err := llm.New(llm.Options{Provider: cfg.LLM.Provider, BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, APIKey: cfg.LLM.APIKey,
+		Timeout: windowProbeTimeout, MaxRetries: -1})
+	if err != nil {
+		return 0, err.Error()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), windowProbeTimeout)
+	defer cancel()
+	w, err := llm.ProbeWindow(ctx, client, cfg.LLM.Model)
+	switch {
+	case err != nil:
+		return 0, "the LLM server at " + cfg.LLM.BaseURL + " did not answer"
+	case w.Tokens <= 0:
+		return 0, "the LLM server does not say it"
+	}
+	return w.Tokens, w.Source
+}
+
+// windowProbeTimeout bounds asking the LLM server for its window at import.
+const windowProbeTimeout = 3 * time.Second
 
 // importLorebook makes a World Info file (or a lorebook) the lorebook of
 // the persona folder dir: lorebook.json (or the file persona.md's lorebook:

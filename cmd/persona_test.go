@@ -2,12 +2,14 @@ package cmd
 
 import (
 	"bytes"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cyan-agent/cyan/config"
+	"github.com/cyan-agent/cyan/internal/llmtest"
 	"github.com/cyan-agent/cyan/persona"
 	"github.com/cyan-agent/cyan/persona/lorebook"
 )
@@ -71,7 +73,7 @@ func TestPersonaCommand(t *testing.T) {
 // about.
 func TestPersonaImportWorldInfo(t *testing.T) {
 	dir := t.TempDir()
-	env := map[string]string{"CYAN_DATA_DIR": filepath.Join(dir, "data")}
+	env := map[string]string{"CYAN_DATA_DIR": filepath.Join(dir, "data"), "CYAN_LLM_BASE_URL": "http://" + noDaemonAddr(t) + "/v1"}
 	run := func(args ...string) (int, string, string) {
 		var out, errs bytes.Buffer
 		code := Main(args, IO{Stdout: &out, Stderr: &errs, Env: func(k string) string { return env[k] }})
@@ -110,7 +112,43 @@ func TestPersonaImportWorldInfo(t *testing.T) {
 	}
 	// A Chinese card whose constant entries alone exceed SillyTavern's share.
 	code, out, _ = run("persona", "import", wild("narratium-gaozhen-zh.png"), "--out", filepath.Join(dir, "gz"))
-	if code != 0 || !strings.Contains(out, "constant entries alone take about") || !strings.Contains(out, "more than the 1500 it gets") {
+	if code != 0 || !strings.Contains(out, "the lorebook gets 1500 tokens of the prompt with the model's window not known") || !strings.Contains(out, "so 5 of 8 will be left out every turn: entry 4 (状态栏)") {
 		t.Fatalf("constant entries over the room: %d %s", code, out)
+	}
+}
+
+// TestPersonaImportStatesWhatIsLeftOut: the import states, at the model's
+// window the LLM server reports now, the lorebook's room and the constant
+// entries that will be left out of it every turn — of real cards —
+// and a card's own token_budget is its room whatever the window.
+func TestPersonaImportStatesWhatIsLeftOut(t *testing.T) {
+	wild := func(name string) string {
+		p, _ := filepath.Abs(filepath.Join("..", "persona", "card", "testdata", "wild", name))
+		return p
+	}
+	for _, tc := range []struct {
+		window int
+		args   []string
+		want   string
+	}{
+		{4096, []string{wild("narratium-gaozhen-zh.png")}, "the lorebook gets 1024 tokens of the prompt at the model's window of 4096 tokens (Ollama /api/ps (the loaded model's num_ctx))"},
+		{4096, []string{wild("narratium-gaozhen-zh.png")}, "its constant entries take about 6250, so 5 of 8 will be left out every turn: entry 4 (状态栏)"},
+		{32768, []string{wild("narratium-gaozhen-zh.png")}, "gets 8192 tokens of the prompt at the model's window of 32768 tokens"},
+		{32768, []string{wild("narratium-gaozhen-zh.png")}, "its 8 constant entries (about 6250 tokens) all fit"},
+		{4096, []string{wild("narratium-wulin-zh.png")}, "so 10 of 13 will be left out every turn: entry 3 (核心规则 - 经营与成长体系)"},
+		{32768, []string{wild("narratium-wulin-zh.png")}, "its 13 constant entries (about 4760 tokens) all fit"},
+		// The card's token_budget of 500 is its room at any window.
+		{131072, []string{wild("chub-fallout-tree.png")}, "the lorebook gets 500 tokens of the prompt at the model's window of 131072 tokens (Ollama /api/ps (the loaded model's num_ctx)): its token_budget; its constant entries take about 575, so 1 of 1 will be left out every turn: entry 69; to keep them, raise token_budget in lorebook.json"},
+	} {
+		fake := &llmtest.Server{Flavor: llmtest.Ollama, Window: tc.window, Loaded: true, Models: []string{"qwen3:8b"}}
+		srv := httptest.NewServer(fake)
+		dir := t.TempDir()
+		env := map[string]string{"CYAN_DATA_DIR": filepath.Join(dir, "data"), "CYAN_LLM_BASE_URL": srv.URL + "/v1", "CYAN_LLM_MODEL": "qwen3:8b"}
+		var out, errs bytes.Buffer
+		code := Main(append([]string{"persona", "import", "--out", filepath.Join(dir, "p")}, tc.args...), IO{Stdout: &out, Stderr: &errs, Env: func(k string) string { return env[k] }})
+		srv.Close()
+		if code != 0 || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%v at %d: %d, want %q in\n%s%s", tc.args, tc.window, code, tc.want, out.String(), errs.String())
+		}
 	}
 }

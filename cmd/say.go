@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,9 +17,31 @@ import (
 )
 
 // players are the programs cyan say plays audio with, in order of
-// preference, and their arguments before the file.
+// preference, and their arguments before the file: PipeWire's, PulseAudio's
+// and ALSA's, sox's play, macOS's, ffmpeg's.
 var players = [][]string{
-	{"pw-play"}, {"paplay"}, {"aplay", "-q"}, {"afplay"}, {"ffplay", "-nodisp", "-autoexit", "-loglevel", "quiet"},
+	{"pw-play"}, {"paplay"}, {"aplay", "-q"}, {"play", "-q"}, {"afplay"}, {"ffplay", "-nodisp", "-autoexit", "-loglevel", "quiet"},
+}
+
+// playerNames names the players for people.
+var playerNames = map[string]string{"play": "play (sox)", "pw-play": "pw-play (PipeWire)", "paplay": "paplay (PulseAudio)", "aplay": "aplay (ALSA)", "ffplay": "ffplay (FFmpeg)"}
+
+// findPlayer is the first of players found in the directories of path (a
+// PATH list), and the names of those tried before it.
+func findPlayer(path string) (bin string, args []string, tried []string) {
+	for _, p := range players {
+		for _, dir := range filepath.SplitList(path) {
+			if dir == "" {
+				dir = "."
+			}
+			f := filepath.Join(dir, p[0])
+			if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
+				return f, p[1:], tried
+			}
+		}
+		tried = append(tried, p[0])
+	}
+	return "", nil, tried
 }
 
 // sayCmd speaks a text with the configured voice, without the daemon: it
@@ -52,7 +75,11 @@ func sayCmd(f *flags) run {
 			fmt.Fprintf(io.Stdout, "%s: %d bytes of %s\n", *out, len(audio.Data), audio.Type)
 			return nil
 		}
-		return play(ctx, audio)
+		path := io.Env("PATH")
+		if path == "" {
+			path = os.Getenv("PATH")
+		}
+		return play(ctx, io, path, audio)
 	}
 }
 
@@ -83,8 +110,9 @@ func say(ctx context.Context, c config.TTS, text, voice string) (tts.Audio, []pa
 	return joined, segs, err
 }
 
-// play plays audio with the first audio player found.
-func play(ctx context.Context, a tts.Audio) error {
+// play plays audio with the first audio player found in path, and says
+// which on stderr.
+func play(ctx context.Context, io IO, path string, a tts.Audio) error {
 	ext := ".wav"
 	if a.Type != "audio/wav" {
 		ext = ".audio"
@@ -99,18 +127,15 @@ func play(ctx context.Context, a tts.Audio) error {
 		return err
 	}
 	f.Close()
-	var tried []string
-	for _, p := range players {
-		bin, err := exec.LookPath(p[0])
-		if err != nil {
-			tried = append(tried, p[0])
-			continue
-		}
-		cmd := exec.CommandContext(ctx, bin, append(p[1:], f.Name())...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("%s could not play the audio: %v %s", filepath.Base(bin), err, strings.TrimSpace(string(out)))
-		}
-		return nil
+	bin, args, tried := findPlayer(path)
+	if bin == "" {
+		return fmt.Errorf("no audio player found (tried %s); write the audio to a file with --out file.wav, or install pipewire, pulseaudio-utils, alsa-utils or sox", strings.Join(tried, ", "))
 	}
-	return fmt.Errorf("no audio player found (tried %s); write the audio to a file with --out file.wav, or install pipewire, pulseaudio-utils or alsa-utils", strings.Join(tried, ", "))
+	name := filepath.Base(bin)
+	fmt.Fprintf(io.Stderr, "playing with %s\n", cmp.Or(playerNames[name], name))
+	cmd := exec.CommandContext(ctx, bin, append(args, f.Name())...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s could not play the audio: %v %s", name, err, strings.TrimSpace(string(out)))
+	}
+	return nil
 }

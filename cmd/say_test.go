@@ -90,3 +90,35 @@ func TestDoctorSaysHowToFixTheVoice(t *testing.T) {
 		}
 	}
 }
+
+// TestSayPlaysWithSox: with no PipeWire, PulseAudio or ALSA player on the
+// PATH, cyan say plays with sox's play (quietly, the WAV as its argument)
+// and says so; with none at all it says which it tried and what to do.
+func TestSayPlaysWithSox(t *testing.T) {
+	fake := &ttstest.GPTSoVITS{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	env := sayEnv(t, "tts:\n  provider: gpt-sovits\n  base_url: "+srv.URL+"\n  refs: {neutral: {audio: /r/calm.wav, text: 你好呀, lang: zh}}\n")
+	bin := t.TempDir()
+	log := filepath.Join(t.TempDir(), "args")
+	script := "#!/bin/sh\necho \"$@\" > " + log + "\nhead -c 4 \"$2\" >> " + log + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "play"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(bin, "aplay"), []byte("not executable"), 0o644)
+	env["PATH"] = bin
+	rc, stdout, stderr := runCmd(env, "say", "你好。")
+	if rc != 0 || !strings.Contains(stderr, "playing with play (sox)") {
+		t.Fatalf("rc=%d %s %s", rc, stdout, stderr)
+	}
+	got, err := os.ReadFile(log)
+	if err != nil || !strings.HasPrefix(string(got), "-q ") || !strings.Contains(string(got), ".wav\nRIFF") {
+		t.Errorf("play got %q (%v)", got, err)
+	}
+
+	env["PATH"] = t.TempDir()
+	rc, _, stderr = runCmd(env, "say", "你好。")
+	if rc == 0 || !strings.Contains(stderr, "no audio player found (tried pw-play, paplay, aplay, play, afplay, ffplay)") || !strings.Contains(stderr, "sox") {
+		t.Errorf("no player: rc=%d %s", rc, stderr)
+	}
+}

@@ -122,7 +122,8 @@ type Sections struct {
 	// Lorebook bounds the entries of a character card's lorebook that enter
 	// the prompt each turn. 0 (the default) gives a book its own
 	// token_budget, or when it has none SillyTavern's default share of the
-	// context (25 % of context_budget); a number above 0 bounds both.
+	// model's context window (25 %; of context_budget while the window is
+	// not known); a number above 0 bounds both.
 	Lorebook int `yaml:"lorebook"`
 }
 

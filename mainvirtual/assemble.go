@@ -37,9 +37,21 @@ type assembler struct {
 	log        *slog.Logger
 	// window says the server's window (nil: unknown); learned is one a
 	// context-length error stated; maxTokens is llm.max_tokens.
-	window    func(context.Context) llm.Window
-	learned   atomic.Int64
+	window  func(context.Context) llm.Window
+	learned atomic.Int64
+	// loreRoom is the lorebook slots' budget for a window (0: not known)
+	// when Options.Budgets does not set them (nil: the budgets map's).
+	loreRoom  func(window int) int
 	maxTokens int
+}
+
+// slotBudget is a slot's token budget: the budgets map's, but the
+// lorebook's follows the model's window (loreRoom).
+func (a *assembler) slotBudget(ctx context.Context, slot turn.Slot) int {
+	if b, ok := a.budgets[slot]; ok || a.loreRoom == nil || slot != turn.SlotLoreBefore && slot != turn.SlotLoreAfter {
+		return b
+	}
+	return a.loreRoom(a.serverWindow(ctx).tokens)
 }
 
 // MaxImages bounds the pictures one turn passes to the model.
@@ -65,7 +77,7 @@ func (a *assembler) assemble(ctx context.Context, q turn.Query, tools []llm.Tool
 		if !ok {
 			continue
 		}
-		budget := a.budgets[slot]
+		budget := a.slotBudget(ctx, slot)
 		st := turn.SectionTrace{Slot: slot, Budget: budget}
 		sec, err := src.Section(ctx, q, budget, a.count.Count)
 		if err != nil {

@@ -10,7 +10,10 @@
 // turn.Source (memory's Sources, events' Log.Sources), the tools' registry
 // is offered through Tools (tools.Turns) and the limit-process checks
 // through Limiter (limitproc.Turns). The persona's own slots — the main
-// prompt, the reference and the lorebook's two — are built in.
+// prompt, the reference and the lorebook's two — are built in. The
+// lorebook's slots get the book's token_budget, else a quarter of the
+// model's window (SillyTavern's default World Info share), so a larger
+// window gives it more.
 //
 // A model output leaves by one way (outflow, way.go): the cleaner (a
 // reasoning block the chat template opened, the agent's own copied line

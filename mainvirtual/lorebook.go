@@ -18,19 +18,24 @@ func loreOwner(p *persona.Persona) lorebook.Owner {
 }
 
 // addLoreSources puts the persona's lorebook's two slots (lorebook.Source)
-// into sources, and their bounds into budgets: they are built in, as the
-// main prompt and the reference are. A slot scans the channel's recent
-// conversation from the store; a book that does not parse stops New.
-func addLoreSources(sources map[turn.Slot]turn.Source, budgets map[turn.Slot]int, p func() *persona.Persona, st *store.Store, log *slog.Logger, a config.Agent) error {
+// into sources: they are built in, as the main prompt and the reference
+// are. A slot scans the channel's recent conversation from the store; a
+// book that does not parse stops New. window says the model's window (0:
+// not known). The returned room is the two slots' budget for a window: the
+// book's token_budget, else SillyTavern's share of the window
+// (lorebook.Source.Room), so a bigger model's window gives the lorebook
+// more; when the whole prompt does not fit, the lorebook still gives way
+// after the conversation's least and the pulled info (window.go).
+func addLoreSources(sources map[turn.Slot]turn.Source, p func() *persona.Persona, st *store.Store, log *slog.Logger, a config.Agent, window func(context.Context) int) (room func(window int) int, err error) {
 	src, err := lorebook.NewSource(lorebook.SourceOptions{Owner: loreOwner(p()), Configured: a.Sections.Lorebook, Context: a.ContextBudget, Logger: log})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	slot := func(pos lorebook.Position) turn.Source {
-		return turn.SourceFunc(func(_ context.Context, q turn.Query, budget int, count func(string) int) (turn.Section, error) {
+		return turn.SourceFunc(func(ctx context.Context, q turn.Query, budget int, count func(string) int) (turn.Section, error) {
 			cur := p()
 			s, err := src.Fill(pos, lorebook.Turn{Owner: loreOwner(cur), Channel: q.Channel, ID: q.MessageID + "@" + q.Now.String(),
-				User: UserName(q, cur.Name), Budget: budget, Count: count, Recent: recentLines(st, q.Channel)})
+				User: UserName(q, cur.Name), Budget: budget, Window: window(ctx), Count: count, Recent: recentLines(st, q.Channel)})
 			sec := turn.Section{Body: s.Body, Note: s.Note}
 			for _, f := range s.Matched {
 				sec.Items = append(sec.Items, packets.SectionItem{ID: f.Entry.Label(), Tokens: f.Tokens, Included: f.Included, Reason: f.Reason()})
@@ -38,10 +43,8 @@ func addLoreSources(sources map[turn.Slot]turn.Source, budgets map[turn.Slot]int
 			return sec, err
 		})
 	}
-	budget := lorebook.SlotBudget(a.Sections.Lorebook, a.ContextBudget)
-	budgets[turn.SlotLoreBefore], budgets[turn.SlotLoreAfter] = budget, budget
 	sources[turn.SlotLoreBefore], sources[turn.SlotLoreAfter] = slot(lorebook.Before), slot(lorebook.After)
-	return nil
+	return func(window int) int { return src.Room(loreOwner(p()), window) }, nil
 }
 
 // recentLines reads a channel's last n messages of conversation

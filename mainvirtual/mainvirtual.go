@@ -150,7 +150,9 @@ func New(o Options) (*MainVirtual, error) {
 		turn.SlotMain: s.Main, turn.SlotReference: s.Reference, turn.SlotToolCalls: s.ToolCalls, turn.SlotEvents: s.Events,
 		turn.SlotPulled: s.Pulled, turn.SlotPlans: s.Plans,
 	}
-	if err := addLoreSources(sources, budgets, o.Persona, o.Store, o.Logger.With("component", "lorebook"), o.Agent); err != nil {
+	loreRoom, err := addLoreSources(sources, o.Persona, o.Store, o.Logger.With("component", "lorebook"), o.Agent,
+		func(ctx context.Context) int { return mv.asm.serverWindow(ctx).tokens })
+	if err != nil {
 		return nil, err
 	}
 	for slot, src := range o.Sources {
@@ -163,6 +165,7 @@ func New(o Options) (*MainVirtual, error) {
 		store:      o.Store,
 		sources:    sources,
 		budgets:    budgets,
+		loreRoom:   loreRoom,
 		context:    o.Agent.ContextBudget,
 		start:      o.ContextStart,
 		count:      o.Counter,

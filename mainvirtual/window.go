@@ -180,11 +180,12 @@ func (mv *MainVirtual) PromptSize(ctx context.Context, q turn.Query) (tokens int
 		if !ok {
 			continue
 		}
-		sec, err := src.Section(ctx, q, a.budgets[slot], a.count.Count)
+		budget := a.slotBudget(ctx, slot)
+		sec, err := src.Section(ctx, q, budget, a.count.Count)
 		if err != nil {
 			continue
 		}
-		n := min(a.count.Count(sec.Body), max(a.budgets[slot], 0))
+		n := min(a.count.Count(sec.Body), max(budget, 0))
 		if slot == turn.SlotMain {
 			n = a.count.Count(sec.Body)
 		}

@@ -70,15 +70,19 @@ type Result struct {
 	Passes                int
 }
 
-// DefaultSharePercent is the share of the context SillyTavern gives World
-// Info by default (world_info_budget: 25 %): a book with no token_budget of
-// its own gets as much.
+// DefaultSharePercent is the share of the model's context SillyTavern
+// gives World Info by default (world_info_budget: 25 %; its
+// public/scripts/world-info.js sets the budget to
+// Math.round(world_info_budget * maxContext / 100), maxContext being the
+// model's context size): a book with no token_budget of its own gets as
+// much.
 const DefaultSharePercent = 25
 
-// Room is the tokens b's entries may take in a prompt whose conversation
-// may take context tokens: the book's token_budget, else SillyTavern's
-// default share of the context. configured (agent.sections.lorebook), when
-// above 0, is the owner's bound on both.
+// Room is the tokens b's entries may take in a prompt sent to a model whose
+// context window is context tokens (when the window is not known, the
+// caller passes agent.context_budget): the book's token_budget, else
+// SillyTavern's default share of the window. configured
+// (agent.sections.lorebook), when above 0, is the owner's bound on both.
 func (b *Book) Room(configured, context int) int {
 	room := b.TokenBudget
 	if room <= 0 {

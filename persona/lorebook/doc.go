@@ -56,7 +56,8 @@
 //     another's content (all levels count as one).
 //   - token budget: the smaller of the caller's budget and the book's
 //     token_budget (Source gives the book its token_budget, or
-//     SillyTavern's default share of the context: Book.Room).
+//     SillyTavern's default share, 25 %, of the model's context window —
+//     of agent.context_budget when the window is not known: Book.Room).
 //     Constant entries are kept first, then in order of priority (the
 //     entry's priority when set, else its insertion_order), higher first; an entry
 //     that does not fit is left out and the rest are still tried; once one

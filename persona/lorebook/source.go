@@ -23,8 +23,9 @@ type SourceOptions struct {
 	// Owner is the persona at start: its book is checked now.
 	Owner Owner
 	// Configured is agent.sections.lorebook (0: the book's token_budget,
-	// or SillyTavern's share of the context); Context is
-	// agent.context_budget.
+	// or SillyTavern's share of the model's window); Context is
+	// agent.context_budget, the window the share is taken of when a turn
+	// does not know the model's (Turn.Window).
 	Configured, Context int
 	// Rand returns a number in [0, 1) for probability rolls (nil:
 	// math/rand/v2).
@@ -77,14 +78,24 @@ func NewSource(o SourceOptions) (*Source, error) {
 	return s, nil
 }
 
-// SlotBudget is the bound of each lorebook slot in the prompt: the owner's
-// agent.sections.lorebook (configured) when set, else the context budget
-// (a book's own room, Book.Room, is decided each scan).
-func SlotBudget(configured, context int) int {
-	if configured > 0 {
-		return configured
+// Room is the tokens the lorebook of owner o may take in a prompt for a
+// model whose window is window tokens (0: not known): the book's
+// token_budget, else SillyTavern's share of the window (or, when it is
+// not known, of agent.context_budget), bounded by agent.sections.lorebook
+// when set. A persona without a lorebook gets 0.
+func (s *Source) Room(o Owner, window int) int {
+	book := s.bookOf(o)
+	if book == nil {
+		return 0
 	}
-	return context
+	return s.room(book, window)
+}
+
+func (s *Source) room(book *Book, window int) int {
+	if window <= 0 {
+		window = s.context
+	}
+	return book.Room(s.configured, window)
 }
 
 // bookOf returns the book of owner o, parsed once per owner.
@@ -118,6 +129,9 @@ type Turn struct {
 	User string // the name {{user}} stands for
 	// Budget is the slot's token budget, Count counts tokens.
 	Budget int
+	// Window is the model's context window in tokens (0: not known; the
+	// share is then taken of agent.context_budget).
+	Window int
 	Count  func(string) int
 	// Recent returns the channel's last n messages of conversation, newest
 	// first, each "name: text".
@@ -193,6 +207,6 @@ func (s *Source) scan(t Turn) (scan, error) {
 		}
 	}
 	sc.res = book.Activate(Input{Messages: lines, Char: t.Owner.Char, User: t.User,
-		Budget: min(book.Room(s.configured, s.context), t.Budget), Count: t.Count, Rand: s.rand})
+		Budget: min(s.room(book, t.Window), t.Budget), Count: t.Count, Rand: s.rand})
 	return sc, nil
 }

@@ -1,6 +1,7 @@
 package lorebook
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -99,7 +100,7 @@ func TestSourceRoom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sl, err := s.Fill(After, Turn{Owner: o, Channel: "c", ID: "m", User: "alice", Budget: SlotBudget(configured, 6000), Count: count, Recent: recent})
+		sl, err := s.Fill(After, Turn{Owner: o, Channel: "c", ID: "m", User: "alice", Budget: cmp.Or(configured, 6000), Count: count, Recent: recent})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,5 +133,59 @@ func TestSourceRoom(t *testing.T) {
 	  "1": {"uid": 1, "key": [], "content": "never fires", "constant": false, "disable": false}}}`
 	if n, kept, _ := in(0, wi); n != 1 || kept[0] != "entry 0" {
 		t.Errorf("world info: %d %v", n, kept)
+	}
+}
+
+// TestSourceRoomFollowsTheWindow: a book without a token_budget gets a
+// quarter of the model's window a turn states (of agent.context_budget
+// when it states none), its constant entries first; a book's own
+// token_budget holds at any window; a persona without a book gets none.
+func TestSourceRoomFollowsTheWindow(t *testing.T) {
+	var es []string
+	for i := range 40 {
+		es = append(es, fmt.Sprintf(`{"keys": ["k%d"], "content": %q, "constant": %v, "insertion_order": %d}`, i, strings.Repeat(fmt.Sprintf("e%02d ", i), 75), i >= 20, 100-i))
+	}
+	count := func(s string) int { return len(s) / 4 } // 75 tokens an entry
+	recent := func(int) ([]string, error) { return []string{"alice: k0 k1 k2 k3 k4 k5 k6 k7 k8 k9"}, nil }
+	for _, tc := range []struct {
+		budget            string
+		window, room, inN int
+		firstKeyed        bool
+	}{
+		{``, 0, 1500, 20, false},    // 25 % of agent.context_budget 6000
+		{``, 4096, 1024, 13, false}, // 13 of the 20 constant entries
+		{``, 32768, 8192, 30, true}, // all 20 constant, 10 keyed
+		{`"token_budget": 300, `, 32768, 300, 4, false},
+	} {
+		o := owner(`{` + tc.budget + `"entries": [` + strings.Join(es, ",") + `]}`)
+		s, err := NewSource(SourceOptions{Owner: o, Context: 6000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Room(o, tc.window); got != tc.room {
+			t.Errorf("%swindow %d: room %d, want %d", tc.budget, tc.window, got, tc.room)
+		}
+		sl, err := s.Fill(After, Turn{Owner: o, Channel: "c", ID: "m", User: "alice", Budget: 1 << 20, Window: tc.window, Count: count, Recent: recent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, keyed := 0, false
+		for _, f := range sl.Matched {
+			if f.Included {
+				n++
+				keyed = keyed || !f.Entry.Constant
+			}
+		}
+		if n != tc.inN || keyed != tc.firstKeyed || !strings.Contains(sl.Note, fmt.Sprintf("budget %d)", tc.room)) {
+			t.Errorf("%swindow %d: %d entries in the prompt (keyed among them: %v), want %d (%v); %s", tc.budget, tc.window, n, keyed, tc.inN, tc.firstKeyed, sl.Note)
+		}
+	}
+	none := Owner{Key: new(int)}
+	s, err := NewSource(SourceOptions{Owner: none, Context: 6000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Room(none, 32768); got != 0 {
+		t.Errorf("no book: room %d", got)
 	}
 }

@@ -11,6 +11,7 @@ import { call, getJSON, readEvents, follow, signIn } from './api.js';
 import { Avatar } from './avatar.js';
 import { Player } from './player.js';
 import { render } from './markdown.js';
+import { cleanFragment } from './subtitle.js';
 
 const params = new URLSearchParams(location.search);
 // The conversation: ?channel= names one; without it, the page's channel of
@@ -146,7 +147,7 @@ const player = new Player({
   onStart(sp) {
     avatar.setEmotion(sp.emotion);
     const sub = $('subtitle');
-    sub.textContent = sp.text;
+    sub.textContent = cleanFragment(sp.text);
     sub.dataset.lang = sp.language || '';
     sub.dataset.seq = String(sp.seq);
   },
