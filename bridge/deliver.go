@@ -51,7 +51,9 @@ var _ router.Component = (*Bridge)(nil)
 //     (a note it reads at its next turn there), the status lists it
 //     (Undelivered) and the packet is dropped (router.Permanent).
 //
-// Speech packets are not the chat's: they are acknowledged unsent.
+// In a voiced chat the answer's voice message follows its text, or
+// replaces it (voice.go). Speech packets are not the chat's: they are
+// acknowledged unsent.
 func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 	if d.Kind == router.KindSpeech {
 		return nil
