@@ -117,9 +117,10 @@ func TestVoiceModeSendsOnlyTheVoice(t *testing.T) {
 // libopus and fails every encoding.
 func brokenEncoder(t *testing.T) {
 	t.Helper()
+	requireTool(t, "espeak-ng", "espeak-ng")
 	espeak, err := exec.LookPath("espeak-ng")
 	if err != nil {
-		t.Skip("espeak-ng is not installed")
+		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	if err := os.Symlink(espeak, filepath.Join(dir, "espeak-ng")); err != nil {
