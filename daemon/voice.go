@@ -98,8 +98,9 @@ func (d *Daemon) bridgeVoiced(channel string) bool {
 
 // bridgeVoice makes a bridge's voice message of a reply: its segments
 // voiced in order and joined, in the format the platform takes — WAV (or
-// MP3) for a OneBot record as the voice gives it, OGG/Opus for Telegram,
-// encoded by the encoder found at start unless the voice gave OGG/Opus.
+// MP3) for a OneBot record (another format made WAV by ffmpeg), OGG/Opus
+// for Telegram, encoded by the encoder found at start unless the voice
+// gave OGG/Opus.
 func (d *Daemon) bridgeVoice(ctx context.Context, channel, text, format string) ([]byte, error) {
 	if d.voice == nil {
 		return nil, tts.ErrOff
@@ -136,7 +137,12 @@ func (d *Daemon) bridgeVoice(ctx context.Context, channel, text, format string) 
 		if f := tts.Sniff(joined.Data); f == "wav" || f == "mp3" {
 			return joined.Data, nil
 		}
-		return nil, fmt.Errorf("the voice gives %s, which QQ voice messages do not take; set tts.format: wav", tts.Sniff(joined.Data))
+		// (an ogg or aac voice: Lagrange takes only WAV, MP3, SILK, AMR)
+		wav, err := d.encoder.ToWAV(ctx, joined)
+		if err != nil {
+			return nil, err
+		}
+		return wav.Data, nil
 	}
 	return nil, fmt.Errorf("no voice messages in %s", format)
 }

@@ -102,3 +102,27 @@ func (l *limited) Write(p []byte) (int, error) {
 	l.n -= len(p)
 	return l.w.Write(p)
 }
+
+// ToWAV turns audio of another format (an OGG or AAC voice) into a 16-bit
+// WAV, for platforms that take WAV (QQ's records); only ffmpeg can, since
+// opusenc only encodes.
+func (e Encoder) ToWAV(ctx context.Context, a Audio) (Audio, error) {
+	if e.Name != "ffmpeg" {
+		return Audio{}, fmt.Errorf("tts: turning %s into WAV needs ffmpeg (apt-get install ffmpeg), or set tts.format: wav", Sniff(a.Data))
+	}
+	cmd := exec.CommandContext(ctx, e.Path, "-hide_banner", "-loglevel", "error", "-i", "pipe:0", "-vn", "-c:a", "pcm_s16le", "-f", "wav", "pipe:1")
+	cmd.Stdin = bytes.NewReader(a.Data)
+	var out, errb bytes.Buffer
+	cmd.Stdout = &limited{w: &out, n: maxEncoded * 4}
+	cmd.Stderr = &limited{w: &errb, n: 4096}
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return Audio{}, ctx.Err()
+		}
+		return Audio{}, fmt.Errorf("tts: ffmpeg could not make a WAV: %v: %s", err, strings.TrimSpace(errb.String()))
+	}
+	if Sniff(out.Bytes()) != "wav" {
+		return Audio{}, errors.New("tts: ffmpeg did not make a WAV")
+	}
+	return Audio{Data: out.Bytes(), Type: "audio/wav"}, nil
+}

@@ -31,6 +31,21 @@ func TestEncodeOggOpus(t *testing.T) {
 			}
 		})
 	}
+	// an OGG voice back to WAV, for QQ's records (ffmpeg only)
+	if path, err := exec.LookPath("ffmpeg"); err == nil {
+		enc := tts.Encoder{Name: "ffmpeg", Path: path}
+		ogg, err := enc.Encode(context.Background(), wav)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := enc.ToWAV(context.Background(), ogg)
+		if err != nil || tts.Sniff(back.Data) != "wav" {
+			t.Fatalf("ToWAV: %v, %d bytes", err, len(back.Data))
+		}
+	}
+	if _, err := (tts.Encoder{Name: "opusenc", Path: "opusenc"}).ToWAV(context.Background(), wav); err == nil {
+		t.Fatal("opusenc made a WAV")
+	}
 	if _, err := (tts.Encoder{}).Encode(context.Background(), wav); err != tts.ErrNoEncoder {
 		t.Fatalf("no encoder: %v", err)
 	}
