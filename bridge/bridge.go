@@ -82,6 +82,13 @@ type Options struct {
 	// Paused keeps the chats where the owner paused unasked speech
 	// (/pause) across restarts (nil: in memory only).
 	Paused PauseLog
+	// Voiced reports the chats whose replies are voiced (tts.channels;
+	// nil: none), and Voice makes a reply's voice message in the format
+	// the adapter takes (VoiceSender). VoiceMode says what a voiced chat
+	// gets: VoiceBoth (""), VoiceOnly or VoiceText.
+	Voiced    func(channel string) bool
+	Voice     func(ctx context.Context, channel, text, format string) ([]byte, error)
+	VoiceMode string
 }
 
 // DefaultSendTimeout bounds a send the adapter has begun. Each adapter
@@ -138,7 +145,11 @@ type Bridge struct {
 	ctx   context.Context          // Run's, for the turns it starts
 	wg    sync.WaitGroup           // the goroutines Run started
 	prev  map[string]router.Packet // per channel: the last packet sent, for the pause between parts
-	stale []OwedTurn               // owed turns too old to resume at start
+
+	voiced    func(string) bool
+	voice     func(ctx context.Context, channel, text, format string) ([]byte, error)
+	voiceMode string
+	stale     []OwedTurn // owed turns too old to resume at start
 
 	conn   sync.Mutex
 	online chan struct{} // closed while connected
@@ -273,6 +284,7 @@ func New(o Options) (*Bridge, error) {
 		b.limit = l.Limit()
 	}
 	b.silentAfter, b.alert, b.pauseLog = o.SilentAfter, o.Alert, o.Paused
+	b.voiced, b.voice, b.voiceMode = o.Voiced, o.Voice, o.VoiceMode
 	b.loadPaused()
 	if b.silentAfter == 0 {
 		b.silentAfter = DefaultSilentAfter

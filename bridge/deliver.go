@@ -51,7 +51,9 @@ var _ router.Component = (*Bridge)(nil)
 //     (a note it reads at its next turn there), the status lists it
 //     (Undelivered) and the packet is dropped (router.Permanent).
 //
-// Speech packets are not the chat's: they are acknowledged unsent.
+// In a voiced chat the answer's voice message follows its text, or
+// replaces it (voice.go). Speech packets are not the chat's: they are
+// acknowledged unsent.
 func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 	if d.Kind == router.KindSpeech {
 		return nil
@@ -89,7 +91,11 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 			break
 		}
 		began = b.clock.Now()
-		id, err = b.sendPieces(ctx, chat, d.Key, out, b.limit, 0, &progress)
+		if b.voiceMode == VoiceOnly && b.voicedChat(chat) {
+			id, err = b.voiceInstead(ctx, chat, d.Key, out, &progress)
+		} else {
+			id, err = b.sendPieces(ctx, chat, d.Key, out, b.limit, 0, &progress)
+		}
 		var se *SendError
 		if errors.As(err, &se) && se.Muted && ctx.Err() == nil {
 			b.mutes.set(chat, b.clock.Now(), se.Until, se.Msg)
@@ -106,6 +112,9 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 		b.mu.Lock()
 		b.prev[d.Channel] = d.Packet
 		b.mu.Unlock()
+		if (b.voiceMode == "" || b.voiceMode == VoiceBoth) && b.voicedChat(chat) {
+			b.followVoice(ctx, chat, d.Key, out)
+		}
 		return nil
 	}
 	if ctx.Err() != nil {

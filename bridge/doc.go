@@ -52,6 +52,12 @@
 // chat's newest addressed message until its turn ends, so a turn a restart
 // cut runs, once, when the bridge starts again (if not too old); a who log
 // keeps who wrote privately, for `cyan bridges who`.
+// A chat the daemon voices (Options.Voiced: tts.channels) gets a reply's
+// voice message from an adapter that sends them (VoiceSender: OneBot's
+// record, Telegram's sendVoice), as Options.VoiceMode says (voice.go): the
+// text first, then the voice under the packet's key + "#voice" (sent
+// once, like a piece), or the voice instead of the text; a voice that
+// cannot be made or sent never holds back the text.
 // Each state change (connecting, connected, disconnected, offline,
 // silent, stopped, failed) goes on the journal as a journal.BridgeState
 // event.

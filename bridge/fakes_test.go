@@ -226,6 +226,8 @@ func (f *fakeAdapter) Send(_ context.Context, c Chat, m Outgoing) (string, error
 			b = append(b, "<at "+p.UserID+">"...)
 		case PartReply:
 			b = append(b, "<reply "+p.MessageID+">"...)
+		case PartVoice:
+			b = append(b, "<voice "+string(p.Audio)+">"...)
 		}
 	}
 	f.sent = append(f.sent, c.Channel("t")+" "+string(b))

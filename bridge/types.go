@@ -145,10 +145,13 @@ func (m *Message) Text() string {
 
 // OutPart is one piece of an outgoing message.
 type OutPart struct {
-	Kind      PartKind // PartText, PartMention or PartReply
-	Text      string   // text; the name shown for a mention
+	Kind      PartKind // PartText, PartMention, PartReply or PartVoice
+	Text      string   // text; the name shown for a mention; the words of a voice
 	UserID    string   // mention
 	MessageID string   // reply
+	// Audio is a voice part's sound, in the adapter's VoiceFormat; a
+	// voice part is a message of its own.
+	Audio []byte
 }
 
 // Outgoing is one message to send.
@@ -252,4 +255,12 @@ func (e *SendError) Error() string {
 		return fmt.Sprintf("%s (retry after %s)", e.Msg, e.RetryAfter)
 	}
 	return e.Msg
+}
+
+// VoiceSender is an adapter that sends voice messages: a message whose
+// one part is a PartVoice, its Audio in the MIME type VoiceFormat names
+// ("audio/wav" for OneBot's record, "audio/ogg" with Opus for
+// Telegram's sendVoice).
+type VoiceSender interface {
+	VoiceFormat() string
 }

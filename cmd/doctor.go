@@ -53,6 +53,7 @@ func doctorCmd(f *flags) run {
 		checks = append(checks, checkLLM(cfg, *timeout)...)
 		checks = append(checks, checkEmbed(cfg, *timeout))
 		checks = append(checks, checkVoice(cfg, *timeout))
+		checks = append(checks, checkVoiceEncoder(cfg))
 		checks = append(checks, checkBridges(cfg, *timeout)...)
 		if err := report(io, checks, *asJSON); err != nil {
 			return err

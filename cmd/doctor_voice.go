@@ -103,3 +103,31 @@ func speakEach(ctx context.Context, c config.TTS, text string) ([]tts.Clip, erro
 	defer v.Close()
 	return v.Say(ctx, tts.Split(text), "")
 }
+
+// checkVoiceEncoder says which program makes the bridges' OGG/Opus voice
+// messages (Telegram's sendVoice), when a bridge chat is voiced: none
+// found is a warning, since those chats then get text only. QQ's records
+// are WAV and need no encoder.
+func checkVoiceEncoder(cfg *config.Config) check {
+	c := check{name: "voice messages", ok: true}
+	t := cfg.TTS
+	bridges := false
+	for _, p := range t.Channels {
+		if p != "desktop" && !strings.HasPrefix(p, "desktop:") {
+			bridges = true
+		}
+	}
+	if t.Provider == "off" || t.BridgeMode == "text" || !bridges {
+		c.msg = "no bridge chat is voiced (tts.channels, tts.bridge_mode: " + t.BridgeMode + ")"
+		return c
+	}
+	e := tts.FindEncoder()
+	if e.Name == "" {
+		c.ok, c.warn = false, true
+		c.msg = "no OGG/Opus encoder (ffmpeg with libopus, or opusenc): voiced Telegram chats get text only"
+		c.fix = "apt-get install ffmpeg opus-tools"
+		return c
+	}
+	c.msg = fmt.Sprintf("voiced bridge chats get %s; OGG/Opus by %s (%s)", t.BridgeMode, e.Name, e.Path)
+	return c
+}

@@ -53,6 +53,10 @@ type TTS struct {
 	// OpenAI voice name; gpt-sovits narrates with refs.narration (or its
 	// neutral reference when there is none). Empty: the reply's voice.
 	Narrator string `yaml:"narrator"`
+	// BridgeMode is what a voiced chat on a bridge (QQ, Telegram) gets:
+	// both (default: the text, then a voice message), voice (the voice
+	// message instead; the text when the voice fails) or text.
+	BridgeMode string `yaml:"bridge_mode"`
 }
 
 // TTSRef is a GPT-SoVITS reference: an audio file on the server's machine,
@@ -69,7 +73,7 @@ const (
 )
 
 func defaultTTS() TTS {
-	return TTS{Provider: "espeak-ng", Channels: []string{DefaultTTSChannel}, Format: "wav", Actions: "skip",
+	return TTS{Provider: "espeak-ng", Channels: []string{DefaultTTSChannel}, Format: "wav", Actions: "skip", BridgeMode: "both",
 		Timeout: Duration(60 * time.Second), CacheMB: 64}
 }
 
@@ -109,6 +113,13 @@ func (c *Config) validateTTS(bad func(key, format string, args ...any)) {
 	case "skip", "speak", "narrate":
 	default:
 		bad("tts.actions", "%q is not a choice; use skip (actions unsaid), speak (read with the reply) or narrate (read by tts.narrator)", t.Actions)
+	}
+	switch t.BridgeMode {
+	case "":
+		c.TTS.BridgeMode = "both"
+	case "both", "voice", "text":
+	default:
+		bad("tts.bridge_mode", "%q is not a choice; use both (text, then a voice message), voice (a voice message; text when it fails) or text", t.BridgeMode)
 	}
 	if t.Narrator != "" && !voiceName.MatchString(t.Narrator) {
 		bad("tts.narrator", "%q is not a voice name (letters, digits and _+./-)", t.Narrator)

@@ -32,3 +32,23 @@ func TestTTSLanguagesAndActions(t *testing.T) {
 		}
 	}
 }
+
+// tts.bridge_mode defaults to both and refuses what is not a choice.
+func TestTTSBridgeMode(t *testing.T) {
+	dir := t.TempDir()
+	if c, err := Load(envOf(map[string]string{EnvDataDir: dir})); err != nil || c.TTS.BridgeMode != "both" {
+		t.Fatalf("the default bridge mode: %q %v", c.TTS.BridgeMode, err)
+	}
+	for mode, ok := range map[string]bool{"voice": true, "text": true, "both": true, "audio": false} {
+		c := Defaults()
+		c.TTS.BridgeMode = mode
+		var got []string
+		c.validateTTS(func(key, format string, args ...any) { got = append(got, key) })
+		if ok != (len(got) == 0) {
+			t.Errorf("bridge_mode %q: faults %v", mode, got)
+		}
+		if !ok && got[0] != "tts.bridge_mode" {
+			t.Errorf("bridge_mode %q: fault at %v", mode, got)
+		}
+	}
+}

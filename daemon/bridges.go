@@ -96,7 +96,8 @@ func (d *Daemon) buildBridges(cfg *config.Config, clk clock.Clock, log *slog.Log
 			Manners: cfg.Bridges.Manners.Over(in.Manners), AgentName: d.mv.AgentName, DataDir: cfg.DataDir, Clock: clk,
 			DiskFree: d.store.DiskFree, MediaFloor: uint64(cfg.Store.MinFreeMB)<<20 + bridge.MediaHeadroom,
 			SilentAfter: time.Duration(cfg.Bridges.SilentAfter), Alert: func(text string) { bp.alert(in.Name, text) },
-			Logger: log.With("component", "bridge", "bridge", in.Name), Moves: bridge.NewStoreMoves(d.store, in.Name)})
+			Logger: log.With("component", "bridge", "bridge", in.Name), Moves: bridge.NewStoreMoves(d.store, in.Name),
+			Voiced: d.bridgeVoiced, Voice: d.bridgeVoice, VoiceMode: d.bridgeMode})
 		if err != nil {
 			return err
 		}

@@ -92,13 +92,17 @@ type Daemon struct {
 	extra   []supervise.Part // parts added by tests
 	restart backoff.Policy   // the supervisor's (zero: its default)
 	voice   *tts.Voice
-	api     *api.Server
-	token   string
-	ready   func(net.Addr)
-	mu      sync.Mutex // guards sup
-	now     func() time.Time
-	clock   clock.Clock // the supervisor's waits
-	metrics *metrics.Metrics
+	// encoder makes the bridges' OGG/Opus voice messages (found at start).
+	encoder tts.Encoder
+	// bridgeMode is tts.bridge_mode.
+	bridgeMode string
+	api        *api.Server
+	token      string
+	ready      func(net.Addr)
+	mu         sync.Mutex // guards sup
+	now        func() time.Time
+	clock      clock.Clock // the supervisor's waits
+	metrics    *metrics.Metrics
 }
 
 // New opens the store and builds every part. It fails fast, with advice,

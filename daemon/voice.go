@@ -3,9 +3,12 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/cyan-agent/cyan/api"
+	"github.com/cyan-agent/cyan/bridge"
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/journal"
 	"github.com/cyan-agent/cyan/packets"
@@ -45,7 +48,25 @@ func (d *Daemon) buildVoice(c config.TTS, log *slog.Logger) error {
 	if _, err := tts.Ready(c, p); err != nil && !errors.Is(err, tts.ErrOff) {
 		log.Warn("replies in the voiced channels will be text only", "err", err, "fix", tts.Fix(c, err))
 	}
+	d.bridgeMode = c.BridgeMode
+	if d.encoder.Name == "" {
+		d.encoder = tts.FindEncoder()
+	}
+	if d.encoder.Name == "" && c.BridgeMode != bridge.VoiceText && voicesBridges(c.Channels) {
+		log.Warn("no OGG/Opus encoder: voiced Telegram chats get text only", "err", tts.ErrNoEncoder)
+	}
 	return nil
+}
+
+// voicesBridges reports whether the channel patterns reach beyond the
+// page.
+func voicesBridges(patterns []string) bool {
+	for _, p := range patterns {
+		if p != persona.PageChannel && !strings.HasPrefix(p, persona.PageChannel+":") {
+			return true
+		}
+	}
+	return false
 }
 
 // voiceSubscriber was the voice's name at the router; the voice follows
@@ -68,4 +89,60 @@ func (d *Daemon) runVoice(ctx context.Context) error {
 	<-ctx.Done()
 	d.voice.Close()
 	return nil
+}
+
+// bridgeVoiced reports whether a bridge's chat is voiced (tts.channels).
+func (d *Daemon) bridgeVoiced(channel string) bool {
+	return d.voice != nil && d.voice.Voiced(channel)
+}
+
+// bridgeVoice makes a bridge's voice message of a reply: its segments
+// voiced in order and joined, in the format the platform takes — WAV (or
+// MP3) for a OneBot record (another format made WAV by ffmpeg), OGG/Opus
+// for Telegram, encoded by the encoder found at start unless the voice
+// gave OGG/Opus.
+func (d *Daemon) bridgeVoice(ctx context.Context, channel, text, format string) ([]byte, error) {
+	if d.voice == nil {
+		return nil, tts.ErrOff
+	}
+	segs := tts.Split(text)
+	if len(segs) == 0 {
+		return nil, errors.New("nothing to say")
+	}
+	clips, err := d.voice.Say(ctx, segs, "")
+	if err != nil {
+		return nil, err
+	}
+	audio := make([]tts.Audio, 0, len(clips))
+	for _, c := range clips {
+		if len(c.Audio.Data) > 0 {
+			audio = append(audio, c.Audio)
+		}
+	}
+	joined, err := tts.Join(audio)
+	if err != nil {
+		return nil, err
+	}
+	switch format {
+	case "audio/ogg":
+		if tts.IsOggOpus(joined.Data) {
+			return joined.Data, nil
+		}
+		enc, err := d.encoder.Encode(ctx, joined)
+		if err != nil {
+			return nil, err
+		}
+		return enc.Data, nil
+	case "audio/wav":
+		if f := tts.Sniff(joined.Data); f == "wav" || f == "mp3" {
+			return joined.Data, nil
+		}
+		// (an ogg or aac voice: Lagrange takes only WAV, MP3, SILK, AMR)
+		wav, err := d.encoder.ToWAV(ctx, joined)
+		if err != nil {
+			return nil, err
+		}
+		return wav.Data, nil
+	}
+	return nil, fmt.Errorf("no voice messages in %s", format)
 }

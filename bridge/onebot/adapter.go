@@ -127,6 +127,18 @@ func (a *Adapter) PushesWithoutAck() bool { return true }
 // Platform implements bridge.Adapter.
 func (a *Adapter) Platform() string { return "onebot" }
 
+// VoiceFormat is the format of a voice message's record: WAV, which the
+// three implementations take inline ("base64://") and turn into QQ's
+// SILK themselves — NapCat with its ffmpeg (encodeSilk: any file that is
+// not SILK goes through FFmpegService.convertToNTSilkTct;
+// NapNeko/NapCatQQ packages/napcat-core/helper/audio.ts, commit
+// e070ef670b6ec614bed239306dae2b401e15556f), LLOneBot likewise with its
+// ffmpeg, Lagrange.OneBot with its own WAV decoder and SILK encoder (RecordSegment.ConvertFormat:
+// AMR, SILK, MP3 and WAV only; anything else fails "Encode failed";
+// LagrangeDev/Lagrange.Core Lagrange.OneBot/Message/Entity/RecordSegment.cs,
+// commit 11f3995f7f335d646b5ae0ec7f5b31ecda49dfff).
+func (a *Adapter) VoiceFormat() string { return "audio/wav" }
+
 // Mode is "reverse" or "forward".
 func (a *Adapter) Mode() string { return a.o.Mode }
 

@@ -148,6 +148,11 @@ func toSegments(m bridge.Outgoing) []Segment {
 		case bridge.PartReply:
 			// a reply segment leads the message
 			out = append([]Segment{{Type: "reply", Data: map[string]string{"id": p.MessageID}}}, out...)
+		case bridge.PartVoice:
+			// a record is a message of its own; its file inline
+			if len(p.Audio) > 0 {
+				out = append(out, Segment{Type: "record", Data: map[string]string{"file": "base64://" + base64.StdEncoding.EncodeToString(p.Audio)}})
+			}
 		}
 	}
 	return out

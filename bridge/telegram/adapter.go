@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -286,6 +287,9 @@ func (a *Adapter) Send(ctx context.Context, chat bridge.Chat, m bridge.Outgoing)
 	if b == nil {
 		return "", bridge.ErrOffline
 	}
+	if len(m.Parts) == 1 && m.Parts[0].Kind == bridge.PartVoice {
+		return a.sendVoice(ctx, b, chat, m.Parts[0])
+	}
 	text, ents, reply := render(m)
 	if strings.TrimSpace(text) == "" {
 		return "", &bridge.SendError{Msg: "nothing to send"}
@@ -297,6 +301,27 @@ func (a *Adapter) Send(ctx context.Context, chat bridge.Chat, m bridge.Outgoing)
 	ctx, cancel := context.WithTimeout(ctx, a.o.SendTimeout)
 	defer cancel()
 	msg, err := b.SendMessage(ctx, p)
+	if err != nil {
+		return "", sendError(err)
+	}
+	return strconv.Itoa(msg.ID), nil
+}
+
+// VoiceFormat is the format sendVoice takes as a voice message: OGG with
+// Opus (the Bot API's sendVoice: other formats may be sent as an audio
+// or a document instead).
+func (a *Adapter) VoiceFormat() string { return "audio/ogg" }
+
+// sendVoice uploads a voice message (OGG/Opus).
+func (a *Adapter) sendVoice(ctx context.Context, b *tgbot.Bot, chat bridge.Chat, p bridge.OutPart) (string, error) {
+	if len(p.Audio) == 0 {
+		return "", &bridge.SendError{Msg: "nothing to send"}
+	}
+	params := &tgbot.SendVoiceParams{ChatID: chat.ID, MessageThreadID: thread(chat),
+		Voice: &models.InputFileUpload{Filename: "voice.ogg", Data: bytes.NewReader(p.Audio)}}
+	ctx, cancel := context.WithTimeout(ctx, a.o.SendTimeout)
+	defer cancel()
+	msg, err := b.SendVoice(ctx, params)
 	if err != nil {
 		return "", sendError(err)
 	}

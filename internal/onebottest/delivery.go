@@ -106,6 +106,13 @@ func (f *Impl) send(action string, p map[string]json.RawMessage, echo json.RawMe
 			}
 		}
 	}
+	for _, s := range segs {
+		if s.Type == "record" {
+			if _, ok := recordAudio(s.Data["file"]); !ok {
+				return napcatResponse(nil, "failed", 200, "failed", echo), 0
+			}
+		}
+	}
 	kernel := f.KernelTimeout
 	if kernel <= 0 {
 		kernel = 10 * time.Second
@@ -247,6 +254,9 @@ func (f *Impl) Posted(kind string, id int64) []string {
 	var out []string
 	for _, m := range f.history[chatKey(kind, id, id)] {
 		if m.UserID == f.SelfID {
+			if len(m.Segs) == 1 && m.Segs[0].Type == "record" {
+				continue // a voice, not a text (Records)
+			}
 			out = append(out, Call{Params: map[string]json.RawMessage{"message": mustJSON(m.Segs)}}.Text())
 		}
 	}

@@ -4,7 +4,9 @@
 // notice and meta events in either message format (segment arrays or
 // CQ-code strings), and answers the API calls (send_group_msg,
 // send_private_msg, get_login_info, set_input_status) with echo-matched
-// responses, recording every call.
+// responses, recording every call. A record segment must carry an inline
+// WAV, MP3, SILK or AMR file, as Lagrange.OneBot requires (record.go);
+// Records returns the voices sent.
 //
 // Each behaviour copies a real implementation's source:
 //

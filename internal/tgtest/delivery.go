@@ -42,6 +42,9 @@ func (s *Server) Posted(chat int64) []string {
 	defer s.mu.Unlock()
 	var out []string
 	for _, m := range s.posted[chat] {
+		if m.Voice != nil || m.Document != nil {
+			continue // a file, not a text (Voices)
+		}
 		out = append(out, m.Text)
 	}
 	return out

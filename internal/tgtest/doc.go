@@ -3,8 +3,10 @@
 // — parameters as multipart/form-data, application/x-www-form-urlencoded or
 // JSON; answers {"ok": true, "result": …} or {"ok": false, "error_code",
 // "description", "parameters"} — for getMe, deleteWebhook, setWebhook,
-// getUpdates, sendMessage, sendChatAction and getFile (and the file
-// download path), recording every call.
+// getUpdates, sendMessage, sendVoice, sendChatAction and getFile (and the
+// file download path), recording every call. sendVoice posts an OGG/Opus
+// upload as a voice message and any other file as a document (voice.go;
+// Voices).
 //
 // Where the real server's behaviour matters it copies tdlib's
 // telegram-bot-api (Client.cpp and Query.cpp at commit 01a3679) and TDLib

@@ -34,6 +34,7 @@ type Server struct {
 	changed  chan struct{}
 	webhook  string
 	failSend []Failure
+	voices   []VoiceFile
 
 	// SendDelay is how long sendMessage takes to answer; the message is
 	// in the chat from the start (see delivery.go).
@@ -93,6 +94,7 @@ type Message struct {
 	Caption         string          `json:"caption,omitempty"`
 	Sticker         json.RawMessage `json:"sticker,omitempty"`
 	Voice           json.RawMessage `json:"voice,omitempty"`
+	Document        json.RawMessage `json:"document,omitempty"`
 }
 
 // PhotoSize is one size of a photo.
@@ -243,6 +245,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.getUpdates(w, r, p)
 	case "sendMessage":
 		s.sendMessage(w, p)
+	case "sendVoice":
+		s.sendVoice(w, r, p)
 	case "sendChatAction":
 		if p["action"] == "" || p["chat_id"] == "" {
 			fail(w, http.StatusBadRequest, "Bad Request: chat_id and action are required", nil)
