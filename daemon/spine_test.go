@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -282,6 +283,10 @@ func TestOneReplyReachesThreeComponentsAcrossARestart(t *testing.T) {
 		t.Fatalf("page: %q", got)
 	}
 	voice.received(t, 2)
+	// The last acknowledgement is written a moment after Deliver returns;
+	// a detach before it would rightly hand "how was the run?" over again
+	// after the restart. Wait for the page's and the speaker's.
+	waitAcked(t, r, "page", "speaker")
 	detach()
 	r.stop()
 
@@ -502,5 +507,27 @@ func TestADeferredPlanFiresAtItsTimeAfterARestart(t *testing.T) {
 	clock.Set(due)
 	if got, _ := c.next(t, 1); fmt.Sprint(got) != "[time to stretch!]" {
 		t.Fatalf("at the due time the stream gave %v", got)
+	}
+}
+
+// waitAcked waits until the router holds nothing pending for the named
+// subscriptions (each has acknowledged all it was given).
+func waitAcked(t *testing.T, r *rig, names ...string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		busy := false
+		for _, s := range r.d.Router().Status() {
+			if slices.Contains(names, s.Name) && s.Pending != 0 {
+				busy = true
+			}
+		}
+		if !busy {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%v still have packets pending: %+v", names, r.d.Router().Status())
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
