@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/cyan-agent/cyan/notation"
 	"github.com/cyan-agent/cyan/packets"
 	"github.com/cyan-agent/cyan/store"
 )
@@ -324,9 +323,6 @@ func (l *Log) openTheory(r packets.Reader, title, location string) (string, erro
 	return "", fmt.Errorf("%%[theory %s]: %w", title, errNoRef)
 }
 
-// theoryLineRange is a theory's line range as the notation writes it.
-var theoryLineRange = regexp.MustCompile(`^[Ll]ine\s*(\d{1,9})\s*[~～-]\s*[Ll]ine\s*(\d{1,9})$`)
-
 // theoryLines reads the line range of a theory's opening ("Line n ~ Line
 // m", 1-based); 0, 0 when there is none (the whole article).
 func theoryLines(location string) (from, to int, err error) {
@@ -334,12 +330,10 @@ func theoryLines(location string) (from, to int, err error) {
 	if location == "" {
 		return 0, 0, nil
 	}
-	m := theoryLineRange.FindStringSubmatch(location)
-	if m == nil {
+	from, to, ok := notation.LineRange(location)
+	if !ok {
 		return 0, 0, fmt.Errorf("%w: a theory opens whole or by \"Line n ~ Line m\"", ErrInvalid)
 	}
-	from, _ = strconv.Atoi(m[1])
-	to, _ = strconv.Atoi(m[2])
 	if from < 1 || to < from {
 		return 0, 0, fmt.Errorf("%w: line range %d ~ %d is empty; lines count from 1 and the end is not before the start", ErrInvalid, from, to)
 	}

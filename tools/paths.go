@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/cyan-agent/cyan/notation"
 )
 
 // ErrDenied is wrapped by every path or command the safety checks refuse.
@@ -23,8 +25,6 @@ type Ref struct {
 	Path     string
 	From, To int
 }
-
-var lineRange = regexp.MustCompile(`^[Ll]ine\s*(\d{1,9})\s*[~～-]\s*[Ll]ine\s*(\d{1,9})$`)
 
 // ParseRef reads a reference; a plain path (no "%[") is a reference to it.
 func ParseRef(s string) (Ref, error) {
@@ -43,12 +43,11 @@ func ParseRef(s string) (Ref, error) {
 		rest := strings.TrimSpace(body[i+1:])
 		ref := Ref{Path: body[:i]}
 		if rest != "" {
-			m := lineRange.FindStringSubmatch(rest)
-			if m == nil {
+			from, to, ok := notation.LineRange(rest)
+			if !ok {
 				continue
 			}
-			ref.From, _ = strconv.Atoi(m[1])
-			ref.To, _ = strconv.Atoi(m[2])
+			ref.From, ref.To = from, to
 			if ref.From < 1 || ref.To < ref.From {
 				return Ref{}, fmt.Errorf("line range %d ~ %d is empty; lines count from 1 and the end is not before the start", ref.From, ref.To)
 			}
