@@ -114,7 +114,8 @@ func TestNaturalToolsTakeThePacket(t *testing.T) {
 	}
 
 	// An appendix the caller may not read refuses the call before any
-	// step: a credential, a file outside the roots, a stranger's read.
+	// step: a credential, a file outside the roots, a stranger's read, the
+	// owner's file in a group.
 	for _, tc := range []struct {
 		caller packets.Caller
 		ref    string
@@ -124,6 +125,9 @@ func TestNaturalToolsTakeThePacket(t *testing.T) {
 		{owner, "%[" + f.root + "/.env]", "appendix %[" + f.root + "/.env]:"},
 		{owner, f.outside, "appendix " + f.outside + ":"},
 		{packets.Caller{Kind: "group", Channel: "qq:group:1", Speaker: "x", SpeakerID: "qq:9"}, appendix, "may not read it here"},
+		// The owner's own turn in a group: the file is the owner's, the
+		// step's result goes to the group, so the audience caps it.
+		{packets.Caller{Owner: true, Kind: "group", Channel: "qq:group:1", Speaker: "晴", SpeakerID: "qq:1"}, appendix, "may not read it here (rule audience:"},
 	} {
 		o := r.Call(context.Background(), tc.caller, "speak", json.RawMessage(`{"text": "hi", "appendix": [`+strconv.Quote(tc.ref)+`]}`))
 		if !o.Failed() || !strings.Contains(o.Text(), tc.want) || strings.Contains(o.Text(), secret) {

@@ -446,7 +446,7 @@ func (r *Registry) callAs(ctx context.Context, rd packets.Reader, c packets.Call
 			return out
 		}
 		if len(n.Appendix) > 0 {
-			if n.Opened, err = r.openAppendix(ctx, call, n.Appendix); err != nil {
+			if n.Opened, err = r.openAppendix(ctx, rd, c, call, n.Appendix, confirmed); err != nil {
 				out.Error = fmt.Sprintf("%s: %v", name, err)
 				return out
 			}
@@ -676,13 +676,14 @@ const (
 	MaxAppendixTotalRunes = 32000
 )
 
-// openAppendix opens a natural packet's appendix under the caller's own
-// permission, as the caller's read_file would: a reference its permission
-// object does not allow outright (denied, or one that would need the
-// owner's confirmation), or one the paths refuse (outside the roots, a
+// openAppendix opens a natural packet's appendix under the turn's reader,
+// as the caller's read_file would be decided (decide: its permission and
+// its audience): a reference not allowed outright (denied, or one that
+// would need the owner's confirmation — a file of the owner's in a group
+// turn, unless the owner confirmed the call), or one the paths refuse (outside the roots, a
 // credential file such as /etc/shadow), refuses the call with the reason,
 // so the step never sees what its caller could not read.
-func (r *Registry) openAppendix(ctx context.Context, call *packets.ToolCall, list []string) ([]packets.Opened, error) {
+func (r *Registry) openAppendix(ctx context.Context, rd packets.Reader, c packets.Caller, call *packets.ToolCall, list []string, confirmed bool) ([]packets.Opened, error) {
 	r.mu.RLock()
 	rf, ok := r.tools["read_file"]
 	r.mu.RUnlock()
@@ -693,7 +694,7 @@ func (r *Registry) openAppendix(ctx context.Context, call *packets.ToolCall, lis
 			return nil, fmt.Errorf("appendix %s: no file can be read here; leave the appendix out", ref)
 		}
 		args := map[string]any{"path": ref}
-		if v := call.Perm.Check(subject(rf.ToolSpec, args)); v.Decision != packets.Allow {
+		if v := decide(rd, c, rf.ToolSpec, args, confirmed); v.Decision != packets.Allow {
 			return nil, fmt.Errorf("appendix %s: you may not read it here (rule %s); leave it out, or read it with read_file first", ref, v.Rule)
 		}
 		raw, _ := json.Marshal(args)
