@@ -75,6 +75,8 @@ type Index struct {
 	lexReady atomic.Bool
 	vecReady atomic.Bool
 	embedErr atomic.Pointer[string]
+	// embSkipped counts the messages the embedder refused since start.
+	embSkipped atomic.Uint64
 	dirty    atomic.Bool
 	lastSave time.Time
 	recs     atomic.Pointer[recordIndex]
@@ -475,19 +477,33 @@ func (x *Index) catchUpVectors(ctx context.Context) error {
 		}
 		var vecs [][]float32
 		if len(texts) > 0 {
-			vecs, err = x.emb.Embed(ctx, texts)
+			var skipped int
+			vecs, skipped, err = embedIsolating(ctx, x.emb, texts)
 			if err != nil {
 				msg := err.Error()
 				x.embedErr.Store(&msg)
 				return err
 			}
 			x.embedErr.Store(nil)
+			if skipped > 0 {
+				x.embSkipped.Add(uint64(skipped))
+				for i, v := range vecs {
+					if v == nil {
+						x.log.Warn("the embedder refused a message; it is found by words only", "message", keep[i].ID, "embedder", x.emb.ID())
+					}
+				}
+			}
 		}
-		count := x.embCount.Load() + uint64(len(vecs))
+		count := x.embCount.Load()
+		for _, v := range vecs {
+			if v != nil {
+				count++
+			}
+		}
 		err = x.st.DB().Update(func(txn *badger.Txn) error {
 			for i, m := range keep {
 				id, err := uuid.Parse(m.ID)
-				if err != nil {
+				if err != nil || vecs[i] == nil {
 					continue
 				}
 				if err := txn.Set(x.vecKey(id), encodeVec(vecs[i])); err != nil {
@@ -510,6 +526,9 @@ func (x *Index) catchUpVectors(ctx context.Context) error {
 		idx := x.vecs.Load().idx
 		x.c.mu.RLock()
 		for i, m := range keep {
+			if vecs[i] == nil {
+				continue
+			}
 			id, _ := uuid.Parse(m.ID)
 			if doc, ok := x.c.byID.get(x.c.docs, id); ok {
 				_ = idx.add(doc, id, m.Channel, vecs[i])

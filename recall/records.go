@@ -164,7 +164,7 @@ func (x *Index) SyncRecords(ctx context.Context) error {
 		for k, i := range batch {
 			texts[k] = recText(&ri.docs[i])
 		}
-		vs, err := x.emb.Embed(ctx, texts)
+		vs, _, err := embedIsolating(ctx, x.emb, texts)
 		if err != nil || len(vs) != len(texts) {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -173,6 +173,9 @@ func (x *Index) SyncRecords(ctx context.Context) error {
 			break
 		}
 		for k, i := range batch {
+			if vs[k] == nil {
+				continue // refused by the embedder: found by words only
+			}
 			v := slices.Clone(vs[k])
 			normalize(v)
 			ri.docs[i].vec = v

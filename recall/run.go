@@ -304,6 +304,10 @@ type Status struct {
 	Embedder   string `json:"embedder"`
 	IndexKind  string `json:"index"`
 	EmbedError string `json:"embed_error,omitempty"`
+	// EmbedRefused counts the messages the embedder refused since the
+	// daemon started (a NaN vector, a length its runner will not take):
+	// they are found by words only.
+	EmbedRefused uint64 `json:"embed_refused,omitempty"`
 	// EmbedUsage meters a model embedder's calls (nil for the built-in).
 	EmbedUsage *EmbedUsage `json:"embed_usage,omitempty"`
 }
@@ -318,6 +322,7 @@ func (x *Index) Status() Status {
 	if e := x.embedErr.Load(); e != nil {
 		s.EmbedError = *e
 	}
+	s.EmbedRefused = x.embSkipped.Load()
 	if m, ok := x.emb.(*ModelEmbedder); ok {
 		u := m.Usage()
 		s.EmbedUsage = &u

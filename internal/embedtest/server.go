@@ -1,6 +1,8 @@
 package embedtest
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -12,25 +14,36 @@ import (
 	"unicode"
 )
 
-// Server is a fake embeddings endpoint; use it through
+// Server is a stand-in embeddings endpoint; use it through
 // httptest.NewServer. It is safe for concurrent use. Set the exported
 // fields before serving.
 type Server struct {
 	// Dims is the vectors' dimension (0: 64).
 	Dims int
 	// Models is what the model lists name (nil: ["nomic-embed-text"]); a
-	// request for a model not listed gets Ollama's or OpenAI's 404.
+	// request for a model not listed gets Ollama's 404.
 	Models []string
 	// Synonyms maps a word to the word whose feature it shares.
 	Synonyms map[string]string
+	// Context is the model's context in tokens (words here); a longer
+	// text is cut to it, or refused when the request says "truncate":
+	// false (0: 2048, nomic-embed-text's).
+	Context int
+	// Poison, when set, names the texts whose vector comes out NaN: the
+	// request holding one fails as Ollama fails it.
+	Poison func(text string) bool
+	// MaxQueue is how many requests may be in the server at once before
+	// it answers 503 busy (0: 512, OLLAMA_MAX_QUEUE's default).
+	MaxQueue int
 	// Forget keeps no Request (long benchmarks, whose memory it would
 	// grow); Requests and Texts then report none.
 	Forget bool
 
-	mu   sync.Mutex
-	reqs []Request
-	fail []int // statuses for the next embedding requests
-	hold *holdState
+	mu      sync.Mutex
+	reqs    []Request
+	fail    []int // statuses for the next embedding requests
+	hold    *holdState
+	pending int
 }
 
 // Request is one embeddings request received.
@@ -129,24 +142,60 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// embedRequest is api.EmbedRequest and openai.EmbedRequest together.
+type embedRequest struct {
+	Model          string `json:"model"`
+	Input          any    `json:"input"`
+	Truncate       *bool  `json:"truncate"`
+	Dimensions     int    `json:"dimensions"`
+	EncodingFormat string `json:"encoding_format"`
+}
+
 func (s *Server) embed(w http.ResponseWriter, r *http.Request, proto string) {
 	body, _ := io.ReadAll(r.Body)
-	var in struct {
-		Model string          `json:"model"`
-		Input json.RawMessage `json:"input"`
-	}
-	if err := json.Unmarshal(body, &in); err != nil {
-		s.error(w, proto, http.StatusBadRequest, "invalid JSON: "+err.Error())
+	var in embedRequest
+	if len(body) == 0 {
+		s.error(w, proto, http.StatusBadRequest, "missing request body")
 		return
 	}
-	var texts []string
-	if err := json.Unmarshal(in.Input, &texts); err != nil {
-		var one string
-		if err := json.Unmarshal(in.Input, &one); err != nil {
-			s.error(w, proto, http.StatusBadRequest, "input must be a string or a list of strings")
+	if err := json.Unmarshal(body, &in); err != nil {
+		s.error(w, proto, http.StatusBadRequest, err.Error())
+		return
+	}
+	if proto == "openai" {
+		// middleware/openai.go EmbeddingsMiddleware.
+		if f := in.EncodingFormat; f != "" && !strings.EqualFold(f, "float") && !strings.EqualFold(f, "base64") {
+			s.error(w, proto, http.StatusBadRequest, fmt.Sprintf("Invalid value for 'encoding_format' = %s. Supported values: ['float', 'base64'].", f))
 			return
 		}
-		texts = []string{one}
+		if in.Input == "" {
+			in.Input = []any{""}
+		}
+		if l, ok := in.Input.([]any); in.Input == nil || ok && len(l) == 0 {
+			s.error(w, proto, http.StatusBadRequest, "invalid input")
+			return
+		}
+	}
+	// server/routes.go EmbedHandler.
+	var texts []string
+	switch v := in.Input.(type) {
+	case string:
+		if v != "" {
+			texts = []string{v}
+		}
+	case []any:
+		for _, x := range v {
+			t, ok := x.(string)
+			if !ok {
+				s.error(w, proto, http.StatusBadRequest, "invalid input type")
+				return
+			}
+			texts = append(texts, t)
+		}
+	case nil:
+	default:
+		s.error(w, proto, http.StatusBadRequest, "invalid input type")
+		return
 	}
 	s.mu.Lock()
 	if !s.Forget {
@@ -157,17 +206,26 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request, proto string) {
 		status, s.fail = s.fail[0], s.fail[1:]
 	}
 	h := s.hold
+	busy := s.pending >= cmpOr(s.MaxQueue, 512)
+	if !busy {
+		s.pending++
+		defer func() {
+			s.mu.Lock()
+			s.pending--
+			s.mu.Unlock()
+		}()
+	}
 	s.mu.Unlock()
 	if status != 0 {
 		s.error(w, proto, status, http.StatusText(status))
 		return
 	}
 	if !s.known(in.Model) {
-		msg := fmt.Sprintf("model %q not found, try pulling it first", in.Model)
-		if proto == "openai" {
-			msg = fmt.Sprintf("The model `%s` does not exist.", in.Model)
-		}
-		s.error(w, proto, http.StatusNotFound, msg)
+		s.error(w, proto, http.StatusNotFound, fmt.Sprintf("model %q not found, try pulling it first", in.Model))
+		return
+	}
+	if busy {
+		s.error(w, proto, http.StatusServiceUnavailable, "server busy, please try again.  maximum pending requests exceeded")
 		return
 	}
 	if h != nil && len(texts) >= h.min {
@@ -183,25 +241,58 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request, proto string) {
 	}
 	vecs := make([][]float32, len(texts))
 	tokens := 0
+	limit := cmpOr(s.Context, 2048)
 	for i, t := range texts {
+		words := strings.Fields(t)
+		if len(words) > limit {
+			if in.Truncate != nil && !*in.Truncate {
+				s.error(w, proto, http.StatusBadRequest, "the input length exceeds the context length")
+				return
+			}
+			words = words[:limit]
+			t = strings.Join(words, " ")
+		}
+		if s.Poison != nil && s.Poison(t) {
+			s.error(w, proto, http.StatusBadRequest, "embedding contains NaN or Inf values")
+			return
+		}
 		vecs[i] = s.Vector(t)
-		tokens += len(strings.Fields(t))
+		if d := in.Dimensions; d > 0 && d < len(vecs[i]) {
+			vecs[i] = normalized(vecs[i][:d])
+		}
+		tokens += len(words)
 	}
 	if proto == "ollama" {
-		writeJSON(w, http.StatusOK, map[string]any{"model": in.Model, "embeddings": vecs, "prompt_eval_count": tokens})
+		writeJSON(w, http.StatusOK, map[string]any{"model": in.Model, "embeddings": vecs,
+			"total_duration": 1000000, "load_duration": 1000, "prompt_eval_count": tokens})
 		return
 	}
+	// openai/openai.go ToEmbeddingList.
 	type item struct {
-		Object    string    `json:"object"`
-		Index     int       `json:"index"`
-		Embedding []float32 `json:"embedding"`
+		Object    string `json:"object"`
+		Embedding any    `json:"embedding"`
+		Index     int    `json:"index"`
 	}
 	data := make([]item, len(vecs))
 	for i, v := range vecs {
 		data[i] = item{Object: "embedding", Index: i, Embedding: v}
+		if strings.EqualFold(in.EncodingFormat, "base64") {
+			b := make([]byte, 4*len(v))
+			for k, x := range v {
+				binary.LittleEndian.PutUint32(b[4*k:], math.Float32bits(x))
+			}
+			data[i].Embedding = base64.StdEncoding.EncodeToString(b)
+		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "model": in.Model, "data": data,
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data, "model": in.Model,
 		"usage": map[string]int{"prompt_tokens": tokens, "total_tokens": tokens}})
+}
+
+func cmpOr(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
 }
 
 func (s *Server) known(model string) bool {
@@ -235,6 +326,12 @@ func (s *Server) Vector(text string) []float32 {
 		}
 		v[x%uint64(dims)] += sign
 	}
+	return normalized(v)
+}
+
+// normalized is server/routes.go normalize: v scaled to length 1 (a zero
+// vector gives the first axis, as the hash of no word would be nowhere).
+func normalized(v []float32) []float32 {
 	var n float64
 	for _, x := range v {
 		n += float64(x) * float64(x)
@@ -249,12 +346,21 @@ func (s *Server) Vector(text string) []float32 {
 	return v
 }
 
+// error answers as Ollama does: {"error": msg}, or on its OpenAI layer
+// openai/openai.go NewError's shape, the type following the status.
 func (s *Server) error(w http.ResponseWriter, proto string, status int, msg string) {
 	if proto == "ollama" {
 		writeJSON(w, status, map[string]string{"error": msg})
 		return
 	}
-	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "code": nil}})
+	typ := "api_error"
+	switch status {
+	case http.StatusBadRequest:
+		typ = "invalid_request_error"
+	case http.StatusNotFound:
+		typ = "not_found_error"
+	}
+	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
