@@ -77,11 +77,11 @@ type Index struct {
 	embedErr atomic.Pointer[string]
 	// embSkipped counts the messages the embedder refused since start.
 	embSkipped atomic.Uint64
-	dirty    atomic.Bool
-	lastSave time.Time
-	recs     atomic.Pointer[recordIndex]
-	rs       recordState
-	p        params
+	dirty      atomic.Bool
+	lastSave   time.Time
+	recs       atomic.Pointer[recordIndex]
+	rs         recordState
+	p          params
 	// vecOff: the ranking gives the vectors no weight (the built-in
 	// embedder by default), so none are made, loaded or kept.
 	vecOff bool
