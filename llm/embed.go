@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -162,6 +163,10 @@ func (e *embedder) Embed(ctx context.Context, req EmbedRequest) (*EmbedResponse,
 		return nil
 	})
 	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			e.Embeddings = true
+		}
 		return nil, err
 	}
 	if len(out.Vectors) != len(req.Input) {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,5 +122,23 @@ func TestNewEmbedderNeedsWhatItCannotGuess(t *testing.T) {
 		if _, err := llm.NewEmbedder(o); llm.KindOf(err) != llm.Config {
 			t.Errorf("%+v: %v", o, err)
 		}
+	}
+}
+
+// Ollama's 400 for a text whose vector came out NaN is not retried, and
+// its advice names the embed settings, not the chat model's.
+func TestEmbedRefusalNamesTheEmbedSettings(t *testing.T) {
+	fake := &embedtest.Server{Poison: func(string) bool { return true }}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	var slept []time.Duration
+	e := newEmbedder(t, "ollama", srv.URL, "bge-m3", &slept)
+	fake.Models = []string{"bge-m3"}
+	_, err := e.Embed(context.Background(), llm.EmbedRequest{Input: []string{"Bitcoin: A Peer-to-Peer Electronic Cash System"}})
+	if llm.KindOf(err) != llm.BadRequest || len(slept) != 0 || len(fake.Requests()) != 1 {
+		t.Fatalf("kind %q after %d tries: %v", llm.KindOf(err), len(fake.Requests()), err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "embedding contains NaN or Inf values") || !strings.Contains(msg, "embed.model") || strings.Contains(msg, "CYAN_LLM_MODEL") {
+		t.Errorf("message %q", msg)
 	}
 }

@@ -74,6 +74,9 @@ type Error struct {
 	// Server names the server the error's wording comes from ("ollama",
 	// "vllm", "llama.cpp", "" when unknown), for advice.
 	Server string
+	// Embeddings marks an embeddings call's error, whose advice names the
+	// embed settings, not the chat model's.
+	Embeddings bool
 }
 
 // Error describes the failure and says what to do about it.
@@ -129,6 +132,9 @@ func (e *Error) parts() (what, advice string) {
 	case BadRequest:
 		what = where + " rejected the request for model " + e.modelName()
 		advice = "the model or server may not support a feature the request used (tools, JSON schema output, reasoning); check CYAN_LLM_MODEL and the server's log"
+		if e.Embeddings {
+			advice = "the embedding model refused the texts (check that embed.model is an embedding model, and the server's log)"
+		}
 		if e.Status == 404 {
 			advice = "check CYAN_LLM_BASE_URL (llm.base_url): OpenAI-compatible servers usually end in /v1, e.g. http://127.0.0.1:11434/v1"
 		}
