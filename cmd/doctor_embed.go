@@ -24,7 +24,7 @@ func checkEmbed(cfg *config.Config, timeout time.Duration) check {
 	defer cancel()
 	if cfg.Embed.Provider == "builtin" {
 		c.ok = true
-		c.msg = "built-in embedder (no network, no download)"
+		c.msg = "built-in embedder (GloVe word vectors; no network, no download)"
 		if m := serverEmbeddingModels(ctx, cfg); len(m) > 0 {
 			c.msg += fmt.Sprintf("; your LLM server has %s: set embed.provider: ollama and embed.model: %s to recall by meaning",
 				strings.Join(first(m, 3), ", "), strings.TrimSuffix(m[0], ":latest"))

@@ -22,7 +22,7 @@ func Embedder(c config.Embed, log *slog.Logger) (recall.Embedder, error) {
 		}
 		return recall.NewModelEmbedder(e, c.Provider, c.Model), nil
 	default:
-		return recall.HashEmbedder{}, nil
+		return recall.GloveEmbedder{}, nil
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/cyan-agent/cyan/store"
 )
 
 func cosine(a, b []float32) float64 {
@@ -159,5 +161,39 @@ func BenchmarkGloveEmbed(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		g.Embed(context.Background(), texts[i%len(texts):i%len(texts)+1])
+	}
+}
+
+func TestTheDefaultEmbedderIsGloVe(t *testing.T) {
+	st, err := store.Open(store.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fillHistory(t, st)
+	x, err := New(Options{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.emb.ID() != (GloveEmbedder{}).ID() || x.vecOff || x.p.vecWeight != defaultParams.vecWeight || x.p.vecWeight <= 0 {
+		t.Fatalf("embedder %s, vectors off %v, weight %g: want GloVe at the shipped weight %g", x.emb.ID(), x.vecOff, x.p.vecWeight, defaultParams.vecWeight)
+	}
+	syncIndex(t, x)
+	// No word of the question is in the history: only meaning finds the
+	// walk in the park.
+	r, err := x.Search(context.Background(), Query{Prompt: "strolling outdoors among blossoms", Channel: "home"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Vector || len(r.Results) == 0 {
+		t.Fatalf("vector %v, results %q: want a match by meaning", r.Vector, texts(r))
+	}
+	if top := r.Results[0].Text; !strings.Contains(top, "park") && !strings.Contains(top, "cherry trees") {
+		t.Errorf("first result %q, want the walk in the park (all: %q)", top, texts(r))
+	}
+	// A question with no word the table knows searches by words alone.
+	r, err = x.Search(context.Background(), Query{Prompt: "微积分", Channel: "home"})
+	if err != nil || len(r.Results) == 0 || r.Vector {
+		t.Errorf("%q: vector %v, results %q, %v: want words alone", "微积分", r.Vector, texts(r), err)
 	}
 }
