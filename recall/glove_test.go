@@ -1,7 +1,12 @@
 package recall
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"math"
 	"strings"
 	"testing"
@@ -196,4 +201,82 @@ func TestTheDefaultEmbedderIsGloVe(t *testing.T) {
 	if err != nil || len(r.Results) == 0 || r.Vector {
 		t.Errorf("%q: vector %v, results %q, %v: want words alone", "微积分", r.Vector, texts(r), err)
 	}
+}
+
+func FuzzReadGloveTable(f *testing.F) {
+	// Seeds: small valid tables of each code width, and the start of the
+	// real one.
+	for _, bits := range []int{4, 8} {
+		f.Add(tinyGloveTable(bits))
+	}
+	f.Add(gloveTableGz[:512])
+	f.Fuzz(func(t *testing.T, gz []byte) {
+		sum := sha256.Sum256(gz)
+		tab, err := readGloveTable(gz, hex.EncodeToString(sum[:]))
+		if err != nil {
+			return
+		}
+		v := make([]float32, tab.dims)
+		for w := range tab.index {
+			tab.vector(w, v)
+		}
+	})
+}
+
+// tinyGloveTable is a gzipped two-word table in glovegen's layout.
+func tinyGloveTable(bits int) []byte {
+	var b bytes.Buffer
+	le := binary.LittleEndian
+	b.WriteString("cyanglv1")
+	for _, x := range []uint32{3, 2, 10, uint32(bits)} {
+		binary.Write(&b, le, x)
+	}
+	binary.Write(&b, le, []float32{1, 0, 0})
+	for i, w := range []string{"cat", "dog"} {
+		b.WriteByte(byte(len(w)))
+		b.WriteString(w)
+		binary.Write(&b, le, uint32(i))
+		binary.Write(&b, le, float32(0.1))
+		if bits == 8 {
+			b.Write([]byte{1, 2, 3})
+		} else {
+			b.Write([]byte{0x9a, 0x0b})
+		}
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(b.Bytes())
+	zw.Close()
+	return z.Bytes()
+}
+
+func TestReadTinyGloveTable(t *testing.T) {
+	for _, bits := range []int{4, 8} {
+		gz := tinyGloveTable(bits)
+		sum := sha256.Sum256(gz)
+		tab, err := readGloveTable(gz, hex.EncodeToString(sum[:]))
+		if err != nil {
+			t.Fatalf("%d bits: %v", bits, err)
+		}
+		want := []int8{1, 2, 3}
+		if bits == 4 {
+			want = []int8{0xa - 8, 0x9 - 8, 0xb - 8}
+		}
+		if got := tab.codes[3:6]; string(bytesOf(got)) != string(bytesOf(want)) {
+			t.Errorf("%d bits: codes of dog %v, want %v", bits, got, want)
+		}
+		// The first dimension is the common component: removed.
+		v := make([]float32, 3)
+		if tab.vector("cat", v) != 1 || v[0] != 0 {
+			t.Errorf("%d bits: cat %v, want no first dimension", bits, v)
+		}
+	}
+}
+
+func bytesOf(c []int8) []byte {
+	b := make([]byte, len(c))
+	for i, x := range c {
+		b[i] = byte(x)
+	}
+	return b
 }

@@ -67,7 +67,7 @@ type params struct {
 // BM25's; a model embedder gets modelVectorWeight).
 var defaultParams = params{
 	k1: 1.2, b: 0.3, prfDocs: 5, prfTerms: 10, prfWeight: 0.3,
-	expand: 0.5, context: 0.6, route: 0.8, when: 0.5, speaker: 1, vecWeight: 0.2,
+	expand: 1, context: 0.6, route: 0.8, when: 0.5, speaker: 1, vecWeight: 0.4,
 }
 
 // scored is a candidate message.

