@@ -22,6 +22,11 @@ func checkEmbed(cfg *config.Config, timeout time.Duration) check {
 	c := check{name: "embedding"}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	if cfg.Embed.Provider == "none" {
+		c.ok = true
+		c.msg = "none: recall finds by words alone (embed.provider: none)"
+		return c
+	}
 	if cfg.Embed.Provider == "builtin" {
 		c.ok = true
 		c.msg = "built-in embedder (GloVe word vectors; no network, no download)"

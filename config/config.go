@@ -335,8 +335,9 @@ type Limits struct {
 // keeps answering meanwhile.
 type Embed struct {
 	// Provider is builtin (GloVe vectors of English words compiled in: no
-	// network, no download; the default), ollama (/api/embed) or openai
-	// (any OpenAI-compatible /v1/embeddings).
+	// network, no download; the default), ollama (/api/embed), openai
+	// (any OpenAI-compatible /v1/embeddings) or none (recall by words
+	// alone: no vectors made or kept, for a small machine).
 	Provider string `yaml:"provider"`
 	// BaseURL is the server: by default the LLM's (llm.base_url without
 	// its /v1 for ollama), or http://127.0.0.1:11434 for ollama when the

@@ -280,3 +280,22 @@ func bytesOf(c []int8) []byte {
 	}
 	return b
 }
+
+func TestTheHashingEmbedderMakesNoVectors(t *testing.T) {
+	// embed.provider: none is HashEmbedder at its default weight: words
+	// alone, no vector made or kept.
+	st, err := store.Open(store.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fillHistory(t, st)
+	x, err := New(Options{Store: st, Embedder: HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncIndex(t, x)
+	if s := x.Status(); !x.vecOff || !s.VectorsOff || s.Vectors != 0 {
+		t.Errorf("vectors off %v, status %+v: want none made", x.vecOff, s)
+	}
+}
