@@ -299,3 +299,12 @@ func TestTheHashingEmbedderMakesNoVectors(t *testing.T) {
 		t.Errorf("vectors off %v, status %+v: want none made", x.vecOff, s)
 	}
 }
+
+func BenchmarkGloveTableLoad(b *testing.B) {
+	b.ReportAllocs()
+	for range b.N {
+		if _, err := readGloveTable(gloveTableGz, gloveTableSHA256); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
