@@ -38,7 +38,7 @@ parameter of the metric, not a "how many"). The file: the LoCoMo dataset
 // configured one.
 func benchLoCoMo(f *flags) run {
 	ksFlag := f.String("k", "5,10,25,50", "the `list` of k to report recall@k at")
-	embedder := f.String("embedder", "builtin", "the `embedder`: builtin, or config to use the configured one")
+	embedder := f.String("embedder", "builtin", "the `embedder`: builtin (GloVe word vectors), hash (the hashed-words embedder, for comparison), or config to use the configured one")
 	index := f.String("index", "flat", "vector `index`: flat or chromem")
 	folds := f.Int("folds", 0, "cross-validate the ranking's knobs over `K` folds by conversation (tuned on the others, measured on each); 0 scores the shipped settings")
 	asJSON := f.json()
@@ -47,9 +47,11 @@ func benchLoCoMo(f *flags) run {
 		if err != nil {
 			return err
 		}
-		var emb recall.Embedder = recall.HashEmbedder{}
+		var emb recall.Embedder = recall.GloveEmbedder{}
 		switch *embedder {
 		case "builtin":
+		case "hash":
+			emb = recall.HashEmbedder{}
 		case "config":
 			cfg, err := loadConfig(io)
 			if err != nil {
@@ -59,7 +61,7 @@ func benchLoCoMo(f *flags) run {
 				return err
 			}
 		default:
-			return &usageError{msg: fmt.Sprintf("--embedder %q is not builtin or config", *embedder)}
+			return &usageError{msg: fmt.Sprintf("--embedder %q is not builtin, hash or config", *embedder)}
 		}
 		data, err := os.ReadFile(pos[0])
 		if err != nil {

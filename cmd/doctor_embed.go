@@ -22,9 +22,14 @@ func checkEmbed(cfg *config.Config, timeout time.Duration) check {
 	c := check{name: "embedding"}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	if cfg.Embed.Provider == "none" {
+		c.ok = true
+		c.msg = "none: recall finds by words alone (embed.provider: none)"
+		return c
+	}
 	if cfg.Embed.Provider == "builtin" {
 		c.ok = true
-		c.msg = "built-in embedder (no network, no download)"
+		c.msg = "built-in embedder (GloVe word vectors; no network, no download)"
 		if m := serverEmbeddingModels(ctx, cfg); len(m) > 0 {
 			c.msg += fmt.Sprintf("; your LLM server has %s: set embed.provider: ollama and embed.model: %s to recall by meaning",
 				strings.Join(first(m, 3), ", "), strings.TrimSuffix(m[0], ":latest"))

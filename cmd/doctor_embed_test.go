@@ -23,6 +23,7 @@ func TestDoctorEmbeddingLine(t *testing.T) {
 	}{
 		{"builtin, and the LLM server has embedding models", config.Embed{Provider: "builtin"}, true,
 			[]string{"built-in embedder", "nomic-embed-text, bge-m3", "set embed.provider: ollama and embed.model: nomic-embed-text"}},
+		{"none", config.Embed{Provider: "none"}, true, []string{"by words alone"}},
 		{"ollama", config.Embed{Provider: "ollama", BaseURL: srv.URL, Model: "nomic-embed-text"}, true,
 			[]string{"ollama:nomic-embed-text", "64 dimensions"}},
 		{"openai-compatible", config.Embed{Provider: "openai", BaseURL: srv.URL + "/v1", Model: "bge-m3"}, true,

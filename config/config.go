@@ -334,8 +334,10 @@ type Limits struct {
 // provider or model re-embeds the whole history in the background; recall
 // keeps answering meanwhile.
 type Embed struct {
-	// Provider is builtin (no network, no download; the default), ollama
-	// (/api/embed) or openai (any OpenAI-compatible /v1/embeddings).
+	// Provider is builtin (GloVe vectors of English words compiled in: no
+	// network, no download; the default), ollama (/api/embed), openai
+	// (any OpenAI-compatible /v1/embeddings) or none (recall by words
+	// alone: no vectors made or kept, for a small machine).
 	Provider string `yaml:"provider"`
 	// BaseURL is the server: by default the LLM's (llm.base_url without
 	// its /v1 for ollama), or http://127.0.0.1:11434 for ollama when the
@@ -351,8 +353,8 @@ type Embed struct {
 	// cached in a file in the data dir).
 	Index string `yaml:"index"`
 	// VectorWeight weighs vector matches against word matches (BM25 = 1)
-	// when recall fuses them; 0 chooses: none for builtin (its words are
-	// BM25's; measured on LoCoMo they cost recall), 1 for a model.
+	// when recall fuses them; 0 chooses: for builtin the weight
+	// cross-validation on LoCoMo picked, 1 for a model.
 	VectorWeight float64 `yaml:"vector_weight"`
 }
 

@@ -234,6 +234,10 @@ func (c *Config) validate(where func(key string) *Error) error {
 	}
 	switch c.Embed.Provider {
 	case "builtin":
+	case "none":
+		if c.Embed.VectorWeight != 0 {
+			bad("embed.vector_weight", "is %g, but embed.provider: none makes no vectors; remove it, or use embed.provider: builtin", c.Embed.VectorWeight)
+		}
 	case "ollama", "openai":
 		if u, err := url.Parse(c.Embed.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			bad("embed.base_url", "%q is not an http(s) URL; name the embedding server (e.g. %s for ollama)", c.Embed.BaseURL, DefaultOllamaEmbedURL)
@@ -242,7 +246,7 @@ func (c *Config) validate(where func(key string) *Error) error {
 			bad("embed.model", "is empty; name the embedding model (e.g. nomic-embed-text), or use embed.provider: builtin")
 		}
 	default:
-		bad("embed.provider", "%q is not an embedder; use builtin (no network), ollama or openai", c.Embed.Provider)
+		bad("embed.provider", "%q is not an embedder; use builtin (no network), ollama, openai or none (words alone)", c.Embed.Provider)
 	}
 	if !slices.Contains([]string{"flat", "chromem"}, c.Embed.Index) {
 		bad("embed.index", "%q is not flat or chromem", c.Embed.Index)

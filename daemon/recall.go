@@ -12,7 +12,9 @@ import (
 )
 
 // Embedder builds the recall embedder a configuration names: a model's
-// calls go through the llm layer (its timeouts, retries and errors).
+// calls go through the llm layer (its timeouts, retries and errors); none
+// is the hashing embedder, whose vectors recall gives no weight, so it
+// makes and keeps none.
 func Embedder(c config.Embed, log *slog.Logger) (recall.Embedder, error) {
 	switch c.Provider {
 	case "ollama", "openai":
@@ -21,8 +23,10 @@ func Embedder(c config.Embed, log *slog.Logger) (recall.Embedder, error) {
 			return nil, err
 		}
 		return recall.NewModelEmbedder(e, c.Provider, c.Model), nil
-	default:
+	case "none":
 		return recall.HashEmbedder{}, nil
+	default:
+		return recall.GloveEmbedder{}, nil
 	}
 }
 

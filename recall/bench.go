@@ -31,10 +31,10 @@ type BenchOptions struct {
 	Channels int      // 0: 20
 	// MemoryMB is the store's store.memory_mb (0: the default).
 	MemoryMB int
-	// Embedder makes the hybrid rows' vectors (nil: the built-in one at
-	// weight 0.1). The restarted index runs the default configuration with
-	// it: the built-in embedder with its vectors off, a model embedder
-	// with its vectors on.
+	// Embedder makes the hybrid rows' vectors (nil: the built-in
+	// GloveEmbedder at its shipped weight; HashEmbedder at weight 0.1).
+	// The restarted index runs the default configuration with it: vectors
+	// on, except HashEmbedder's.
 	Embedder Embedder
 	// ProfileDir, when set, receives restart-cpu.pprof (the restart and its
 	// queries) and restart-heap.pprof (the restarted index at its steady
@@ -82,8 +82,8 @@ type BenchReport struct {
 	// Restarted is every query's latency on the restarted index, sorted,
 	// once the store has settled (Settled after the start: Badger's
 	// compactions of the restart done and idle for SettleIdle). They are
-	// words only with the built-in embedder, hybrid when the restarted
-	// index has its vectors on (RestartVectorsOn).
+	// hybrid when the restarted index has its vectors on
+	// (RestartVectorsOn), words only with HashEmbedder.
 	Restarted        []time.Duration
 	Settled          time.Duration
 	RestartVectorsOn bool
@@ -110,7 +110,7 @@ func Bench(ctx context.Context, o BenchOptions, w io.Writer) (*BenchReport, erro
 		o.Kinds = []string{IndexFlat}
 	}
 	hybrid := Options{Embedder: o.Embedder}
-	if o.Embedder == nil || isBuiltin(o.Embedder) {
+	if o.Embedder != nil && isBuiltin(o.Embedder) {
 		hybrid.VectorWeight = 0.1
 	}
 	st, err := store.Open(store.Options{Dir: o.Dir, MemoryMB: o.MemoryMB})
@@ -162,9 +162,9 @@ func Bench(ctx context.Context, o BenchOptions, w io.Writer) (*BenchReport, erro
 		queries[i] = gen.query()
 	}
 	for ki, kind := range o.Kinds {
-		// The hybrid rows fuse the built-in embedder's vectors (weight 0.1,
-		// as a model embedder's would be); the words-only row is the
-		// default ranking with the built-in embedder.
+		// The hybrid rows fuse the embedder's vectors (HashEmbedder's at
+		// weight 0.1, as a model embedder's would be); the words-only row
+		// is the ranking while the vectors load.
 		ho := hybrid
 		ho.Store, ho.IndexKind, ho.CacheDir = st, kind, filepath.Join(o.Dir, "recall")
 		x, err := New(ho)
@@ -182,8 +182,8 @@ func Bench(ctx context.Context, o BenchOptions, w io.Writer) (*BenchReport, erro
 				return nil, err
 			}
 			rep.LexicalSave = time.Since(began)
-			// Words only: the default with the built-in embedder, and
-			// every embedder while the vectors load.
+			// Words only: every embedder while the vectors load (and
+			// HashEmbedder's default).
 			for _, q := range queries {
 				t := time.Now()
 				if _, err := x.Search(ctx, Query{Prompt: q, MaxResults: 10}); err != nil {
@@ -393,7 +393,7 @@ func (r *BenchReport) Print(w io.Writer) {
 	row := func(name string, d []time.Duration) {
 		fmt.Fprintf(w, "  %-28s %10s %10s %10s\n", name, ms(pct(d, 0.5)), ms(pct(d, 0.99)), ms(d[len(d)-1]))
 	}
-	row("words only (builtin default)", r.LexicalOnly)
+	row("words only (vectors loading)", r.LexicalOnly)
 	for kind, d := range r.Search {
 		row("hybrid, "+kind, d)
 		row("hybrid, "+kind+", one channel", r.ChannelQuery[kind])

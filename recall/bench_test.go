@@ -141,14 +141,14 @@ func BenchmarkSearchWithRecords(b *testing.B) {
 
 // TestBenchRestartsOverTheHistory: the benchmark's restart reads the
 // history it built with a fresh index in the default configuration — the
-// built-in embedder with its vectors off, a model embedder (the fake
-// server at 768 dimensions) with its vectors loaded, not made again — and
-// reports resident memory.
+// built-in GloVe embedder and a model embedder (the fake server at 768
+// dimensions) with their vectors loaded, not made again, HashEmbedder
+// with its vectors off — and reports resident memory.
 func TestBenchRestartsOverTheHistory(t *testing.T) {
 	fake := &embedtest.Server{Dims: 768, Models: []string{"m"}}
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
-	for _, emb := range []Embedder{nil, newModelEmbedder(t, "ollama", srv.URL, "m")} {
+	for _, emb := range []Embedder{nil, HashEmbedder{}, newModelEmbedder(t, "ollama", srv.URL, "m")} {
 		rep, err := Bench(context.Background(), BenchOptions{Dir: t.TempDir(), Messages: 200, Queries: 8, Embedder: emb, SettleIdle: time.Millisecond}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -156,7 +156,7 @@ func TestBenchRestartsOverTheHistory(t *testing.T) {
 		if rep.RestartWords <= 0 || len(rep.Restarted) != 8 || rep.SteadyRSS == 0 || rep.PeakRSS == 0 {
 			t.Fatalf("%v: %+v", emb, rep)
 		}
-		if model := emb != nil; model != (rep.RestartVectors > 0) {
+		if on := emb == nil || !isBuiltin(emb); on != (rep.RestartVectors > 0) {
 			t.Fatalf("%v: vectors loaded after %v", emb, rep.RestartVectors)
 		}
 		var b strings.Builder

@@ -36,8 +36,7 @@ type knob struct {
 	// their first value: BM25's textbook k1, the speaker boost at 1 (a
 	// prior: tuned, it lifted R@5 but cost open-domain questions their BM25
 	// floor), and off the parts that did not help held-out recall (the
-	// date boost, session diversity, the built-in embedder's vectors).
-	// docs/memory.md has the ablation.
+	// date boost, session diversity). docs/memory.md has the ablation.
 	Tuned bool
 	set   func(*params, float64)
 }
@@ -53,7 +52,7 @@ var knobs = []knob{
 	{"dated", []float64{0, 1}, false, false, func(p *params, v float64) { p.dated = v }},
 	{"speaker", []float64{1, 0}, false, false, func(p *params, v float64) { p.speaker = v }},
 	{"diversity", []float64{0, 0.1}, false, false, func(p *params, v float64) { p.diversity = v }},
-	{"vector", []float64{0, 0.05}, false, false, func(p *params, v float64) { p.vecWeight = v }},
+	{"vector", []float64{0, 0.1, 0.2, 0.4}, false, true, func(p *params, v float64) { p.vecWeight = v }},
 }
 
 // nKnobs is len(knobs).
@@ -355,7 +354,7 @@ func LoCoMoCV(ctx context.Context, data []byte, o LoCoMoCVOptions) (*CVReport, e
 	ks := slices.Clone(o.Ks)
 	slices.Sort(ks)
 	if o.Embedder == nil {
-		o.Embedder = func() Embedder { return HashEmbedder{} }
+		o.Embedder = func() Embedder { return GloveEmbedder{} }
 	}
 	began := time.Now()
 	sc := &locomoScorer{ks: ks, memo: map[memoKey][][]float64{}, base: defaultParams}
@@ -493,6 +492,9 @@ func buildConv(ctx context.Context, c importer.Conversation, emb Embedder, base 
 			return nil, fmt.Errorf("recall: %s: embed question %q: %v", c.SampleID, qa.Question, err)
 		}
 		qv := vs[0]
+		if zeroVector(qv) {
+			qv = nil // as search: no vector evidence
+		}
 		terms := Tokenize(q.Prompt)
 		x.c.mu.RLock()
 		for g, s := range gs {

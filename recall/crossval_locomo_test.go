@@ -23,7 +23,7 @@ func TestLoCoMoCrossValidated(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	rep.Print(&b, HashEmbedder{}.ID())
+	rep.Print(&b, GloveEmbedder{}.ID())
 	t.Log("\n" + b.String())
 	for _, s := range rep.Below() {
 		t.Error(s)

@@ -3,9 +3,9 @@
 // beside them (SPEC §5, the seed's main-virtual-recall).
 //
 // It owns the lexical index (BM25 over Snowball-stemmed words and CJK
-// bigrams), the embedders (a built-in one that needs no network and no
-// download; a model on a server, called through the llm layer's
-// embeddings client), the vector index (flat int8 or chromem-go, over
+// bigrams), the embedders (built-in ones that need no network and no
+// download: GloVe word vectors, the default, and hashed words; a model on
+// a server, called through the llm layer's embeddings client), the vector index (flat int8 or chromem-go, over
 // embeddings kept in Badger), the ranking, channel and date filters, the
 // plain search mode and the tool mode (an LLM pass that may rewrite the
 // request into queries, drops what does not fit, then summarises) and the
@@ -49,7 +49,7 @@
 // (vecfile.go, flat.go), appended as vectors are made, committed with the
 // embedding cursor and opened at start; a torn or stale one is rebuilt
 // from the embeddings in Badger (vecload.go). With the vectors at weight
-// 0 (the built-in embedder's default) none are made or kept.
+// 0 (HashEmbedder's default) none are made or kept.
 //
 // It imports importer for the LoCoMo benchmark, llm for the embeddings
 // client, packets for the knowledge scopes its tool checks, and journal to

@@ -22,14 +22,15 @@ import (
 // Options configure New.
 type Options struct {
 	Store *store.Store
-	// Embedder makes the vectors (nil: the built-in HashEmbedder).
+	// Embedder makes the vectors (nil: the built-in GloveEmbedder).
 	Embedder Embedder
 	// IndexKind is IndexFlat (the default) or IndexChromem.
 	IndexKind string
 	// VectorWeight is the vector side's weight in the fusion, BM25's being
-	// 1 (0: none for the built-in embedder, whose features are BM25's
-	// words and cost recall under cross-validation on LoCoMo; 1 for a model
-	// embedder, whose semantic matches BM25 cannot make).
+	// 1 (0 chooses: for the built-in GloveEmbedder the weight
+	// cross-validation on LoCoMo picks (defaultParams); none for
+	// HashEmbedder, whose features are BM25's words and cost recall under
+	// cross-validation; 1 for a model embedder).
 	VectorWeight float64
 	// CacheDir holds the lexical snapshot, the flat index's vector file
 	// (the codes of its vectors, read from disk at search) and chromem's
@@ -97,7 +98,7 @@ func New(o Options) (*Index, error) {
 		return nil, errors.New("recall: no store")
 	}
 	if o.Embedder == nil {
-		o.Embedder = HashEmbedder{}
+		o.Embedder = GloveEmbedder{}
 	}
 	switch o.IndexKind {
 	case "":
@@ -123,7 +124,9 @@ func New(o Options) (*Index, error) {
 	switch {
 	case o.VectorWeight > 0:
 		x.p.vecWeight = o.VectorWeight
-	case !isBuiltin(o.Embedder):
+	case isBuiltin(o.Embedder):
+		x.p.vecWeight = 0
+	case !isLocal(o.Embedder):
 		x.p.vecWeight = modelVectorWeight
 	}
 	x.vecOff = x.p.vecWeight == 0
@@ -436,14 +439,27 @@ func (x *Index) fillFromStore(ctx context.Context, idx vectorIndex) (uint64, err
 // modelVectorWeight is the default fusion weight of a model embedder.
 const modelVectorWeight = 1.0
 
+// isBuiltin reports the hashing embedder (HashEmbedder), whose features
+// are BM25's own words: no vector weight unless configured, and no
+// matches by vector alone.
 func isBuiltin(e Embedder) bool {
 	_, ok := e.(HashEmbedder)
 	return ok
 }
 
+// isLocal reports an embedder that runs in this process (HashEmbedder,
+// GloveEmbedder): microseconds a text, no calls.
+func isLocal(e Embedder) bool {
+	switch e.(type) {
+	case HashEmbedder, GloveEmbedder:
+		return true
+	}
+	return false
+}
+
 // embedBatch is how many messages are embedded per store transaction.
 func (x *Index) embedBatch() int {
-	if isBuiltin(x.emb) {
+	if isLocal(x.emb) {
 		return 2000
 	}
 	return 64

@@ -61,14 +61,13 @@ type params struct {
 // training conversations (crossval.go; docs/memory.md has the held-out numbers).
 // The feedback round's shape and BM25's k1 are fixed; so is the speaker
 // boost, a prior (people tell their own news) rather than a fitted
-// weight. The date boost, session diversity and the built-in embedder's
-// vectors are off: under cross-validation they did not help (the
-// embedder's words are BM25's words, so search mode does not even embed
-// the query for them; Options.VectorWeight turns them on, and a model
-// embedder gets modelVectorWeight).
+// weight. The date boost and session diversity are off: under
+// cross-validation they did not help. vecWeight is the built-in
+// GloveEmbedder's (HashEmbedder's vectors get none, their words being
+// BM25's; a model embedder gets modelVectorWeight).
 var defaultParams = params{
 	k1: 1.2, b: 0.3, prfDocs: 5, prfTerms: 10, prfWeight: 0.3,
-	expand: 1, context: 0.6, route: 0.8, when: 0.5, speaker: 1,
+	expand: 1, context: 0.6, route: 0.8, when: 0.5, speaker: 1, vecWeight: 0.4,
 }
 
 // scored is a candidate message.

@@ -34,12 +34,18 @@ var history = []struct {
 	{"qq:group:42", "bob", "thanks alice, I'll check the board after lunch", 11},
 }
 
-// newTestIndex makes an index over o.Store (a new in-memory one when nil).
-// The tests run the hybrid path: the built-in embedder's vectors, off by
-// default, get weight 0.1 unless o says otherwise (hybridOff keeps them
-// off); a model embedder keeps its default.
+// newTestIndex makes an index over o.Store (a new in-memory one when nil)
+// with HashEmbedder when o names no embedder: its vectors cover Chinese
+// and Japanese too, and the tests here are about the index, not about
+// meaning (glove_test.go and TestTheDefaultEmbedderIsGloVe are). The
+// tests run the hybrid path: HashEmbedder's vectors, off by default, get
+// weight 0.1 unless o says otherwise (hybridOff keeps them off); another
+// embedder keeps its default.
 func newTestIndex(t *testing.T, o Options) (*Index, *store.Store) {
 	t.Helper()
+	if o.Embedder == nil {
+		o.Embedder = HashEmbedder{}
+	}
 	switch {
 	case o.VectorWeight == hybridOff:
 		o.VectorWeight = 0

@@ -191,9 +191,10 @@ func (x *Index) SyncRecords(ctx context.Context) error {
 
 func (x *Index) recordCount() int { return int(x.rs.count.Load()) }
 
-// recordVecOnly is how many records a model embedder may add by meaning
-// alone (no word in common with the query). The built-in embedder adds
-// none: its vectors echo words, which BM25 has already matched.
+// recordVecOnly is how many records a model embedder or GloveEmbedder
+// may add by meaning alone (no word in common with the query).
+// HashEmbedder adds none: its vectors echo words, which BM25 has already
+// matched.
 const recordVecOnly = 3
 
 // searchRecords finds the records' parts that fit q, best first, as

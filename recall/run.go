@@ -298,8 +298,9 @@ type Status struct {
 	Vectors      int  `json:"vectors"`
 	LexicalReady bool `json:"lexical_ready"`
 	VectorReady  bool `json:"vector_ready"`
-	// VectorsOff: the ranking gives the vectors no weight (the built-in
-	// embedder's default), so none are made or kept; Embedded stays 0.
+	// VectorsOff: the ranking gives the vectors no weight (HashEmbedder's
+	// default, or embed.vector_weight), so none are made or kept; Embedded
+	// stays 0.
 	VectorsOff bool   `json:"vectors_off,omitempty"`
 	Embedder   string `json:"embedder"`
 	IndexKind  string `json:"index"`

@@ -197,6 +197,9 @@ func (x *Index) queryVector(ctx context.Context, prompt string, resp *Response) 
 		resp.Note = joinNote(resp.Note, fmt.Sprintf("lexical only: the embedder failed (%v)", err))
 		return nil
 	}
+	if zeroVector(vs[0]) {
+		return nil // no known word: no vector evidence
+	}
 	return vs[0]
 }
 

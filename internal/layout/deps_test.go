@@ -40,6 +40,7 @@ var layer = map[string]int{
 	"internal/e2e": 9, "internal/layout": 9,
 	"internal/smallfs": 0, "internal/testexit": 0, "archive": 2,
 	"internal/doccheck": 0, "metrics": 2, "internal/crash": 3,
+	"recall/internal/glovegen": 0,
 }
 
 // platformLayer is the layer of a chat platform's package (bridge/<x>),
