@@ -54,10 +54,11 @@ var knobs = []knob{
 	{"speaker", []float64{1, 0}, false, false, func(p *params, v float64) { p.speaker = v }},
 	{"diversity", []float64{0, 0.1}, false, false, func(p *params, v float64) { p.diversity = v }},
 	{"vector", []float64{0, 0.05}, false, false, func(p *params, v float64) { p.vecWeight = v }},
+	{"fill", []float64{0, 0.25, 0.5, 1}, false, true, func(p *params, v float64) { p.fill = v }},
 }
 
 // nKnobs is len(knobs).
-const nKnobs = 10
+const nKnobs = 11
 
 // setting is a choice of value for every knob (indexes into Values).
 type setting [nKnobs]uint8
@@ -216,15 +217,50 @@ func crossValidate(sc scorer, k int, allowed knobSet, start setting) ([]cvFold, 
 	if err != nil {
 		return nil, err
 	}
-	out := make([]cvFold, k)
-	for f := range k {
+	return validate(sc, test, train, allowed, start), nil
+}
+
+// validate tunes on each split's training conversations and scores its
+// held-out ones with that choice.
+func validate(sc scorer, test, train [][]int, allowed knobSet, start setting) []cvFold {
+	out := make([]cvFold, len(test))
+	for f := range test {
 		t := tune(sc, train[f], allowed, start)
 		out[f] = cvFold{test: test[f], train: train[f], tuned: t}
 		for _, c := range test[f] {
 			out[f].scores = append(out[f].scores, sc.score(c, t.setting))
 		}
 	}
-	return out, nil
+	return out
+}
+
+// Splits lists every way to tune on k of n conversations and hold out the
+// other n-k: a harsher test than the folds when k is small, as each tuning
+// sees few conversations. The splits come in the lexicographic order of
+// their training sets; each conversation is held out in C(n-1, k) of them.
+func Splits(n, k int) (test, train [][]int, err error) {
+	if k < 1 || k >= n {
+		return nil, nil, fmt.Errorf("recall: tuning on %d of %d conversations: use 1 to %d", k, n, n-1)
+	}
+	var walk func(from int, picked []int)
+	walk = func(from int, picked []int) {
+		if len(picked) == k {
+			tr := slices.Clone(picked)
+			var te []int
+			for i := range n {
+				if !slices.Contains(tr, i) {
+					te = append(te, i)
+				}
+			}
+			test, train = append(test, te), append(train, tr)
+			return
+		}
+		for i := from; i < n; i++ {
+			walk(i+1, append(picked, i))
+		}
+	}
+	walk(0, nil)
+	return test, train, nil
 }
 
 // locomoScorer scores settings on LoCoMo conversations, each in its own
@@ -496,7 +532,11 @@ func buildConv(ctx context.Context, c importer.Conversation, emb Embedder, base 
 		terms := Tokenize(q.Prompt)
 		x.c.mu.RLock()
 		for g, s := range gs {
-			f, _ := x.gather(ctx, q, terms, qv, s.params(base))
+			// The sessions' lines are gathered whatever the fill weight: at
+			// 0, rank leaves them out.
+			gp := s.params(base)
+			gp.fill = 1
+			f, _ := x.gather(ctx, q, terms, qv, gp)
 			if f == nil || f.err != nil {
 				x.c.mu.RUnlock()
 				st.Close()

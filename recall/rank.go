@@ -54,6 +54,11 @@ type params struct {
 	// speaker multiplies the score of a line said by someone the question
 	// names by 1 + speaker: people tell their own news.
 	speaker float64
+	// fill lets lines that match nothing take part: the lines of the
+	// sessions with the best matches (fillSessions), each given fill times
+	// what its session (route) and the line before it (context) give a
+	// match.
+	fill float64
 }
 
 // defaultParams are the knobs chosen on all the LoCoMo development
@@ -185,6 +190,9 @@ func (x *Index) gather(ctx context.Context, q Query, terms []string, qv []float3
 			e.v, e.sim = (h.sim-floor)/span, h.sim
 		}
 	}
+	if p.fill > 0 {
+		x.fillSessions(f, get, slot, keep)
+	}
 	var from, to int64
 	if a, b, ok := questionDates(q.Prompt); ok {
 		from, to = a.Add(-24*time.Hour).UnixMilli(), b.Add(dateLag).UnixMilli()
@@ -224,6 +232,75 @@ func (x *Index) gather(ctx context.Context, q Query, terms []string, qv []float3
 	return f, true
 }
 
+// fillScore is the display score of a line found only through its
+// session: the floor, so any score threshold drops it.
+const fillScore = minScore
+
+// fillSpan bounds how far from a match, each way, its session's lines are
+// gathered: a session of a busy channel can be thousands of lines long.
+const fillSpan = 64
+
+// fillSessions adds to f's candidates the lines of the sessions of its
+// matches, the best match's session first, until about as many lines were
+// added as the searches found. A question's evidence that shares no word
+// with it, or that the pool's bound left out, is often said in the
+// session that holds its matches: rank gives such a line a share (fill)
+// of what its session and the line before it earn a match, so they come
+// after the matches of their session and fill the deep end of the
+// ranking. The caller holds c.mu.
+func (x *Index) fillSessions(f *features, get func(uint32) *cand, slot map[uint32]int32, keep func(uint32) bool) {
+	c := x.c
+	matched := len(f.cands)
+	type hit struct {
+		i int
+		s float32
+	}
+	hits := make([]hit, 0, matched)
+	for i, e := range f.cands[:matched] {
+		if e.in&(inFirst|inFed) != 0 {
+			hits = append(hits, hit{i, max(e.l1, e.l2)})
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b hit) int {
+		switch {
+		case a.s > b.s:
+			return -1
+		case a.s < b.s:
+			return 1
+		}
+		return 0
+	})
+	done := map[uint32]bool{}
+	added := 0
+	for _, h := range hits {
+		if added >= matched {
+			break
+		}
+		m := c.docs[f.cands[h.i].doc]
+		if done[m.sess] {
+			continue
+		}
+		done[m.sess] = true
+		o := c.order[m.ch]
+		at := int(m.pos)
+		lo, hi := at, at
+		for lo > 0 && at-lo < fillSpan && c.docs[o[lo-1]].sess == m.sess {
+			lo--
+		}
+		for hi+1 < len(o) && hi-at < fillSpan && c.docs[o[hi+1]].sess == m.sess {
+			hi++
+		}
+		for p := lo; p <= hi; p++ {
+			d := o[p]
+			if _, ok := slot[d]; ok || (keep != nil && !keep(d)) {
+				continue
+			}
+			get(d)
+			added++
+		}
+	}
+}
+
 // rank scores the candidates with p's knobs and returns them best first.
 func (f *features) rank(p params) []scored {
 	n := len(f.cands)
@@ -257,6 +334,9 @@ func (f *features) rank(p params) []scored {
 		inLex := e.in&inFirst != 0 || (useFed && e.in&inFed != 0)
 		inVec := vecOn && e.in&inVec != 0
 		if !inLex && !inVec {
+			if p.fill > 0 && e.in == 0 {
+				out = append(out, scored{doc: e.doc, idx: int32(i), score: fillScore})
+			}
 			continue
 		}
 		if vecOn {
@@ -273,11 +353,15 @@ func (f *features) rank(p params) []scored {
 	if p.context > 0 {
 		for k := range out {
 			e := f.cands[out[k].idx]
+			w := p.context
+			if e.in == 0 {
+				w *= p.fill
+			}
 			if e.prev >= 0 {
-				out[k].rank += p.context * base[e.prev] // it answers a match
+				out[k].rank += w * base[e.prev] // it answers a match
 			}
 			if e.next >= 0 {
-				out[k].rank += p.context / 8 * base[e.next] // it leads to a match
+				out[k].rank += w / 8 * base[e.next] // it leads to a match
 			}
 		}
 	}
@@ -285,6 +369,9 @@ func (f *features) rank(p params) []scored {
 		// A session's score is the sum of its three best lines'.
 		best := make([][3]float64, f.nsess)
 		for _, s := range out {
+			if f.cands[s.idx].in == 0 {
+				continue // a session is scored by its matches
+			}
 			b := &best[f.cands[s.idx].sess]
 			if r := s.rank; r > b[2] {
 				b[2] = r
@@ -304,7 +391,12 @@ func (f *features) rank(p params) []scored {
 		}
 		if top > 0 {
 			for k := range out {
-				out[k].rank += p.route * sess[f.cands[out[k].idx].sess] / top
+				e := f.cands[out[k].idx]
+				w := p.route
+				if e.in == 0 {
+					w *= p.fill
+				}
+				out[k].rank += w * sess[e.sess] / top
 			}
 		}
 	}
