@@ -66,14 +66,15 @@ type params struct {
 // training conversations (crossval.go; docs/memory.md has the held-out numbers).
 // The feedback round's shape and BM25's k1 are fixed; so is the speaker
 // boost, a prior (people tell their own news) rather than a fitted
-// weight. The date boost, session diversity and the built-in embedder's
+// weight. The fill lends the matching sessions' other lines (fillSessions).
+// The date boost, session diversity and the built-in embedder's
 // vectors are off: under cross-validation they did not help (the
 // embedder's words are BM25's words, so search mode does not even embed
 // the query for them; Options.VectorWeight turns them on, and a model
 // embedder gets modelVectorWeight).
 var defaultParams = params{
 	k1: 1.2, b: 0.3, prfDocs: 5, prfTerms: 10, prfWeight: 0.3,
-	expand: 1, context: 0.6, route: 0.8, when: 0.5, speaker: 1,
+	expand: 1, context: 0.6, route: 0.8, when: 0.5, speaker: 1, fill: 0.5,
 }
 
 // scored is a candidate message.
@@ -82,6 +83,7 @@ type scored struct {
 	idx   int32   // its place in features.cands
 	rank  float64 // the fused ranking score
 	score float64 // the 0–100 display score
+	lent  bool    // it matches nothing: its session lent it (fill)
 }
 
 // features is what gather found for one query: every candidate message
@@ -335,7 +337,7 @@ func (f *features) rank(p params) []scored {
 		inVec := vecOn && e.in&inVec != 0
 		if !inLex && !inVec {
 			if p.fill > 0 && e.in == 0 {
-				out = append(out, scored{doc: e.doc, idx: int32(i), score: fillScore})
+				out = append(out, scored{doc: e.doc, idx: int32(i), score: fillScore, lent: true})
 			}
 			continue
 		}
@@ -348,20 +350,27 @@ func (f *features) rank(p params) []scored {
 		} else {
 			score = 100 * float64(cov)
 		}
-		out = append(out, scored{doc: e.doc, idx: int32(i), rank: base[i], score: math.Min(100, math.Round(score*10)/10)})
+		score = math.Min(100, math.Round(score*10)/10)
+		if p.fill > 0 {
+			score = max(score, fillScore) // shown like the lines its session lends
+		}
+		out = append(out, scored{doc: e.doc, idx: int32(i), rank: base[i], score: score})
 	}
 	if p.context > 0 {
 		for k := range out {
 			e := f.cands[out[k].idx]
-			w := p.context
 			if e.in == 0 {
-				w *= p.fill
+				// A line that matches nothing is lent for what it answers.
+				if e.prev >= 0 {
+					out[k].rank += p.fill * p.context * base[e.prev]
+				}
+				continue
 			}
 			if e.prev >= 0 {
-				out[k].rank += w * base[e.prev] // it answers a match
+				out[k].rank += p.context * base[e.prev] // it answers a match
 			}
 			if e.next >= 0 {
-				out[k].rank += w / 8 * base[e.next] // it leads to a match
+				out[k].rank += p.context / 8 * base[e.next] // it leads to a match
 			}
 		}
 	}
