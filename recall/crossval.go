@@ -56,7 +56,7 @@ var knobs = []knob{
 	{"speaker", []float64{1, 0}, false, false, func(p *params, v float64) { p.speaker = v }},
 	{"diversity", []float64{0, 0.1}, false, false, func(p *params, v float64) { p.diversity = v }},
 	{"vector", []float64{0, 0.05}, false, false, func(p *params, v float64) { p.vecWeight = v }},
-	{"fill", []float64{0, 0.25, 0.5, 1}, false, true, func(p *params, v float64) { p.fill = v }},
+	{"fill", []float64{0, 0.5}, false, true, func(p *params, v float64) { p.fill = v }},
 }
 
 // newParts name the knobs of the parts this release added: the report's
