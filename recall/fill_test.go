@@ -3,7 +3,9 @@ package recall
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -159,5 +161,52 @@ func TestALentLineFollowsItsMatch(t *testing.T) {
 	}
 	if len(got) != 3 || got[0] != "m1" || got[1] != "m2" {
 		t.Errorf("%v: want the match m1 first, the line after it next, the line before it last", got)
+	}
+}
+
+// BenchmarkSearchFill times search mode with the fill off and on over the
+// recall bench's synthetic history (RECALL_BENCH_MESSAGES messages,
+// default 20000; one long session per channel, the fill's worst case).
+func BenchmarkSearchFill(b *testing.B) {
+	n := 20000
+	if v, err := strconv.Atoi(os.Getenv("RECALL_BENCH_MESSAGES")); err == nil {
+		n = v
+	}
+	st, err := store.Open(store.Options{InMemory: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	gen := newSynth(1)
+	var msgs []*store.Message
+	for k := range n {
+		msgs = append(msgs, &store.Message{Channel: fmt.Sprintf("bench-%02d", k%4), Role: store.RoleUser, User: gen.name(),
+			Text: gen.sentence(), Time: t0.Add(time.Duration(k) * 30 * time.Second), ExternalID: fmt.Sprint(k)})
+	}
+	if _, err := st.Import(msgs); err != nil {
+		b.Fatal(err)
+	}
+	x, err := New(Options{Store: st})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := x.Sync(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	queries := make([]string, 200)
+	for i := range queries {
+		queries[i] = gen.query()
+	}
+	for _, fill := range []float64{0, defaultParams.fill} {
+		b.Run(fmt.Sprintf("fill=%g", fill), func(b *testing.B) {
+			x.p.fill = fill
+			i := 0
+			for b.Loop() {
+				if _, err := x.Search(context.Background(), Query{Prompt: queries[i%len(queries)]}); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
 	}
 }

@@ -235,7 +235,7 @@ func (x *Index) gather(ctx context.Context, q Query, terms []string, qv []float3
 }
 
 // fillScore is the display score of a line found only through its
-// session: the floor, so any score threshold drops it.
+// session: the floor, so a score threshold above it drops it.
 const fillScore = minScore
 
 // fillSpan bounds how far from a match, each way, its session's lines are
