@@ -36,7 +36,10 @@ type knob struct {
 	// their first value: BM25's textbook k1, the speaker boost at 1 (a
 	// prior: tuned, it lifted R@5 but cost open-domain questions their BM25
 	// floor), and off the parts that did not help held-out recall (the
-	// date boost, session diversity). docs/memory.md has the ablation.
+	// date boost, session diversity, the fill: it raised held-out R@25
+	// and R@50 by words alone, but added nothing beside the built-in
+	// embedder's vectors, which find the same lines). docs/memory.md has
+	// the ablation.
 	Tuned bool
 	set   func(*params, float64)
 }
@@ -53,10 +56,20 @@ var knobs = []knob{
 	{"speaker", []float64{1, 0}, false, false, func(p *params, v float64) { p.speaker = v }},
 	{"diversity", []float64{0, 0.1}, false, false, func(p *params, v float64) { p.diversity = v }},
 	{"vector", []float64{0, 0.1, 0.2, 0.4}, false, true, func(p *params, v float64) { p.vecWeight = v }},
+	{"fill", []float64{0, 0.5}, false, false, func(p *params, v float64) { p.fill = v }},
 }
 
+// newParts name the knobs of the parts this release added: the report's
+// "before" is the same procedure with them held off, the previous
+// release's ranking measured the same way.
+var newParts = []string{"vector"}
+
+// harshTrain is how many conversations each split of the harsher check
+// tunes on (all the others are held out).
+const harshTrain = 2
+
 // nKnobs is len(knobs).
-const nKnobs = 10
+const nKnobs = 11
 
 // setting is a choice of value for every knob (indexes into Values).
 type setting [nKnobs]uint8
@@ -215,15 +228,50 @@ func crossValidate(sc scorer, k int, allowed knobSet, start setting) ([]cvFold, 
 	if err != nil {
 		return nil, err
 	}
-	out := make([]cvFold, k)
-	for f := range k {
+	return validate(sc, test, train, allowed, start), nil
+}
+
+// validate tunes on each split's training conversations and scores its
+// held-out ones with that choice.
+func validate(sc scorer, test, train [][]int, allowed knobSet, start setting) []cvFold {
+	out := make([]cvFold, len(test))
+	for f := range test {
 		t := tune(sc, train[f], allowed, start)
 		out[f] = cvFold{test: test[f], train: train[f], tuned: t}
 		for _, c := range test[f] {
 			out[f].scores = append(out[f].scores, sc.score(c, t.setting))
 		}
 	}
-	return out, nil
+	return out
+}
+
+// Splits lists every way to tune on k of n conversations and hold out the
+// other n-k: a harsher test than the folds when k is small, as each tuning
+// sees few conversations. The splits come in the lexicographic order of
+// their training sets; each conversation is held out in C(n-1, k) of them.
+func Splits(n, k int) (test, train [][]int, err error) {
+	if k < 1 || k >= n {
+		return nil, nil, fmt.Errorf("recall: tuning on %d of %d conversations: use 1 to %d", k, n, n-1)
+	}
+	var walk func(from int, picked []int)
+	walk = func(from int, picked []int) {
+		if len(picked) == k {
+			tr := slices.Clone(picked)
+			var te []int
+			for i := range n {
+				if !slices.Contains(tr, i) {
+					te = append(te, i)
+				}
+			}
+			test, train = append(test, te), append(train, tr)
+			return
+		}
+		for i := from; i < n; i++ {
+			walk(i+1, append(picked, i))
+		}
+	}
+	walk(0, nil)
+	return test, train, nil
 }
 
 // locomoScorer scores settings on LoCoMo conversations, each in its own
@@ -329,6 +377,18 @@ type CVReport struct {
 	// conversations.
 	Shipped bool
 	BM25    CVRow // the data's BM25 baseline: the floor per category
+	// Before is the pooled held-out recall of the previous release's
+	// ranking, by the same folds and procedure: the parts added since
+	// (BeforeOff) held off.
+	Before    CVRow
+	BeforeOff []string
+	// The harsher check: each of HarshSplits splits tunes on HarshTrain
+	// conversations and is measured on all the others; Harsh pools every
+	// held-out question of every split (each conversation is held out in
+	// as many splits), HarshBefore the same with the previous release's
+	// parts. HarshSplits is 0 when there are too few conversations.
+	HarshTrain, HarshSplits int
+	Harsh, HarshBefore      CVRow
 	// Ablation: the pooled held-out recall of the procedure "without" a
 	// part it tunes or "with" a part it leaves off (ablationName), and
 	// "none": every part off (BM25 at the textbook b and k1, no feedback,
@@ -421,6 +481,27 @@ func LoCoMoCV(ctx context.Context, data []byte, o LoCoMoCVOptions) (*CVReport, e
 		return nil, err
 	}
 	rep.Ablation["none"] = pool(sc, fs, ks)
+	before := tuned
+	for i, k := range knobs {
+		if slices.Contains(newParts, k.Name) {
+			before[i] = false
+			rep.BeforeOff = append(rep.BeforeOff, k.Name)
+		}
+	}
+	fs, err = crossValidate(sc, o.Folds, before, setting{})
+	if err != nil {
+		return nil, err
+	}
+	rep.Before = pool(sc, fs, ks)
+	if len(convs) > harshTrain+1 {
+		test, train, err := Splits(len(convs), harshTrain)
+		if err != nil {
+			return nil, err
+		}
+		rep.HarshTrain, rep.HarshSplits = harshTrain, len(test)
+		rep.Harsh = pool(sc, validate(sc, test, train, tuned, setting{}), ks)
+		rep.HarshBefore = pool(sc, validate(sc, test, train, before, setting{}), ks)
+	}
 	rep.Tuning = time.Since(began)
 	rep.Evals = sc.evals
 	rep.BM25 = bm25Baseline(convs, ks)
@@ -498,7 +579,11 @@ func buildConv(ctx context.Context, c importer.Conversation, emb Embedder, base 
 		terms := Tokenize(q.Prompt)
 		x.c.mu.RLock()
 		for g, s := range gs {
-			f, _ := x.gather(ctx, q, terms, qv, s.params(base))
+			// The sessions' lines are gathered whatever the fill weight: at
+			// 0, rank leaves them out.
+			gp := s.params(base)
+			gp.fill = 1
+			f, _ := x.gather(ctx, q, terms, qv, gp)
 			if f == nil || f.err != nil {
 				x.c.mu.RUnlock()
 				st.Close()

@@ -74,11 +74,13 @@ func (r *CVReport) Print(w io.Writer, embedder string) {
 	}
 	row("DRAGON (LoCoMo paper)", wide, 0, dragon)
 	row("BM25 (the data's baseline)", wide, r.BM25.Questions, r.BM25.Overall)
+	row("before (previous parts, held-out)", wide, r.Before.Questions, r.Before.Overall)
 	shipped := "the shipped defaults"
 	if !r.Shipped {
 		shipped = "NOT the shipped defaults"
 	}
 	fmt.Fprintf(w, "  in-sample tuned: %s (%s)\n", r.InSampleS, shipped)
+	fmt.Fprintf(w, "  before: the same folds and procedure without %s (the previous release's ranking)\n", strings.Join(r.BeforeOff, ", "))
 	fmt.Fprintln(w)
 	head("category: cross-validated / BM25", wide)
 	for c := 1; c <= 5; c++ {
@@ -89,8 +91,24 @@ func (r *CVReport) Print(w io.Writer, embedder string) {
 		row(fmt.Sprintf("%d %s", c, LoCoMoCategories[c]), wide, r.Pooled.Count[c], v)
 		row("    BM25 floor", wide, 0, r.BM25.ByCategory[c])
 		row("    in-sample", wide, 0, r.InSample.ByCategory[c])
+		row("    before (held-out)", wide, 0, r.Before.ByCategory[c])
 	}
 	fmt.Fprintln(w)
+	if r.HarshSplits > 0 {
+		head(fmt.Sprintf("harsher: tuned on %d, %d splits", r.HarshTrain, r.HarshSplits), wide)
+		row("all held-out, now", wide, 0, r.Harsh.Overall)
+		row("all held-out, before", wide, 0, r.HarshBefore.Overall)
+		for c := 1; c <= 5; c++ {
+			v, ok := r.Harsh.ByCategory[c]
+			if !ok {
+				continue
+			}
+			row(fmt.Sprintf("%d %s, now", c, LoCoMoCategories[c]), wide, 0, v)
+			row("    before", wide, 0, r.HarshBefore.ByCategory[c])
+		}
+		fmt.Fprintf(w, "(each split tunes on %d conversations and is measured on all the others; every held-out question of every split counts once)\n", r.HarshTrain)
+		fmt.Fprintln(w)
+	}
 	head("ablation (cross-validated)", wide)
 	row("all parts, tuned", wide, r.Pooled.Questions, r.Pooled.Overall)
 	for _, k := range knobs {

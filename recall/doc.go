@@ -15,11 +15,18 @@
 // one round of feedback terms, the vector scan) once; rank combines what
 // they found with a few knobs — the feedback pass's weight, the line after
 // a match, the session route (sessions: runs of a channel without 30
-// minutes of silence), "when" questions favouring lines that place things
-// in time and dates named in the question (temporal.go). The LoCoMo bench
-// (crossval.go) tunes those knobs on some conversations and measures them
-// on others, re-ranking without searching again; the shipped defaults are
-// what it picks on all the development conversations.
+// minutes of silence), the vector scan's weight, the fill (the lines of
+// the matching sessions that match nothing, lent for what their session
+// and the line before them earn; off, as the vectors find the same
+// lines), "when"
+// questions favouring lines that place things in time and dates named in
+// the question (temporal.go). The LoCoMo bench (crossval.go) tunes those
+// knobs on some conversations and measures them on others, re-ranking
+// without searching again; the shipped defaults are what it picks on all
+// the development conversations, and its report sets the previous
+// release's parts beside them, per category, under the same folds and
+// under a harsher split (tuned on two conversations, measured on the
+// rest).
 //
 // Records (records.go) are the texts of other kinds: event records' titles
 // and theory articles, from a Records source the daemon fills with the

@@ -54,6 +54,11 @@ type params struct {
 	// speaker multiplies the score of a line said by someone the question
 	// names by 1 + speaker: people tell their own news.
 	speaker float64
+	// fill lets lines that match nothing take part: the lines of the
+	// sessions with the best matches (fillSessions), each given fill times
+	// what its session (route) and the line before it (context) give a
+	// match.
+	fill float64
 }
 
 // defaultParams are the knobs chosen on all the LoCoMo development
@@ -61,10 +66,11 @@ type params struct {
 // training conversations (crossval.go; docs/memory.md has the held-out numbers).
 // The feedback round's shape and BM25's k1 are fixed; so is the speaker
 // boost, a prior (people tell their own news) rather than a fitted
-// weight. The date boost and session diversity are off: under
-// cross-validation they did not help. vecWeight is the built-in
-// GloveEmbedder's (HashEmbedder's vectors get none, their words being
-// BM25's; a model embedder gets modelVectorWeight).
+// weight. The date boost, session diversity and the fill (the matching
+// sessions' other lines, fillSessions) are off: under cross-validation
+// they did not help beside the vectors. vecWeight is the built-in GloveEmbedder's
+// (HashEmbedder's vectors get none, their words being BM25's; a model
+// embedder gets modelVectorWeight).
 var defaultParams = params{
 	k1: 1.2, b: 0.3, prfDocs: 5, prfTerms: 10, prfWeight: 0.3,
 	expand: 1, context: 0.6, route: 0.8, when: 0.5, speaker: 1, vecWeight: 0.4,
@@ -76,6 +82,7 @@ type scored struct {
 	idx   int32   // its place in features.cands
 	rank  float64 // the fused ranking score
 	score float64 // the 0–100 display score
+	lent  bool    // it matches nothing: its session lent it (fill)
 }
 
 // features is what gather found for one query: every candidate message
@@ -184,6 +191,9 @@ func (x *Index) gather(ctx context.Context, q Query, terms []string, qv []float3
 			e.v, e.sim = (h.sim-floor)/span, h.sim
 		}
 	}
+	if p.fill > 0 {
+		x.fillSessions(f, get, slot, keep)
+	}
 	var from, to int64
 	if a, b, ok := questionDates(q.Prompt); ok {
 		from, to = a.Add(-24*time.Hour).UnixMilli(), b.Add(dateLag).UnixMilli()
@@ -223,6 +233,75 @@ func (x *Index) gather(ctx context.Context, q Query, terms []string, qv []float3
 	return f, true
 }
 
+// fillScore is the display score of a line found only through its
+// session: the floor, so a score threshold above it drops it.
+const fillScore = minScore
+
+// fillSpan bounds how far from a match, each way, its session's lines are
+// gathered: a session of a busy channel can be thousands of lines long.
+const fillSpan = 64
+
+// fillSessions adds to f's candidates the lines of the sessions of its
+// matches, the best match's session first, until about as many lines were
+// added as the searches found. A question's evidence that shares no word
+// with it, or that the pool's bound left out, is often said in the
+// session that holds its matches: rank gives such a line a share (fill)
+// of what its session and the line before it earn a match, so they come
+// after the matches of their session and fill the deep end of the
+// ranking. The caller holds c.mu.
+func (x *Index) fillSessions(f *features, get func(uint32) *cand, slot map[uint32]int32, keep func(uint32) bool) {
+	c := x.c
+	matched := len(f.cands)
+	type hit struct {
+		i int
+		s float32
+	}
+	hits := make([]hit, 0, matched)
+	for i, e := range f.cands[:matched] {
+		if e.in&(inFirst|inFed) != 0 {
+			hits = append(hits, hit{i, max(e.l1, e.l2)})
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b hit) int {
+		switch {
+		case a.s > b.s:
+			return -1
+		case a.s < b.s:
+			return 1
+		}
+		return 0
+	})
+	done := map[uint32]bool{}
+	added := 0
+	for _, h := range hits {
+		if added >= matched {
+			break
+		}
+		m := c.docs[f.cands[h.i].doc]
+		if done[m.sess] {
+			continue
+		}
+		done[m.sess] = true
+		o := c.order[m.ch]
+		at := int(m.pos)
+		lo, hi := at, at
+		for lo > 0 && at-lo < fillSpan && c.docs[o[lo-1]].sess == m.sess {
+			lo--
+		}
+		for hi+1 < len(o) && hi-at < fillSpan && c.docs[o[hi+1]].sess == m.sess {
+			hi++
+		}
+		for p := lo; p <= hi; p++ {
+			d := o[p]
+			if _, ok := slot[d]; ok || (keep != nil && !keep(d)) {
+				continue
+			}
+			get(d)
+			added++
+		}
+	}
+}
+
 // rank scores the candidates with p's knobs and returns them best first.
 func (f *features) rank(p params) []scored {
 	n := len(f.cands)
@@ -256,6 +335,9 @@ func (f *features) rank(p params) []scored {
 		inLex := e.in&inFirst != 0 || (useFed && e.in&inFed != 0)
 		inVec := vecOn && e.in&inVec != 0
 		if !inLex && !inVec {
+			if p.fill > 0 && e.in == 0 {
+				out = append(out, scored{doc: e.doc, idx: int32(i), score: fillScore, lent: true})
+			}
 			continue
 		}
 		if vecOn {
@@ -267,11 +349,22 @@ func (f *features) rank(p params) []scored {
 		} else {
 			score = 100 * float64(cov)
 		}
-		out = append(out, scored{doc: e.doc, idx: int32(i), rank: base[i], score: math.Min(100, math.Round(score*10)/10)})
+		score = math.Min(100, math.Round(score*10)/10)
+		if p.fill > 0 {
+			score = max(score, fillScore) // shown like the lines its session lends
+		}
+		out = append(out, scored{doc: e.doc, idx: int32(i), rank: base[i], score: score})
 	}
 	if p.context > 0 {
 		for k := range out {
 			e := f.cands[out[k].idx]
+			if e.in == 0 {
+				// A line that matches nothing is lent for what it answers.
+				if e.prev >= 0 {
+					out[k].rank += p.fill * p.context * base[e.prev]
+				}
+				continue
+			}
 			if e.prev >= 0 {
 				out[k].rank += p.context * base[e.prev] // it answers a match
 			}
@@ -284,6 +377,9 @@ func (f *features) rank(p params) []scored {
 		// A session's score is the sum of its three best lines'.
 		best := make([][3]float64, f.nsess)
 		for _, s := range out {
+			if f.cands[s.idx].in == 0 {
+				continue // a session is scored by its matches
+			}
 			b := &best[f.cands[s.idx].sess]
 			if r := s.rank; r > b[2] {
 				b[2] = r
@@ -303,7 +399,12 @@ func (f *features) rank(p params) []scored {
 		}
 		if top > 0 {
 			for k := range out {
-				out[k].rank += p.route * sess[f.cands[out[k].idx].sess] / top
+				e := f.cands[out[k].idx]
+				w := p.route
+				if e.in == 0 {
+					w *= p.fill
+				}
+				out[k].rank += w * sess[e.sess] / top
 			}
 		}
 	}

@@ -255,6 +255,12 @@ func (x *Index) spans(q Query, ranked []scored) []*span {
 				placed = true
 				break
 			}
+			if s.lent && p < sp.lo {
+				// A lent line follows the talk it answers: it does not
+				// open a passage that ranked before it.
+				hi = min(hi, sp.lo-1)
+				continue
+			}
 			if max(sp.hi, hi)-min(sp.lo, lo)+1 <= maxSpan {
 				sp.lo, sp.hi = min(sp.lo, lo), max(sp.hi, hi)
 				sp.hits = append(sp.hits, s.doc)
