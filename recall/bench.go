@@ -382,7 +382,7 @@ func startTimeline(dir string) *timeline {
 		return t
 	}
 	t.f, t.name, t.done, t.began = f, make(chan string, 1), make(chan struct{}), time.Now()
-	fmt.Fprintln(f, "seconds\tphase\trss_mib\theap_inuse_mib\theap_idle_unreleased_mib\tgo_sys_mib")
+	fmt.Fprintln(f, "seconds\tphase\trss_mib\theap_inuse_mib\theap_idle_unreleased_mib\tgo_sys_mib\tanon_mib\tfile_mib")
 	go func() {
 		defer close(t.done)
 		phase := "import"
@@ -399,9 +399,11 @@ func startTimeline(dir string) *timeline {
 			case <-tick.C:
 			}
 			rss, _ := procStatus("VmRSS")
+			anon, _ := procStatus("RssAnon")
+			file, _ := procStatus("RssFile")
 			runtime.ReadMemStats(&ms)
 			mib := func(b uint64) float64 { return float64(b) / (1 << 20) }
-			fmt.Fprintf(f, "%.2f\t%s\t%.0f\t%.0f\t%.0f\t%.0f\n", time.Since(t.began).Seconds(), phase, mib(rss), mib(ms.HeapInuse), mib(ms.HeapIdle-ms.HeapReleased), mib(ms.Sys))
+			fmt.Fprintf(f, "%.2f\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\n", time.Since(t.began).Seconds(), phase, mib(rss), mib(ms.HeapInuse), mib(ms.HeapIdle-ms.HeapReleased), mib(ms.Sys), mib(anon), mib(file))
 		}
 	}()
 	return t

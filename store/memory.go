@@ -30,11 +30,13 @@ const MinMemoryMB = 24
 // two-core VPS can run anyway; a long import levels a little later.
 //
 // Every level's tables are BaseTableSize (TableSizeMultiplier 1, not
-// Badger's 2): a compaction builds up to eight tables at once and more,
-// each in a buffer that starts at twice the table's size and doubles, and
-// Badger keeps eight such buffers pooled for the next; at 8 MiB tables
-// (the deeper levels' at 2) they held over 400 MiB of a million-message
-// import's heap.
+// Badger's 2). A compaction builds up to eight tables at once and more,
+// each in a buffer that starts at twice the table's size and doubles as
+// it fills, and Badger keeps eight such buffers pooled for the next: at
+// the end of a million-message import they held 422 of the heap's 449
+// live MiB with the deeper levels' tables at 4 and 8 MiB, and 199 of 227
+// with every table at 2 MiB (cyan bench recall --profile,
+// import-heap.pprof). The same bytes are kept in more, smaller tables.
 //
 // The Go soft memory limit that goes with memory_mb is GoMemoryLimit's.
 func memoryOptions(opts badger.Options, mb int) badger.Options {
@@ -55,20 +57,23 @@ func memoryOptions(opts badger.Options, mb int) badger.Options {
 }
 
 // goLimitPerMB is the Go soft memory limit per megabyte of memory_mb.
-const goLimitPerMB = 8
+const goLimitPerMB = 7
 
 // GoMemoryLimit is the Go soft memory limit (debug.SetMemoryLimit) for a
 // process that holds a store of memory_mb megabytes (0: DefaultMemoryMB):
-// eight times it, 512 MiB at the default. Without one, the collector lets
-// the heap grow to twice what is live before it runs, and a bulk import
-// is mostly short-lived garbage (Badger's table builders, the decoded
-// batches, the tokens): a million-message import and its lexical build
-// peaked at 890 MiB resident with 215 MiB live, most of the rest heap the
-// runtime had not yet returned. Under the limit the collector runs sooner
-// as the heap nears it and returns the idle pages to the system. It is
-// soft: a daemon whose live heap is above it collects often (at most
-// about half its CPU) and keeps working; a larger memory_mb or GOMEMLIMIT
-// raises it.
+// seven times it, 448 MiB at the default. Without one, the collector lets
+// the heap grow to twice what is live before it runs, and keeps the
+// freed pages a while; a bulk import is mostly short-lived garbage
+// (Badger's table builders, the decoded batches, the tokens): a
+// million-message import and its lexical build peaked at 890 MiB
+// resident with 215 MiB of heap live after it, 350–590 MiB of the heap
+// idle and not yet returned. Under the limit the collector runs sooner
+// as the heap nears it and returns the idle pages. The limit is soft: a
+// process whose live heap is above it collects often (at most about half
+// its CPU) and keeps working. A million messages' restarted index lives
+// in under 200 MiB of heap, about 300 MiB with a model's 768-dimension
+// vectors (their codes are in a file). A larger memory_mb raises the
+// limit; GOMEMLIMIT replaces it.
 func GoMemoryLimit(mb int) int64 {
 	if mb <= 0 {
 		mb = DefaultMemoryMB

@@ -34,7 +34,7 @@ func TestMemoryOptionsStayWithinTheBudget(t *testing.T) {
 	}
 }
 
-// TestGoMemoryLimitFollowsTheBudget: the Go memory limit is eight times
+// TestGoMemoryLimitFollowsTheBudget: the Go memory limit is seven times
 // memory_mb (the default's when 0, the least's below it), LimitGoMemory
 // sets it, and a GOMEMLIMIT in the environment wins.
 func TestGoMemoryLimitFollowsTheBudget(t *testing.T) {
@@ -44,9 +44,9 @@ func TestGoMemoryLimitFollowsTheBudget(t *testing.T) {
 		mb   int
 		want int64
 	}{
-		{"default", 0, 512 << 20},
-		{"below the least", 1, MinMemoryMB * 8 << 20},
-		{"set", 256, 2048 << 20},
+		{"default", 0, 448 << 20},
+		{"below the least", 1, MinMemoryMB * 7 << 20},
+		{"set", 256, 1792 << 20},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
