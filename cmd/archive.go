@@ -150,9 +150,12 @@ func importExport(io IO, cfg *config.Config, r io.Reader, asJSON bool) error {
 	})
 }
 
-// offline opens the data dir's store for fn while no daemon runs.
+// offline opens the data dir's store for fn while no daemon runs, with
+// the configured memory budget and the Go memory limit that goes with it
+// (as the daemon has: an export's import is as big as a history).
 func offline(cfg *config.Config, fn func(*store.Store) error) error {
-	st, err := store.Open(store.Options{Dir: cfg.DataDir, MinFree: uint64(cfg.Store.MinFreeMB) << 20})
+	store.LimitGoMemory(cfg.Store.MemoryMB)
+	st, err := store.Open(store.Options{Dir: cfg.DataDir, MinFree: uint64(cfg.Store.MinFreeMB) << 20, MemoryMB: cfg.Store.MemoryMB})
 	if errors.Is(err, store.ErrLocked) {
 		return fmt.Errorf("%w (a daemon started meanwhile: run the command again)", err)
 	}

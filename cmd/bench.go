@@ -111,7 +111,7 @@ func benchRecall(f *flags) run {
 	kinds := f.String("index", "flat", "vector `indexes` to measure, comma-separated: flat,chromem")
 	memoryMB := f.Int("memory-mb", 0, "the store's memory_mb, in `megabytes` (0: the default)")
 	dims := f.Int("model-dims", 0, "embed with a model of `N` dimensions (the fake embedding server, in this process) instead of the built-in embedder; 0: built-in")
-	profile := f.String("profile", "", "write the restart's CPU and heap profiles into `dir`")
+	profile := f.String("profile", "", "write CPU and heap profiles of the import and the restart, the heap after each phase and a resident-memory timeline (rss.tsv) into `dir`")
 	settle := f.Duration("settle", recall.DefaultSettleIdle, "how long the restarted store must run no compaction before its steady memory is read")
 	asJSON := f.json()
 	return func(io IO, _ []string) error {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/daemon"
+	"github.com/cyan-agent/cyan/store"
 )
 
 func serveCmd(f *flags) run {
@@ -20,6 +21,10 @@ func serveCmd(f *flags) run {
 			return err
 		}
 		log := newLogger(io.Stderr, cfg.Log)
+		// The collector keeps the heap under the limit that goes with the
+		// store's memory budget (a bulk import's garbage is returned, not
+		// kept); GOMEMLIMIT overrides it.
+		log.Debug("go memory limit", "bytes", store.LimitGoMemory(cfg.Store.MemoryMB))
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 		defer stop()
 		v := version()

@@ -24,7 +24,8 @@ type Store struct {
 	MinFreeMB int `yaml:"min_free_mb"`
 	// MemoryMB is what the database may hold in memory, in megabytes: its
 	// memtables, block cache and index cache (64 fits a 1 GB VPS; more
-	// makes reads of a large history and bursts of writes faster).
+	// makes reads of a large history and bursts of writes faster). The Go
+	// runtime's soft memory limit follows it (store.GoMemoryLimit).
 	MemoryMB int `yaml:"memory_mb"`
 }
 

@@ -143,7 +143,8 @@ func BenchmarkSearchWithRecords(b *testing.B) {
 // history it built with a fresh index in the default configuration — the
 // built-in GloVe embedder and a model embedder (the fake server at 768
 // dimensions) with their vectors loaded, not made again, HashEmbedder
-// with its vectors off — and reports resident memory.
+// with its vectors off — and reports resident memory: the import's and
+// the vectors' peaks each on its own line.
 func TestBenchRestartsOverTheHistory(t *testing.T) {
 	fake := &embedtest.Server{Dims: 768, Models: []string{"m"}}
 	srv := httptest.NewServer(fake)
@@ -153,7 +154,8 @@ func TestBenchRestartsOverTheHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.RestartWords <= 0 || len(rep.Restarted) != 8 || rep.SteadyRSS == 0 || rep.PeakRSS == 0 {
+		if rep.RestartWords <= 0 || len(rep.Restarted) != 8 || rep.SteadyRSS == 0 || rep.PeakRSS == 0 || rep.ImportPeakRSS == 0 || rep.VectorsPeakRSS == 0 ||
+			rep.PeakRSS != max(rep.ImportPeakRSS, rep.VectorsPeakRSS) || rep.VectorsEmbedder == "" {
 			t.Fatalf("%v: %+v", emb, rep)
 		}
 		if on := emb == nil || !isBuiltin(emb); on != (rep.RestartVectors > 0) {
@@ -161,6 +163,11 @@ func TestBenchRestartsOverTheHistory(t *testing.T) {
 		}
 		var b strings.Builder
 		rep.Print(&b)
+		for _, line := range []string{"resident steady, restarted", "resident peak, import + words", "resident peak, vectors", "import + words peak (default config.)", "vectors build peak (" + rep.VectorsEmbedder + ")"} {
+			if !strings.Contains(b.String(), line) {
+				t.Fatalf("no %q in the report:\n%s", line, b.String())
+			}
+		}
 		if !strings.Contains(b.String(), "resident steady, restarted") {
 			t.Fatalf("report:\n%s", b.String())
 		}

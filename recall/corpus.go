@@ -151,6 +151,24 @@ func (c *corpus) add(msgs []*store.Message) []uint32 {
 
 const noDoc = ^uint32(0)
 
+// reserve makes room for n documents in all: the first full read of a
+// store knows about how many messages it holds (its arrivals), and growing
+// the tables by appending would copy them at every step, the old copy
+// and the new held at once (at a million messages the documents alone
+// take 48 MB).
+func (c *corpus) reserve(n int) {
+	n = min(n, maxDocs)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n > cap(c.docs) {
+		c.docs = slices.Grow(c.docs, n-len(c.docs))
+	}
+	c.byID.reserve(c.docs, n)
+	if n > cap(c.lex.docLen.short) {
+		c.lex.docLen.short = slices.Grow(c.lex.docLen.short, n-len(c.lex.docLen.short))
+	}
+}
+
 // sessionAt gives a message of time t that goes at position at of a
 // channel's order its session: the one of the message before it when that
 // one is less than sessionGap older, else the one of the message after it

@@ -1,8 +1,12 @@
 package recall
 
 import (
+	"fmt"
+	"slices"
 	"testing"
+	"time"
 
+	"github.com/cyan-agent/cyan/store"
 	"github.com/google/uuid"
 )
 
@@ -57,5 +61,58 @@ func TestPostingCapsTheCountNotTheLength(t *testing.T) {
 	}
 	if q := mkPosting(maxDocs-1, 3); q.doc() != maxDocs-1 || q.tf() != 3 {
 		t.Fatalf("the last document's posting reads back as doc %d tf %d", q.doc(), q.tf())
+	}
+}
+
+// A corpus that reserved room for its documents fills it without copying
+// its tables, and indexes them as one that did not.
+func TestCorpusReserveKeepsItsTables(t *testing.T) {
+	const n = 3000
+	var msgs []*store.Message
+	for i := range n {
+		id, err := uuid.NewV7()
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, &store.Message{ID: id.String(), Channel: "home", Role: store.RoleUser, User: "amy",
+			Text: fmt.Sprintf("message %d about lunch", i), Time: t0.Add(time.Duration(i) * time.Minute)})
+	}
+	reserved, grown := newCorpus(), newCorpus()
+	reserved.reserve(n)
+	docs, slots, lens := &reserved.docs[:1][0], len(reserved.byID.slots), &reserved.lex.docLen.short[:1][0]
+	for i := 0; i < n; i += 500 {
+		reserved.add(msgs[i : i+500])
+		grown.add(msgs[i : i+500])
+	}
+	if &reserved.docs[0] != docs || len(reserved.byID.slots) != slots || &reserved.lex.docLen.short[0] != lens {
+		t.Fatalf("the reserved tables were copied: %d documents, %d slots (reserved %d)", len(reserved.docs), len(reserved.byID.slots), slots)
+	}
+	// Term numbers follow a map's order; the speaker is compared by word.
+	word := func(c *corpus, term uint32) string {
+		for w, id := range c.lex.terms {
+			if id == term {
+				return w
+			}
+		}
+		return ""
+	}
+	for i := range n {
+		a, b := reserved.docs[i], grown.docs[i]
+		if word(reserved, a.speaker) != word(grown, b.speaker) || word(reserved, a.speaker) == "" {
+			t.Fatalf("document %d: speaker %q, want %q", i, word(reserved, a.speaker), word(grown, b.speaker))
+		}
+		a.speaker, b.speaker = 0, 0
+		if a != b {
+			t.Fatalf("document %d: %+v, want %+v", i, a, b)
+		}
+	}
+	if !slices.Equal(reserved.lex.docLen.short, grown.lex.docLen.short) || len(reserved.lex.terms) != len(grown.lex.terms) {
+		t.Fatal("the reserved corpus indexed the messages differently")
+	}
+	for i, m := range msgs {
+		id := uuid.MustParse(m.ID)
+		if d, ok := reserved.byID.get(reserved.docs, id); !ok || d != uint32(i) {
+			t.Fatalf("message %d: document %d, %v", i, d, ok)
+		}
 	}
 }

@@ -240,6 +240,7 @@ func (x *Index) catchUpLexical(ctx context.Context) error {
 		x.lexLoaded = true
 	}
 	if !x.lexLoaded {
+		x.c.reserve(int(min(x.st.LastArrival(), maxDocs)))
 		batches := make(chan []*store.Message, 4)
 		var cursor uint64
 		var scanErr error
