@@ -2,6 +2,7 @@ package tts
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"sync"
 	"testing"
@@ -169,5 +170,37 @@ func TestJoinResamplesOtherFormats(t *testing.T) {
 	}
 	if d := w.Duration(); d < 2990*time.Millisecond || d > 3010*time.Millisecond {
 		t.Fatalf("joined %s, want 3 s", d)
+	}
+}
+
+// A stream's WAV says "until the end" and carries each clip's samples at
+// the first's format as it comes; a clip that cannot follow is refused and
+// the stream goes on.
+func TestStreamCarriesClipsAsTheyCome(t *testing.T) {
+	var s Stream
+	first, err := s.Next(Audio{Data: PCMWAV(make([]byte, 64000), 32000, 1), Type: "audio/wav"}) // 1 s
+	if err != nil || s.Type() != "audio/wav" || len(first) != 44+64000 {
+		t.Fatalf("%d bytes, %q, %v", len(first), s.Type(), err)
+	}
+	if riff, data := binary.LittleEndian.Uint32(first[4:]), binary.LittleEndian.Uint32(first[40:]); riff != 0xFFFFFFFF || data != 0xFFFFFFFF {
+		t.Fatalf("sizes %#x %#x, want 0xFFFFFFFF", riff, data)
+	}
+	if _, err := s.Next(Audio{Data: []byte("OggS...."), Type: "audio/ogg"}); err == nil {
+		t.Fatal("an ogg clip followed a WAV")
+	}
+	if _, err := s.Next(Audio{Data: PCMWAV(nil, 8000, 1)[:20], Type: "audio/wav"}); err == nil {
+		t.Fatal("a broken WAV followed")
+	}
+	next, err := s.Next(Audio{Data: PCMWAV(make([]byte, 4*16000), 16000, 2), Type: "audio/wav"}) // 1 s stereo
+	if err != nil || len(next) != 64000 {
+		t.Fatalf("%d bytes, %v; want 1 s at 32 kHz mono", len(next), err)
+	}
+	w, err := ParseWAV(append(first, next...))
+	if err != nil || w.SampleRate != 32000 || w.Channels != 1 || w.Duration() != 2*time.Second {
+		t.Fatalf("%+v %s %v", w, w.Duration(), err)
+	}
+	var o Stream
+	if b, err := o.Next(Audio{Data: []byte("OggS1"), Type: "audio/ogg"}); err != nil || string(b) != "OggS1" || o.Type() != "audio/ogg" {
+		t.Fatalf("ogg: %q %v", b, err)
 	}
 }
