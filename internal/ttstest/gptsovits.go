@@ -79,7 +79,7 @@ type GPTSoVITS struct {
 	// Brief makes every clip 100 ms of tone whatever its text (not
 	// api_v2's: a page test that plays many clips stays quick).
 	Brief bool
-	busy sync.Mutex // one clip at a time, when Latency or Wait is set
+	busy  sync.Mutex // one clip at a time, when Latency or Wait is set
 }
 
 // SoVITSLatency is a model of how long api_v2 takes for one sentence on a
