@@ -41,6 +41,10 @@ func Join(clips []Audio) (Audio, error) {
 // wavHeaderSize is the size of PCMWAV's header.
 const wavHeaderSize = 44
 
+// maxClip bounds a resampled clip (a server's odd WAV header could ask for
+// gigabytes): 64 MiB is over ten minutes of 48 kHz stereo.
+const maxClip = 64 << 20
+
 // Stream turns clips into one audio stream as they come, to be written
 // out at once (POST /api/v1/speech with "stream"): the first clip sets the
 // type. 16-bit PCM WAVs become one WAV whose RIFF and data sizes are
@@ -81,6 +85,7 @@ func (s *Stream) Next(a Audio) ([]byte, error) {
 		return nil, fmt.Errorf("tts: cannot join WAVs of format %d, %d bits (only 16-bit PCM); ask for one segment at a time", w.Format, w.BitsPerSample)
 	}
 	data := a.Data[w.DataOffset : w.DataOffset+w.DataSize]
+	data = data[:len(data)-len(data)%(2*w.Channels)] // whole frames: the next clip's samples stay aligned
 	if s.typ == "" {
 		s.typ, s.rate, s.channels = a.Type, w.SampleRate, w.Channels
 		out := PCMWAV(nil, w.SampleRate, w.Channels)
@@ -91,6 +96,9 @@ func (s *Stream) Next(a Audio) ([]byte, error) {
 	if w.Channels != s.channels || w.SampleRate != s.rate {
 		// A clip of another rate or channel count (a fallback voice,
 		// a server's 16 kHz answer) is resampled to the first's.
+		if out := int64(len(data)/2/w.Channels) * int64(s.rate) / int64(w.SampleRate) * int64(2*s.channels); out > maxClip {
+			return nil, fmt.Errorf("tts: a clip of %d Hz, %d channels would make %d MiB at %d Hz, %d channels", w.SampleRate, w.Channels, out>>20, s.rate, s.channels)
+		}
 		data = convertPCM(data, w.SampleRate, w.Channels, s.rate, s.channels)
 	}
 	return data, nil
