@@ -204,3 +204,31 @@ func TestStreamCarriesClipsAsTheyCome(t *testing.T) {
 		t.Fatalf("ogg: %q %v", b, err)
 	}
 }
+
+// A GPT-SoVITS voice asks for one clip at a time, as api_v2 makes them;
+// others keep two at once.
+func TestGPTSoVITSIsVoicedOneClipAtATime(t *testing.T) {
+	g, err := NewGPTSoVITS(GPTSoVITSOptions{Refs: map[string]Reference{"neutral": {Audio: "/r/a.wav", Text: "a", Lang: "zh"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		p    Provider
+		set  int
+		want int
+	}{
+		{"gpt-sovits", g, 0, 1},
+		{"gpt-sovits, set", g, 3, 3},
+		{"espeak-ng", NewEspeak(EspeakOptions{}), 0, 2},
+	} {
+		v, err := NewVoice(Options{Provider: tt.p, Parallel: tt.set})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.turns.free != tt.want {
+			t.Errorf("%s: %d at once, want %d", tt.name, v.turns.free, tt.want)
+		}
+		v.Close()
+	}
+}

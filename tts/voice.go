@@ -70,7 +70,8 @@ type Options struct {
 	// Timeout bounds one synthesis from when its turn comes (default 60
 	// s): waiting behind the segments before it does not count.
 	Timeout time.Duration
-	// Parallel is how many segments are synthesized at once (default 2).
+	// Parallel is how many segments are synthesized at once (default:
+	// the provider's Parallel, if it has one, else 2).
 	Parallel int
 	Logger   *slog.Logger
 }
@@ -139,6 +140,9 @@ func NewVoice(o Options) (*Voice, error) {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 60 * time.Second
+	}
+	if p, ok := o.Provider.(interface{ Parallel() int }); ok && o.Parallel <= 0 {
+		o.Parallel = p.Parallel()
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = 2
