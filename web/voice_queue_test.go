@@ -15,9 +15,8 @@ import (
 
 // sovitsScale is how much faster than api_v2 the GPT-SoVITS fake of
 // TestPageVoicesALongReplyInOrder runs, and the voice's timeout with it:
-// 2.4 s a sentence becomes 40 ms, tts.timeout's default 60 s becomes its
-// least, 1 s.
-const sovitsScale = 60
+// 2.4 s a sentence becomes 80 ms, tts.timeout's default 60 s becomes 2 s.
+const sovitsScale = 30
 
 // TestPageVoicesALongReplyInOrder: a reply of 30 sentences, voiced by the
 // GPT-SoVITS fake over HTTP — ttstest.SoVITSLatency a sentence, one at a
@@ -35,7 +34,7 @@ func TestPageVoicesALongReplyInOrder(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)
 	r := startRigWith(t, "127.0.0.1:0", "tts:\n  provider: gpt-sovits\n  base_url: "+srv.URL+
-		"\n  timeout: 1s\n  refs: {neutral: {audio: /r/calm.wav, text: 你好呀, lang: zh}}\n")
+		"\n  timeout: 2s\n  refs: {neutral: {audio: /r/calm.wav, text: 你好呀, lang: zh}}\n")
 	var sentences []string
 	for i := range 30 {
 		sentences = append(sentences, fmt.Sprintf("第%d句，今天天气很好，我们出去走走吧。", i+1))
@@ -52,7 +51,8 @@ func TestPageVoicesALongReplyInOrder(t *testing.T) {
 	b.until(t, "the reply is heard to its end", mine+`.some(p => p.text.includes('第30句') && p.ended)`)
 	played := eval[[]string](t, b, mine+`.map(p => p.text)`)
 	if got := strings.Join(played, ""); got != strings.Join(sentences, "") {
-		t.Errorf("the page played %d segments:\n%q\nwant the 30 sentences in order", len(played), played)
+		t.Errorf("the page played %d segments:\n%q\nwant the 30 sentences in order; the page's voice note: %q", len(played), played,
+			eval[string](t, b, `document.getElementById('voice-note').textContent`))
 	}
 	if errs := eval[int](t, b, mine+`.filter(p => !p.ended || p.bytes === 0).length`); errs != 0 {
 		t.Errorf("%d segments did not play through", errs)
