@@ -232,3 +232,40 @@ func TestGPTSoVITSIsVoicedOneClipAtATime(t *testing.T) {
 		v.Close()
 	}
 }
+
+// Each hands the first clip over as soon as it is made, while the rest
+// are still being made, in order; when its callback says stop, the
+// segments not yet begun are given up.
+func TestEachHandsClipsOverAsTheyAreMade(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &oneAtATime{perClip: 2 * time.Second}
+		v, err := NewVoice(Options{Provider: p, Parallel: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer v.Close()
+		var segs []packets.Segment
+		for i := range 5 {
+			segs = append(segs, packets.Segment{Text: fmt.Sprintf("s%d.", i+1)})
+		}
+		start := time.Now()
+		var got []string
+		var at []time.Duration
+		v.Each(context.Background(), segs, "", func(i int, c Clip, err error) bool {
+			if err != nil {
+				t.Errorf("segment %d: %v", i+1, err)
+			}
+			got = append(got, c.Text)
+			at = append(at, time.Since(start))
+			return i < 1 // the client leaves after the second
+		})
+		if fmt.Sprint(got) != "[s1. s2.]" || at[0] != 2*time.Second || at[1] != 4*time.Second {
+			t.Fatalf("handed %q at %v; want s1. at 2s, s2. at 4s", got, at)
+		}
+		synctest.Wait()
+		time.Sleep(time.Minute)
+		if len(p.order) > 3 {
+			t.Errorf("the server was asked for %q after the caller stopped at s2.", p.order)
+		}
+	})
+}
