@@ -222,17 +222,21 @@ func (v *Voice) Synthesize(ctx context.Context, s packets.Segment, voice string)
 }
 
 // synthesize voices one segment with its ticket in the voice's queue: the
-// synthesis waits its turn, then has Options.Timeout. A clip that is only
+// synthesis waits its turn, then has Options.Timeout; one whose caller
+// left before its turn is not made, one begun is made and kept. A clip that is only
 // silence (GPT-SoVITS's api_v2 answers a failed inference with 200 and a
 // second of silence) is a failure: skipped, and never kept.
 func (v *Voice) synthesize(ctx context.Context, s packets.Segment, voice string, tk *ticket) (Clip, error) {
-	defer tk.done()
+	defer tk.leave()
 	r := Request{Text: s.Text, Language: s.Language, Emotion: s.Emotion, Voice: voice}
 	key := Key(v.o.Provider.Name(), v.o.Provider.VoiceOf(r), r.Text)
 	a, err := v.cache.Do(ctx, key, func() (Audio, error) {
 		defer tk.done()
 		if err := tk.wait(v.ctx); err != nil {
 			return Audio{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return Audio{}, err // its caller left while it waited
 		}
 		sctx, cancel := context.WithTimeout(v.ctx, v.o.Timeout)
 		defer cancel()
