@@ -17,6 +17,9 @@ type speechRequest struct {
 	Segments []packets.Segment `json:"segments"`
 	// Voice overrides the provider's voice ("" keeps it).
 	Voice string `json:"voice"`
+	// Stream sends each segment's audio as soon as it and those before it
+	// are made (speechStream), instead of the whole at the end.
+	Stream bool `json:"stream"`
 }
 
 // Bounds of POST /api/v1/speech.
@@ -25,9 +28,10 @@ const (
 	maxSpeechSegments = 64
 )
 
-// speech: POST /api/v1/speech {text | segments, voice?} → the audio of the
-// whole, in order (one WAV, or the provider's format for one segment), with
-// its Content-Type. Text is cut by the rule splitter.
+// speech: POST /api/v1/speech {text | segments, voice?, stream?} → the
+// audio of the whole, in order (one WAV, or the provider's format for one
+// segment), with its Content-Type; streamed (speechStream) when asked.
+// Text is cut by the rule splitter.
 func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	if s.o.Voice == nil {
 		writeError(w, http.StatusServiceUnavailable, "unavailable", "the voice is not running")
@@ -79,6 +83,10 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("voice %q is not a voice name (letters, digits and _+./-)", req.Voice))
 		return
 	}
+	if req.Stream {
+		s.speechStream(w, r, segs, req.Voice)
+		return
+	}
 	clips, err := s.o.Voice.Say(r.Context(), segs, req.Voice)
 	if err != nil {
 		s.speechError(w, err)
@@ -95,6 +103,64 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("X-Cyan-Segments", strconv.Itoa(len(clips)))
 	writeAudio(w, joined)
+}
+
+// speechStream answers POST /api/v1/speech with "stream": true. The
+// answer starts with the first segment's audio, as soon as it is made, and
+// each next segment's follows as it is, flushed: a WAV voice gives one WAV
+// whose sizes are 0xFFFFFFFF ("until the end", as streaming WAV writers
+// do; curl … | play -t wav - plays it as it comes), every segment at the
+// first one's rate and channels; MP3, AAC and Ogg voices give their frames
+// or chained streams. A failure before any audio is the JSON error the
+// whole answer gets; after it, a failed segment is skipped, logged and
+// named in the X-Cyan-Skipped trailer ("3 (why), 7 (why)"; 1-based), and
+// X-Cyan-Segments, a trailer too, counts the segments voiced.
+func (s *Server) speechStream(w http.ResponseWriter, r *http.Request, segs []packets.Segment, voice string) {
+	var (
+		out     tts.Stream
+		started bool
+		voiced  int
+		skipped []string
+	)
+	rc := http.NewResponseController(w)
+	s.o.Voice.Each(r.Context(), segs, voice, func(i int, c tts.Clip, err error) bool {
+		var b []byte
+		if err == nil {
+			b, err = out.Next(c.Audio)
+		}
+		if err != nil {
+			if !started {
+				var te *tts.Error
+				if errors.As(err, &te) || errors.Is(err, tts.ErrOff) || r.Context().Err() != nil {
+					s.speechError(w, fmt.Errorf("segment %d (%q): %w", i+1, segs[i].Text, err))
+				} else {
+					writeError(w, http.StatusUnprocessableEntity, "invalid_request", err.Error())
+				}
+				return false
+			}
+			s.log.Warn("a streamed speech segment is skipped", "segment", i+1, "text", segs[i].Text, "err", err)
+			skipped = append(skipped, fmt.Sprintf("%d (%s)", i+1, strings.Join(strings.Fields(err.Error()), " ")))
+			return true
+		}
+		if !started {
+			started = true
+			h := w.Header()
+			h.Set("Content-Type", out.Type())
+			h.Set("X-Content-Type-Options", "nosniff")
+			h.Set("Cache-Control", "no-store")
+			h.Set("Trailer", "X-Cyan-Segments, X-Cyan-Skipped")
+			w.WriteHeader(http.StatusOK)
+		}
+		voiced++
+		if _, err := w.Write(b); err != nil {
+			return false // the client left
+		}
+		return rc.Flush() == nil
+	})
+	if started {
+		w.Header().Set("X-Cyan-Segments", strconv.Itoa(voiced))
+		w.Header().Set("X-Cyan-Skipped", strings.Join(skipped, ", "))
+	}
 }
 
 var voiceRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_+./-]{0,63}$`)

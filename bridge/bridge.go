@@ -149,7 +149,8 @@ type Bridge struct {
 	voiced    func(string) bool
 	voice     func(ctx context.Context, channel, text, format string) ([]byte, error)
 	voiceMode string
-	stale     []OwedTurn // owed turns too old to resume at start
+	voices    map[Chat]*voiceJob // under mu: per chat, the voice being made (VoiceBoth)
+	stale     []OwedTurn         // owed turns too old to resume at start
 
 	conn   sync.Mutex
 	online chan struct{} // closed while connected
@@ -266,7 +267,7 @@ func New(o Options) (*Bridge, error) {
 	b := &Bridge{
 		name: o.Name, adapter: o.Adapter, agent: o.Agent, attach: o.Attach, keys: o.Sent, owed: o.Owed, who: o.Who, undelivered: o.Undelivered, whoSeen: map[string]time.Time{}, resumeMaxAge: o.ResumeMaxAge, queue: o.Queue, journal: o.Journal, manners: o.Manners,
 		lists: listsOf(o.Manners), quiet: q, agentNm: o.AgentName, clock: o.Clock, rand: o.Rand, log: o.Logger,
-		stored: o.Stored, chats: map[Chat]*chatState{}, users: map[string]*window{}, online: make(chan struct{}),
+		stored: o.Stored, chats: map[Chat]*chatState{}, voices: map[Chat]*voiceJob{}, users: map[string]*window{}, online: make(chan struct{}),
 		images: newImageKeeper(o.DataDir, o.Name, o.Manners.ImageMaxBytes, o.Manners.ImagesMaxBytes),
 		seen:   newIDSet(8192), sent: newIDSet(4096), recalledEarly: newIDSet(1024), budget: o.MediaBudget,
 		moves: o.Moves, sendTimeout: o.SendTimeout, prev: map[string]router.Packet{},

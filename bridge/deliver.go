@@ -113,7 +113,7 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 		b.prev[d.Channel] = d.Packet
 		b.mu.Unlock()
 		if (b.voiceMode == "" || b.voiceMode == VoiceBoth) && b.voicedChat(chat) {
-			b.followVoice(ctx, chat, d.Key, out)
+			b.followVoice(chat, d.Key, out)
 		}
 		return nil
 	}

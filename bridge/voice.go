@@ -15,8 +15,8 @@ const (
 	VoiceText = "text"  // the text only
 )
 
-// voiceTimeout bounds one voice message's synthesis and encoding: the
-// chat's later answers wait for it.
+// voiceTimeout bounds one voice message's synthesis and encoding (in
+// voice mode the chat's later answers wait for it).
 const voiceTimeout = 90 * time.Second
 
 // voicedChat reports whether the chat's replies are voiced and the
@@ -50,24 +50,38 @@ func spoken(out Outgoing) string {
 // a voice sent before a restart is not sent again. The outcome of a send
 // the platform never confirmed is kept as sent.
 func (b *Bridge) sendVoice(ctx context.Context, chat Chat, key string, out Outgoing) (string, error) {
-	vkey := key + "#voice"
-	if id, ok := b.keys.Sent(vkey); ok {
+	if id, ok := b.keys.Sent(key + "#voice"); ok {
 		return id, nil
 	}
+	text, audio, err := b.makeVoice(ctx, chat, out)
+	if err != nil {
+		return "", err
+	}
+	return b.sendVoiceMessage(ctx, chat, key, text, audio)
+}
+
+// makeVoice makes out's voice message: what it says and its audio.
+func (b *Bridge) makeVoice(ctx context.Context, chat Chat, out Outgoing) (string, []byte, error) {
 	text := spoken(out)
 	if text == "" {
-		return "", errors.New("nothing to say")
+		return "", nil, errors.New("nothing to say")
 	}
 	format := b.adapter.(VoiceSender).VoiceFormat()
 	vctx, cancel := context.WithTimeout(ctx, voiceTimeout)
 	audio, err := b.voice(vctx, chat.Channel(b.name), text, format)
 	cancel()
 	if err != nil {
-		return "", fmt.Errorf("the voice could not be made: %w", err)
+		return "", nil, fmt.Errorf("the voice could not be made: %w", err)
 	}
 	if len(audio) == 0 {
-		return "", errors.New("the voice could not be made: no audio")
+		return "", nil, errors.New("the voice could not be made: no audio")
 	}
+	return text, audio, nil
+}
+
+// sendVoiceMessage sends a made voice message under key+"#voice".
+func (b *Bridge) sendVoiceMessage(ctx context.Context, chat Chat, key, text string, audio []byte) (string, error) {
+	vkey := key + "#voice"
 	id, err := b.send(ctx, chat, Outgoing{Parts: []OutPart{{Kind: PartVoice, Text: text, Audio: audio}}})
 	var se *SendError
 	if errors.As(err, &se) && se.Unknown {
@@ -90,12 +104,56 @@ func (b *Bridge) sendVoice(ctx context.Context, chat Chat, key string, out Outgo
 	return id, nil
 }
 
-// followVoice sends the voice of an answer whose text was sent
-// (VoiceBoth). A failure is logged: the text is there already.
-func (b *Bridge) followVoice(ctx context.Context, chat Chat, key string, out Outgoing) {
-	if _, err := b.sendVoice(ctx, chat, key, out); err != nil && ctx.Err() == nil {
-		b.log.Warn("the reply's voice message was not sent; the text was", "channel", chat.Channel(b.name), "key", key, "err", err)
+// voiceJob is the voice message of a chat's last sent reply, being made
+// (VoiceBoth).
+type voiceJob struct {
+	key    string
+	cancel context.CancelFunc
+}
+
+// followVoice makes and sends, in the background, the voice of an answer
+// whose text was sent (VoiceBoth): the chat's next answers never wait for
+// a synthesis (GPT-SoVITS takes seconds a sentence). A voice still being
+// made when the chat's next answer is sent is too late, and dropped — the
+// next one's voice is made instead — and the log says so. A failure is
+// logged: the text is there already. A voice not sent when the daemon
+// stops is not made again after the restart (its text was sent).
+func (b *Bridge) followVoice(chat Chat, key string, out Outgoing) {
+	if _, ok := b.keys.Sent(key + "#voice"); ok {
+		return
 	}
+	channel := chat.Channel(b.name)
+	b.mu.Lock()
+	run := b.ctx
+	ctx, cancel := context.WithCancel(run)
+	job := &voiceJob{key: key, cancel: cancel}
+	if old := b.voices[chat]; old != nil {
+		old.cancel()
+		b.log.Info("a reply's voice message is dropped: the chat's next reply was sent before it was made", "channel", channel, "key", old.key, "next", key)
+	}
+	b.voices[chat] = job
+	b.wg.Add(1)
+	b.mu.Unlock()
+	go func() {
+		defer b.wg.Done()
+		defer cancel()
+		text, audio, err := b.makeVoice(ctx, chat, out)
+		b.mu.Lock()
+		current := b.voices[chat] == job
+		if current {
+			delete(b.voices, chat)
+		}
+		b.mu.Unlock()
+		if !current || run.Err() != nil {
+			return // dropped (logged above), or the bridge stops
+		}
+		if err == nil {
+			_, err = b.sendVoiceMessage(run, chat, key, text, audio)
+		}
+		if err != nil && run.Err() == nil {
+			b.log.Warn("the reply's voice message was not sent; the text was", "channel", channel, "key", key, "err", err)
+		}
+	}()
 }
 
 // voiceInstead sends out as a voice message only (VoiceOnly); when the

@@ -3,10 +3,14 @@ package bridge
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/cyan-agent/cyan/router"
 )
@@ -89,4 +93,61 @@ func TestVoiceModeAndAFailedVoice(t *testing.T) {
 			})
 		})
 	}
+}
+
+// In both mode the chat's next reply never waits for the voice of the one
+// before: its text goes at once; a voice still being made when the next
+// text is sent is dropped (and logged), the next one's voice is sent.
+func TestTheNextReplyDoesNotWaitForTheVoice(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs strings.Builder
+		var mu sync.Mutex
+		r := newRig(t, func(o *Options) {
+			o.Adapter = voiceAdapter{o.Adapter.(*fakeAdapter)}
+			o.VoiceMode = VoiceBoth
+			o.Logger = slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &mu}, nil))
+			o.Voiced = func(string) bool { return true }
+			o.Voice = func(ctx context.Context, _, text, _ string) ([]byte, error) {
+				took := time.Second
+				if text == "a long answer" {
+					took = time.Minute // a slow synthesis (GPT-SoVITS, a long text)
+				}
+				select {
+				case <-time.After(took):
+					return []byte("AUDIO:" + text), nil
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+		})
+		defer r.stop()
+		r.out.push("t:private:7", "k1", "a long answer")
+		synctest.Wait()
+		r.out.push("t:private:7", "k2", "and more")
+		time.Sleep(10 * time.Second) // the reply pause between the two, and the second voice
+		want := []string{"t:private:7 a long answer", "t:private:7 and more", "t:private:7 <voice AUDIO:and more>"}
+		if got := r.ad.sentSoFar(); !slices.Equal(got, want) {
+			t.Fatalf("after 10 s: sent %q, want %q", got, want)
+		}
+		time.Sleep(2 * time.Minute)
+		if got := r.ad.sentSoFar(); len(got) != 3 {
+			t.Errorf("the late voice was sent after the next reply: %q", got)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !strings.Contains(logs.String(), "voice message is dropped") {
+			t.Errorf("the dropped voice is not logged: %s", logs.String())
+		}
+	})
+}
+
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -50,6 +50,7 @@ func checkVoice(cfg *config.Config, timeout time.Duration) check {
 		if c.fix = tts.Fix(t, err); c.fix == "" {
 			c.fix = "correct the tts: section, or set tts.provider: off"
 		}
+		neutralFails(ctx, p, t, err, &c)
 		return c
 	}
 	size, formats := 0, []string{}
@@ -87,6 +88,24 @@ func checkVoice(cfg *config.Config, timeout time.Duration) check {
 		}
 	}
 	return c
+}
+
+// neutralFails names GPT-SoVITS's neutral reference when it is what
+// fails: every emotion falls back to it, so without it nothing is said.
+func neutralFails(ctx context.Context, p tts.Provider, t config.TTS, err error, c *check) {
+	g, ok := p.(*tts.GPTSoVITS)
+	if !ok || tts.Unavailable(err) {
+		return
+	}
+	emo := tts.DefaultEmotion
+	if _, ok := t.Refs[emo]; !ok {
+		return
+	}
+	if err := g.TryReference(ctx, emo, "你好。"); err == nil || tts.Unavailable(err) {
+		return
+	}
+	c.msg += fmt.Sprintf("; the %s reference (%s) fails, and every emotion falls back to it", emo, t.Refs[emo].Audio)
+	c.fix = fmt.Sprintf("put the file tts.refs.%s.audio names (%s) on the machine GPT-SoVITS runs on (the path is the server's), or point it at a clip the server has", emo, t.Refs[emo].Audio)
 }
 
 // speakEach voices text's segments one by one, as the page gets them (the

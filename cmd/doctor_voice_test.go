@@ -86,3 +86,58 @@ func TestDoctorChecksTheModelThroughTheDaemon(t *testing.T) {
 		t.Errorf("without a daemon: %+v", cs)
 	}
 }
+
+// A configured emotion reference the GPT-SoVITS server does not have is
+// named, with the neutral voice said to take its place; a missing neutral
+// one is a failure that says which file to put where.
+func TestDoctorNamesAFailingReference(t *testing.T) {
+	fake := &ttstest.GPTSoVITS{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	yaml := "tts:\n  provider: gpt-sovits\n  base_url: " + srv.URL + "\n  refs:\n" +
+		"    neutral: {audio: /r/calm.wav, text: 你好呀, lang: all_zh}\n" +
+		"    happy: {audio: /r/happy.wav, text: 太好了, lang: all_zh}\n" +
+		"    sad: {audio: /r/sad.wav, text: 唉, lang: all_zh}\n"
+	cfg, err := loadConfig(IO{Env: func(k string) string { return sayEnv(t, yaml)[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		missing string
+		ok      bool
+		warn    bool
+		msg     []string
+		fix     []string
+	}{
+		{name: "all there", ok: true, msg: []string{"speaks (2 segments"}},
+		{name: "an emotion's", missing: "/r/happy.wav", warn: true,
+			msg: []string{"speaks (2 segments", "happy (/r/happy.wav)", "No such file", "fall back to the neutral voice"},
+			fix: []string{"tts.refs", "the machine GPT-SoVITS runs on"}},
+		{name: "the neutral one", missing: "/r/calm.wav",
+			msg: []string{"does not speak", "the neutral reference (/r/calm.wav) fails", "every emotion falls back to it"},
+			fix: []string{"tts.refs.neutral.audio", "/r/calm.wav", "the machine GPT-SoVITS runs on"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake.Missing = map[string]bool{tt.missing: tt.missing != ""}
+			c := checkVoice(cfg, 20*time.Second)
+			if c.ok != tt.ok || c.warn != tt.warn {
+				t.Fatalf("ok %v warn %v, want %v %v: %+v", c.ok, c.warn, tt.ok, tt.warn, c)
+			}
+			for _, m := range tt.msg {
+				if !strings.Contains(c.msg, m) {
+					t.Errorf("the message lacks %q: %s", m, c.msg)
+				}
+			}
+			for _, m := range tt.fix {
+				if !strings.Contains(c.fix, m) {
+					t.Errorf("the fix lacks %q: %s", m, c.fix)
+				}
+			}
+			if tt.ok && (strings.Contains(c.msg, "fall back") || c.fix != "") {
+				t.Errorf("nothing is missing, yet: %+v", c)
+			}
+		})
+	}
+}

@@ -10,8 +10,9 @@
 // speaks the voiced channels: it follows the journal (Follow), voices a
 // turn's speak segments instead of its text when the turn calls speak, and
 // otherwise its text as the model writes it; it synthesizes segments in
-// parallel and emits them in order, the first while the rest of the reply
-// still streams.
+// parallel (as many at once as the provider takes) and emits them in
+// order, the first while the rest of the reply still streams. Join makes
+// one audio of clips, Stream one stream of them as they come.
 //
 // Each provider declares itself in its own file (a Kind, registered with
 // package registry from its init): the value of tts.provider that chooses

@@ -59,3 +59,29 @@ func FuzzParseWAV(f *testing.F) {
 		_ = w.Duration()
 	})
 }
+
+// FuzzStream: clips of any bytes never break a stream: each one taken
+// adds whole frames of the first one's format.
+func FuzzStream(f *testing.F) {
+	f.Add(PCMWAV(make([]byte, 100), 22050, 1), PCMWAV(make([]byte, 64), 16000, 2))
+	f.Add(PCMWAV(make([]byte, 7), 8000, 2), PCMWAV(make([]byte, 5), 44100, 1))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var s Stream
+		first, err := s.Next(Audio{Data: a, Type: "audio/wav"})
+		if err != nil {
+			return
+		}
+		w, err := ParseWAV(first)
+		if err != nil || w.DataOffset != wavHeaderSize {
+			t.Fatalf("the stream's start does not parse: %+v %v", w, err)
+		}
+		frame := 2 * w.Channels
+		if (len(first)-wavHeaderSize)%frame != 0 {
+			t.Fatalf("the first clip gives %d bytes of %d-byte frames", len(first)-wavHeaderSize, frame)
+		}
+		next, err := s.Next(Audio{Data: b, Type: "audio/wav"})
+		if err == nil && len(next)%frame != 0 {
+			t.Fatalf("the next clip gives %d bytes of %d-byte frames", len(next), frame)
+		}
+	})
+}

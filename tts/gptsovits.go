@@ -87,6 +87,13 @@ func NewGPTSoVITS(o GPTSoVITSOptions) (*GPTSoVITS, error) {
 // Name implements Provider.
 func (g *GPTSoVITS) Name() string { return "gpt-sovits" }
 
+// Parallel is 1: api_v2 makes one clip at a time (its async tts_handle
+// runs the whole inference without yielding, under one uvicorn worker:
+// api_v2.py at commit 48b1a0169a28582a8984402f82cf438d3bfa6aca, lines
+// 418-443 and 572), so a second request in flight only races the first to
+// the server, and when it wins, the first sentence waits for the second.
+func (g *GPTSoVITS) Parallel() int { return 1 }
+
 // DefaultGPTSoVITSURL is where api_v2.py listens by default.
 const DefaultGPTSoVITSURL = "http://127.0.0.1:9880"
 

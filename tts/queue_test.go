@@ -2,6 +2,7 @@ package tts
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"sync"
 	"testing"
@@ -170,4 +171,102 @@ func TestJoinResamplesOtherFormats(t *testing.T) {
 	if d := w.Duration(); d < 2990*time.Millisecond || d > 3010*time.Millisecond {
 		t.Fatalf("joined %s, want 3 s", d)
 	}
+}
+
+// A stream's WAV says "until the end" and carries each clip's samples at
+// the first's format as it comes; a clip that cannot follow is refused and
+// the stream goes on.
+func TestStreamCarriesClipsAsTheyCome(t *testing.T) {
+	var s Stream
+	first, err := s.Next(Audio{Data: PCMWAV(make([]byte, 64000), 32000, 1), Type: "audio/wav"}) // 1 s
+	if err != nil || s.Type() != "audio/wav" || len(first) != 44+64000 {
+		t.Fatalf("%d bytes, %q, %v", len(first), s.Type(), err)
+	}
+	if riff, data := binary.LittleEndian.Uint32(first[4:]), binary.LittleEndian.Uint32(first[40:]); riff != 0xFFFFFFFF || data != 0xFFFFFFFF {
+		t.Fatalf("sizes %#x %#x, want 0xFFFFFFFF", riff, data)
+	}
+	if _, err := s.Next(Audio{Data: []byte("OggS...."), Type: "audio/ogg"}); err == nil {
+		t.Fatal("an ogg clip followed a WAV")
+	}
+	if _, err := s.Next(Audio{Data: PCMWAV(nil, 8000, 1)[:20], Type: "audio/wav"}); err == nil {
+		t.Fatal("a broken WAV followed")
+	}
+	next, err := s.Next(Audio{Data: PCMWAV(make([]byte, 4*16000), 16000, 2), Type: "audio/wav"}) // 1 s stereo
+	if err != nil || len(next) != 64000 {
+		t.Fatalf("%d bytes, %v; want 1 s at 32 kHz mono", len(next), err)
+	}
+	w, err := ParseWAV(append(first, next...))
+	if err != nil || w.SampleRate != 32000 || w.Channels != 1 || w.Duration() != 2*time.Second {
+		t.Fatalf("%+v %s %v", w, w.Duration(), err)
+	}
+	var o Stream
+	if b, err := o.Next(Audio{Data: []byte("OggS1"), Type: "audio/ogg"}); err != nil || string(b) != "OggS1" || o.Type() != "audio/ogg" {
+		t.Fatalf("ogg: %q %v", b, err)
+	}
+}
+
+// A GPT-SoVITS voice asks for one clip at a time, as api_v2 makes them;
+// others keep two at once.
+func TestGPTSoVITSIsVoicedOneClipAtATime(t *testing.T) {
+	g, err := NewGPTSoVITS(GPTSoVITSOptions{Refs: map[string]Reference{"neutral": {Audio: "/r/a.wav", Text: "a", Lang: "zh"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		p    Provider
+		set  int
+		want int
+	}{
+		{"gpt-sovits", g, 0, 1},
+		{"gpt-sovits, set", g, 3, 3},
+		{"espeak-ng", NewEspeak(EspeakOptions{}), 0, 2},
+	} {
+		v, err := NewVoice(Options{Provider: tt.p, Parallel: tt.set})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.turns.free != tt.want {
+			t.Errorf("%s: %d at once, want %d", tt.name, v.turns.free, tt.want)
+		}
+		v.Close()
+	}
+}
+
+// Each hands the first clip over as soon as it is made, while the rest
+// are still being made, in order; when its callback says stop, the
+// segments not yet begun are given up.
+func TestEachHandsClipsOverAsTheyAreMade(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &oneAtATime{perClip: 2 * time.Second}
+		v, err := NewVoice(Options{Provider: p, Parallel: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer v.Close()
+		var segs []packets.Segment
+		for i := range 5 {
+			segs = append(segs, packets.Segment{Text: fmt.Sprintf("s%d.", i+1)})
+		}
+		start := time.Now()
+		var got []string
+		var at []time.Duration
+		v.Each(context.Background(), segs, "", func(i int, c Clip, err error) bool {
+			if err != nil {
+				t.Errorf("segment %d: %v", i+1, err)
+			}
+			got = append(got, c.Text)
+			at = append(at, time.Since(start))
+			return i < 1 // the client leaves after the second
+		})
+		if fmt.Sprint(got) != "[s1. s2.]" || at[0] != 2*time.Second || at[1] != 4*time.Second {
+			t.Fatalf("handed %q at %v; want s1. at 2s, s2. at 4s", got, at)
+		}
+		time.Sleep(time.Minute)
+		p.mu.lock()
+		defer p.mu.unlock()
+		if len(p.order) > 3 {
+			t.Errorf("the server was asked for %q after the caller stopped at s2.", p.order)
+		}
+	})
 }

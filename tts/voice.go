@@ -70,7 +70,8 @@ type Options struct {
 	// Timeout bounds one synthesis from when its turn comes (default 60
 	// s): waiting behind the segments before it does not count.
 	Timeout time.Duration
-	// Parallel is how many segments are synthesized at once (default 2).
+	// Parallel is how many segments are synthesized at once (default:
+	// the provider's Parallel, if it has one, else 2).
 	Parallel int
 	Logger   *slog.Logger
 }
@@ -139,6 +140,9 @@ func NewVoice(o Options) (*Voice, error) {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 60 * time.Second
+	}
+	if p, ok := o.Provider.(interface{ Parallel() int }); ok && o.Parallel <= 0 {
+		o.Parallel = p.Parallel()
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = 2
@@ -218,17 +222,21 @@ func (v *Voice) Synthesize(ctx context.Context, s packets.Segment, voice string)
 }
 
 // synthesize voices one segment with its ticket in the voice's queue: the
-// synthesis waits its turn, then has Options.Timeout. A clip that is only
+// synthesis waits its turn, then has Options.Timeout; one whose caller
+// left before its turn is not made, one begun is made and kept. A clip that is only
 // silence (GPT-SoVITS's api_v2 answers a failed inference with 200 and a
 // second of silence) is a failure: skipped, and never kept.
 func (v *Voice) synthesize(ctx context.Context, s packets.Segment, voice string, tk *ticket) (Clip, error) {
-	defer tk.done()
+	defer tk.leave()
 	r := Request{Text: s.Text, Language: s.Language, Emotion: s.Emotion, Voice: voice}
 	key := Key(v.o.Provider.Name(), v.o.Provider.VoiceOf(r), r.Text)
 	a, err := v.cache.Do(ctx, key, func() (Audio, error) {
 		defer tk.done()
 		if err := tk.wait(v.ctx); err != nil {
 			return Audio{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return Audio{}, err // its caller left while it waited
 		}
 		sctx, cancel := context.WithTimeout(v.ctx, v.o.Timeout)
 		defer cancel()
@@ -244,22 +252,62 @@ func (v *Voice) synthesize(ctx context.Context, s packets.Segment, voice string,
 	return Clip{Segment: s, Key: key, Audio: a}, nil
 }
 
-// Say voices segments in order (for POST /api/v1/speech and cyan say).
+// Say voices segments in order (for POST /api/v1/speech and cyan say):
+// the first failure is the error.
 func (v *Voice) Say(ctx context.Context, segs []packets.Segment, voice string) ([]Clip, error) {
-	clips := make([]Clip, len(segs))
-	errs := make([]error, len(segs))
-	var wg sync.WaitGroup
-	for i, s := range segs {
-		tk := v.turns.take() // in order: the first segments are made first
-		wg.Go(func() { clips[i], errs[i] = v.synthesize(ctx, s, voice, tk) })
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("segment %d (%q): %w", i+1, segs[i].Text, err)
+	clips := make([]Clip, 0, len(segs))
+	var err error
+	v.Each(ctx, segs, voice, func(i int, c Clip, e error) bool {
+		if e != nil {
+			err = fmt.Errorf("segment %d (%q): %w", i+1, segs[i].Text, e)
+			return false
 		}
+		clips = append(clips, c)
+		return true
+	})
+	if err == nil && len(clips) < len(segs) {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return nil, err
 	}
 	return clips, nil
+}
+
+// Each voices segments as Say does and hands each clip, or its error, to
+// each in order, as soon as it and every one before it are done: the first
+// while the rest are still being made (POST /api/v1/speech's stream). When
+// each returns false, or ctx ends, the segments not yet made are given up.
+// Each returns when each has had its last call.
+func (v *Voice) Each(ctx context.Context, segs []packets.Segment, voice string, each func(i int, c Clip, err error) bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	type result struct {
+		c   Clip
+		err error
+	}
+	results := make([]chan result, len(segs))
+	for i, s := range segs {
+		results[i] = make(chan result, 1)
+		tk := v.turns.take() // in order: the first segments are made first
+		wg.Go(func() {
+			c, err := v.synthesize(ctx, s, voice, tk)
+			results[i] <- result{c, err}
+		})
+	}
+	for i, ch := range results {
+		var r result
+		select {
+		case r = <-ch:
+		case <-ctx.Done():
+			return
+		}
+		if !each(i, r.c, r.err) {
+			return
+		}
+	}
 }
 
 // Begin starts voicing the reply to turn in channel as it streams; nil when

@@ -56,7 +56,9 @@ func ParseWAV(b []byte) (WAV, error) {
 			w.Channels = int(binary.LittleEndian.Uint16(f[2:4]))
 			w.SampleRate = int(binary.LittleEndian.Uint32(f[4:8]))
 			w.BitsPerSample = int(binary.LittleEndian.Uint16(f[14:16]))
-			if w.Channels == 0 || w.SampleRate == 0 || w.BitsPerSample == 0 {
+			// (a rate over 768 kHz or more than 32 channels is no voice's,
+			// and resampling to it would make gigabytes)
+			if w.Channels == 0 || w.SampleRate == 0 || w.BitsPerSample == 0 || w.Channels > 32 || w.SampleRate > 768000 {
 				return w, fmt.Errorf("%w: %d channels, %d Hz, %d bits", ErrNotWAV, w.Channels, w.SampleRate, w.BitsPerSample)
 			}
 			haveFmt = true

@@ -9,6 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cyan-agent/cyan/tts"
 )
 
 // SoVITSRequest is api_v2's TTS_Request as the fake received it.
@@ -55,6 +59,42 @@ type GPTSoVITS struct {
 	// branch, 400 {"message": "tts failed", "Exception": str(e)} (the same
 	// branch as Fail), e being the missing file's error.
 	Missing map[string]bool
+	// Broken names texts whose inference fails inside TTS.run: its except
+	// branch yields "16000, np.zeros(int(16000), dtype=np.int16)" (a second
+	// of 16 kHz silence; GPT_SoVITS/TTS_infer_pack/TTS.py at the commit
+	// above, lines 1515-1518), which api_v2's tts_handle packs and answers
+	// with 200 like any clip.
+	Broken map[string]bool
+	// Latency, when set, is how long making text's clip takes (see
+	// SoVITSLatency); Wait waits it (default: the time passes). Like
+	// api_v2, the fake then makes one clip at a time: tts_handle is an
+	// async handler that calls tts_pipeline.run's generator with next()
+	// without yielding to the event loop, and uvicorn.run starts one
+	// worker (api_v2.py at the commit above, lines 418-443 and 572), so a
+	// second request waits until the first is answered.
+	Latency func(text string) time.Duration
+	// Wait replaces the passing of Latency's time: a test scales it, or
+	// holds a text's clip until it lets it go.
+	Wait func(text string, d time.Duration)
+	// Brief makes every clip 100 ms of tone whatever its text (not
+	// api_v2's: a page test that plays many clips stays quick).
+	Brief bool
+	busy  sync.Mutex // one clip at a time, when Latency or Wait is set
+}
+
+// SoVITSLatency is a model of how long api_v2 takes for one sentence on a
+// consumer GPU: about 2.4 s for a sentence of 18 characters. TTS.run
+// (GPT_SoVITS/TTS_infer_pack/TTS.py at commit
+// 48b1a0169a28582a8984402f82cf438d3bfa6aca, from line 997) cleans the
+// text and extracts its BERT features, decodes semantic tokens with the
+// autoregressive T2S model — the part that grows with the text, about a
+// token per 20 ms of speech — and runs the SoVITS vocoder over them; the
+// fixed part (text front end, BERT, vocoder start) is taken as 0.6 s and
+// the decoding as 0.1 s a character. The numbers are an assumption that
+// matches the 2.4 s a sentence seen with a v2 model, not a measurement of
+// this fake.
+func SoVITSLatency(text string) time.Duration {
+	return 600*time.Millisecond + time.Duration(utf8.RuneCountInString(text))*100*time.Millisecond
 }
 
 // v2Languages are tts_config.languages of a v2 model: v2_languages in
@@ -150,18 +190,27 @@ func (g *GPTSoVITS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"message": "tts failed", "Exception": fmt.Sprintf("[Errno 2] No such file or directory: '%s'", ref)})
 	case media == "aac":
 		bad("the fake makes only wav, raw and ogg")
+	case g.Broken[text]:
+		g.work(text)
+		w.Header().Set("Content-Type", "audio/"+media)
+		_, _ = w.Write(silence(media))
 	default:
+		g.work(text)
 		rate := g.Rate
 		if rate == 0 {
 			rate = 32000
 		}
-		pcm := Tone(text, rate)
+		said := text
+		if g.Brief {
+			said = "-"
+		}
+		pcm := Tone(said, rate)
 		body := pcm
 		switch media {
 		case "wav":
-			body = ToneWAV(text, rate)
+			body = ToneWAV(said, rate)
 		case "ogg":
-			ogg, err := OggVorbis(ToneWAV(text, rate))
+			ogg, err := OggVorbis(ToneWAV(said, rate))
 			if err != nil {
 				writeJSON(w, http.StatusBadRequest, map[string]any{"message": "tts failed", "Exception": err.Error()})
 				return
@@ -172,6 +221,37 @@ func (g *GPTSoVITS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		_, _ = w.Write(body)
 	}
+}
+
+// work takes the time making text's clip takes, one clip at a time.
+func (g *GPTSoVITS) work(text string) {
+	if g.Latency == nil && g.Wait == nil {
+		return
+	}
+	g.busy.Lock()
+	defer g.busy.Unlock()
+	var d time.Duration
+	if g.Latency != nil {
+		d = g.Latency(text)
+	}
+	if g.Wait != nil {
+		g.Wait(text, d)
+		return
+	}
+	time.Sleep(d)
+}
+
+// silence is a second of 16 kHz silence as media.
+func silence(media string) []byte {
+	pcm := make([]byte, 2*16000)
+	switch media {
+	case "raw":
+		return pcm
+	case "ogg":
+		ogg, _ := OggVorbis(tts.PCMWAV(pcm, 16000, 1))
+		return ogg
+	}
+	return tts.PCMWAV(pcm, 16000, 1)
 }
 
 func streamingOK(v any) bool {
