@@ -565,6 +565,47 @@ func BenchmarkFlatSearch768(b *testing.B) {
 	}
 }
 
+// BenchmarkFlatSearch100: one vector search (the top 120) over 100k
+// vectors of 100 dimensions, the built-in embedder's, in a vector file:
+// every code read from the file (heapMax 0, as before the heap kept
+// them) and the default, every code on the heap too.
+func BenchmarkFlatSearch100(b *testing.B) {
+	const n, dims = 100_000, 100
+	r := rand.New(rand.NewPCG(3, 4))
+	vec := func() []float32 {
+		v := make([]float32, dims)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		normalize(v)
+		return v
+	}
+	fileOnly := newFileFlatIndex(filepath.Join(b.TempDir(), "a.vec"), [8]byte{1}, 0)
+	withHeap := newFileFlatIndex(filepath.Join(b.TempDir(), "b.vec"), [8]byte{1}, vecHeapMax)
+	for i := range n {
+		stored := encodeVec(vec())
+		var id uuid.UUID
+		binary.LittleEndian.PutUint32(id[:], uint32(i))
+		fileOnly.addStored(uint32(i), id, fmt.Sprint("c", i%20), stored)
+		withHeap.addStored(uint32(i), id, fmt.Sprint("c", i%20), stored)
+	}
+	fileOnly.save("")
+	withHeap.save("")
+	q := vec()
+	for _, c := range []struct {
+		name string
+		idx  *flatIndex
+	}{{"file", fileOnly}, {"heap", withHeap}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := c.idx.search(context.Background(), q, 120, nil, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // TestFlatSearch768: at 768 dimensions (the sign bits' unrolled pass) the
 // flat index, codes on the heap or in a file, finds a stored vector first
 // when asked for it, ranks by score, and finds exactly what the general
