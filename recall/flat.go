@@ -295,7 +295,7 @@ func (f *flatIndex) search(ctx context.Context, q []float32, n int, channels []s
 				}
 				var diff int
 				switch words {
-				case 4: // 256 dimensions, the built-in embedder
+				case 4: // 256 dimensions, HashEmbedder
 					b := bitsArr[i*4 : i*4+4 : i*4+4]
 					diff = bits.OnesCount64(b[0]^qb[0]) + bits.OnesCount64(b[1]^qb[1]) +
 						bits.OnesCount64(b[2]^qb[2]) + bits.OnesCount64(b[3]^qb[3])
