@@ -52,8 +52,9 @@
 // where it stopped. The lexical index is written to a snapshot with its
 // cursor (lexsnap.go) and opened at start; a torn or stale one is thrown
 // away and the index rebuilt from the store. The flat vector index keeps
-// only its vectors' sign bits in memory and their codes in a vector file
-// (vecfile.go, flat.go), appended as vectors are made, committed with the
+// its vectors' sign bits in memory and their codes in a vector file
+// (vecfile.go, flat.go), with a copy of the first of them (vecHeapMax) in
+// memory too, appended as vectors are made, committed with the
 // embedding cursor and opened at start; a torn or stale one is rebuilt
 // from the embeddings in Badger (vecload.go). With the vectors at weight
 // 0 (HashEmbedder's default) none are made or kept.

@@ -19,11 +19,15 @@ import (
 // `cyan bench recall`, several times faster than chromem-go's scan (which
 // hands every document through a channel and takes a lock per candidate).
 //
-// The sign bits of every vector (the first pass) are on the heap; the
-// codes and scales (the second pass) are on the heap too when the index
-// has no file, or in its vector file (vecfile.go) when it has one: at a
-// million 768-dimension vectors that is 96 MB of sign bits on the heap
-// instead of 870 MB. Both give the same results: the sign bits are the
+// The sign bits of every vector (the first pass) are on the heap. The
+// codes and scales (the second pass) are on the heap when the index has
+// no file; when it has one (vecfile.go) they are all in the file, and the
+// heap keeps a copy of those of the first slots, up to heapMax bytes: a
+// search reads the rest with a pread each. At a million 768-dimension
+// vectors that is 96 MB of sign bits and heapMax of codes on the heap
+// instead of 870 MB; at the built-in embedder's 100 dimensions the codes
+// of the first few hundred thousand vectors are on the heap, so most
+// searches read nothing. All give the same results: the sign bits are the
 // codes' signs, and the codes are encodeVec's, as Badger keeps them.
 type flatIndex struct {
 	mu    sync.RWMutex
@@ -34,9 +38,11 @@ type flatIndex struct {
 	dead  int      // slots of deadSlot
 	chans []uint32 // per slot, the channel's number in chIdx
 	chIdx map[string]uint32
-	// Without a file, the codes (dim per slot) and scales.
-	codes []byte
-	scale []float32
+	// The codes (dim per slot) and scales of the first len(scale) slots:
+	// every slot's without a file, with one as many as fit heapMax.
+	codes   []byte
+	scale   []float32
+	heapMax int // bytes of codes and scales kept on the heap
 	// file holds the codes when path is set: made at the first vector, or
 	// opened by the Index (openFlatFile).
 	file *vecFile
@@ -48,12 +54,52 @@ type flatIndex struct {
 const deadSlot = math.MaxUint32
 
 // newFlatIndex makes an index that keeps its codes on the heap.
-func newFlatIndex() *flatIndex { return &flatIndex{} }
+func newFlatIndex() *flatIndex { return &flatIndex{heapMax: math.MaxInt} }
 
 // newFileFlatIndex makes an index that keeps its codes in a vector file at
-// path, written for the embedder fp, made at the first vector.
-func newFileFlatIndex(path string, fp [8]byte) *flatIndex {
-	return &flatIndex{path: path, fp: fp}
+// path, written for the embedder fp, made at the first vector, and a copy
+// of the first of them on the heap, up to heapMax bytes (vecHeapMax).
+func newFileFlatIndex(path string, fp [8]byte, heapMax int) *flatIndex {
+	return &flatIndex{path: path, fp: fp, heapMax: heapMax}
+}
+
+// vecHeapMax is how many bytes of codes and scales an index with a vector
+// file keeps on the heap: all of the built-in embedder's (100 dimensions,
+// 104 bytes a vector) to about 320k messages, the first 320k of them
+// beyond, so that a search's second pass makes no pread for them; at a
+// million messages that is about 32 MiB of a steady resident memory of
+// under 512 MiB (docs/benchmarks.md).
+const vecHeapMax = 32 << 20
+
+// reserveCodes makes room on the heap for the codes and scales of n
+// slots of dim dimensions: exactly that much (append's growth could pass
+// heapMax, and it clears what it reserves).
+func (f *flatIndex) reserveCodes(n, dim int) {
+	if n <= cap(f.scale) && n*dim <= cap(f.codes) {
+		return
+	}
+	codes := make([]byte, len(f.codes), n*dim)
+	copy(codes, f.codes)
+	scale := make([]float32, len(f.scale), n)
+	copy(scale, f.scale)
+	f.codes, f.scale = codes, scale
+}
+
+// keepCodes copies a new slot's stored vector (a scale, then the codes)
+// to the heap if every slot before it is there and it fits heapMax. The
+// caller holds mu, before it adds the slot to docs.
+func (f *flatIndex) keepCodes(stored []byte) {
+	dim := len(stored) - 4
+	if len(f.scale) != len(f.docs) || (len(f.scale)+1)*(dim+4) > f.heapMax {
+		return
+	}
+	if len(f.codes)+dim > cap(f.codes) && f.heapMax != math.MaxInt {
+		// Grow by doubling, but never past the budget.
+		room := f.heapMax / (dim + 4)
+		f.reserveCodes(min(room, max(2*len(f.scale), 1024)), dim)
+	}
+	f.codes = append(f.codes, stored[4:]...)
+	f.scale = append(f.scale, math.Float32frombits(binary.LittleEndian.Uint32(stored)))
 }
 
 func quantize(v []float32, dst []int8) float32 {
@@ -104,10 +150,8 @@ func (f *flatIndex) addStored(doc uint32, id uuid.UUID, channel string, b []byte
 		if err := f.file.append(id, b); err != nil {
 			return err
 		}
-	default:
-		f.codes = append(f.codes, b[4:]...)
-		f.scale = append(f.scale, math.Float32frombits(binary.LittleEndian.Uint32(b)))
 	}
+	f.keepCodes(b)
 	f.bits = appendSignBits(f.bits, b[4:], f.words)
 	f.docs = append(f.docs, doc)
 	f.chans = append(f.chans, f.channel(channel))
@@ -115,13 +159,15 @@ func (f *flatIndex) addStored(doc uint32, id uuid.UUID, channel string, b []byte
 }
 
 // addSlot adds the sign bits and document of the file's record slot as
-// the file is opened (its codes are there already). The caller holds mu
+// the file is opened (its stored vector, a scale and the codes, is there
+// already; the heap keeps a copy as keepCodes says). The caller holds mu
 // or owns f alone.
-func (f *flatIndex) addSlot(doc uint32, channel string, codes []byte) {
+func (f *flatIndex) addSlot(doc uint32, channel string, stored []byte) {
 	if doc == deadSlot {
 		f.dead++
 	}
-	f.bits = appendSignBits(f.bits, codes, f.words)
+	f.keepCodes(stored)
+	f.bits = appendSignBits(f.bits, stored[4:], f.words)
 	f.docs = append(f.docs, doc)
 	f.chans = append(f.chans, f.channel(channel))
 }
@@ -201,6 +247,7 @@ func (f *flatIndex) close() error {
 	}
 	f.file, f.path = nil, ""
 	f.bits, f.docs, f.chans, f.dead = nil, nil, nil, 0
+	f.codes, f.scale = nil, nil
 	return err
 }
 
@@ -248,7 +295,7 @@ func (f *flatIndex) search(ctx context.Context, q []float32, n int, channels []s
 				}
 				var diff int
 				switch words {
-				case 4: // 256 dimensions, the built-in embedder
+				case 4: // 256 dimensions, HashEmbedder
 					b := bitsArr[i*4 : i*4+4 : i*4+4]
 					diff = bits.OnesCount64(b[0]^qb[0]) + bits.OnesCount64(b[1]^qb[1]) +
 						bits.OnesCount64(b[2]^qb[2]) + bits.OnesCount64(b[3]^qb[3])
@@ -279,17 +326,18 @@ func (f *flatIndex) search(ctx context.Context, q []float32, n int, channels []s
 				}
 			}
 			// Second pass: exact int8 scores of the shortlist, its codes
-			// read from the file or the heap.
+			// from the heap, or read from the file past the heap's.
 			out := newTopK(n)
 			var rec []byte
-			if f.file != nil {
-				rec = make([]byte, 4+dim)
-			}
+			onHeap := len(f.scale)
 			for _, c := range h.items {
 				i := int(c.doc)
 				var code []byte
 				var scale float32
-				if rec != nil {
+				if i >= onHeap {
+					if rec == nil {
+						rec = make([]byte, 4+dim)
+					}
 					if err := f.file.read(i, rec); err != nil {
 						errs[w] = fmt.Errorf("recall: read vector file: %w", err)
 						return

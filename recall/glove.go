@@ -26,7 +26,7 @@ import (
 // other where BM25 sees different words. It needs no network and no
 // download: its table of the most frequent English words (4-bit codes
 // with a scale per word, a few megabytes) is compiled in and read on
-// first use.
+// first use, which is the index's loading of its vectors at start.
 //
 // Words are split as Tokenize splits them (lower-cased, width-folded,
 // English stop words dropped) but not stemmed: GloVe's words are whole

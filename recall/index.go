@@ -88,6 +88,9 @@ type Index struct {
 	vecOff bool
 	// lexDirty: the corpus changed since the last lexical snapshot.
 	lexDirty atomic.Bool
+	// vecHeap is how many bytes of a vector file's codes the flat index
+	// keeps on the heap too (vecHeapMax).
+	vecHeap int
 }
 
 type vectorHolder struct{ idx vectorIndex }
@@ -120,7 +123,7 @@ func New(o Options) (*Index, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	x := &Index{o: o, st: o.Store, emb: o.Embedder, log: log, c: newCorpus(), p: defaultParams}
+	x := &Index{o: o, st: o.Store, emb: o.Embedder, log: log, c: newCorpus(), p: defaultParams, vecHeap: vecHeapMax}
 	switch {
 	case o.VectorWeight > 0:
 		x.p.vecWeight = o.VectorWeight
@@ -322,10 +325,18 @@ func (x *Index) openLexical() bool {
 // loadVectors fills the vector index: the flat one from its vector file
 // (vecload.go), chromem from its cache file, each from the embeddings in
 // Badger when its file is missing, unreadable or disagrees with the
-// store's; without a CacheDir, from the embeddings.
+// store's; without a CacheDir, from the embeddings. The built-in
+// embedder's table is read first.
 func (x *Index) loadVectors(ctx context.Context) error {
 	x.embMu.Lock()
 	defer x.embMu.Unlock()
+	// The built-in embedder reads its table (about 0.2 s) here, as the
+	// vectors load, not in the first search after a start.
+	if _, ok := x.emb.(GloveEmbedder); ok {
+		if _, err := gloveTableOnce(); err != nil {
+			return err
+		}
+	}
 	cursor, count, err := x.readState()
 	if err != nil {
 		return err

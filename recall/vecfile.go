@@ -14,8 +14,9 @@ import (
 
 // The vector file keeps the flat index's codes on disk (in
 // Options.CacheDir, one file per embedder), so a million 768-dimension
-// vectors cost the heap only their sign bits: the second pass of a search
-// reads the few hundred codes it ranks with pread, through the page cache.
+// vectors cost the heap their sign bits and a copy of the codes of the
+// first of them (vecHeapMax): the second pass of a search reads the codes
+// it ranks past those with pread, through the page cache.
 // The pages it reads stay the kernel's to keep or drop; mapping the file
 // instead would count every page a search ever touched as the daemon's
 // resident memory, and after a few hundred queries that is the whole file.

@@ -540,7 +540,7 @@ func BenchmarkFlatSearch768(b *testing.B) {
 		return v
 	}
 	heap := newFlatIndex()
-	file := newFileFlatIndex(filepath.Join(b.TempDir(), "v.vec"), [8]byte{1})
+	file := newFileFlatIndex(filepath.Join(b.TempDir(), "v.vec"), [8]byte{1}, 0)
 	for i := range n {
 		stored := encodeVec(vec())
 		var id uuid.UUID
@@ -565,6 +565,47 @@ func BenchmarkFlatSearch768(b *testing.B) {
 	}
 }
 
+// BenchmarkFlatSearch100: one vector search (the top 120) over 100k
+// vectors of 100 dimensions, the built-in embedder's, in a vector file:
+// every code read from the file (heapMax 0, as before the heap kept
+// them) and the default, every code on the heap too.
+func BenchmarkFlatSearch100(b *testing.B) {
+	const n, dims = 100_000, 100
+	r := rand.New(rand.NewPCG(3, 4))
+	vec := func() []float32 {
+		v := make([]float32, dims)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		normalize(v)
+		return v
+	}
+	fileOnly := newFileFlatIndex(filepath.Join(b.TempDir(), "a.vec"), [8]byte{1}, 0)
+	withHeap := newFileFlatIndex(filepath.Join(b.TempDir(), "b.vec"), [8]byte{1}, vecHeapMax)
+	for i := range n {
+		stored := encodeVec(vec())
+		var id uuid.UUID
+		binary.LittleEndian.PutUint32(id[:], uint32(i))
+		fileOnly.addStored(uint32(i), id, fmt.Sprint("c", i%20), stored)
+		withHeap.addStored(uint32(i), id, fmt.Sprint("c", i%20), stored)
+	}
+	fileOnly.save("")
+	withHeap.save("")
+	q := vec()
+	for _, c := range []struct {
+		name string
+		idx  *flatIndex
+	}{{"file", fileOnly}, {"heap", withHeap}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := c.idx.search(context.Background(), q, 120, nil, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // TestFlatSearch768: at 768 dimensions (the sign bits' unrolled pass) the
 // flat index, codes on the heap or in a file, finds a stored vector first
 // when asked for it, ranks by score, and finds exactly what the general
@@ -578,7 +619,7 @@ func TestFlatSearch768(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	vecs := make([][]float32, n)
 	heap, general := newFlatIndex(), newFlatIndex()
-	file := newFileFlatIndex(filepath.Join(t.TempDir(), "v.vec"), [8]byte{1})
+	file := newFileFlatIndex(filepath.Join(t.TempDir(), "v.vec"), [8]byte{1}, 0)
 	gauss := func() []float32 {
 		v := make([]float32, dims, dims+1)
 		for k := range v {
@@ -650,5 +691,130 @@ func TestAVectorFileThatCannotBeMadeCostsMemoryNotVectors(t *testing.T) {
 			}
 			f.same(t, y, loaded)
 		})
+	}
+}
+
+// TestFlatCodesOnTheHeapBesideTheFile: an index with a vector file keeps
+// the codes of its first slots on the heap too, as many as its heapMax
+// holds, as it adds vectors and as it opens its file; its searches find
+// exactly what an index without a file finds and what one that reads
+// every code from its file finds, and read the file only past the heap's
+// slots (all on the heap: not at all, its file closed under it).
+func TestFlatCodesOnTheHeapBesideTheFile(t *testing.T) {
+	// 3,000 vectors of 100 dimensions (the built-in embedder's): more
+	// than a top 10's shortlist (512), so the sign bits' pass chooses.
+	// The made indexes are saved before they search, so they read from
+	// the file, not from its write buffer.
+	const n, dims = 3000, 100
+	const rec = dims + 4
+	r := rand.New(rand.NewPCG(7, 8))
+	dir := t.TempDir()
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		v := make([]float32, dims)
+		for k := range v {
+			v[k] = float32(r.NormFloat64())
+		}
+		normalize(v)
+		vecs[i] = v
+	}
+	heap := newFlatIndex()
+	budgets := []struct {
+		name    string
+		heapMax int
+		onHeap  int // slots whose codes are on the heap
+	}{
+		{"file only", 0, 0},
+		{"first 1000 on the heap", 1000*rec + rec - 1, 1000},
+		{"all on the heap", vecHeapMax, n},
+	}
+	made := make([]*flatIndex, len(budgets))
+	for b, bu := range budgets {
+		made[b] = newFileFlatIndex(filepath.Join(dir, fmt.Sprint(b, ".vec")), [8]byte{1}, bu.heapMax)
+	}
+	for i, v := range vecs {
+		var id uuid.UUID
+		binary.LittleEndian.PutUint32(id[:], uint32(i))
+		for _, idx := range append([]*flatIndex{heap}, made...) {
+			if err := idx.add(uint32(i), id, fmt.Sprint("c", i%3), v); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The same files opened again, as a start opens them.
+	opened := make([]*flatIndex, len(budgets))
+	for b, bu := range budgets {
+		if err := made[b].save(""); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, fmt.Sprint(b, ".vec"))
+		file, err := openVecFile(path, [8]byte{1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx := newFileFlatIndex(path, [8]byte{1}, bu.heapMax)
+		idx.dim, idx.words, idx.file = file.dims, (file.dims+63)/64, file
+		idx.reserveCodes(min(file.n, idx.heapMax/(file.dims+4)), file.dims)
+		if err := file.scan(func(slot int, _ uuid.UUID, stored []byte) {
+			idx.addSlot(uint32(slot), fmt.Sprint("c", slot%3), stored)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		opened[b] = idx
+		t.Cleanup(func() { idx.close() })
+	}
+	for b, bu := range budgets {
+		for _, idx := range []*flatIndex{made[b], opened[b]} {
+			if len(idx.scale) != bu.onHeap || len(idx.codes) != bu.onHeap*dims {
+				t.Fatalf("%s: %d scales and %d codes on the heap, want %d slots", bu.name, len(idx.scale), len(idx.codes), bu.onHeap)
+			}
+			if bu.heapMax < vecHeapMax && cap(idx.codes)+4*cap(idx.scale) > bu.heapMax {
+				t.Fatalf("%s: %d bytes reserved on the heap, past its %d", bu.name, cap(idx.codes)+4*cap(idx.scale), bu.heapMax)
+			}
+		}
+	}
+	queries := [][]float32{vecs[0], vecs[999], vecs[1000], vecs[n-1]}
+	for range 16 {
+		q := make([]float32, dims)
+		for k := range q {
+			q[k] = float32(r.NormFloat64())
+		}
+		queries = append(queries, q)
+	}
+	for qi, q := range queries {
+		for _, channels := range [][]string{nil, {"c1"}} {
+			want, err := heap.search(context.Background(), q, 10, channels, nil)
+			if err != nil || len(want) != 10 {
+				t.Fatalf("query %d: heap %v (%v)", qi, want, err)
+			}
+			if qi < 4 && channels == nil && (want[0].doc != uint32([]int{0, 999, 1000, n - 1}[qi]) || want[0].sim < 0.98) {
+				t.Fatalf("query %d: the vector asked for is not first: %v", qi, want)
+			}
+			for b, bu := range budgets {
+				for _, idx := range []*flatIndex{made[b], opened[b]} {
+					got, err := idx.search(context.Background(), q, 10, channels, nil)
+					if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+						t.Fatalf("query %d %v, %s: %v (%v), without a file %v", qi, channels, bu.name, got, err, want)
+					}
+				}
+			}
+		}
+	}
+	// With every code on the heap a search does not read the file: it
+	// finds the same with the file's descriptor closed under it; one that
+	// reads the file fails so.
+	for b, bu := range budgets {
+		idx := opened[b]
+		if err := idx.file.f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		got, err := idx.search(context.Background(), queries[4], 10, nil, nil)
+		if bu.onHeap == n && (err != nil || len(got) != 10) {
+			t.Fatalf("%s: %v (%v) with the file closed", bu.name, got, err)
+		}
+		if bu.onHeap < n && err == nil {
+			t.Fatalf("%s: no error with the file closed", bu.name)
+		}
+		idx.file.f, _ = os.Open(os.DevNull) // for close
 	}
 }

@@ -69,7 +69,7 @@ func (x *Index) loadFlatFile(ctx context.Context, cursor, count uint64) error {
 		x.log.Warn("the vector file does not fit the store; rebuilding it from the stored embeddings", "err", err)
 	}
 	_ = os.Remove(path)
-	idx = newFileFlatIndex(path+".tmp", x.fp)
+	idx = newFileFlatIndex(path+".tmp", x.fp, x.vecHeap)
 	n, err := x.fillFromStore(ctx, idx)
 	if err == nil {
 		idx.done(cursor)
@@ -112,7 +112,7 @@ func (x *Index) openFlatFile(path string, cursor, count uint64) (*flatIndex, err
 	if err != nil {
 		return nil, err
 	}
-	idx := newFileFlatIndex(path, x.fp)
+	idx := newFileFlatIndex(path, x.fp, x.vecHeap)
 	fail := func(err error) (*flatIndex, error) {
 		file.close()
 		return nil, err
@@ -124,6 +124,7 @@ func (x *Index) openFlatFile(path string, cursor, count uint64) (*flatIndex, err
 	idx.bits = make([]uint64, 0, file.n*idx.words)
 	idx.docs = make([]uint32, 0, file.n)
 	idx.chans = make([]uint32, 0, file.n)
+	idx.reserveCodes(min(file.n, idx.heapMax/(file.dims+4)), file.dims)
 	var lastID uuid.UUID
 	var last []byte
 	c := x.c
@@ -140,7 +141,7 @@ func (x *Index) openFlatFile(path string, cursor, count uint64) (*flatIndex, err
 		} else {
 			doc = deadSlot
 		}
-		idx.addSlot(doc, ch, stored[4:])
+		idx.addSlot(doc, ch, stored)
 		if slot == file.n-1 {
 			lastID, last = id, bytes.Clone(stored)
 		}
