@@ -56,7 +56,9 @@
 // (vecfile.go, flat.go), with a copy of the first of them (vecHeapMax) in
 // memory too, appended as vectors are made, committed with the
 // embedding cursor and opened at start; a torn or stale one is rebuilt
-// from the embeddings in Badger (vecload.go). With the vectors at weight
+// from the embeddings in Badger (vecload.go) — or, for the built-in GloVe
+// vectors, which Badger does not keep, by embedding the messages' texts
+// again, a few microseconds each. With the vectors at weight
 // 0 (HashEmbedder's default) none are made or kept.
 //
 // It imports importer for the LoCoMo benchmark, llm for the embeddings

@@ -372,7 +372,7 @@ func (x *Index) loadVectors(ctx context.Context) error {
 		_ = os.Remove(path)
 		idx = x.newVectorIndex()
 	}
-	n, err := x.fillFromStore(ctx, idx)
+	n, err := x.fillFromStore(ctx, idx, cursor)
 	if err != nil {
 		return err
 	}
@@ -395,7 +395,10 @@ func (x *Index) holdVectors(idx vectorIndex, n, count uint64) {
 // message is indexed to idx, and returns how many it added. It holds the
 // corpus for reading a chunk at a time, so the lexical index follows new
 // messages meanwhile.
-func (x *Index) fillFromStore(ctx context.Context, idx vectorIndex) (uint64, error) {
+func (x *Index) fillFromStore(ctx context.Context, idx vectorIndex, cursor uint64) (uint64, error) {
+	if !x.keepsVectors() {
+		return x.embedFromStore(ctx, idx, 0, cursor)
+	}
 	n := uint64(0)
 	err := x.st.DB().View(func(txn *badger.Txn) error {
 		p := x.vecPrefix()
@@ -448,6 +451,76 @@ func (x *Index) fillFromStore(ctx context.Context, idx vectorIndex) (uint64, err
 	return n, nil
 }
 
+// keepsVectors reports whether the embedder's vectors are kept in Badger.
+// The built-in GloveEmbedder's are not: made again from a message's text
+// in microseconds, they would cost a million-message history about a
+// tenth of a gigabyte of tables, and its import the memory and the time
+// of writing and compacting them. Its vector file is rebuilt by embedding
+// the stored messages again (embedFromStore). (HashEmbedder's, at weight
+// 0 unless asked, are kept as a model's are.)
+func (x *Index) keepsVectors() bool {
+	_, glove := x.emb.(GloveEmbedder)
+	return !glove
+}
+
+// embedFromStore adds to idx the vectors of the messages that arrived in
+// (from, to], made again from their texts by the (local) embedder, and
+// returns how many it added. The caller holds embMu.
+func (x *Index) embedFromStore(ctx context.Context, idx vectorIndex, from, to uint64) (uint64, error) {
+	n := uint64(0)
+	for cur := from; cur < to; {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		msgs, next, err := x.st.SinceUpTo(cur, to, x.embedBatch())
+		if err != nil {
+			return n, err
+		}
+		if next == cur {
+			break
+		}
+		var keep []*store.Message
+		var texts []string
+		for _, m := range msgs {
+			if indexable(m) {
+				keep = append(keep, m)
+				texts = append(texts, indexText(m))
+			}
+		}
+		vecs, err := x.emb.Embed(ctx, texts)
+		if err != nil {
+			return n, fmt.Errorf("recall: embed again: %w", err)
+		}
+		x.c.mu.RLock()
+		for i, m := range keep {
+			id, err := uuid.Parse(m.ID)
+			if err != nil {
+				continue
+			}
+			doc, ok := x.c.byID.get(x.c.docs, id)
+			if !ok {
+				continue // the message is gone
+			}
+			ch := x.c.chans[x.c.docs[doc].ch]
+			if fi, ok := idx.(*flatIndex); ok {
+				err = fi.addStored(doc, id, ch, encodeVec(vecs[i]))
+			} else {
+				err = idx.add(doc, id, ch, vecs[i])
+			}
+			if errors.Is(err, errVecWrite) {
+				x.c.mu.RUnlock()
+				return n, err // the vector file cannot be made
+			}
+			if err == nil {
+				n++
+			}
+		}
+		x.c.mu.RUnlock()
+		cur = min(next, to)
+	}
+	return n, nil
+}
+
 // modelVectorWeight is the default fusion weight of a model embedder.
 const modelVectorWeight = 1.0
 
@@ -479,7 +552,8 @@ func (x *Index) embedBatch() int {
 
 // catchUpVectors embeds every message stored after the embedding cursor,
 // keeps the vectors in Badger with the cursor (one transaction per batch,
-// so a restart resumes exactly) and adds them to the vector index.
+// so a restart resumes exactly; the built-in GloVe vectors are not kept,
+// keepsVectors) and adds them to the vector index.
 func (x *Index) catchUpVectors(ctx context.Context) error {
 	x.embMu.Lock()
 	defer x.embMu.Unlock()
@@ -531,7 +605,7 @@ func (x *Index) catchUpVectors(ctx context.Context) error {
 		err = x.st.DB().Update(func(txn *badger.Txn) error {
 			for i, m := range keep {
 				id, err := uuid.Parse(m.ID)
-				if err != nil || vecs[i] == nil {
+				if err != nil || vecs[i] == nil || !x.keepsVectors() {
 					continue
 				}
 				if err := txn.Set(x.vecKey(id), encodeVec(vecs[i])); err != nil {

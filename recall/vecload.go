@@ -11,6 +11,8 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/google/uuid"
+
+	"github.com/cyan-agent/cyan/store"
 )
 
 // vecFilePath is the flat index's vector file of this embedder ("": the
@@ -35,7 +37,7 @@ const vecTail = 4096
 // count are the store's embedding state.
 func (x *Index) loadFlatFile(ctx context.Context, cursor, count uint64) error {
 	if err := os.MkdirAll(x.o.CacheDir, 0o700); err != nil {
-		return x.loadFlatHeap(ctx, count, err)
+		return x.loadFlatHeap(ctx, cursor, count, err)
 	}
 	path := x.vecFilePath()
 	_ = os.Remove(path + ".tmp") // a rebuild a crash cut short
@@ -70,7 +72,7 @@ func (x *Index) loadFlatFile(ctx context.Context, cursor, count uint64) error {
 	}
 	_ = os.Remove(path)
 	idx = newFileFlatIndex(path+".tmp", x.fp, x.vecHeap)
-	n, err := x.fillFromStore(ctx, idx)
+	n, err := x.fillFromStore(ctx, idx, cursor)
 	if err == nil {
 		idx.done(cursor)
 		err = idx.settle(path)
@@ -81,7 +83,7 @@ func (x *Index) loadFlatFile(ctx context.Context, cursor, count uint64) error {
 		if ctx.Err() != nil {
 			return err
 		}
-		return x.loadFlatHeap(ctx, count, err)
+		return x.loadFlatHeap(ctx, cursor, count, err)
 	}
 	x.holdVectors(idx, n, count)
 	return nil
@@ -91,10 +93,10 @@ func (x *Index) loadFlatFile(ctx context.Context, cursor, count uint64) error {
 // one without a CacheDir does, when the vector file cannot be written
 // (cause): a full or read-only disk costs memory, not the vectors. The
 // next start tries the file again.
-func (x *Index) loadFlatHeap(ctx context.Context, count uint64, cause error) error {
+func (x *Index) loadFlatHeap(ctx context.Context, cursor, count uint64, cause error) error {
 	x.log.Warn("the vector file cannot be written; keeping the vectors in memory until the next start", "err", cause)
 	idx := newFlatIndex()
-	n, err := x.fillFromStore(ctx, idx)
+	n, err := x.fillFromStore(ctx, idx, cursor)
 	if err != nil {
 		return err
 	}
@@ -150,7 +152,26 @@ func (x *Index) openFlatFile(path string, cursor, count uint64) (*flatIndex, err
 	if err != nil {
 		return fail(err)
 	}
-	if file.n > 0 {
+	if file.n > 0 && !x.keepsVectors() {
+		// Nothing kept to compare with: the last message's vector, made
+		// again from its text.
+		var kept []byte
+		m, err := x.st.Get(lastID.String())
+		if err == nil {
+			var vs [][]float32
+			if vs, err = x.emb.Embed(context.Background(), []string{indexText(m)}); err == nil {
+				kept = encodeVec(vs[0])
+			}
+		}
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return fail(fmt.Errorf("%w: stale (its last message is not in the store)", errVecFile))
+		case err != nil:
+			return fail(err)
+		case !bytes.Equal(kept, last):
+			return fail(fmt.Errorf("%w: stale (its last vector is not the one its message's text makes)", errVecFile))
+		}
+	} else if file.n > 0 {
 		var kept []byte
 		err := x.st.DB().View(func(txn *badger.Txn) error {
 			it, err := txn.Get(x.vecKey(lastID))
@@ -179,6 +200,13 @@ func (x *Index) openFlatFile(path string, cursor, count uint64) (*flatIndex, err
 // that arrived after from, up to the store's embedding cursor to (those
 // written after the file's last commit), and returns how many it added.
 func (x *Index) catchUpFile(ctx context.Context, idx *flatIndex, from, to uint64) (int, error) {
+	if !x.keepsVectors() {
+		n, err := x.embedFromStore(ctx, idx, from, to)
+		if err == nil {
+			idx.done(to)
+		}
+		return int(n), err
+	}
 	added := 0
 	for cur := from; cur < to; {
 		if err := ctx.Err(); err != nil {

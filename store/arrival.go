@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -22,6 +23,12 @@ func (s *Store) LastArrival() uint64 {
 // when it is imported), and the cursor of the last one returned (cursor
 // itself when there is nothing new).
 func (s *Store) Since(cursor uint64, limit int) ([]*Message, uint64, error) {
+	return s.SinceUpTo(cursor, math.MaxUint64, limit)
+}
+
+// SinceUpTo is Since, stopping at the arrival cursor upto: none of the
+// messages it returns arrived after it.
+func (s *Store) SinceUpTo(cursor, upto uint64, limit int) ([]*Message, uint64, error) {
 	if limit <= 0 {
 		limit = 1000
 	}
@@ -45,8 +52,8 @@ func (s *Store) Since(cursor uint64, limit int) ([]*Message, uint64, error) {
 				if e.seq <= cursor {
 					continue // in a batch the cursor is inside of
 				}
-				if len(out) == limit {
-					break
+				if len(out) == limit || e.seq > upto {
+					return nil
 				}
 				item, err := txn.Get(messageKey(e.channel, e.id))
 				if errors.Is(err, badger.ErrKeyNotFound) {
