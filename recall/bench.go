@@ -538,12 +538,16 @@ func (r *BenchReport) Print(w io.Writer) {
 
 	// The numbers issue 28 asks for, in one place.
 	fmt.Fprintf(w, "\n  %-40s %14s   %s\n", "summary ("+r.Embedder+")", "measured", "target")
-	steadyTarget := "≤ 512 MiB (default configuration)"
-	if r.RestartVectorsOn {
-		steadyTarget = "≤ 1024 MiB (768-dimension vectors)"
+	// The built-in embedder's vectors are the default configuration's:
+	// its build and steady memory have the default's targets; a model's
+	// are reported alone.
+	builtin := strings.HasPrefix(r.VectorsEmbedder, "builtin:")
+	steadyTarget, vectorsTarget := "≤ 512 MiB (default configuration)", "≤ 768 MiB (default configuration)"
+	if !builtin {
+		steadyTarget, vectorsTarget = "≤ 1024 MiB (model vectors)", "(reported alone)"
 	}
-	fmt.Fprintf(w, "  %-40s %14s   %s\n", "import + words peak (default config.)", mib(r.ImportPeakRSS), "≤ 768 MiB")
-	fmt.Fprintf(w, "  %-40s %14s   %s\n", "vectors build peak ("+r.VectorsEmbedder+")", mib(r.VectorsPeakRSS), "(reported alone)")
+	fmt.Fprintf(w, "  %-40s %14s   %s\n", "import + words peak", mib(r.ImportPeakRSS), "≤ 768 MiB")
+	fmt.Fprintf(w, "  %-40s %14s   %s\n", "vectors build peak ("+r.VectorsEmbedder+")", mib(r.VectorsPeakRSS), vectorsTarget)
 	fmt.Fprintf(w, "  %-40s %14s   %s\n", "steady resident, restarted", mib(r.SteadyRSS), steadyTarget)
 	if r.RestartVectorsOn {
 		// The issue's 3 s is the default configuration's; with a model
@@ -552,6 +556,9 @@ func (r *BenchReport) Print(w io.Writer) {
 		fmt.Fprintf(w, "  %-40s %14s   %s\n", "vectors loaded after start", r.RestartVectors.Round(time.Millisecond), "(no target)")
 	} else {
 		fmt.Fprintf(w, "  %-40s %14s   %s\n", "recall complete after start", max(r.RestartWords, r.RestartVectors).Round(time.Millisecond), "≤ 3 s")
+	}
+	if len(r.LexicalOnly) > 0 {
+		fmt.Fprintf(w, "  %-40s %14s   %s\n", "words only p99 (vectors loading)", ms(pct(r.LexicalOnly, 0.99)), "≤ 25 ms")
 	}
 	if len(r.Restarted) > 0 {
 		p50, p99 := ms(pct(r.Restarted, 0.5)), ms(pct(r.Restarted, 0.99))

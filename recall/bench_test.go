@@ -163,7 +163,7 @@ func TestBenchRestartsOverTheHistory(t *testing.T) {
 		}
 		var b strings.Builder
 		rep.Print(&b)
-		for _, line := range []string{"resident steady, restarted", "resident peak, import + words", "resident peak, vectors", "import + words peak (default config.)", "vectors build peak (" + rep.VectorsEmbedder + ")"} {
+		for _, line := range []string{"resident steady, restarted", "resident peak, import + words", "resident peak, vectors", "import + words peak", "words only p99 (vectors loading)", "vectors build peak (" + rep.VectorsEmbedder + ")"} {
 			if !strings.Contains(b.String(), line) {
 				t.Fatalf("no %q in the report:\n%s", line, b.String())
 			}
