@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/dgraph-io/badger/v4"
-
 	"github.com/cyan-agent/cyan/store"
 )
 
@@ -36,7 +34,7 @@ func TestGloveVectorsLiveInTheirFileOnly(t *testing.T) {
 	if s := x.Status(); s.Vectors == 0 || s.Embedded != s.Messages {
 		t.Fatalf("status %+v", s)
 	}
-	if kept := countKeys(t, st, x.vecPrefix()); kept != 0 {
+	if kept := storedVectors(t, st); kept != 0 {
 		t.Fatalf("%d GloVe vectors kept in Badger; want none", kept)
 	}
 	x.saveCache()
@@ -88,21 +86,4 @@ func TestGloveVectorsLiveInTheirFileOnly(t *testing.T) {
 			}
 		})
 	}
-}
-
-func countKeys(t *testing.T, st *store.Store, prefix []byte) int {
-	t.Helper()
-	n := 0
-	err := st.DB().View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			n++
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
 }

@@ -425,16 +425,7 @@ func (x *Index) fillFromStore(ctx context.Context, idx vectorIndex, cursor uint6
 				continue // the message is gone
 			}
 			ch := x.c.chans[x.c.docs[doc].ch]
-			err = it.Item().Value(func(b []byte) error {
-				if fi, ok := idx.(*flatIndex); ok {
-					return fi.addStored(doc, id, ch, b) // the stored codes, as they are
-				}
-				v, err := decodeVec(b)
-				if err != nil {
-					return err
-				}
-				return idx.add(doc, id, ch, v)
-			})
+			err = it.Item().Value(func(b []byte) error { return addCodes(idx, doc, id, ch, b) })
 			if errors.Is(err, errVecWrite) {
 				return err // the vector file cannot be made
 			}
@@ -501,12 +492,7 @@ func (x *Index) embedFromStore(ctx context.Context, idx vectorIndex, from, to ui
 			if !ok {
 				continue // the message is gone
 			}
-			ch := x.c.chans[x.c.docs[doc].ch]
-			if fi, ok := idx.(*flatIndex); ok {
-				err = fi.addStored(doc, id, ch, encodeVec(vecs[i]))
-			} else {
-				err = idx.add(doc, id, ch, vecs[i])
-			}
+			err = addCodes(idx, doc, id, x.c.chans[x.c.docs[doc].ch], encodeVec(vecs[i]))
 			if errors.Is(err, errVecWrite) {
 				x.c.mu.RUnlock()
 				return n, err // the vector file cannot be made
@@ -519,6 +505,19 @@ func (x *Index) embedFromStore(ctx context.Context, idx vectorIndex, from, to ui
 		cur = min(next, to)
 	}
 	return n, nil
+}
+
+// addCodes adds a vector in its stored encoding (encodeVec's) to idx: a
+// flat index takes the codes as they are.
+func addCodes(idx vectorIndex, doc uint32, id uuid.UUID, ch string, b []byte) error {
+	if fi, ok := idx.(*flatIndex); ok {
+		return fi.addStored(doc, id, ch, b)
+	}
+	v, err := decodeVec(b)
+	if err != nil {
+		return err
+	}
+	return idx.add(doc, id, ch, v)
 }
 
 // modelVectorWeight is the default fusion weight of a model embedder.
