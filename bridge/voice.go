@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"time"
 )
@@ -137,6 +138,11 @@ func (b *Bridge) followVoice(chat Chat, key string, out Outgoing) {
 	go func() {
 		defer b.wg.Done()
 		defer cancel()
+		defer func() {
+			if v := recover(); v != nil { // a voice must not take the bridge down
+				b.log.Error("bridge part panicked", "part", "voice message", "panic", v, "stack", string(debug.Stack()))
+			}
+		}()
 		text, audio, err := b.makeVoice(ctx, chat, out)
 		b.mu.Lock()
 		current := b.voices[chat] == job
