@@ -470,14 +470,7 @@ func (x *Index) embedFromStore(ctx context.Context, idx vectorIndex, from, to ui
 		if next == cur {
 			break
 		}
-		var keep []*store.Message
-		var texts []string
-		for _, m := range msgs {
-			if indexable(m) {
-				keep = append(keep, m)
-				texts = append(texts, indexText(m))
-			}
-		}
+		keep, texts := embeddable(msgs)
 		vecs, err := x.emb.Embed(ctx, texts)
 		if err != nil {
 			return n, fmt.Errorf("recall: embed again: %w", err)
@@ -505,6 +498,17 @@ func (x *Index) embedFromStore(ctx context.Context, idx vectorIndex, from, to ui
 		cur = min(next, to)
 	}
 	return n, nil
+}
+
+// embeddable picks the messages that get a vector, and their texts.
+func embeddable(msgs []*store.Message) (keep []*store.Message, texts []string) {
+	for _, m := range msgs {
+		if indexable(m) {
+			keep = append(keep, m)
+			texts = append(texts, indexText(m))
+		}
+	}
+	return keep, texts
 }
 
 // addCodes adds a vector in its stored encoding (encodeVec's) to idx: a
@@ -568,14 +572,7 @@ func (x *Index) catchUpVectors(ctx context.Context) error {
 		if len(msgs) == 0 {
 			return nil
 		}
-		var keep []*store.Message
-		var texts []string
-		for _, m := range msgs {
-			if indexable(m) {
-				keep = append(keep, m)
-				texts = append(texts, indexText(m))
-			}
-		}
+		keep, texts := embeddable(msgs)
 		var vecs [][]float32
 		if len(texts) > 0 {
 			var skipped int
