@@ -22,7 +22,7 @@ func bm25Baseline(convs []importer.Conversation, ks []int) CVRow {
 			ids = append(ids, m.ExternalID)
 		}
 		for _, qa := range c.QA {
-			hits, _ := lex.search(plainWords(qa.Question), kmax, nil, 1.5, 0.75, nil)
+			hits, _ := lex.search(plainWords(qa.Question), kmax, nil, nil, 1.5, 0.75, nil)
 			turns := make([]string, len(hits))
 			for i, h := range hits {
 				turns[i] = ids[h.doc]

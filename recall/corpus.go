@@ -46,6 +46,7 @@ type corpus struct {
 	chans []string
 	chIdx map[string]uint32
 	order [][]uint32 // per channel, docs sorted by id
+	chLen []uint64   // per channel, its documents' length in terms
 	lex   *lexicon
 	// sessions counts the session numbers given.
 	sessions uint32
@@ -113,11 +114,13 @@ func (c *corpus) add(msgs []*store.Message) []uint32 {
 			c.chIdx[m.Channel] = ch
 			c.chans = append(c.chans, m.Channel)
 			c.order = append(c.order, nil)
+			c.chLen = append(c.chLen, 0)
 		}
 		doc := uint32(len(c.docs))
 		c.docs = append(c.docs, docMeta{id: id, ch: ch, t: m.Time.UnixMilli(), timely: timely[i], speaker: noDoc})
 		c.byID.put(c.docs, doc)
 		c.lex.add(doc, terms[i])
+		c.chLen[ch] += uint64(len(terms[i]))
 		if name := c.stems.tokens(m.User); len(name) > 0 {
 			if t, ok := c.lex.terms[name[0]]; ok {
 				c.docs[doc].speaker = t

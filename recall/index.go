@@ -314,7 +314,7 @@ func (x *Index) openLexical() bool {
 		return false
 	}
 	x.c.mu.Lock()
-	x.c.docs, x.c.byID, x.c.chans, x.c.chIdx, x.c.order, x.c.lex, x.c.sessions = c.docs, c.byID, c.chans, c.chIdx, c.order, c.lex, c.sessions
+	x.c.docs, x.c.byID, x.c.chans, x.c.chIdx, x.c.order, x.c.chLen, x.c.lex, x.c.sessions = c.docs, c.byID, c.chans, c.chIdx, c.order, c.chLen, c.lex, c.sessions
 	x.c.mu.Unlock()
 	x.lexCur.Store(cursor)
 	x.scanned.Store(cursor)

@@ -227,10 +227,11 @@ type qterm struct {
 }
 
 // search returns the top n documents for the query terms that keep
-// accepts, best first. With expand, it then asks expand for feedback terms
+// accepts, best first, scored with the statistics of sc (nil: the whole
+// lexicon's). With expand, it then asks expand for feedback terms
 // (given the first ranking) and adds them to the same scores, returning
 // the second ranking too: the query's terms are scored once.
-func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b float64, expand func([]lexHit) map[string]float64) (first, second []lexHit) {
+func (l *lexicon) search(query []string, n int, keep func(uint32) bool, sc *scope, k1, b float64, expand func([]lexHit) map[string]float64) (first, second []lexHit) {
 	N := l.docLen.n()
 	if N == 0 || n <= 0 {
 		return nil, nil
@@ -250,10 +251,14 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	idf := func(id uint32) float64 {
-		df := float64(len(l.posts[id]))
-		return math.Log(1 + (float64(N)-df+0.5)/(df+0.5))
+	if sc != nil && (sc.n == 0 || sc.total == 0) {
+		sc = nil
 	}
+	avg := float64(l.total) / float64(N)
+	if sc != nil {
+		avg = float64(sc.total) / float64(sc.n)
+	}
+	idf := func(id uint32) float64 { return idfOf(l.posts[id], N, sc) }
 	var mass float64
 	for i := range terms {
 		terms[i].idf = idf(terms[i].id)
@@ -301,7 +306,6 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, k1, b fl
 		acc.floor = 0
 		l.accs.Put(acc)
 	}()
-	avg := float64(l.total) / float64(N)
 	boostAfter := max(4*n, boostMinCandidates)
 	docLen := &l.docLen
 	// walk scores every posting of posts that keep accepts into acc, with
@@ -624,4 +628,53 @@ func topHits(acc *accumulator, n int) []lexHit {
 		return 0
 	})
 	return h
+}
+
+// scope is the part of the corpus a search is asked of, one channel, with
+// its own statistics. BM25's IDF and average length, and the feedback
+// terms' weights, are the scope's, not the whole store's: a speaker's name
+// is in every other line of their own conversation, and rare in a store
+// of many, so the store's IDF would let the name outweigh what the
+// question asks. (On LoCoMo's dev half, five conversations in one store
+// lost 0.8 and 1.3 points of recall@25 and @50 against each alone; with
+// the channel's statistics the two agree.)
+type scope struct {
+	n     int    // documents in scope
+	total uint64 // their length in terms
+	in    func(d uint32) bool
+}
+
+// dfSample bounds how many of a term's postings scope.df reads: a longer
+// list's count in scope is estimated from that many spread evenly over
+// it (the IDF is a logarithm; a percent off does not move it).
+const dfSample = 4096
+
+// df is how many documents of posts are in scope.
+func (s *scope) df(posts []posting) int {
+	if len(posts) <= dfSample {
+		n := 0
+		for _, p := range posts {
+			if s.in(p.doc()) {
+				n++
+			}
+		}
+		return n
+	}
+	n := 0
+	for i := range dfSample {
+		if s.in(posts[i*len(posts)/dfSample].doc()) {
+			n++
+		}
+	}
+	return max(1, n*len(posts)/dfSample)
+}
+
+// idf is BM25's IDF of a term whose postings are posts among N documents,
+// or among the scope's when sc is not nil.
+func idfOf(posts []posting, N int, sc *scope) float64 {
+	df := len(posts)
+	if sc != nil {
+		N, df = sc.n, sc.df(posts)
+	}
+	return math.Log(1 + (float64(N)-float64(df)+0.5)/(float64(df)+0.5))
 }

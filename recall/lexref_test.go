@@ -21,7 +21,7 @@ type refAcc struct {
 // accepts, best first. With expand, it then asks expand for feedback terms
 // (given the first ranking) and adds them to the same scores, returning
 // the second ranking too: the query's terms are scored once.
-func (l *lexicon) searchRef(query []string, n int, keep func(uint32) bool, k1, b float64, expand func([]lexHit) map[string]float64, boosts *int) (first, second []lexHit) {
+func (l *lexicon) searchRef(query []string, n int, keep func(uint32) bool, sc *scope, k1, b float64, expand func([]lexHit) map[string]float64, boosts *int) (first, second []lexHit) {
 	N := l.docLen.n()
 	if N == 0 || n <= 0 {
 		return nil, nil
@@ -47,9 +47,33 @@ func (l *lexicon) searchRef(query []string, n int, keep func(uint32) bool, k1, b
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	// The scope's statistics, counted the slow way.
+	avg := float64(l.total) / float64(N)
 	idf := func(id uint32) float64 {
 		df := float64(len(l.posts[id]))
 		return math.Log(1 + (float64(N)-df+0.5)/(df+0.5))
+	}
+	if sc != nil {
+		var n, total int
+		for d := range N {
+			if sc.in(uint32(d)) {
+				n++
+				total += int(l.docLen.at(uint32(d)))
+			}
+		}
+		avg = float64(total) / float64(n)
+		idf = func(id uint32) float64 {
+			df := 0
+			for _, p := range l.posts[id] {
+				if sc.in(p.doc()) {
+					df++
+				}
+			}
+			if len(l.posts[id]) > dfSample {
+				return idfOf(l.posts[id], N, sc) // estimated: its own test
+			}
+			return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+		}
 	}
 	var mass float64
 	for i := range terms {
@@ -60,7 +84,6 @@ func (l *lexicon) searchRef(query []string, n int, keep func(uint32) bool, k1, b
 		terms[i].share = float32(terms[i].idf * terms[i].w / mass)
 	}
 	acc := &refAcc{score: make([]float32, N), cover: make([]float32, N)}
-	avg := float64(l.total) / float64(N)
 	boostAfter := max(4*n, boostMinCandidates)
 	// Rare terms first. A common term met after enough candidates are in
 	// only raises the scores of those candidates (found by binary search
@@ -258,13 +281,23 @@ func TestLexicalFastMatchesReference(t *testing.T) {
 			return out
 		}
 	}
+	third := func(d uint32) bool { return d%3 == 1 }
+	scoped := &scope{in: third}
+	for d := range l.docLen.n() {
+		if third(uint32(d)) {
+			scoped.n++
+			scoped.total += uint64(l.docLen.at(uint32(d)))
+		}
+	}
 	filters := []struct {
 		name string
 		keep func(uint32) bool
+		sc   *scope
 	}{
-		{"all", nil},
-		{"a third", func(d uint32) bool { return d%3 == 1 }},
-		{"sparse", func(d uint32) bool { return bits.OnesCount32(d)%2 == 0 }},
+		{"all", nil, nil},
+		{"a third", third, nil},
+		{"a third, its statistics", third, scoped},
+		{"sparse", func(d uint32) bool { return bits.OnesCount32(d)%2 == 0 }, nil},
 	}
 	boosts, queries := 0, 0
 	for _, pool := range []int{100, 250, 2000} {
@@ -273,9 +306,9 @@ func TestLexicalFastMatchesReference(t *testing.T) {
 				q := stems.tokens(gen.query())
 				queries++
 				var nb int
-				wantFirst, wantSecond := l.searchRef(q, pool, f.keep, 1.2, 0.3, expansion(q), &nb)
+				wantFirst, wantSecond := l.searchRef(q, pool, f.keep, f.sc, 1.2, 0.3, expansion(q), &nb)
 				boosts += nb
-				first, second := l.search(q, pool, f.keep, 1.2, 0.3, expansion(q))
+				first, second := l.search(q, pool, f.keep, f.sc, 1.2, 0.3, expansion(q))
 				for _, c := range []struct {
 					name      string
 					got, want []lexHit

@@ -163,6 +163,7 @@ func readLexical(path string) (*corpus, uint64, error) {
 		c.chans = append(c.chans, ch)
 	}
 	c.order = make([][]uint32, nch)
+	c.chLen = make([]uint64, nch)
 	ndocs := r.count(23)
 	if ndocs > maxDocs {
 		return nil, 0, fmt.Errorf("%w: %d documents, more than the index numbers", errSnap, ndocs)
@@ -182,6 +183,9 @@ func readLexical(path string) (*corpus, uint64, error) {
 		n := uint32(r.uv())
 		docLen.set(uint32(i), n)
 		total += uint64(n)
+		if r.err == nil && int(d.ch) < nch {
+			c.chLen[d.ch] += uint64(n)
+		}
 		if r.err == nil && int(d.ch) >= nch {
 			r.err = fmt.Errorf("%w: channel %d of %d", errSnap, d.ch, nch)
 		}

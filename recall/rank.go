@@ -152,11 +152,15 @@ func (x *Index) gather(ctx context.Context, q Query, terms []string, qv []float3
 		}
 	}
 	pool := max(100, 4*q.MaxResults*(2*q.Window+1))
+	var sc *scope
+	if chFilter >= 0 {
+		sc = &scope{n: len(c.order[chFilter]), total: c.chLen[chFilter], in: func(d uint32) bool { return int64(c.docs[d].ch) == chFilter }}
+	}
 	var expand func([]lexHit) map[string]float64
 	if p.prfDocs > 0 {
-		expand = func(first []lexHit) map[string]float64 { return x.expansion(terms, first, p) }
+		expand = func(first []lexHit) map[string]float64 { return x.expansion(terms, first, sc, p) }
 	}
-	first, fed := c.lex.search(terms, pool, keep, p.k1, p.b, expand)
+	first, fed := c.lex.search(terms, pool, keep, sc, p.k1, p.b, expand)
 	var vec []vecHit
 	if len(qv) > 0 {
 		vec, f.err = x.vecs.Load().idx.search(ctx, qv, pool, chans, keep)
@@ -448,13 +452,12 @@ func (f *features) rank(p params) []scored {
 // documents weighs its share of the document times the document's score,
 // times its IDF; the best prfTerms not already asked for join the query.
 // The caller holds c.mu.
-func (x *Index) expansion(query []string, top []lexHit, p params) map[string]float64 {
+func (x *Index) expansion(query []string, top []lexHit, sc *scope, p params) map[string]float64 {
 	c := x.c
 	asked := map[string]bool{}
 	for _, t := range query {
 		asked[t] = true
 	}
-	N := float64(len(c.docs))
 	best := float64(top[0].score)
 	weights := map[string]float64{}
 	top = top[:min(len(top), p.prfDocs)]
@@ -480,8 +483,7 @@ func (x *Index) expansion(query []string, top []lexHit, p params) map[string]flo
 			if !ok {
 				continue
 			}
-			df := float64(len(c.lex.posts[id]))
-			idf := math.Log(1 + (N-df+0.5)/(df+0.5))
+			idf := idfOf(c.lex.posts[id], len(c.docs), sc)
 			weights[t] += float64(h.score) / best / float64(len(ts)) * idf
 		}
 	}

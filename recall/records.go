@@ -218,7 +218,7 @@ func (x *Index) searchRecords(q Query, terms []string, qv []float32) []Result {
 		}
 		return d.t >= since && d.t < until && !q.excludeRecs[d.key()]
 	}
-	hits, _ := ri.lex.search(terms, max(50, 4*q.MaxResults), keep, x.p.k1, x.p.b, nil)
+	hits, _ := ri.lex.search(terms, max(50, 4*q.MaxResults), keep, nil, x.p.k1, x.p.b, nil)
 	cover := map[uint32]float64{}
 	for _, h := range hits {
 		cover[h.doc] = float64(h.cover)
