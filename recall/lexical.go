@@ -35,6 +35,9 @@ type lexicon struct {
 	docLen lengths
 	total  uint64
 	accs   sync.Pool // *accumulator
+	// scoped remembers terms' counts in a channel (scope.df): searches
+	// hold the corpus for reading only, so it has its own lock.
+	scoped dfMemo
 }
 
 // lengths holds each document's length in terms: a byte each, the few
@@ -258,7 +261,7 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, sc *scop
 	if sc != nil {
 		avg = float64(sc.total) / float64(sc.n)
 	}
-	idf := func(id uint32) float64 { return idfOf(l.posts[id], N, sc) }
+	idf := func(id uint32) float64 { return idfOf(id, l.posts[id], N, sc) }
 	var mass float64
 	for i := range terms {
 		terms[i].idf = idf(terms[i].id)
@@ -642,15 +645,39 @@ type scope struct {
 	n     int    // documents in scope
 	total uint64 // their length in terms
 	in    func(d uint32) bool
+	// ch and memo, when memo is set, remember a long list's count.
+	ch   uint32
+	memo *dfMemo
 }
 
 // dfSample bounds how many of a term's postings scope.df reads: a longer
 // list's count in scope is estimated from that many spread evenly over
-// it (the IDF is a logarithm; a percent off does not move it).
+// it (the IDF is a logarithm; a few percent off do not move it).
 const dfSample = 4096
 
-// df is how many documents of posts are in scope.
-func (s *scope) df(posts []posting) int {
+// dfMemoFrom is the shortest list whose count in scope is remembered:
+// counting a shorter one costs less than the lock.
+const dfMemoFrom = 256
+
+// df is how many documents of posts, term id's postings, are in scope.
+func (s *scope) df(id uint32, posts []posting) int {
+	if s.memo != nil && len(posts) >= dfMemoFrom {
+		if n, ok := s.memo.get(id, s.ch, len(posts)); ok {
+			return n
+		}
+	}
+	n := s.count(posts)
+	if s.memo != nil && len(posts) >= dfMemoFrom {
+		s.memo.put(id, s.ch, len(posts), n)
+	}
+	return n
+}
+
+// count counts posts in scope, estimating a list longer than dfSample
+// from a sample of it: at a million messages a common term's list is
+// hundreds of thousands long, and each look at a document's channel is
+// a miss of the processor's cache.
+func (s *scope) count(posts []posting) int {
 	if len(posts) <= dfSample {
 		n := 0
 		for _, p := range posts {
@@ -669,12 +696,43 @@ func (s *scope) df(posts []posting) int {
 	return max(1, n*len(posts)/dfSample)
 }
 
-// idf is BM25's IDF of a term whose postings are posts among N documents,
-// or among the scope's when sc is not nil.
-func idfOf(posts []posting, N int, sc *scope) float64 {
+// dfMemo remembers terms' counts in channels. A count stays good while
+// its term's list has grown by less than a 64th since it was counted; the
+// memo is emptied when it holds dfMemoMax counts.
+type dfMemo struct {
+	mu sync.Mutex
+	m  map[uint64]dfCount
+}
+
+type dfCount struct{ df, of uint32 }
+
+const dfMemoMax = 1 << 16
+
+func (m *dfMemo) get(id, ch uint32, of int) (int, bool) {
+	m.mu.Lock()
+	c, ok := m.m[uint64(id)<<32|uint64(ch)]
+	m.mu.Unlock()
+	if !ok || of > int(c.of)+int(c.of)/64 {
+		return 0, false
+	}
+	return int(c.df), true
+}
+
+func (m *dfMemo) put(id, ch uint32, of, df int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil || len(m.m) >= dfMemoMax {
+		m.m = make(map[uint64]dfCount)
+	}
+	m.m[uint64(id)<<32|uint64(ch)] = dfCount{df: uint32(df), of: uint32(of)}
+}
+
+// idfOf is BM25's IDF of term id, whose postings are posts, among N
+// documents, or among the scope's when sc is not nil.
+func idfOf(id uint32, posts []posting, N int, sc *scope) float64 {
 	df := len(posts)
 	if sc != nil {
-		N, df = sc.n, sc.df(posts)
+		N, df = sc.n, sc.df(id, posts)
 	}
 	return math.Log(1 + (float64(N)-float64(df)+0.5)/(float64(df)+0.5))
 }

@@ -70,7 +70,7 @@ func (l *lexicon) searchRef(query []string, n int, keep func(uint32) bool, sc *s
 				}
 			}
 			if len(l.posts[id]) > dfSample {
-				return idfOf(l.posts[id], N, sc) // estimated: its own test
+				return idfOf(id, l.posts[id], N, sc) // estimated: its own test
 			}
 			return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 		}

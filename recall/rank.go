@@ -154,7 +154,8 @@ func (x *Index) gather(ctx context.Context, q Query, terms []string, qv []float3
 	pool := max(100, 4*q.MaxResults*(2*q.Window+1))
 	var sc *scope
 	if chFilter >= 0 {
-		sc = &scope{n: len(c.order[chFilter]), total: c.chLen[chFilter], in: func(d uint32) bool { return int64(c.docs[d].ch) == chFilter }}
+		sc = &scope{n: len(c.order[chFilter]), total: c.chLen[chFilter], ch: uint32(chFilter), memo: &c.lex.scoped,
+			in: func(d uint32) bool { return int64(c.docs[d].ch) == chFilter }}
 	}
 	var expand func([]lexHit) map[string]float64
 	if p.prfDocs > 0 {
@@ -483,7 +484,7 @@ func (x *Index) expansion(query []string, top []lexHit, sc *scope, p params) map
 			if !ok {
 				continue
 			}
-			idf := idfOf(c.lex.posts[id], len(c.docs), sc)
+			idf := idfOf(id, c.lex.posts[id], len(c.docs), sc)
 			weights[t] += float64(h.score) / best / float64(len(ts)) * idf
 		}
 	}

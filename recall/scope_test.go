@@ -89,7 +89,7 @@ func TestScopeEstimatesALongListsCount(t *testing.T) {
 			want++
 		}
 	}
-	got := sc.df(posts)
+	got := sc.df(0, posts)
 	if diff := float64(got-want) / float64(want); diff < -0.03 || diff > 0.03 {
 		t.Errorf("df in scope %d, counted %d", got, want)
 	}
@@ -100,7 +100,39 @@ func TestScopeEstimatesALongListsCount(t *testing.T) {
 			n++
 		}
 	}
-	if got := sc.df(short); got != n {
+	if got := sc.df(0, short); got != n {
 		t.Errorf("a short list's count is %d, not the exact %d", got, n)
+	}
+}
+
+// A long list's count in a channel is remembered until the list has grown
+// by more than a 64th.
+func TestScopeRemembersALongListsCount(t *testing.T) {
+	var posts []posting
+	for d := range uint32(1000) {
+		posts = append(posts, mkPosting(d, 1))
+	}
+	looks := 0
+	sc := &scope{n: 500, ch: 3, memo: &dfMemo{}, in: func(d uint32) bool { looks++; return d%2 == 0 }}
+	if got := sc.df(7, posts); got != 500 || looks != 1000 {
+		t.Fatalf("df %d after %d looks, want 500 after 1000", got, looks)
+	}
+	if got := sc.df(7, posts); got != 500 || looks != 1000 {
+		t.Fatalf("a second count looked again (%d looks) or changed (%d)", looks, got)
+	}
+	posts = append(posts, mkPosting(1000, 1), mkPosting(1001, 1))
+	if got := sc.df(7, posts); got != 500 || looks != 1000 {
+		t.Errorf("a list grown by 2 of 1000 was counted again: %d looks, df %d", looks, got)
+	}
+	for d := range uint32(20) {
+		posts = append(posts, mkPosting(1002+d, 1))
+	}
+	if got := sc.df(7, posts); got != 511 || looks != 2022 {
+		t.Errorf("a list grown by 22 of 1000: df %d after %d looks, want 511 counted afresh (2022 looks)", got, looks)
+	}
+	other := *sc
+	other.ch = 4
+	if other.df(7, posts); looks != 3044 {
+		t.Errorf("another channel's count was taken from the memo")
 	}
 }
