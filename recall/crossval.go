@@ -16,8 +16,10 @@ import (
 // tuned on some conversations and measured on the others, so a number
 // says how recall does on talk its settings never saw.
 //
-// Each conversation gets its own index (LoCoMo's protocol: a question is
-// asked of its conversation's turns), built once; each question's costly
+// All the conversations share one store and one index, each in its own
+// channel, as in a user's store and in `cyan bench locomo FILE`; a
+// question is asked of its conversation's channel (LoCoMo's protocol: of
+// its conversation's turns). The index is built once; each question's costly
 // searches (gather) run once; every setting of the knobs then only re-ranks
 // (rank), so a fold's whole tuning costs a fraction of one search pass.
 
@@ -57,19 +59,20 @@ var knobs = []knob{
 	{"diversity", []float64{0, 0.1}, false, false, func(p *params, v float64) { p.diversity = v }},
 	{"vector", []float64{0, 0.1, 0.2, 0.4}, false, true, func(p *params, v float64) { p.vecWeight = v }},
 	{"fill", []float64{0, 0.5}, false, false, func(p *params, v float64) { p.fill = v }},
+	{"channel-stats", []float64{0, 1}, true, true, func(p *params, v float64) { p.storeStats = v == 0 }},
 }
 
 // newParts name the knobs of the parts this release added: the report's
 // "before" is the same procedure with them held off, the previous
 // release's ranking measured the same way.
-var newParts = []string{"vector"}
+var newParts = []string{"channel-stats"}
 
 // harshTrain is how many conversations each split of the harsher check
 // tunes on (all the others are held out).
 const harshTrain = 2
 
 // nKnobs is len(knobs).
-const nKnobs = 11
+const nKnobs = 12
 
 // setting is a choice of value for every knob (indexes into Values).
 type setting [nKnobs]uint8
@@ -275,8 +278,9 @@ func Splits(n, k int) (test, train [][]int, err error) {
 }
 
 // locomoScorer scores settings on LoCoMo conversations, each in its own
-// index, with every question's searches done once.
+// channel of one index, with every question's searches done once.
 type locomoScorer struct {
+	st    *store.Store
 	convs []*convIndex
 	ks    []int
 	memo  map[memoKey][][]float64
@@ -291,9 +295,8 @@ type memoKey struct {
 
 type convIndex struct {
 	conv  importer.Conversation
-	st    *store.Store
-	x     *Index
-	ext   []string // doc → dia id
+	x     *Index   // shared by all the conversations
+	ext   []string // doc → dia id, shared
 	qs    []Query
 	feats [][]*features // [gatherIndex][question]
 }
@@ -419,16 +422,12 @@ func LoCoMoCV(ctx context.Context, data []byte, o LoCoMoCVOptions) (*CVReport, e
 	began := time.Now()
 	sc := &locomoScorer{ks: ks, memo: map[memoKey][][]float64{}, base: defaultParams}
 	defer func() {
-		for _, ci := range sc.convs {
-			ci.st.Close()
+		if sc.st != nil {
+			sc.st.Close()
 		}
 	}()
-	for _, c := range convs {
-		ci, err := buildConv(ctx, c, o.Embedder(), sc.base)
-		if err != nil {
-			return nil, err
-		}
-		sc.convs = append(sc.convs, ci)
+	if err := sc.build(ctx, convs, o.Embedder()); err != nil {
+		return nil, err
 	}
 	rep := &CVReport{Ks: ks, Index: time.Since(began), Ablation: map[string]CVRow{}}
 	began = time.Now()
@@ -526,75 +525,74 @@ func scoresOf(sc scorer, convs []int, s setting) [][][]float64 {
 	return out
 }
 
-// buildConv indexes one conversation in its own in-memory store and runs
-// every question's searches.
-func buildConv(ctx context.Context, c importer.Conversation, emb Embedder, base params) (*convIndex, error) {
+// build imports every conversation into its own channel of one in-memory
+// store, indexes them, and runs each question's searches in its
+// conversation's channel.
+func (l *locomoScorer) build(ctx context.Context, convs []importer.Conversation, emb Embedder) error {
 	st, err := store.Open(store.Options{InMemory: true})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	ci := &convIndex{conv: c, st: st}
-	if _, err := st.Import(c.Messages); err != nil {
-		st.Close()
-		return nil, err
+	l.st = st
+	for _, c := range convs {
+		if _, err := st.Import(c.Messages); err != nil {
+			return err
+		}
 	}
-	if ci.x, err = New(Options{Store: st, Embedder: emb}); err != nil {
-		st.Close()
-		return nil, err
+	x, err := New(Options{Store: st, Embedder: emb})
+	if err != nil {
+		return err
 	}
-	ci.x.vecOff = false // the ablation tries the vectors whatever the shipped weight
-	if err := ci.x.Sync(ctx); err != nil {
-		st.Close()
-		return nil, err
+	x.vecOff = false // the ablation tries the vectors whatever the shipped weight
+	if err := x.Sync(ctx); err != nil {
+		return err
 	}
-	x := ci.x
-	ci.ext = make([]string, len(x.c.docs))
+	ext := make([]string, len(x.c.docs))
 	for d, m := range x.c.docs {
 		msg, err := st.Get(m.id.String())
 		if err != nil {
-			st.Close()
-			return nil, err
+			return err
 		}
-		ci.ext[d] = msg.ExternalID
+		ext[d] = msg.ExternalID
 	}
 	gs := gatherSettings()
-	ci.feats = make([][]*features, len(gs))
-	for _, qa := range c.QA {
-		q := Query{Prompt: qa.Question, Channel: c.Channel, MaxResults: MaxMaxResults}
-		if err := q.check(); err != nil {
-			st.Close()
-			return nil, fmt.Errorf("recall: %s: question %q: %w", c.SampleID, qa.Question, err)
-		}
-		// The question's vector is made whatever the shipped vector weight:
-		// the ablation tries the vectors too.
-		vs, err := x.emb.Embed(ctx, []string{q.Prompt})
-		if err != nil || len(vs) != 1 {
-			st.Close()
-			return nil, fmt.Errorf("recall: %s: embed question %q: %v", c.SampleID, qa.Question, err)
-		}
-		qv := vs[0]
-		if zeroVector(qv) {
-			qv = nil // as search: no vector evidence
-		}
-		terms := Tokenize(q.Prompt)
-		x.c.mu.RLock()
-		for g, s := range gs {
-			// The sessions' lines are gathered whatever the fill weight: at
-			// 0, rank leaves them out.
-			gp := s.params(base)
-			gp.fill = 1
-			f, _ := x.gather(ctx, q, terms, qv, gp)
-			if f == nil || f.err != nil {
-				x.c.mu.RUnlock()
-				st.Close()
-				return nil, fmt.Errorf("recall: %s: question %q: search failed", c.SampleID, qa.Question)
+	for _, c := range convs {
+		ci := &convIndex{conv: c, x: x, ext: ext, feats: make([][]*features, len(gs))}
+		for _, qa := range c.QA {
+			q := Query{Prompt: qa.Question, Channel: c.Channel, MaxResults: MaxMaxResults}
+			if err := q.check(); err != nil {
+				return fmt.Errorf("recall: %s: question %q: %w", c.SampleID, qa.Question, err)
 			}
-			ci.feats[g] = append(ci.feats[g], f)
+			// The question's vector is made whatever the shipped vector
+			// weight: the ablation tries the vectors too.
+			vs, err := x.emb.Embed(ctx, []string{q.Prompt})
+			if err != nil || len(vs) != 1 {
+				return fmt.Errorf("recall: %s: embed question %q: %v", c.SampleID, qa.Question, err)
+			}
+			qv := vs[0]
+			if zeroVector(qv) {
+				qv = nil // as search: no vector evidence
+			}
+			terms := Tokenize(q.Prompt)
+			x.c.mu.RLock()
+			for g, s := range gs {
+				// The sessions' lines are gathered whatever the fill
+				// weight: at 0, rank leaves them out.
+				gp := s.params(l.base)
+				gp.fill = 1
+				f, _ := x.gather(ctx, q, terms, qv, gp)
+				if f == nil || f.err != nil {
+					x.c.mu.RUnlock()
+					return fmt.Errorf("recall: %s: question %q: search failed", c.SampleID, qa.Question)
+				}
+				ci.feats[g] = append(ci.feats[g], f)
+			}
+			x.c.mu.RUnlock()
+			ci.qs = append(ci.qs, q)
 		}
-		x.c.mu.RUnlock()
-		ci.qs = append(ci.qs, q)
+		l.convs = append(l.convs, ci)
 	}
-	return ci, nil
+	return nil
 }
 
 // pool averages recall over the folds' held-out questions.

@@ -54,6 +54,10 @@ type params struct {
 	// speaker multiplies the score of a line said by someone the question
 	// names by 1 + speaker: people tell their own news.
 	speaker float64
+	// storeStats scores a search in one channel with the whole store's
+	// statistics, not the channel's (the release before scope; the
+	// cross-validation's "before").
+	storeStats bool
 	// fill lets lines that match nothing take part: the lines of the
 	// sessions with the best matches (fillSessions), each given fill times
 	// what its session (route) and the line before it (context) give a
@@ -73,7 +77,7 @@ type params struct {
 // embedder gets modelVectorWeight).
 var defaultParams = params{
 	k1: 1.2, b: 0.3, prfDocs: 5, prfTerms: 10, prfWeight: 0.3,
-	expand: 1, context: 0.6, route: 0.8, when: 0.5, speaker: 1, vecWeight: 0.4,
+	expand: 0.5, context: 0.6, route: 0.8, when: 0.5, speaker: 1, vecWeight: 0.2,
 }
 
 // scored is a candidate message.
@@ -153,7 +157,7 @@ func (x *Index) gather(ctx context.Context, q Query, terms []string, qv []float3
 	}
 	pool := max(100, 4*q.MaxResults*(2*q.Window+1))
 	var sc *scope
-	if chFilter >= 0 {
+	if chFilter >= 0 && !p.storeStats {
 		sc = &scope{n: len(c.order[chFilter]), total: c.chLen[chFilter], ch: uint32(chFilter), memo: &c.lex.scoped,
 			in: func(d uint32) bool { return int64(c.docs[d].ch) == chFilter }}
 	}
