@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -16,15 +17,23 @@ import (
 )
 
 // freeAddr is a loopback address nothing listens on now, so a daemon
-// started again keeps the address its clients know.
+// started again keeps the address its clients know. Its port is below
+// Linux's ephemeral range (32768 and up): a port the kernel gave out for
+// ":0" could, once the daemon is killed, be given to another test's
+// listener, and a client waiting for the daemon would find that one.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 200 {
+		addr := fmt.Sprintf("127.0.0.1:%d", 20000+rand.IntN(12000))
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			continue
+		}
+		ln.Close()
+		return addr
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	t.Fatal("no free loopback port in 20000–31999")
+	return ""
 }
 
 // TestImportSurvivesADaemonRestart kills the daemon (kill -9) in the middle
