@@ -235,7 +235,8 @@ func (x *Index) readState() (cursor, count uint64, err error) {
 // catchUpLexical indexes every message stored after the lexical cursor.
 // The first time, it reads the whole store in key order (sequential reads;
 // decoding on one core, tokenizing and indexing on another), then follows
-// the arrival log from that snapshot's cursor.
+// the arrival log from that snapshot's cursor. Once caught up, it makes
+// the searches' accumulator ready (lexicon.prepare).
 func (x *Index) catchUpLexical(ctx context.Context) error {
 	x.lexMu.Lock()
 	defer x.lexMu.Unlock()
@@ -279,6 +280,10 @@ func (x *Index) catchUpLexical(ctx context.Context) error {
 		}
 		if len(msgs) == 0 {
 			x.lexReady.Store(true)
+			x.c.mu.RLock()
+			lex, n := x.c.lex, x.c.lex.docLen.n()
+			x.c.mu.RUnlock()
+			lex.prepare(n)
 			return nil
 		}
 		x.c.add(msgs)
