@@ -169,7 +169,9 @@ func (l *lexicon) takeAcc(n int) *accumulator {
 	}
 	if acc == nil || len(acc.e) < n {
 		acc = newAccumulator(n)
-		l.accLen.Store(max(l.accLen.Load(), int64(len(acc.e))))
+		for have := l.accLen.Load(); have < int64(len(acc.e)) && !l.accLen.CompareAndSwap(have, int64(len(acc.e))); {
+			have = l.accLen.Load()
+		}
 	}
 	return acc
 }
@@ -181,16 +183,26 @@ func (l *lexicon) putAcc(acc *accumulator) {
 	}
 }
 
+// unprepared reports whether no accumulator was made for a search of n
+// documents yet (prepare would make one).
+func (l *lexicon) unprepared(n int) bool { return n > 0 && l.accLen.Load() < int64(n) }
+
 // prepare makes the accumulator a search of n documents takes, its pages
-// written, unless one was made for that many: the first search after a
-// start (or after the index outgrew it) then costs what the others do.
+// written, unless one was made (or is being made) for that many: the
+// first search after a start (or after the index outgrew it) then costs
+// what the others do. It is safe to run beside searches.
 func (l *lexicon) prepare(n int) {
-	if n == 0 || l.accLen.Load() >= int64(n) {
-		return
+	for {
+		have := l.accLen.Load()
+		if n == 0 || have >= int64(n) {
+			return
+		}
+		if l.accLen.CompareAndSwap(have, int64(n+n/4)) {
+			break
+		}
 	}
 	acc := newAccumulator(n)
 	acc.touch()
-	l.accLen.Store(max(l.accLen.Load(), int64(len(acc.e))))
 	if old := l.idle.Swap(acc); old != nil {
 		l.accs.Put(old)
 	}
