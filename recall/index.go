@@ -235,7 +235,9 @@ func (x *Index) readState() (cursor, count uint64, err error) {
 // catchUpLexical indexes every message stored after the lexical cursor.
 // The first time, it reads the whole store in key order (sequential reads;
 // decoding on one core, tokenizing and indexing on another), then follows
-// the arrival log from that snapshot's cursor.
+// the arrival log from that snapshot's cursor. Once caught up, it has
+// the searches' accumulator made ready (lexicon.prepare) in the
+// background.
 func (x *Index) catchUpLexical(ctx context.Context) error {
 	x.lexMu.Lock()
 	defer x.lexMu.Unlock()
@@ -279,6 +281,14 @@ func (x *Index) catchUpLexical(ctx context.Context) error {
 		}
 		if len(msgs) == 0 {
 			x.lexReady.Store(true)
+			x.c.mu.RLock()
+			lex, n := x.c.lex, x.c.lex.docLen.n()
+			x.c.mu.RUnlock()
+			if lex.unprepared(n) {
+				// Off the start's path: recall is complete by words
+				// now, and a search meanwhile makes its own.
+				go lex.prepare(n)
+			}
 			return nil
 		}
 		x.c.add(msgs)

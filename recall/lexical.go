@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // posting is one document that holds a term and the term's count in it,
@@ -34,7 +35,15 @@ type lexicon struct {
 	posts  [][]posting
 	docLen lengths
 	total  uint64
+	// idle is the accumulator kept for the next search, held for the
+	// index's life: a million messages' is about 16 MB, and made again
+	// for a search it is that many fresh pages to fault in, tens of
+	// milliseconds on a small VPS. A search that finds it taken (another
+	// runs) uses one of accs, which the collector may drop. accLen is the
+	// longest entry table made so far (prepare's cue).
+	idle   atomic.Pointer[accumulator]
 	accs   sync.Pool // *accumulator
+	accLen atomic.Int64
 	// scoped remembers terms' counts in a channel (scope.df): searches
 	// hold the corpus for reading only, so it has its own lock.
 	scoped dfMemo
@@ -129,6 +138,79 @@ type accumulator struct {
 	// tab holds one long list's scores by document length and count
 	// (scoreTable); it is filled again for each.
 	tab []float32
+}
+
+// newAccumulator makes an accumulator for n documents, with room for
+// more (n/4) and for the lists of a search over common words.
+func newAccumulator(n int) *accumulator {
+	m := n + n/4
+	a := &accumulator{e: make([]accEntry, m), tab: make([]float32, tabLens<<tfBits)}
+	for p := range a.touched {
+		// A walk over a common word's half list needs room for all of
+		// it beyond what its part touched before: this much held every
+		// search of the million-message benchmark (a search that needs
+		// more grows the list once).
+		a.touched[p] = make([]uint32, 0, m/2+m/8)
+	}
+	return a
+}
+
+// touch writes every page of a's tables, so that the system gives them
+// to the process now and not during a search.
+func (a *accumulator) touch() {
+	clear(a.e)
+	clear(a.tab)
+	for p := range a.touched {
+		clear(a.touched[p][:cap(a.touched[p])])
+	}
+}
+
+// takeAcc returns an accumulator for a search of n documents, its entries
+// zero and its lists empty: the idle one when it is free.
+func (l *lexicon) takeAcc(n int) *accumulator {
+	acc := l.idle.Swap(nil)
+	if acc == nil {
+		acc, _ = l.accs.Get().(*accumulator)
+	}
+	if acc == nil || len(acc.e) < n {
+		acc = newAccumulator(n)
+		for have := l.accLen.Load(); have < int64(len(acc.e)) && !l.accLen.CompareAndSwap(have, int64(len(acc.e))); {
+			have = l.accLen.Load()
+		}
+	}
+	return acc
+}
+
+// putAcc gives back an accumulator takeAcc returned, cleared.
+func (l *lexicon) putAcc(acc *accumulator) {
+	if !l.idle.CompareAndSwap(nil, acc) {
+		l.accs.Put(acc)
+	}
+}
+
+// unprepared reports whether no accumulator was made for a search of n
+// documents yet (prepare would make one).
+func (l *lexicon) unprepared(n int) bool { return n > 0 && l.accLen.Load() < int64(n) }
+
+// prepare makes the accumulator a search of n documents takes, its pages
+// written, unless one was made (or is being made) for that many: the
+// first search after a start (or after the index outgrew it) then costs
+// what the others do. It is safe to run beside searches.
+func (l *lexicon) prepare(n int) {
+	for {
+		have := l.accLen.Load()
+		if n == 0 || have >= int64(n) {
+			return
+		}
+		if l.accLen.CompareAndSwap(have, int64(n+n/4)) {
+			break
+		}
+	}
+	acc := newAccumulator(n)
+	acc.touch()
+	if old := l.idle.Swap(acc); old != nil {
+		l.accs.Put(old)
+	}
 }
 
 // parts is how many goroutines walk one long posting list: on a small
@@ -270,13 +352,7 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, sc *scop
 	for i := range terms {
 		terms[i].share = float32(terms[i].idf * terms[i].w / mass)
 	}
-	acc, _ := l.accs.Get().(*accumulator)
-	if acc == nil {
-		acc = &accumulator{tab: make([]float32, tabLens<<tfBits)}
-	}
-	if len(acc.e) < N {
-		acc.e = make([]accEntry, N+N/4)
-	}
+	acc := l.takeAcc(N)
 	defer func() {
 		touched := acc.ntouched()
 		dense := dense(touched, N)
@@ -307,7 +383,7 @@ func (l *lexicon) search(query []string, n int, keep func(uint32) bool, sc *scop
 			acc.high[i] = acc.high[i][:0]
 		}
 		acc.floor = 0
-		l.accs.Put(acc)
+		l.putAcc(acc)
 	}()
 	boostAfter := max(4*n, boostMinCandidates)
 	docLen := &l.docLen
