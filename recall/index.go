@@ -58,15 +58,18 @@ type Options struct {
 // Index is the recall index of one store: lexical and vector, kept up to
 // date by Run.
 type Index struct {
-	o         Options
-	st        *store.Store
-	emb       Embedder
-	fp        [8]byte // fingerprint of the embedder's ID
-	log       *slog.Logger
-	c         *corpus
-	vecs      atomic.Pointer[vectorHolder]
-	lexMu     sync.Mutex // one lexical catch-up at a time
-	lexLoaded bool       // the first full read is done (guarded by lexMu)
+	o     Options
+	st    *store.Store
+	emb   Embedder
+	fp    [8]byte // fingerprint of the embedder's ID
+	log   *slog.Logger
+	c     *corpus
+	vecs  atomic.Pointer[vectorHolder]
+	lexMu sync.Mutex // one lexical catch-up at a time
+	// prep joins the goroutine that makes the searches' accumulator
+	// ready (lexicon.prepare); Run waits for it before it returns.
+	prep      sync.WaitGroup
+	lexLoaded bool // the first full read is done (guarded by lexMu)
 	lexCur    atomic.Uint64
 	scanned   atomic.Uint64 // messages read by the first full read
 	embMu     sync.Mutex
@@ -287,7 +290,7 @@ func (x *Index) catchUpLexical(ctx context.Context) error {
 			if lex.unprepared(n) {
 				// Off the start's path: recall is complete by words
 				// now, and a search meanwhile makes its own.
-				go lex.prepare(n)
+				x.prep.Go(func() { lex.prepare(n) })
 			}
 			return nil
 		}

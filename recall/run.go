@@ -36,6 +36,7 @@ func (x *Index) Sync(ctx context.Context) error {
 // that fails (a remote server that is down) is retried with backoff while
 // lexical search goes on.
 func (x *Index) Run(ctx context.Context) error {
+	defer x.prep.Wait()
 	var watchers sync.WaitGroup
 	defer watchers.Wait()
 	sig := x.watch(ctx, &watchers, journal.MessageIn, journal.MessageOut, journal.MessageTool, journal.MessagesImported)
