@@ -737,13 +737,14 @@ const dfMemoFrom = 256
 
 // df is how many documents of posts, term id's postings, are in scope.
 func (s *scope) df(id uint32, posts []posting) int {
-	if s.memo != nil && len(posts) >= dfMemoFrom {
+	remember := s.memo != nil && len(posts) >= dfMemoFrom
+	if remember {
 		if n, ok := s.memo.get(id, s.ch, len(posts)); ok {
 			return n
 		}
 	}
 	n := s.count(posts)
-	if s.memo != nil && len(posts) >= dfMemoFrom {
+	if remember {
 		s.memo.put(id, s.ch, len(posts), n)
 	}
 	return n
