@@ -60,19 +60,20 @@ var knobs = []knob{
 	{"vector", []float64{0, 0.1, 0.2, 0.4}, false, true, func(p *params, v float64) { p.vecWeight = v }},
 	{"fill", []float64{0, 0.5}, false, false, func(p *params, v float64) { p.fill = v }},
 	{"channel-stats", []float64{0, 1}, true, true, func(p *params, v float64) { p.storeStats = v == 0 }},
+	{"kinds", []float64{0, 0.1, 0.2, 0.4, 0.8}, false, true, func(p *params, v float64) { p.kinds = v }},
 }
 
 // newParts name the knobs of the parts this release added: the report's
 // "before" is the same procedure with them held off, the previous
 // release's ranking measured the same way.
-var newParts = []string{"channel-stats"}
+var newParts = []string{"kinds"}
 
 // harshTrain is how many conversations each split of the harsher check
 // tunes on (all the others are held out).
 const harshTrain = 2
 
 // nKnobs is len(knobs).
-const nKnobs = 12
+const nKnobs = 13
 
 // setting is a choice of value for every knob (indexes into Values).
 type setting [nKnobs]uint8
@@ -580,6 +581,7 @@ func (l *locomoScorer) build(ctx context.Context, convs []importer.Conversation,
 				// weight: at 0, rank leaves them out.
 				gp := s.params(l.base)
 				gp.fill = 1
+				gp.kinds = 1
 				f, _ := x.gather(ctx, q, terms, qv, gp)
 				if f == nil || f.err != nil {
 					x.c.mu.RUnlock()

@@ -110,3 +110,16 @@ func FuzzParseHistoryRef(f *testing.F) {
 		}
 	})
 }
+
+// FuzzQuestionKinds: any question (it comes from users and models) gives
+// a bounded list of kinds, never a panic.
+func FuzzQuestionKinds(f *testing.F) {
+	for _, s := range []string{"What instruments does Melanie play?", "which european countries", "what kind of", "WHAT", "what é 汉字 instruments"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		if ks, _ := questionKinds(q); len(ks) > maxKinds {
+			t.Fatalf("%d kinds", len(ks))
+		}
+	})
+}

@@ -238,6 +238,23 @@ func (t *gloveTable) add(v []float32, i int32) {
 	}
 }
 
+// wordCos is the cosine of word i's vector with the unit vector v.
+func (t *gloveTable) wordCos(i int32, v []float32) float32 {
+	d := t.dims
+	codes := t.codes[int(i)*d : int(i)*d+d : int(i)*d+d]
+	v = v[:d:d]
+	var dot, nn float32
+	for j, c := range codes {
+		f := float32(c)
+		dot += f * v[j]
+		nn += f * f
+	}
+	if nn == 0 {
+		return 0
+	}
+	return dot / float32(math.Sqrt(float64(nn)))
+}
+
 // isClitic reports the "s", "t", "ll", "re", "ve", "d", "m" left by
 // apostrophes ("it's", "don't"), which dropClitics drops too.
 func isClitic(w []byte) bool {

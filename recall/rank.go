@@ -63,6 +63,9 @@ type params struct {
 	// what its session (route) and the line before it (context) give a
 	// match.
 	fill float64
+	// kinds weighs the search for the kinds of the question's nouns
+	// (kinds.go) against the first pass.
+	kinds float64
 }
 
 // defaultParams are the knobs chosen on all the LoCoMo development
@@ -77,7 +80,7 @@ type params struct {
 // embedder gets modelVectorWeight).
 var defaultParams = params{
 	k1: 1.2, b: 0.3, prfDocs: 5, prfTerms: 10, prfWeight: 0.3,
-	expand: 0.5, context: 0.6, route: 0.8, when: 0.5, speaker: 1, vecWeight: 0.2,
+	expand: 1, context: 0.4, route: 0.8, when: 0.25, speaker: 1, vecWeight: 0.2, kinds: 0.8,
 }
 
 // scored is a candidate message.
@@ -104,6 +107,7 @@ const (
 	inFirst = 1 << iota // BM25's first pass
 	inFed               // the feedback pass
 	inVec               // the vector scan
+	inKinds             // the search for the question's kinds
 )
 
 // cand is one candidate message.
@@ -114,6 +118,7 @@ type cand struct {
 	dated      bool    // said within the days the question names (or soon after)
 	named      bool    // said by someone the question names
 	l1, l2     float32 // first and feedback pass scores, each over its best
+	l3, cov3   float32 // the kinds search's score over its best; the share of the question its class holds
 	cov1, cov2 float32 // the share of the query's weight it holds, per pass
 	v, sim     float32 // cosine over the pool's floor, scaled to the best; raw cosine
 	prev, next int32   // the candidates said just before and after it (-1: none)
@@ -198,6 +203,19 @@ func (x *Index) gather(ctx context.Context, q Query, terms []string, qv []float3
 			e := get(h.doc)
 			e.in |= inVec
 			e.v, e.sim = (h.sim-floor)/span, h.sim
+		}
+	}
+	if p.kinds > 0 {
+		if ks, class := questionKinds(q.Prompt); len(ks) > 0 {
+			// A member of the class stands for the words that name it: its
+			// share of the question is theirs.
+			cov := float32(min(class, len(terms))) / float32(max(len(terms), 1))
+			hits, _ := c.lex.search(ks, pool, keep, sc, p.k1, p.b, nil)
+			for _, h := range hits {
+				e := get(h.doc)
+				e.in |= inKinds
+				e.l3, e.cov3 = h.score/hits[0].score, cov
+			}
 		}
 	}
 	if p.fill > 0 {
@@ -315,6 +333,7 @@ func (x *Index) fillSessions(f *features, get func(uint32) *cand, slot map[uint3
 func (f *features) rank(p params) []scored {
 	n := len(f.cands)
 	useFed := p.expand > 0
+	useKinds := p.kinds > 0
 	vecOn := f.vecOn && p.vecWeight > 0
 	lex := make([]float64, n)
 	var top float64
@@ -324,6 +343,9 @@ func (f *features) rank(p params) []scored {
 		}
 		if useFed && e.in&inFed != 0 {
 			lex[i] += p.expand * float64(e.l2)
+		}
+		if useKinds && e.in&inKinds != 0 {
+			lex[i] += p.kinds * float64(e.l3)
 		}
 		top = max(top, lex[i])
 	}
@@ -340,8 +362,11 @@ func (f *features) rank(p params) []scored {
 		case useFed && e.in&inFed != 0:
 			cov = e.cov2
 		}
+		if useKinds && e.in&inKinds != 0 {
+			cov = max(cov, e.cov3)
+		}
 		var score float64
-		inLex := e.in&inFirst != 0 || (useFed && e.in&inFed != 0)
+		inLex := e.in&inFirst != 0 || (useFed && e.in&inFed != 0) || (useKinds && e.in&inKinds != 0)
 		inVec := vecOn && e.in&inVec != 0
 		if !inLex && !inVec {
 			if p.fill > 0 && e.in == 0 {
