@@ -434,7 +434,8 @@ const DefaultSettleIdle = 20 * time.Second
 // minutes) and returns how long it waited. A restarted daemon levels the
 // tree its last run left; its steady memory is after that. A compaction
 // shows in the store's TreeMark (a table written, or levels changed), read
-// every 100 ms, not Badger's metrics.
+// every 100 ms: the store keeps Badger's metrics, and with them its count
+// of compactions running, off.
 func settle(ctx context.Context, st *store.Store, idle time.Duration) time.Duration {
 	began := time.Now()
 	idleSince := began

@@ -10,6 +10,14 @@ import (
 	"github.com/dgraph-io/badger/v4/table"
 )
 
+// The store opens Badger with its metrics off (Options.WithMetricsEnabled
+// in Open): they are process-wide expvar maps that every write updated,
+// about 4% of the CPU of a bulk import. Two things read them before:
+// DB().Size(), which with metrics off reads 0 (db.go, y/metrics.go of
+// github.com/dgraph-io/badger/v4 v4.9.6), and the expvar of compactions
+// running, which then never moves. DiskSize and TreeMark measure the same
+// without them.
+
 // sizeFresh is how long DiskSize answers from its last count: a scrape
 // reads both parts, one after the other, and needs one folder read.
 const sizeFresh = time.Second

@@ -22,9 +22,10 @@ func appendClose(t *testing.T, s *Store, n int) {
 	}
 }
 
-// TestDiskSize: DiskSize counts the tables and value logs from their
+// TestDiskSizeWithMetricsOff: Badger's metrics are off, so its own Size
+// reads nothing; DiskSize counts the tables and value logs from their
 // files, and answers from its count for a second.
-func TestDiskSize(t *testing.T) {
+func TestDiskSizeWithMetricsOff(t *testing.T) {
 	dir := t.TempDir()
 	appendClose(t, openDir(t, dir), 50)
 	now := t0
@@ -33,6 +34,9 @@ func TestDiskSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	if lsm, vlog := s.DB().Size(); lsm != 0 || vlog != 0 {
+		t.Errorf("Badger's Size = %d, %d; want 0, 0 with its metrics off", lsm, vlog)
+	}
 	lsm, vlog := s.DiskSize()
 	if lsm <= 0 || vlog <= 0 {
 		t.Fatalf("DiskSize = %d, %d; want both above 0", lsm, vlog)
