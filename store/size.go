@@ -45,7 +45,7 @@ func (s *Store) DiskSize() (lsm, vlog int64) {
 	if !c.at.IsZero() && now.Sub(c.at) < sizeFresh && !now.Before(c.at) {
 		return c.lsm, c.vlog
 	}
-	f := s.scanDB()
+	f := s.scanDB(true)
 	c.at, c.lsm, c.vlog = now, f.lsm, f.vlog
 	return c.lsm, c.vlog
 }
@@ -72,7 +72,7 @@ func (s *Store) TreeMark() uint64 {
 		put(uint64(l.Size))
 	}
 	if s.dbDir != "" {
-		f := s.scanDB()
+		f := s.scanDB(false)
 		put(uint64(f.tables))
 		put(f.newest)
 	}
@@ -87,8 +87,9 @@ type dbFiles struct {
 }
 
 // scanDB reads the database's folder (Badger keeps tables and value logs
-// in it, no deeper). A file removed while it reads is skipped.
-func (s *Store) scanDB() dbFiles {
+// in it, no deeper); the files' sizes only when sizes is set (a stat
+// each). A file removed while it reads is skipped.
+func (s *Store) scanDB(sizes bool) dbFiles {
 	var f dbFiles
 	entries, err := os.ReadDir(s.dbDir)
 	if err != nil {
@@ -100,15 +101,23 @@ func (s *Store) scanDB() dbFiles {
 		if !sst && !strings.HasSuffix(name, ".vlog") {
 			continue
 		}
-		info, err := e.Info()
-		if err != nil || !info.Mode().IsRegular() {
+		if !e.Type().IsRegular() {
 			continue
+		}
+		if sizes {
+			info, err := e.Info()
+			if err != nil {
+				continue
+			}
+			if !sst {
+				f.vlog += info.Size()
+				continue
+			}
+			f.lsm += info.Size()
 		}
 		if !sst {
-			f.vlog += info.Size()
 			continue
 		}
-		f.lsm += info.Size()
 		f.tables++
 		if id, ok := table.ParseFileID(name); ok {
 			f.newest = max(f.newest, id)

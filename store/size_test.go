@@ -41,7 +41,7 @@ func TestDiskSizeWithMetricsOff(t *testing.T) {
 	if lsm <= 0 || vlog <= 0 {
 		t.Fatalf("DiskSize = %d, %d; want both above 0", lsm, vlog)
 	}
-	f := s.scanDB()
+	f := s.scanDB(true)
 	if f.lsm != lsm || f.vlog != vlog || f.tables != 1 {
 		t.Errorf("DiskSize = %d, %d; the folder holds %+v, want one table", lsm, vlog, f)
 	}
