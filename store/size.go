@@ -11,8 +11,8 @@ import (
 )
 
 // The store opens Badger with its metrics off (Options.WithMetricsEnabled
-// in Open): they are process-wide expvar maps that every write updated,
-// about 4% of the CPU of a bulk import. Two things read them before:
+// in Open): they are process-wide expvar maps that every read and write
+// updated, 2–4% of the CPU of a bulk import. Two things used to read them:
 // DB().Size(), which with metrics off reads 0 (db.go, y/metrics.go of
 // github.com/dgraph-io/badger/v4 v4.9.6), and the expvar of compactions
 // running, which then never moves. DiskSize and TreeMark measure the same
