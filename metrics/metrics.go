@@ -125,7 +125,7 @@ func (m *Metrics) Store(st *store.Store) {
 	for _, part := range []string{"lsm", "vlog"} {
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cyan_store_bytes", Help: "The database's size on disk, by part (lsm, vlog).",
 			ConstLabels: prometheus.Labels{"part": part}}, func() float64 {
-			lsm, vlog := st.DB().Size()
+			lsm, vlog := st.DiskSize()
 			if part == "lsm" {
 				return float64(lsm)
 			}

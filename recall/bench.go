@@ -3,7 +3,6 @@ package recall
 import (
 	"cmp"
 	"context"
-	"expvar"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -315,7 +314,7 @@ func benchRestart(ctx context.Context, o BenchOptions, rep *BenchReport, st **st
 		return err
 	}
 	rep.RestartVectorsOn = !x.vecOff
-	rep.Settled = settle(ctx, cmp.Or(o.SettleIdle, DefaultSettleIdle))
+	rep.Settled = settle(ctx, s, cmp.Or(o.SettleIdle, DefaultSettleIdle))
 	for _, q := range queries {
 		t := time.Now()
 		if _, err := x.Search(ctx, Query{Prompt: q, MaxResults: 10}); err != nil {
@@ -433,13 +432,17 @@ const DefaultSettleIdle = 20 * time.Second
 
 // settle waits until Badger has run no compaction for idle (at most 3
 // minutes) and returns how long it waited. A restarted daemon levels the
-// tree its last run left; its steady memory is after that.
-func settle(ctx context.Context, idle time.Duration) time.Duration {
+// tree its last run left; its steady memory is after that. A compaction
+// shows in the store's TreeMark (a table written, or levels changed), read
+// every 100 ms: the store keeps Badger's metrics, and with them its count
+// of compactions running, off.
+func settle(ctx context.Context, st *store.Store, idle time.Duration) time.Duration {
 	began := time.Now()
 	idleSince := began
+	mark := st.TreeMark()
 	for time.Since(began) < 3*time.Minute && ctx.Err() == nil {
-		if v, ok := expvar.Get("badger_compaction_current_num_lsm").(*expvar.Int); ok && v.Value() > 0 {
-			idleSince = time.Now()
+		if m := st.TreeMark(); m != mark {
+			mark, idleSince = m, time.Now()
 		}
 		if time.Since(idleSince) >= idle {
 			break

@@ -263,6 +263,7 @@ func copyKeys(scratch, to string, rep *SalvageReport, log *slog.Logger, tune fun
 		WithMemTableSize(memTableSize).
 		WithValueLogFileSize(valueLogFileSize)).
 		WithLogger(badgerLogger{log}).
+		WithMetricsEnabled(false).
 		WithNumCompactors(0).
 		WithNumLevelZeroTables(1 << 20).
 		WithNumLevelZeroTablesStall(1<<20 + 1).
