@@ -60,7 +60,7 @@ var knobs = []knob{
 	{"vector", []float64{0, 0.1, 0.2, 0.4}, false, true, func(p *params, v float64) { p.vecWeight = v }},
 	{"fill", []float64{0, 0.5}, false, false, func(p *params, v float64) { p.fill = v }},
 	{"channel-stats", []float64{0, 1}, true, true, func(p *params, v float64) { p.storeStats = v == 0 }},
-	{"kinds", []float64{0, 0.1, 0.2, 0.4, 0.8}, false, true, func(p *params, v float64) { p.kinds = v }},
+	{"kinds", []float64{0, 0.2, 0.4, 0.8, 1.6}, false, true, func(p *params, v float64) { p.kinds = v }},
 }
 
 // newParts name the knobs of the parts this release added: the report's

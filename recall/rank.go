@@ -11,8 +11,9 @@ import (
 )
 
 // Ranking runs in two stages. gather does the costly part once per query:
-// BM25 over the query's words, one round of feedback terms, the vector
-// scan. rank combines what gather found with the knobs of params: it is
+// BM25 over the query's words, one round of feedback terms, the search
+// for the kinds of the class the question asks for (kinds.go), the
+// vector scan. rank combines what gather found with the knobs of params: it is
 // cheap, so the LoCoMo bench (crossval.go) tunes the knobs on some
 // conversations and measures them on others without searching again, and
 // what it measures is what search runs.
@@ -63,8 +64,9 @@ type params struct {
 	// what its session (route) and the line before it (context) give a
 	// match.
 	fill float64
-	// kinds weighs the search for the kinds of the question's nouns
-	// (kinds.go) against the first pass.
+	// kinds weighs the search for the kinds of the class a question asks
+	// for ("What instruments…": violin, guitar; kinds.go) against the
+	// first pass.
 	kinds float64
 }
 
