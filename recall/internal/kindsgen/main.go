@@ -237,34 +237,43 @@ func readVocab(file string) (map[string]int, error) {
 	return out, nil
 }
 
-// readData reads data.noun: each synset's parents (hypernyms and
-// instance hypernyms), by offset.
-func readData(file string) (map[int][]int, error) {
+// eachLine calls fn with every line of file but the licence's (WordNet's
+// files open with it, each line indented by two spaces).
+func eachLine(file string, fn func(line string) error) error {
 	f, err := os.Open(file)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
-	out := map[int][]int{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "  ") {
-			continue // the licence
+		if line := sc.Text(); !strings.HasPrefix(line, "  ") {
+			if err := fn(line); err != nil {
+				return fmt.Errorf("%s: %w", file, err)
+			}
 		}
+	}
+	return sc.Err()
+}
+
+// readData reads data.noun: each synset's parents (hypernyms and
+// instance hypernyms), by offset.
+func readData(file string) (map[int][]int, error) {
+	out := map[int][]int{}
+	err := eachLine(file, func(line string) error {
 		f := strings.Fields(strings.SplitN(line, " | ", 2)[0])
 		if len(f) < 4 {
-			continue
+			return nil
 		}
 		off, _ := strconv.Atoi(f[0])
 		wc, err := strconv.ParseInt(f[3], 16, 32)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %q: %w", file, f[0], err)
+			return fmt.Errorf("%q: %w", f[0], err)
 		}
 		i := 4 + 2*int(wc)
 		if i >= len(f) {
-			continue
+			return nil
 		}
 		pc, _ := strconv.Atoi(f[i])
 		i++
@@ -276,8 +285,9 @@ func readData(file string) (map[int][]int, error) {
 				out[off] = append(out[off], o)
 			}
 		}
-	}
-	return out, sc.Err()
+		return nil
+	})
+	return out, err
 }
 
 // tagCounts are how often a word was tagged in WordNet's semantic
@@ -290,21 +300,15 @@ type tagCounts struct {
 
 // readTags reads index.sense: each sense's tag count.
 func readTags(file string) (map[string]tagCounts, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	out := map[string]tagCounts{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
+	err := eachLine(file, func(line string) error {
+		f := strings.Fields(line)
 		if len(f) != 4 {
-			continue
+			return nil
 		}
 		lemma, key, ok := strings.Cut(f[0], "%")
 		if !ok || key == "" {
-			continue
+			return nil
 		}
 		off, _ := strconv.Atoi(f[1])
 		n, _ := strconv.Atoi(f[3])
@@ -319,39 +323,33 @@ func readTags(file string) (map[string]tagCounts, error) {
 			t.other += n
 		}
 		out[lemma] = t
-	}
-	return out, sc.Err()
+		return nil
+	})
+	return out, err
 }
 
 // readIndex reads index.noun: each lemma's senses, most frequent first.
 func readIndex(file string) (map[string][]int, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	out := map[string][]int{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "  ") {
-			continue
-		}
+	err := eachLine(file, func(line string) error {
 		f := strings.Fields(line)
 		if len(f) < 6 {
-			continue
+			return nil
 		}
 		n, _ := strconv.Atoi(f[2])
 		pc, _ := strconv.Atoi(f[3])
+		if pc < 0 || 4+pc+2 > len(f) {
+			return fmt.Errorf("%q: %d pointers in %d fields", f[0], pc, len(f))
+		}
 		offs := f[4+pc+2:]
 		if len(offs) != n {
-			return nil, fmt.Errorf("%s: %q: %d senses listed, %d found", file, f[0], n, len(offs))
+			return fmt.Errorf("%q: %d senses listed, %d found", f[0], n, len(offs))
 		}
 		for _, o := range offs {
 			v, _ := strconv.Atoi(o)
 			out[f[0]] = append(out[f[0]], v)
 		}
-	}
-	return out, sc.Err()
+		return nil
+	})
+	return out, err
 }
