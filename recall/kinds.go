@@ -21,9 +21,11 @@ import (
 // amazing"), which share no word with it and, in GloVe's space, little
 // meaning. The compiled-in table (recall/internal/kindsgen, from
 // WordNet's noun hierarchy) lists for a noun of one or two words the
-// words that name kinds of it; search looks the question's nouns up and
-// runs one more BM25 search for their kinds, a feature rank weighs with
-// the kinds knob (params.kinds).
+// words that name kinds of it; gather looks up the class the question
+// asks for (classPhrase), keeps the kinds nearest the question in
+// GloVe's space and runs one more BM25 search for them, a feature rank
+// weighs with the kinds knob (params.kinds). English only: a question
+// in another language names no class this way.
 
 //go:embed kinds.txt.gz
 var kindsTableGz []byte
@@ -56,6 +58,10 @@ const minKindCos = 0.3
 // the question first.
 const maxKinds = 32
 
+// readKindsTable checks gz against its SHA-256 and decodes it (the
+// layout is in recall/internal/kindsgen), stemming heads and kinds as
+// Tokenize does; a kind the GloVe table lacks is dropped, having no
+// vector to measure it with.
 func readKindsTable(gz []byte, sum string) (*kindsTable, error) {
 	g, err := gloveTableOnce()
 	if err != nil {
@@ -110,7 +116,7 @@ func readKindsTable(gz []byte, sum string) (*kindsTable, error) {
 }
 
 // classPhrase returns the stems of the class a question asks for: the
-// words after its "what" or "which" (and "kind of", "types of"), up to
+// words after its first "what" or "which" (and "kind of", "types of"), up to
 // the next function word, at most three ("What European countries has…"
 // → "european countri"; "What instruments does…" → "instrument"). Other
 // questions name no class: their nouns are what they ask about, which
