@@ -40,7 +40,8 @@ type assembler struct {
 	window func(context.Context) llm.Window
 	// learnMu guards learned, a window a context-length error stated
 	// (kept in facts, so a restart keeps it), and reported, the last
-	// window, not 0, the window function said.
+	// window the window function read (not 0, not assumed; at start, the
+	// one it read when the stored window was learned).
 	learnMu  sync.Mutex
 	learned  windowFact
 	reported int

@@ -60,7 +60,7 @@
 // again the hard way: that its chat template opens its reasoning (a bare
 // "</think>": its streams are held until it, the first after a restart
 // too), and the window its server's context-length error stated (until
-// the window function says another window than it said then).
+// the window function reads another window than it read then).
 //
 // A small model's tool calls are repaired when their intent is plain
 // (repair.go): a known other name (save_memory → remember), unclosed

@@ -41,11 +41,12 @@ const (
 )
 
 // windowFact is a learned window, with what the window function
-// (Options.Window) said when the server's error taught it (0: nothing).
-// Once the window function says another window, not 0, the server's was
-// changed (a larger num_ctx, n_ctx, max_model_len, or llm.context_window
-// set) and the learned one is forgotten: a persisted window must not hold
-// the prompt small after the owner raised the server's.
+// (Options.Window) read when the server's error taught it (0: nothing, or
+// only an assumed window). Once the window function reads another window,
+// not 0, the server's was changed (a larger num_ctx, n_ctx,
+// max_model_len, or llm.context_window set) and the learned one is
+// forgotten: a persisted window must not hold the prompt small after the
+// owner raised the server's.
 type windowFact struct {
 	Tokens   int `json:"tokens"`
 	Reported int `json:"reported,omitempty"`

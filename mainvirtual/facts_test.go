@@ -176,9 +176,17 @@ func TestLearnedWindowForgottenWhenTheServerChanges(t *testing.T) {
 	if w := restart(t, r, client, func(o *Options) { o.Window = window }).asm.serverWindow(ctx); w.tokens != 0 {
 		t.Fatalf("a forgotten window came back: %+v", w)
 	}
-	// Learned while the server says 32768, it holds while it says so.
+	// Learned while the server says 32768, it holds while it says so, and
+	// while it only assumes a window (an Ollama model not loaded).
 	said = 32768
 	mv.asm.learn(16000)
+	if w := restart(t, r, client, func(o *Options) { o.Window = window }).asm.serverWindow(ctx); w.tokens != 16000 {
+		t.Fatalf("kept window %+v", w)
+	}
+	assumed := func(context.Context) llm.Window { return llm.Window{Tokens: 65536, Source: "test", Assumed: true} }
+	if w := restart(t, r, client, func(o *Options) { o.Window = assumed }).asm.serverWindow(ctx); w.tokens != 16000 {
+		t.Fatalf("an assumed window made the learned one forgotten: %+v", w)
+	}
 	if w := restart(t, r, client, func(o *Options) { o.Window = window }).asm.serverWindow(ctx); w.tokens != 16000 {
 		t.Fatalf("kept window %+v", w)
 	}

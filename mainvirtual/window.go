@@ -37,16 +37,20 @@ type windowInfo struct {
 
 // serverWindow is the smaller of what the window function says and what
 // a server's error taught (0: unknown). A taught window is forgotten once
-// the window function says another window, not 0, than it said when the
-// error came (windowFact).
+// the window function reads another window, not 0, than it did when the
+// error came (windowFact); a window it assumed (an Ollama model not
+// loaded yet) is no reading, so a server whose model comes and goes does
+// not make the taught window come and go.
 func (a *assembler) serverWindow(ctx context.Context) windowInfo {
 	var w windowInfo
+	read := false
 	if a.window != nil {
 		lw := a.window(ctx)
 		w = windowInfo{lw.Tokens, lw.Source}
+		read = lw.Tokens > 0 && !lw.Assumed
 	}
 	a.learnMu.Lock()
-	if w.tokens > 0 {
+	if read {
 		a.reported = w.tokens
 		if a.learned.Tokens > 0 && a.learned.Reported != w.tokens {
 			a.log.Info("the server's window changed since its context-length error; that error's window is forgotten",
