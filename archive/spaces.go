@@ -38,6 +38,9 @@ var notExported = map[string]string{
 	store.PrefixJournal:         "the journal: the daemon's stream of what happens, for its parts to follow; the messages and records it tells of are exported themselves",
 	store.PrefixRouter:          "the router's outboxes: deliveries in flight to bridges and voices",
 	store.PrefixBridge:          "the bridges' record of what they sent (platform message ids), for deliveries in flight",
+	// A backup (the whole database) keeps them; an export, which may be
+	// taken to another machine and another server, does not.
+	store.PrefixModelFacts: "what the model's server showed of itself (reasoning its template opens, its window): tied to that server, learned again from it",
 }
 
 func spaceByName(name string) (space, bool) {

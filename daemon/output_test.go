@@ -185,15 +185,24 @@ func outputRig(t *testing.T, yaml, model string) (*rig, *liveReader, *bridgeSink
 		r.env["CYAN_LLM_MODEL"] = model
 		r.start()
 	}
+	lr, sink := watchWaysOut(t, r)
+	return r, lr, sink
+}
+
+// watchWaysOut follows channel home's live stream and a bridge's
+// deliveries on r's running daemon.
+func watchWaysOut(t *testing.T, r *rig) (*liveReader, *bridgeSink) {
+	t.Helper()
 	sink := &bridgeSink{ch: make(chan struct{}, 16)}
 	if err := r.d.Router().Subscribe("qq", []string{"home"}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { r.d.Router().Attach(ctx, "qq", sink); close(done) }()
+	rt := r.d.Router()
+	go func() { rt.Attach(ctx, "qq", sink); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return r, followLive(t, r, "home"), sink
+	return followLive(t, r, "home"), sink
 }
 
 // agree checks the four views: the caller's stream, the live stream (the
@@ -269,6 +278,27 @@ func TestTemplateOpenedThinkIsWithheld(t *testing.T) {
 		if strings.Contains(m.Content, "greet back") || strings.Contains(m.Content, "</think>") {
 			t.Fatalf("the reasoning is in the history: %q", m.Content)
 		}
+	}
+}
+
+// TestTemplateOpenedThinkIsWithheldAfterARestart: a model whose name says
+// nothing (not a QwQ or an R1) showed a bare "</think>" once; the daemon
+// is restarted; its first answer then is held until "</think>" on every
+// way out, since the database kept what the model showed.
+func TestTemplateOpenedThinkIsWithheldAfterARestart(t *testing.T) {
+	r := newRig(t, map[string]string{"cyan.yaml": "limits:\n  messages_per_minute: 0\n"})
+	const reasoning = "Okay, the user says hi. I should greet back."
+	r.fake.Enqueue(llmtest.Reply{Server: llmtest.VLLM, Reasoning: reasoning, Text: "Hi! Nice to see you.", ChunkSize: 3})
+	if got := r.say("home", "hi"); len(got) != 1 || got[0] != "Hi! Nice to see you." {
+		t.Fatalf("replies %q", got)
+	}
+	r.stop()
+	r.start()
+	lr, sink := watchWaysOut(t, r)
+	r.fake.Enqueue(llmtest.Reply{Server: llmtest.VLLM, Reasoning: reasoning, Text: "Hello again.", ChunkSize: 3})
+	v := turnViews(t, r, lr, sink, "hi again")
+	if got := v.agree(t); got != "Hello again." {
+		t.Errorf("after a restart: %q", got)
 	}
 }
 

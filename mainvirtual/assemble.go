@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -35,10 +35,17 @@ type assembler struct {
 	images     func(text string) []llm.Image
 	owner      func(m *store.Message) bool // nil: no line is the owner's
 	log        *slog.Logger
-	// window says the server's window (nil: unknown); learned is one a
-	// context-length error stated; maxTokens is llm.max_tokens.
-	window  func(context.Context) llm.Window
-	learned atomic.Int64
+	// window says the server's window (nil: unknown); maxTokens is
+	// llm.max_tokens.
+	window func(context.Context) llm.Window
+	// learnMu guards learned, a window a context-length error stated
+	// (kept in facts, so a restart keeps it), and reported, the last
+	// window the window function read (not 0, not assumed; at start, the
+	// one it read when the stored window was learned).
+	learnMu  sync.Mutex
+	learned  windowFact
+	reported int
+	facts    *facts
 	// loreRoom is the lorebook slots' budget for a window (0: not known)
 	// when Options.Budgets does not set them (nil: the budgets map's).
 	loreRoom  func(window int) int

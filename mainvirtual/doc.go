@@ -55,6 +55,13 @@
 // assembles the prompt again within what the server said and retries
 // once; the window the error stated is kept for later turns.
 //
+// What a model's answers showed about it is kept in the store by model
+// (facts.go, store.PrefixModelFacts), so a restart does not learn it
+// again the hard way: that its chat template opens its reasoning (a bare
+// "</think>": its streams are held until it, the first after a restart
+// too), and the window its server's context-length error stated (until
+// the window function reads another window than it read then).
+//
 // A small model's tool calls are repaired when their intent is plain
 // (repair.go): a known other name (save_memory → remember), unclosed
 // JSON, a list of one or a number where the schema wants a string, a call

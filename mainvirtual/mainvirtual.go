@@ -89,8 +89,10 @@ type MainVirtual struct {
 	tools   Tools
 	limits  Limiter
 	// thinks is set once an answer showed that the model's chat template
-	// opens its reasoning (a bare "</think>"): its streams are held until it.
+	// opens its reasoning (a bare "</think>"): its streams are held until
+	// it. It is kept in facts, so a restart keeps it (learnThinks).
 	thinks   atomic.Bool
+	facts    *facts
 	asm      *assembler
 	steps    int
 	temp     *float64
@@ -139,7 +141,10 @@ func New(o Options) (*MainVirtual, error) {
 		temp: o.Temperature, maxTok: o.MaxTokens, count: o.Counter, now: o.Now, log: o.Logger,
 		traces: make(map[string]*turn.Trace), live: o.LiveText, journal: o.Store.Journal(),
 		greeting: o.Greeting,
+		facts:    &facts{store: o.Store, model: o.LLM.Describe(), log: o.Logger},
 	}
+	thinks, window := mv.facts.load()
+	mv.thinks.Store(thinks)
 	sources := map[turn.Slot]turn.Source{
 		turn.SlotMain:      mainPrompt{o.Persona},
 		turn.SlotReference: reference{o.Persona},
@@ -176,6 +181,9 @@ func New(o Options) (*MainVirtual, error) {
 		log:        o.Logger,
 		window:     o.Window,
 		maxTokens:  o.MaxTokens,
+		facts:      mv.facts,
+		learned:    window,
+		reported:   window.Reported,
 	}
 	return mv, nil
 }

@@ -260,7 +260,7 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 			_, _, late = llm.CutOpenedThink(resp.Content)
 		}
 		if flow.clean.sawThink || late {
-			mv.thinks.Store(true) // the template opens this model's reasoning: hold the next streams
+			mv.learnThinks() // the template opens this model's reasoning: hold the next streams
 		}
 		if late {
 			// The reasoning was shown before its "</think>" came; the
@@ -587,8 +587,9 @@ func withCallIDs(calls []llm.ToolCall, step int) []llm.ToolCall {
 
 // expectThink reports whether the model is known to write reasoning whose
 // "<think>" its chat template opened, so that a stream is held until its
-// "</think>": one of its answers had a bare "</think>", or its name is one
-// of the families that do so (QwQ, DeepSeek-R1 and its distills,
+// "</think>": one of its answers had a bare "</think>" (since it was
+// first used against this server, restarts included: facts), or its name
+// is one of the families that do so (QwQ, DeepSeek-R1 and its distills,
 // Qwen3-…-Thinking). An unknown model's first such answer is shown as it
 // comes; its stored copy keeps only what followed "</think>".
 func (mv *MainVirtual) expectThink() bool {
@@ -602,6 +603,15 @@ func (mv *MainVirtual) expectThink() bool {
 		}
 	}
 	return false
+}
+
+// learnThinks marks the model as one whose chat template opens its
+// reasoning, in memory and, the first time, in the store (facts), so that
+// after a restart its first answer's stream is held too.
+func (mv *MainVirtual) learnThinks() {
+	if !mv.thinks.Swap(true) {
+		mv.facts.putThinks()
+	}
 }
 
 // speakTool is the tool whose result the voice says (package tools'

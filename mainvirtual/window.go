@@ -36,14 +36,32 @@ type windowInfo struct {
 }
 
 // serverWindow is the smaller of what the window function says and what
-// a server's error taught (0: unknown).
+// a server's error taught (0: unknown). A taught window is forgotten once
+// the window function reads another window, not 0, than it did when the
+// error came (windowFact); a window it assumed (an Ollama model not
+// loaded yet) is no reading, so a server whose model comes and goes does
+// not make the taught window come and go.
 func (a *assembler) serverWindow(ctx context.Context) windowInfo {
 	var w windowInfo
+	read := false
 	if a.window != nil {
 		lw := a.window(ctx)
 		w = windowInfo{lw.Tokens, lw.Source}
+		read = lw.Tokens > 0 && !lw.Assumed
 	}
-	if learned := int(a.learned.Load()); learned > 0 && (w.tokens == 0 || learned < w.tokens) {
+	a.learnMu.Lock()
+	if read {
+		a.reported = w.tokens
+		if a.learned.Tokens > 0 && a.learned.Reported != w.tokens {
+			a.log.Info("the server's window changed since its context-length error; that error's window is forgotten",
+				"learned", a.learned.Tokens, "then", a.learned.Reported, "now", w.tokens)
+			a.learned = windowFact{}
+			a.facts.putWindow(a.learned)
+		}
+	}
+	learned := a.learned.Tokens
+	a.learnMu.Unlock()
+	if learned > 0 && (w.tokens == 0 || learned < w.tokens) {
 		w = windowInfo{learned, "the server's context-length error"}
 	}
 	return w
@@ -141,11 +159,21 @@ func toolTokens(tools []llm.Tool, c Counter) int {
 }
 
 // learn keeps a window a server's context-length error stated, so later
-// turns fit it without failing first.
+// turns fit it without failing first, in memory and in the store (facts),
+// so those after a restart do too. The store is written only when the
+// window or what the window function said with it changed.
 func (a *assembler) learn(window int) {
-	if window > 0 {
-		a.learned.Store(int64(window))
+	if window <= 0 {
+		return
 	}
+	a.learnMu.Lock()
+	defer a.learnMu.Unlock()
+	w := windowFact{Tokens: window, Reported: a.reported}
+	if w == a.learned {
+		return
+	}
+	a.learned = w
+	a.facts.putWindow(w)
 }
 
 // refit is the prompt limit for a retry after err, a server's

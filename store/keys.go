@@ -80,6 +80,11 @@ const (
 	// PrefixRouter is the router's (package router): subscriptions,
 	// per-component outboxes, idempotency keys and the feed's cursor.
 	PrefixRouter = "rtr\x00"
+	// PrefixModelFacts is main-virtual's (package mainvirtual): what a
+	// model's answers showed about it (its chat template opens its
+	// reasoning, the window its server's error stated), by model:
+	// mdl\x00 <llm client's Describe> \x00 <fact> → its value.
+	PrefixModelFacts = "mdl\x00"
 )
 
 func messagePrefix(channel string) []byte {
