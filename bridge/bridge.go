@@ -168,7 +168,7 @@ type Bridge struct {
 	hearing     hearing
 	asked       idSet // incoming messages that asked for a turn (chat + id)
 	// ownSent maps the platform ids of the bot's messages to their keys,
-	// for a recall of one (ownRecalled).
+	// for a recall of one, when the sent log is no SentIDs.
 	ownSent  ownSent
 	paused   pausedChats // chats where the owner paused unasked speech
 	pauseLog PauseLog
@@ -291,7 +291,9 @@ func New(o Options) (*Bridge, error) {
 		b.silentAfter = DefaultSilentAfter
 	}
 	b.asked = newIDSet(4096)
-	b.keys = &recordingSent{SentLog: b.keys, own: &b.ownSent}
+	if _, ok := b.keys.(SentIDs); !ok {
+		b.keys = &recordingSent{SentLog: b.keys, own: &b.ownSent}
+	}
 	b.st = Status{Name: o.Name, Platform: o.Adapter.Platform()}
 	return b, nil
 }

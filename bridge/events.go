@@ -57,7 +57,11 @@ func (b *Bridge) recalledBy(ctx context.Context, c Chat, msgID string, sender, o
 	channel := c.Channel(b.name)
 	said := ""
 	if r, ok := b.agent.(OwnRecaller); ok {
-		for _, key := range b.ownSent.keys(msgID) {
+		keys, err := b.keys.(SentIDs).SentAs(msgID)
+		if err != nil {
+			b.log.Warn("could not find the bot's recalled message", "channel", channel, "message_id", msgID, "err", err)
+		}
+		for _, key := range keys {
 			stored, _, _ := strings.Cut(key, "#")
 			text, err := r.RecallOwn(ctx, channel, stored)
 			if err == nil {
@@ -185,11 +189,16 @@ func displayName(u User) string {
 	return u.ID
 }
 
-// recordingSent is the sent log that also remembers, for a recall, which
-// key each platform id of the bot's was sent under.
+// recordingSent is a sent log without SentIDs (one a caller gave) that
+// also remembers, in memory, for a recall, which key each platform id of
+// the bot's was sent under.
 type recordingSent struct {
 	SentLog
 	own *ownSent
+}
+
+func (r *recordingSent) SentAs(platformID string) ([]string, error) {
+	return r.own.keys(platformID), nil
 }
 
 func (r *recordingSent) MarkSent(key, platformID string) error {

@@ -22,21 +22,40 @@ type SentLog interface {
 	MarkSent(key, platformID string) error
 }
 
+// SentIDs is a sent log that can also tell which keys were sent as a
+// platform id: a recall notice names only the platform id of the bot's
+// message, and the key finds its stored reply. StoreSent keeps this
+// across a restart; memSent only in memory.
+type SentIDs interface {
+	// SentAs lists the keys sent as platformID (a platform id may recur
+	// across chats: each key's stored reply names its chat), none when
+	// none was.
+	SentAs(platformID string) ([]string, error)
+}
+
 // sentTTL is how long a sent key is kept: far longer than any packet waits
 // in an outbox between its send and its acknowledgement.
 const sentTTL = 7 * 24 * time.Hour
 
 // StoreSent is the sent log of one bridge, kept in the store (brg\x00
 // sent\x00<bridge>\x00<key> → the platform id), each key for sentTTL.
+// With a platform id, MarkSent also writes, in the same transaction, the
+// reverse index brg\x00own\x00<bridge>\x00<platform id>\x00<key> → ""
+// for as long, which SentAs reads by prefix: a recall of the bot's
+// message finds its key after a restart too. Platform ids hold no NUL
+// (QQ's are numbers, Telegram's too), so the prefix of one id is never
+// the prefix of another's.
 type StoreSent struct {
 	db     *badger.DB
 	prefix string
+	own    string // the reverse index's prefix
 }
 
 // NewStoreSent opens the sent log of the named bridge. It drops the
 // arrival cursor an earlier version kept for the bridge.
 func NewStoreSent(st *store.Store, bridge string) (*StoreSent, error) {
-	s := &StoreSent{db: st.DB(), prefix: store.PrefixBridge + "sent\x00" + bridge + "\x00"}
+	s := &StoreSent{db: st.DB(), prefix: store.PrefixBridge + "sent\x00" + bridge + "\x00",
+		own: store.PrefixBridge + "own\x00" + bridge + "\x00"}
 	err := s.db.Update(func(txn *badger.Txn) error { return txn.Delete([]byte(store.PrefixBridge + "cursor\x00" + bridge)) })
 	if err != nil {
 		return nil, fmt.Errorf("bridge %s: sent log: %w", bridge, err)
@@ -60,20 +79,51 @@ func (s *StoreSent) Sent(key string) (string, bool) {
 // MarkSent implements SentLog.
 func (s *StoreSent) MarkSent(key, platformID string) error {
 	return s.db.Update(func(txn *badger.Txn) error {
-		return txn.SetEntry(badger.NewEntry([]byte(s.prefix+key), []byte(platformID)).WithTTL(sentTTL))
+		if err := txn.SetEntry(badger.NewEntry([]byte(s.prefix+key), []byte(platformID)).WithTTL(sentTTL)); err != nil {
+			return err
+		}
+		if platformID == "" {
+			return nil
+		}
+		return txn.SetEntry(badger.NewEntry([]byte(s.own+platformID+"\x00"+key), nil).WithTTL(sentTTL))
 	})
 }
 
+// SentAs implements SentIDs: the keys in the order of the index (by key).
+func (s *StoreSent) SentAs(platformID string) ([]string, error) {
+	if platformID == "" {
+		return nil, nil
+	}
+	prefix := []byte(s.own + platformID + "\x00")
+	var keys []string
+	err := s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			keys = append(keys, string(it.Item().Key()[len(prefix):]))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sent log: the keys of %s: %w", platformID, err)
+	}
+	return keys, nil
+}
+
 // memSent is a sent log in memory, bounded (for tests, and a bridge built
-// without a store).
+// without a store), with its reverse index (SentIDs) bounded alike.
 type memSent struct {
 	mu   sync.Mutex
 	ids  map[string]string
 	ring []string
 	next int
+	own  ownSent
 }
 
 func newMemSent(n int) *memSent { return &memSent{ids: map[string]string{}, ring: make([]string, n)} }
+
+// SentAs implements SentIDs: the keys in the order they were marked.
+func (m *memSent) SentAs(platformID string) ([]string, error) { return m.own.keys(platformID), nil }
 
 func (m *memSent) Sent(key string) (string, bool) {
 	m.mu.Lock()
@@ -96,5 +146,8 @@ func (m *memSent) MarkSent(key, platformID string) error {
 		m.next = (m.next + 1) % len(m.ring)
 	}
 	m.ids[key] = platformID
+	if platformID != "" {
+		m.own.add(platformID, key)
+	}
 	return nil
 }

@@ -72,7 +72,10 @@ const (
 	PrefixRecall = "rcl\x00"
 
 	// PrefixBridge is the bridges' key space (package bridge): brg\x00
-	// sent\x00<bridge>\x00<router key> → the platform id of a sent message.
+	// sent\x00<bridge>\x00<router key> → the platform id of a sent message,
+	// and its reverse index brg\x00own\x00<bridge>\x00<platform id>\x00
+	// <router key> → "" (written with it, kept as long: 7 days), which
+	// finds the key of the bot's message a recall names after a restart.
 	PrefixBridge = "brg\x00"
 	// PrefixJournal is the event log's (package journal): jnl\x00e id(8)
 	// → Event JSON, jnl\x00r the ids reserved.

@@ -1,0 +1,159 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/cyan-agent/cyan/router"
+	"github.com/cyan-agent/cyan/store"
+)
+
+// ownAgent adds OwnRecaller to the fake agent: its stored replies are the
+// keys in said (channel + " " + key → text).
+type ownAgent struct {
+	*fakeAgent
+	omu      sync.Mutex
+	said     map[string]string
+	recalled []string
+}
+
+func (a *ownAgent) RecallOwn(_ context.Context, channel, storedID string) (string, error) {
+	a.omu.Lock()
+	defer a.omu.Unlock()
+	text, ok := a.said[channel+" "+storedID]
+	if !ok {
+		return "", ErrNotStored
+	}
+	a.recalled = append(a.recalled, channel+" "+storedID)
+	return text, nil
+}
+
+// The bot's reply is sent by a bridge over a store; the daemon restarts
+// (the store closed and opened again, a new bridge over it); an admin
+// then recalls the reply: the new bridge finds its key from the platform
+// id alone, the agent marks that stored reply recalled, and the model is
+// told what it no longer said.
+func TestARecallOfTheBotsMessageAfterARestartIsApplied(t *testing.T) {
+	dir := t.TempDir()
+	open := func() *store.Store {
+		st, err := store.Open(store.Options{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	said := map[string]string{"t:group:42 k-reply": "the weather is fine"}
+	build := func(st *store.Store) (*rig, *ownAgent) {
+		sent, err := NewStoreSent(st, "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var oa *ownAgent
+		r := newRig(t, func(o *Options) {
+			oa = &ownAgent{fakeAgent: o.Agent.(*fakeAgent), said: said}
+			o.Agent, o.Sent = oa, sent
+		})
+		return r, oa
+	}
+
+	st := open()
+	r, _ := build(st)
+	err := r.b.Deliver(context.Background(), router.Delivery{Packet: router.Packet{Key: "k-reply", Channel: "t:group:42",
+		Kind: router.KindReply, Text: "the weather is fine"}, Attempt: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.ad.sentSoFar(); len(got) != 1 {
+		t.Fatalf("sent %q, want the reply", got)
+	}
+	const platformID = "s1" // the fake adapter's id of its first send
+	r.stop()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	st = open()
+	defer st.Close()
+	r, oa := build(st)
+	defer r.stop()
+	r.sink.(RecallNoticer).RecalledBy(context.Background(), grp, platformID, r.ad.self, alice)
+	oa.omu.Lock()
+	recalled := slices.Clone(oa.recalled)
+	oa.omu.Unlock()
+	if fmt.Sprint(recalled) != "[t:group:42 k-reply]" {
+		t.Errorf("recalled %q after the restart, want the stored reply t:group:42 k-reply", recalled)
+	}
+	_, _, notes := r.agent.snapshot()
+	if len(notes) != 1 || !strings.Contains(notes[0], "alice withdrew (recalled) your message «the weather is fine»") {
+		t.Errorf("notes %q", notes)
+	}
+}
+
+// The reverse index of the store's sent log lists every key sent as a
+// platform id (one id may recur across chats), keeps them as long as the
+// keys themselves, and is not written for a send without an id; the
+// in-memory log answers alike.
+func TestSentAsListsTheKeysOfAPlatformID(t *testing.T) {
+	st, err := store.Open(store.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := NewStoreSent(st, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := NewStoreSent(st, "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, log := range []interface {
+		SentLog
+		SentIDs
+	}{s, newMemSent(16)} {
+		for _, m := range [][2]string{{"k-a", "7"}, {"k-b", "7"}, {"k-c", "70"}, {"k-d", ""}} {
+			if err := log.MarkSent(m[0], m[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for id, want := range map[string]string{"7": "[k-a k-b]", "70": "[k-c]", "": "[]", "8": "[]"} {
+			got, err := log.SentAs(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != want {
+				t.Errorf("%T: SentAs(%q) = %q, want %s", log, id, got, want)
+			}
+		}
+	}
+	if got, _ := other.SentAs("7"); len(got) != 0 {
+		t.Errorf("another bridge's log lists %q", got)
+	}
+	var own int
+	err = st.DB().View(func(txn *badger.Txn) error {
+		prefix := []byte(store.PrefixBridge + "own\x00t\x00")
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			own++
+			if exp := it.Item().ExpiresAt(); exp == 0 || exp < uint64(time.Now().Add(sentTTL-time.Hour).Unix()) {
+				return errors.New("an entry of the reverse index is not kept for sentTTL: " + string(it.Item().Key()))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
+	if own != 3 {
+		t.Errorf("the reverse index holds %d entries, want 3", own)
+	}
+}
