@@ -103,7 +103,7 @@ type Bridge struct {
 	adapter      Adapter
 	agent        Agent
 	attach       func(context.Context, router.Component) error
-	keys         SentLog
+	keys         sentKeys
 	owed         OwedLog
 	resumeMaxAge time.Duration
 	queue        func() int
@@ -137,7 +137,7 @@ type Bridge struct {
 	// their media): marked once stored.
 	recalledEarly idSet
 	budget        time.Duration
-	sent          idSet // ids of the bot's own messages, for replies to it
+	sent          idSet // ids of the bot's own messages (chat + id), for replies to it; see ownMessage
 
 	mu    sync.Mutex
 	chats map[Chat]*chatState
@@ -168,7 +168,7 @@ type Bridge struct {
 	hearing     hearing
 	asked       idSet // incoming messages that asked for a turn (chat + id)
 	// ownSent maps the platform ids of the bot's messages to their keys,
-	// for a recall of one, when the sent log is no SentIDs.
+	// for a recall of or a reply to one, when the sent log is no SentIDs.
 	ownSent  ownSent
 	paused   pausedChats // chats where the owner paused unasked speech
 	pauseLog PauseLog
@@ -265,7 +265,7 @@ func New(o Options) (*Bridge, error) {
 		o.AgentName = func() string { return "" }
 	}
 	b := &Bridge{
-		name: o.Name, adapter: o.Adapter, agent: o.Agent, attach: o.Attach, keys: o.Sent, owed: o.Owed, who: o.Who, undelivered: o.Undelivered, whoSeen: map[string]time.Time{}, resumeMaxAge: o.ResumeMaxAge, queue: o.Queue, journal: o.Journal, manners: o.Manners,
+		name: o.Name, adapter: o.Adapter, agent: o.Agent, attach: o.Attach, owed: o.Owed, who: o.Who, undelivered: o.Undelivered, whoSeen: map[string]time.Time{}, resumeMaxAge: o.ResumeMaxAge, queue: o.Queue, journal: o.Journal, manners: o.Manners,
 		lists: listsOf(o.Manners), quiet: q, agentNm: o.AgentName, clock: o.Clock, rand: o.Rand, log: o.Logger,
 		stored: o.Stored, chats: map[Chat]*chatState{}, voices: map[Chat]*voiceJob{}, users: map[string]*window{}, online: make(chan struct{}),
 		images: newImageKeeper(o.DataDir, o.Name, o.Manners.ImageMaxBytes, o.Manners.ImagesMaxBytes),
@@ -291,8 +291,10 @@ func New(o Options) (*Bridge, error) {
 		b.silentAfter = DefaultSilentAfter
 	}
 	b.asked = newIDSet(4096)
-	if _, ok := b.keys.(SentIDs); !ok {
-		b.keys = &recordingSent{SentLog: b.keys, own: &b.ownSent}
+	if k, ok := o.Sent.(sentKeys); ok {
+		b.keys = k
+	} else {
+		b.keys = &recordingSent{SentLog: o.Sent, own: &b.ownSent}
 	}
 	b.st = Status{Name: o.Name, Platform: o.Adapter.Platform()}
 	return b, nil
@@ -525,6 +527,31 @@ func (b *Bridge) waitOnline(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// sentKeys is the bridge's sent log: a caller's without SentIDs is
+// wrapped in a recordingSent.
+type sentKeys interface {
+	SentLog
+	SentIDs
+}
+
+// ownMessage reports whether the bot sent the message id in chat c: one
+// sent since the start (b.sent, answers to chat commands and alerts
+// too), or one the sent log knows in that chat (a reply, across a
+// restart for StoreSent). An error of the log is logged and taken as no.
+func (b *Bridge) ownMessage(c Chat, id string) bool {
+	if id == "" {
+		return false
+	}
+	if b.sent.has(string(c.Kind) + ":" + c.ID + ":" + id) {
+		return true
+	}
+	in, err := b.keys.SentIn(c.Channel(b.name), id)
+	if err != nil {
+		b.log.Warn("could not tell whether the bot sent a message", "channel", c.Channel(b.name), "message_id", id, "err", err)
+	}
+	return in
 }
 
 // idSet remembers the last n ids.

@@ -106,7 +106,7 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 	}
 	if err == nil {
 		b.mutes.proved(chat, began)
-		if kerr := b.keys.MarkSent(d.Key, id); kerr != nil {
+		if kerr := b.keys.MarkSentIn(chat.Channel(b.name), d.Key, id); kerr != nil {
 			b.log.Warn("could not keep the sent message's key; a restart before its acknowledgement would send it again", "key", d.Key, "err", kerr)
 		}
 		b.mu.Lock()
@@ -223,7 +223,7 @@ func (b *Bridge) sendPieces(ctx context.Context, chat Chat, key string, out Outg
 			b.sent.add(string(chat.Kind) + ":" + chat.ID + ":" + id)
 		}
 		if len(pieces) > 1 {
-			if kerr := b.keys.MarkSent(pkey, id); kerr != nil {
+			if kerr := b.keys.MarkSentIn(chat.Channel(b.name), pkey, id); kerr != nil {
 				b.log.Warn("could not keep a sent piece's key; a restart would send it again", "key", pkey, "err", kerr)
 			}
 		}

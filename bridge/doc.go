@@ -72,8 +72,8 @@
 // the stored message's new text (Editor), asking for a turn when it newly
 // addresses the bot, an admin's recall of the bot's own message as its
 // stored reply marked recalled (RecallNoticer, OwnRecaller; the sent
-// log's SentIDs finds the reply's key from the platform id, across a
-// restart for StoreSent). The chat
+// log's SentIDs finds the reply's key from the platform id, and tells a
+// reply to the bot's message, across a restart for StoreSent). The chat
 // commands /help, /start, /reset (Resetter) and the owner's /pause and
 // /resume are answered by the bridge at once (commands.go), outside any
 // turn and the conversation.

@@ -49,7 +49,7 @@ func (s sink) RecalledBy(ctx context.Context, c Chat, msgID string, sender, oper
 func (b *Bridge) recalledBy(ctx context.Context, c Chat, msgID string, sender, operator User) {
 	defer b.recoverNotice("recall")
 	self := b.self()
-	own := b.sent.has(string(c.Kind) + ":" + c.ID + ":" + msgID)
+	own := b.ownMessage(c, msgID)
 	if !own && (self.ID == "" || sender.ID != self.ID) {
 		b.recalled(ctx, c, msgID)
 		return
@@ -164,7 +164,7 @@ func (b *Bridge) edited(ctx context.Context, m *Message) {
 	if m.Chat.Kind != Group || b.asked.has(key) {
 		return // answered already (every private message asks)
 	}
-	want, why := addressed(m, self, b.names(), func(id string) bool { return b.sent.has(string(m.Chat.Kind) + ":" + m.Chat.ID + ":" + id) })
+	want, why := addressed(m, self, b.names(), func(id string) bool { return b.ownMessage(m.Chat, id) })
 	if !want {
 		return
 	}
@@ -190,8 +190,8 @@ func displayName(u User) string {
 }
 
 // recordingSent is a sent log without SentIDs (one a caller gave) that
-// also remembers, in memory, for a recall, which key each platform id of
-// the bot's was sent under.
+// also remembers, in memory, for a recall or a reply, which key each
+// platform id of the bot's was sent under, and in which chat.
 type recordingSent struct {
 	SentLog
 	own *ownSent
@@ -201,40 +201,66 @@ func (r *recordingSent) SentAs(platformID string) ([]string, error) {
 	return r.own.keys(platformID), nil
 }
 
+func (r *recordingSent) SentIn(channel, platformID string) (bool, error) {
+	return r.own.in(channel, platformID), nil
+}
+
 func (r *recordingSent) MarkSent(key, platformID string) error {
+	return r.MarkSentIn("", key, platformID)
+}
+
+func (r *recordingSent) MarkSentIn(channel, key, platformID string) error {
 	if platformID != "" {
-		r.own.add(platformID, key)
+		r.own.add(platformID, key, channel)
 	}
 	return r.SentLog.MarkSent(key, platformID)
 }
 
 // ownSent maps the platform ids of the latest messages the bot sent to
-// their keys (a platform id may recur across chats), bounded.
+// their keys and channels (a platform id may recur across chats),
+// bounded.
 type ownSent struct {
 	mu   sync.Mutex
-	m    map[string][]string
+	m    map[string][]ownKey
 	ring []string
 	next int
 }
 
+type ownKey struct{ key, channel string }
+
 const ownSentMax = 4096
 
-func (o *ownSent) add(id, key string) {
+func (o *ownSent) add(id, key, channel string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.m == nil {
-		o.m, o.ring = map[string][]string{}, make([]string, ownSentMax)
+		o.m, o.ring = map[string][]ownKey{}, make([]string, ownSentMax)
 	}
 	if old := o.ring[o.next]; old != "" {
 		delete(o.m, old)
 	}
 	o.ring[o.next] = id
 	o.next = (o.next + 1) % len(o.ring)
-	o.m[id] = append(o.m[id], key)
+	o.m[id] = append(o.m[id], ownKey{key, channel})
 }
 
 func (o *ownSent) keys(id string) []string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return append([]string(nil), o.m[id]...)
+	var keys []string
+	for _, k := range o.m[id] {
+		keys = append(keys, k.key)
+	}
+	return keys
+}
+
+func (o *ownSent) in(channel, id string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, k := range o.m[id] {
+		if channel != "" && k.channel == channel {
+			return true
+		}
+	}
+	return false
 }

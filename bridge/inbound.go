@@ -130,7 +130,7 @@ func (b *Bridge) inboundAs(ctx context.Context, m *Message, forced string) {
 	if forced != "" {
 		why = forced
 	} else if m.Chat.Kind == Group {
-		want, why = addressed(m, self, b.names(), func(id string) bool { return b.sent.has(string(m.Chat.Kind) + ":" + m.Chat.ID + ":" + id) })
+		want, why = addressed(m, self, b.names(), func(id string) bool { return b.ownMessage(m.Chat, id) })
 		if !want && b.manners.ChimeIn > 0 && !b.paused.has(m.Chat) && b.rand() < b.manners.ChimeIn {
 			want, why = true, "chime-in"
 		}

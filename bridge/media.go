@@ -120,7 +120,7 @@ func (b *Bridge) quoteReplies(m *Message, channel string) {
 		if p.Kind != PartReply || p.MessageID == "" || p.ReplyText != "" || p.ToSelf {
 			continue
 		}
-		if b.sent.has(string(m.Chat.Kind) + ":" + m.Chat.ID + ":" + p.MessageID) {
+		if b.ownMessage(m.Chat, p.MessageID) {
 			m.Parts[i].ToSelf = true // one of the bot's own: "[reply to ^<its name>]"
 			continue
 		}

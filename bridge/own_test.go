@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -97,10 +98,61 @@ func TestARecallOfTheBotsMessageAfterARestartIsApplied(t *testing.T) {
 	}
 }
 
+// A reply to the bot's message sent before a restart still addresses the
+// bot and reads as a reply to it: the sent log in the store knows the
+// platform id in that chat. The same id in another chat is no message of
+// the bot's there.
+func TestAReplyToTheBotsMessageBeforeARestartAddressesIt(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(store.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent, err := NewStoreSent(st, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, func(o *Options) { o.Sent = sent })
+	err = r.b.Deliver(context.Background(), router.Delivery{Packet: router.Packet{Key: "k-reply", Channel: "t:group:42",
+		Kind: router.KindReply, Text: "I said this"}, Attempt: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.stop()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	st, err = store.Open(store.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sent, err = NewStoreSent(st, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, func(o *Options) { o.Sent = sent })
+		defer r.stop()
+		r.say(grp, alice, Part{Kind: PartReply, MessageID: "s1"}, text("why?"))
+		r.say(Chat{Kind: Group, ID: "43"}, bob, Part{Kind: PartReply, MessageID: "s1"}, text("unrelated"))
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		stored, turns, _ := r.agent.snapshot()
+		if len(turns) != 1 || turns[0].SpeakerID != "t:1" {
+			t.Errorf("turns = %+v, want one for the reply to the bot", turns)
+		}
+		if len(stored) != 2 || !strings.HasPrefix(stored[0].Text, "[reply to ^cyan] why?") || strings.Contains(stored[1].Text, "^cyan") {
+			t.Errorf("stored = %+v", stored)
+		}
+	})
+}
+
 // The reverse index of the store's sent log lists every key sent as a
-// platform id (one id may recur across chats), keeps them as long as the
-// keys themselves, and is not written for a send without an id; the
-// in-memory log answers alike.
+// platform id (one id may recur across chats) and tells the chats it was
+// sent in, keeps them as long as the keys themselves, and is not written
+// for a send without an id; the in-memory log answers alike.
 func TestSentAsListsTheKeysOfAPlatformID(t *testing.T) {
 	st, err := store.Open(store.Options{InMemory: true})
 	if err != nil {
@@ -119,12 +171,24 @@ func TestSentAsListsTheKeysOfAPlatformID(t *testing.T) {
 		SentLog
 		SentIDs
 	}{s, newMemSent(16)} {
-		for _, m := range [][2]string{{"k-a", "7"}, {"k-b", "7"}, {"k-c", "70"}, {"k-d", ""}} {
-			if err := log.MarkSent(m[0], m[1]); err != nil {
+		for _, m := range [][3]string{{"t:group:1", "k-a", "7"}, {"t:group:2", "k-b", "7"}, {"t:group:1", "k-c", "70"}, {"t:group:1", "k-d", ""}} {
+			if err := log.MarkSentIn(m[0], m[1], m[2]); err != nil {
 				t.Fatal(err)
 			}
 		}
-		for id, want := range map[string]string{"7": "[k-a k-b]", "70": "[k-c]", "": "[]", "8": "[]"} {
+		if err := log.MarkSent("k-e", "9"); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			channel, id string
+			want        bool
+		}{{"t:group:1", "7", true}, {"t:group:2", "7", true}, {"t:group:3", "7", false}, {"t:group:2", "70", false},
+			{"t:group:1", "", false}, {"", "9", false}, {"t:group:1", "9", false}} {
+			if got, err := log.SentIn(c.channel, c.id); err != nil || got != c.want {
+				t.Errorf("%T: SentIn(%q, %q) = %v, %v; want %v", log, c.channel, c.id, got, err, c.want)
+			}
+		}
+		for id, want := range map[string]string{"7": "[k-a k-b]", "70": "[k-c]", "9": "[k-e]", "": "[]", "8": "[]"} {
 			got, err := log.SentAs(id)
 			if err != nil {
 				t.Fatal(err)
@@ -153,7 +217,7 @@ func TestSentAsListsTheKeysOfAPlatformID(t *testing.T) {
 	if err != nil {
 		t.Error(err)
 	}
-	if own != 3 {
-		t.Errorf("the reverse index holds %d entries, want 3", own)
+	if own != 4 {
+		t.Errorf("the reverse index holds %d entries, want 4", own)
 	}
 }

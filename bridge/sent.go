@@ -23,14 +23,22 @@ type SentLog interface {
 }
 
 // SentIDs is a sent log that can also tell which keys were sent as a
-// platform id: a recall notice names only the platform id of the bot's
-// message, and the key finds its stored reply. StoreSent keeps this
-// across a restart; memSent only in memory.
+// platform id, and in which chat: a recall notice names only the platform
+// id of the bot's message, and the key finds its stored reply; a reply to
+// a message names only its id, and whether the bot sent it in that chat
+// makes it a reply to the bot. StoreSent keeps this across a restart;
+// memSent only in memory.
 type SentIDs interface {
+	// MarkSentIn is MarkSent for a message sent in channel (the bridge's
+	// channel of its chat), which the reverse index keeps.
+	MarkSentIn(channel, key, platformID string) error
 	// SentAs lists the keys sent as platformID (a platform id may recur
 	// across chats: each key's stored reply names its chat), none when
 	// none was.
 	SentAs(platformID string) ([]string, error)
+	// SentIn reports whether platformID was sent in channel (marked by
+	// MarkSentIn).
+	SentIn(channel, platformID string) (bool, error)
 }
 
 // sentTTL is how long a sent key is kept: far longer than any packet waits
@@ -40,11 +48,12 @@ const sentTTL = 7 * 24 * time.Hour
 // StoreSent is the sent log of one bridge, kept in the store (brg\x00
 // sent\x00<bridge>\x00<key> → the platform id), each key for sentTTL.
 // With a platform id, MarkSent also writes, in the same transaction, the
-// reverse index brg\x00own\x00<bridge>\x00<platform id>\x00<key> → ""
-// for as long, which SentAs reads by prefix: a recall of the bot's
-// message finds its key after a restart too. Platform ids hold no NUL
-// (QQ's are numbers, Telegram's too), so the prefix of one id is never
-// the prefix of another's.
+// reverse index brg\x00own\x00<bridge>\x00<platform id>\x00<key> → the
+// channel it was sent in ("" when MarkSent was not told) for as long,
+// which SentAs and SentIn read by prefix: a recall of the bot's message
+// finds its key, and a reply to it is known as one, after a restart too.
+// Platform ids hold no NUL (QQ's are numbers, Telegram's too), so the
+// prefix of one id is never the prefix of another's.
 type StoreSent struct {
 	db     *badger.DB
 	prefix string
@@ -77,7 +86,10 @@ func (s *StoreSent) Sent(key string) (string, bool) {
 }
 
 // MarkSent implements SentLog.
-func (s *StoreSent) MarkSent(key, platformID string) error {
+func (s *StoreSent) MarkSent(key, platformID string) error { return s.MarkSentIn("", key, platformID) }
+
+// MarkSentIn implements SentIDs.
+func (s *StoreSent) MarkSentIn(channel, key, platformID string) error {
 	return s.db.Update(func(txn *badger.Txn) error {
 		if err := txn.SetEntry(badger.NewEntry([]byte(s.prefix+key), []byte(platformID)).WithTTL(sentTTL)); err != nil {
 			return err
@@ -85,29 +97,50 @@ func (s *StoreSent) MarkSent(key, platformID string) error {
 		if platformID == "" {
 			return nil
 		}
-		return txn.SetEntry(badger.NewEntry([]byte(s.own+platformID+"\x00"+key), nil).WithTTL(sentTTL))
+		return txn.SetEntry(badger.NewEntry([]byte(s.own+platformID+"\x00"+key), []byte(channel)).WithTTL(sentTTL))
 	})
 }
 
 // SentAs implements SentIDs: the keys in the order of the index (by key).
 func (s *StoreSent) SentAs(platformID string) ([]string, error) {
+	var keys []string
+	err := s.each(platformID, func(key, _ string) bool { keys = append(keys, key); return true })
+	return keys, err
+}
+
+// SentIn implements SentIDs.
+func (s *StoreSent) SentIn(channel, platformID string) (bool, error) {
+	found := false
+	err := s.each(platformID, func(_, ch string) bool { found = ch == channel; return !found })
+	return found && channel != "", err
+}
+
+// each calls f with the key and channel of each entry of platformID in
+// the reverse index, while f returns true.
+func (s *StoreSent) each(platformID string, f func(key, channel string) bool) error {
 	if platformID == "" {
-		return nil, nil
+		return nil
 	}
 	prefix := []byte(s.own + platformID + "\x00")
-	var keys []string
 	err := s.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
-			keys = append(keys, string(it.Item().Key()[len(prefix):]))
+			item := it.Item()
+			var ch string
+			if err := item.Value(func(v []byte) error { ch = string(v); return nil }); err != nil {
+				return err
+			}
+			if !f(string(item.Key()[len(prefix):]), ch) {
+				return nil
+			}
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("sent log: the keys of %s: %w", platformID, err)
+		return fmt.Errorf("sent log: the keys of %s: %w", platformID, err)
 	}
-	return keys, nil
+	return nil
 }
 
 // memSent is a sent log in memory, bounded (for tests, and a bridge built
@@ -125,6 +158,13 @@ func newMemSent(n int) *memSent { return &memSent{ids: map[string]string{}, ring
 // SentAs implements SentIDs: the keys in the order they were marked.
 func (m *memSent) SentAs(platformID string) ([]string, error) { return m.own.keys(platformID), nil }
 
+// SentIn implements SentIDs.
+func (m *memSent) SentIn(channel, platformID string) (bool, error) {
+	return m.own.in(channel, platformID), nil
+}
+
+func (m *memSent) MarkSent(key, platformID string) error { return m.MarkSentIn("", key, platformID) }
+
 func (m *memSent) Sent(key string) (string, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -132,7 +172,8 @@ func (m *memSent) Sent(key string) (string, bool) {
 	return id, ok
 }
 
-func (m *memSent) MarkSent(key, platformID string) error {
+// MarkSentIn implements SentIDs.
+func (m *memSent) MarkSentIn(channel, key, platformID string) error {
 	if key == "" {
 		return errors.New("bridge: an empty key")
 	}
@@ -147,7 +188,7 @@ func (m *memSent) MarkSent(key, platformID string) error {
 	}
 	m.ids[key] = platformID
 	if platformID != "" {
-		m.own.add(platformID, key)
+		m.own.add(platformID, key, channel)
 	}
 	return nil
 }

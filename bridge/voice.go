@@ -99,7 +99,7 @@ func (b *Bridge) sendVoiceMessage(ctx context.Context, chat Chat, key, text stri
 	if id != "" {
 		b.sent.add(string(chat.Kind) + ":" + chat.ID + ":" + id)
 	}
-	if kerr := b.keys.MarkSent(vkey, id); kerr != nil {
+	if kerr := b.keys.MarkSentIn(chat.Channel(b.name), vkey, id); kerr != nil {
 		b.log.Warn("could not keep a voice message's key; a restart would send it again", "key", vkey, "err", kerr)
 	}
 	return id, nil

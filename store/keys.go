@@ -74,8 +74,10 @@ const (
 	// PrefixBridge is the bridges' key space (package bridge): brg\x00
 	// sent\x00<bridge>\x00<router key> → the platform id of a sent message,
 	// and its reverse index brg\x00own\x00<bridge>\x00<platform id>\x00
-	// <router key> → "" (written with it, kept as long: 7 days), which
-	// finds the key of the bot's message a recall names after a restart.
+	// <router key> → the channel it was sent in, or "" (written with it,
+	// kept as long: 7 days), which finds the key of the bot's message a
+	// recall names, and tells a reply to the bot's message, after a
+	// restart too.
 	PrefixBridge = "brg\x00"
 	// PrefixJournal is the event log's (package journal): jnl\x00e id(8)
 	// → Event JSON, jnl\x00r the ids reserved.
