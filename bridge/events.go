@@ -57,7 +57,7 @@ func (b *Bridge) recalledBy(ctx context.Context, c Chat, msgID string, sender, o
 	channel := c.Channel(b.name)
 	said := ""
 	if r, ok := b.agent.(OwnRecaller); ok {
-		keys, err := b.keys.(SentIDs).SentAs(msgID)
+		keys, err := b.keys.SentAs(msgID)
 		if err != nil {
 			b.log.Warn("could not find the bot's recalled message", "channel", channel, "message_id", msgID, "err", err)
 		}

@@ -37,11 +37,12 @@ func (a *ownAgent) RecallOwn(_ context.Context, channel, storedID string) (strin
 	return text, nil
 }
 
-// The bot's reply is sent by a bridge over a store; the daemon restarts
-// (the store closed and opened again, a new bridge over it); an admin
-// then recalls the reply: the new bridge finds its key from the platform
-// id alone, the agent marks that stored reply recalled, and the model is
-// told what it no longer said.
+// The bot's replies are sent by a bridge over a store; the daemon
+// restarts (the store closed and opened again, a new bridge over it); an
+// admin then recalls them: the new bridge finds each key from the
+// platform id alone, also when the notice names no sender, the agent
+// marks those stored replies recalled, and the model is told what it no
+// longer said.
 func TestARecallOfTheBotsMessageAfterARestartIsApplied(t *testing.T) {
 	dir := t.TempDir()
 	open := func() *store.Store {
@@ -51,7 +52,7 @@ func TestARecallOfTheBotsMessageAfterARestartIsApplied(t *testing.T) {
 		}
 		return st
 	}
-	said := map[string]string{"t:group:42 k-reply": "the weather is fine"}
+	said := map[string]string{"t:group:42 k-reply": "the weather is fine", "t:group:42 k-next": "and tomorrow too"}
 	build := func(st *store.Store) (*rig, *ownAgent) {
 		sent, err := NewStoreSent(st, "t")
 		if err != nil {
@@ -67,15 +68,15 @@ func TestARecallOfTheBotsMessageAfterARestartIsApplied(t *testing.T) {
 
 	st := open()
 	r, _ := build(st)
-	err := r.b.Deliver(context.Background(), router.Delivery{Packet: router.Packet{Key: "k-reply", Channel: "t:group:42",
-		Kind: router.KindReply, Text: "the weather is fine"}, Attempt: 1})
-	if err != nil {
-		t.Fatal(err)
+	for _, p := range []router.Packet{{Key: "k-reply", Channel: "t:group:42", Kind: router.KindReply, Text: "the weather is fine"},
+		{Key: "k-next", Channel: "t:group:42", Kind: router.KindReply, Text: "and tomorrow too"}} {
+		if err := r.b.Deliver(context.Background(), router.Delivery{Packet: p, Attempt: 1}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if got := r.ad.sentSoFar(); len(got) != 1 {
-		t.Fatalf("sent %q, want the reply", got)
+	if got := r.ad.sentSoFar(); len(got) != 2 {
+		t.Fatalf("sent %q, want the replies", got)
 	}
-	const platformID = "s1" // the fake adapter's id of its first send
 	r.stop()
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
@@ -85,15 +86,20 @@ func TestARecallOfTheBotsMessageAfterARestartIsApplied(t *testing.T) {
 	defer st.Close()
 	r, oa := build(st)
 	defer r.stop()
-	r.sink.(RecallNoticer).RecalledBy(context.Background(), grp, platformID, r.ad.self, alice)
+	// the fake adapter numbers its sends s1, s2; the notice of the second
+	// names no sender: the sent log knows it as the bot's in this chat
+	rn := r.sink.(RecallNoticer)
+	rn.RecalledBy(context.Background(), grp, "s1", r.ad.self, alice)
+	rn.RecalledBy(context.Background(), grp, "s2", User{}, alice)
 	oa.omu.Lock()
 	recalled := slices.Clone(oa.recalled)
 	oa.omu.Unlock()
-	if fmt.Sprint(recalled) != "[t:group:42 k-reply]" {
-		t.Errorf("recalled %q after the restart, want the stored reply t:group:42 k-reply", recalled)
+	if fmt.Sprint(recalled) != "[t:group:42 k-reply t:group:42 k-next]" {
+		t.Errorf("recalled %q after the restart, want the stored replies k-reply, k-next", recalled)
 	}
 	_, _, notes := r.agent.snapshot()
-	if len(notes) != 1 || !strings.Contains(notes[0], "alice withdrew (recalled) your message «the weather is fine»") {
+	if len(notes) != 2 || !strings.Contains(notes[0], "alice withdrew (recalled) your message «the weather is fine»") ||
+		!strings.Contains(notes[1], "alice withdrew (recalled) your message «and tomorrow too»") {
 		t.Errorf("notes %q", notes)
 	}
 }
