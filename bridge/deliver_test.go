@@ -159,10 +159,7 @@ func TestRunReturnsTheRoutersErrorAndAPanic(t *testing.T) {
 func TestTheRoutersOutboxAcrossARestart(t *testing.T) {
 	dir := t.TempDir()
 	open := func() (*store.Store, *router.Router) {
-		st, err := store.Open(store.Options{Dir: dir})
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := openStoreIn(t, dir)
 		rt, err := router.Open(router.Options{DB: st.DB(), Prefix: store.PrefixRouter, Retry: backoff.Policy{Base: time.Millisecond, Max: 10 * time.Millisecond}})
 		if err != nil {
 			t.Fatal(err)

@@ -13,13 +13,7 @@ import (
 // and an open.
 func TestTheStoreLogsSurviveAReopen(t *testing.T) {
 	dir := t.TempDir()
-	open := func() *store.Store {
-		st, err := store.Open(store.Options{Dir: dir})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
+	open := func() *store.Store { return openStoreIn(t, dir) }
 	st := open()
 	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	owed, other := NewStoreOwed(st, "t"), NewStoreOwed(st, "u")
@@ -61,4 +55,15 @@ func TestTheStoreLogsSurviveAReopen(t *testing.T) {
 	if len(us) != maxUndelivered || us[0].Text != "2" || us[len(us)-1].Text != "11" {
 		t.Errorf("undelivered = %+v", us)
 	}
+}
+
+// openStoreIn opens the store in dir, as a daemon does at each start: the
+// tests of what survives a restart close it and open it again.
+func openStoreIn(t *testing.T, dir string) *store.Store {
+	t.Helper()
+	st, err := store.Open(store.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

@@ -45,13 +45,7 @@ func (a *ownAgent) RecallOwn(_ context.Context, channel, storedID string) (strin
 // longer said.
 func TestARecallOfTheBotsMessageAfterARestartIsApplied(t *testing.T) {
 	dir := t.TempDir()
-	open := func() *store.Store {
-		st, err := store.Open(store.Options{Dir: dir})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
+	open := func() *store.Store { return openStoreIn(t, dir) }
 	said := map[string]string{"t:group:42 k-reply": "the weather is fine", "t:group:42 k-next": "and tomorrow too"}
 	build := func(st *store.Store) (*rig, *ownAgent) {
 		sent, err := NewStoreSent(st, "t")
@@ -110,10 +104,7 @@ func TestARecallOfTheBotsMessageAfterARestartIsApplied(t *testing.T) {
 // the bot's there.
 func TestAReplyToTheBotsMessageBeforeARestartAddressesIt(t *testing.T) {
 	dir := t.TempDir()
-	st, err := store.Open(store.Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStoreIn(t, dir)
 	sent, err := NewStoreSent(st, "t")
 	if err != nil {
 		t.Fatal(err)
@@ -129,10 +120,7 @@ func TestAReplyToTheBotsMessageBeforeARestartAddressesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	st, err = store.Open(store.Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st = openStoreIn(t, dir)
 	defer st.Close()
 	sent, err = NewStoreSent(st, "t")
 	if err != nil {
