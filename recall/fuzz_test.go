@@ -118,7 +118,7 @@ func FuzzQuestionKinds(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		if ks, _ := questionKinds(q); len(ks) > maxKinds {
+		if ks, _ := questionKinds(q, Tokenize(q)); len(ks) > maxKinds {
 			t.Fatalf("%d kinds", len(ks))
 		}
 	})

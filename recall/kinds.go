@@ -147,9 +147,10 @@ func classPhrase(prompt string) []string {
 
 // questionKinds returns the terms to search for the kinds of the class
 // a question asks for, nil when it asks for none, and how many words
-// name the class. The table is read on the first question that asks
+// name the class; terms are the question's own (Tokenize), which no kind
+// repeats. The table is read on the first question that asks
 // for a class.
-func questionKinds(prompt string) (kinds []string, classWords int) {
+func questionKinds(prompt string, terms []string) (kinds []string, classWords int) {
 	phrase := classPhrase(prompt)
 	if len(phrase) == 0 {
 		return nil, 0
@@ -158,14 +159,14 @@ func questionKinds(prompt string) (kinds []string, classWords int) {
 	if err != nil {
 		return nil, 0
 	}
-	return t.kindsOf(prompt, phrase), len(phrase)
+	return t.kindsOf(prompt, phrase, terms), len(phrase)
 }
 
 // kindsOf returns the kinds of phrase's heads, the closest to the
 // question (by GloVe cosine) first: a pair of words that is a head is
 // used instead of each word alone. A kind the question already names is
 // left out.
-func (t *kindsTable) kindsOf(prompt string, phrase []string) []string {
+func (t *kindsTable) kindsOf(prompt string, phrase, terms []string) []string {
 	g, err := gloveTableOnce() // read before t was
 	if err != nil {
 		return nil
@@ -175,7 +176,7 @@ func (t *kindsTable) kindsOf(prompt string, phrase []string) []string {
 		return nil
 	}
 	asked := map[string]bool{}
-	for _, q := range Tokenize(prompt) {
+	for _, q := range terms {
 		asked[q] = true
 	}
 	type near struct {

@@ -208,7 +208,7 @@ func (x *Index) gather(ctx context.Context, q Query, terms []string, qv []float3
 		}
 	}
 	if p.kinds > 0 {
-		if ks, class := questionKinds(q.Prompt); len(ks) > 0 {
+		if ks, class := questionKinds(q.Prompt, terms); len(ks) > 0 {
 			// A member of the class stands for the words that name it: its
 			// share of the question is theirs.
 			cov := float32(min(class, len(terms))) / float32(max(len(terms), 1))
