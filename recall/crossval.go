@@ -574,7 +574,10 @@ func (l *locomoScorer) build(ctx context.Context, convs []importer.Conversation,
 			if zeroVector(qv) {
 				qv = nil // as search: no vector evidence
 			}
-			terms := Tokenize(q.Prompt)
+			// The kinds are found whatever the kinds weight: at 0, rank
+			// leaves them out.
+			a := asked{terms: Tokenize(q.Prompt), qv: qv}
+			a.kinds, a.class = questionKinds(q.Prompt, a.terms)
 			x.c.mu.RLock()
 			for g, s := range gs {
 				// The sessions' lines are gathered whatever the fill
@@ -582,7 +585,7 @@ func (l *locomoScorer) build(ctx context.Context, convs []importer.Conversation,
 				gp := s.params(l.base)
 				gp.fill = 1
 				gp.kinds = 1
-				f, _ := x.gather(ctx, q, terms, qv, gp)
+				f, _ := x.gather(ctx, q, a, gp)
 				if f == nil || f.err != nil {
 					x.c.mu.RUnlock()
 					return fmt.Errorf("recall: %s: question %q: search failed", c.SampleID, qa.Question)

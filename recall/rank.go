@@ -127,9 +127,21 @@ type cand struct {
 	sess       uint32
 }
 
+// asked is what a query asks, read from its prompt before the index is
+// locked: its terms, its vector (nil: none) and the kinds of the class it
+// asks for (questionKinds; reading their table the first time must not
+// hold the index).
+type asked struct {
+	terms []string
+	qv    []float32
+	kinds []string
+	class int // how many words name the class
+}
+
 // gather runs the query's searches; known is false when the query names a
 // channel that has no message. The caller holds c.mu for reading.
-func (x *Index) gather(ctx context.Context, q Query, terms []string, qv []float32, p params) (f *features, known bool) {
+func (x *Index) gather(ctx context.Context, q Query, a asked, p params) (f *features, known bool) {
+	terms, qv := a.terms, a.qv
 	c := x.c
 	f = &features{when: whenQuestion(q.Prompt)}
 	var chans []string
@@ -208,11 +220,11 @@ func (x *Index) gather(ctx context.Context, q Query, terms []string, qv []float3
 		}
 	}
 	if p.kinds > 0 {
-		if ks, class := questionKinds(q.Prompt, terms); len(ks) > 0 {
+		if len(a.kinds) > 0 {
 			// A member of the class stands for the words that name it: its
 			// share of the question is theirs.
-			cov := float32(min(class, len(terms))) / float32(max(len(terms), 1))
-			hits, _ := c.lex.search(ks, pool, keep, sc, p.k1, p.b, nil)
+			cov := float32(min(a.class, len(terms))) / float32(max(len(terms), 1))
+			hits, _ := c.lex.search(a.kinds, pool, keep, sc, p.k1, p.b, nil)
 			for _, h := range hits {
 				e := get(h.doc)
 				e.in |= inKinds

@@ -155,12 +155,16 @@ func (x *Index) search(ctx context.Context, q Query) (*Response, error) {
 	q.Window = max(q.Window, 0)
 	terms := x.c.stems.tokens(q.Prompt)
 	qv := x.queryVector(ctx, q.Prompt, resp)
+	a := asked{terms: terms, qv: qv}
+	if x.p.kinds > 0 {
+		a.kinds, a.class = questionKinds(q.Prompt, terms)
+	}
 	x.noteProgress(resp)
 
 	c := x.c
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	f, known := x.gather(ctx, q, terms, qv, x.p)
+	f, known := x.gather(ctx, q, a, x.p)
 	if !known {
 		// No message of the channel yet; shared records may still fit.
 		resp.Results = mergeRecords(resp.Results, x.searchRecords(q, terms, qv), q.MaxResults)
