@@ -73,6 +73,9 @@ type Index struct {
 	lexCur    atomic.Uint64
 	scanned   atomic.Uint64 // messages read by the first full read
 	embMu     sync.Mutex
+	// readTable reads the built-in embedder's table (gloveTableOnce; a
+	// test makes it slow).
+	readTable func() error
 	embCur    atomic.Uint64
 	// embCount is the number of stored vectors of this embedder.
 	embCount atomic.Uint64
@@ -126,7 +129,8 @@ func New(o Options) (*Index, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	x := &Index{o: o, st: o.Store, emb: o.Embedder, log: log, c: newCorpus(), p: defaultParams, vecHeap: vecHeapMax}
+	x := &Index{o: o, st: o.Store, emb: o.Embedder, log: log, c: newCorpus(), p: defaultParams, vecHeap: vecHeapMax,
+		readTable: func() error { _, err := gloveTableOnce(); return err }}
 	switch {
 	case o.VectorWeight > 0:
 		x.p.vecWeight = o.VectorWeight
@@ -343,10 +347,11 @@ func (x *Index) openLexical() bool {
 func (x *Index) loadVectors(ctx context.Context) error {
 	x.embMu.Lock()
 	defer x.embMu.Unlock()
-	// The built-in embedder reads its table (about 0.2 s) here, as the
-	// vectors load, not in the first search after a start.
+	// The built-in embedder reads its table (about 0.2 s, seconds on a
+	// busy machine) here, as the vectors load, not in the first search
+	// after a start; a shutdown does not wait for it.
 	if _, ok := x.emb.(GloveEmbedder); ok {
-		if _, err := gloveTableOnce(); err != nil {
+		if err := untilDone(ctx, x.readTable); err != nil {
 			return err
 		}
 	}
@@ -392,6 +397,21 @@ func (x *Index) loadVectors(ctx context.Context) error {
 	x.holdVectors(idx, n, count)
 	x.dirty.Store(x.o.IndexKind == IndexChromem)
 	return nil
+}
+
+// untilDone runs f and returns its error, or ctx's when ctx ends first:
+// f then goes on alone and its result is dropped. It is for work that
+// cannot be interrupted and is harmless to finish late, such as reading a
+// compiled-in table once.
+func untilDone(ctx context.Context, f func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // holdVectors makes idx, filled with n of the count vectors the store

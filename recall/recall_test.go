@@ -416,3 +416,33 @@ func TestALineOfTheSpeakerTheQueryNamesLeads(t *testing.T) {
 		t.Errorf("without the boost the best hit is %s; the test wants bob's line h11 there, so that it shows the boost", got)
 	}
 }
+
+// TestRunStopsWhileTheTableIsRead: a shutdown does not wait for the
+// built-in embedder's table, which takes seconds to read on a busy
+// machine; Run returns once ctx ends, the read going on alone.
+func TestRunStopsWhileTheTableIsRead(t *testing.T) {
+	x, _ := newTestIndex(t, Options{Embedder: GloveEmbedder{}})
+	started, release := make(chan struct{}), make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	x.readTable = func() error {
+		close(started)
+		<-release
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- x.Run(ctx) }()
+	<-started
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run = %v", err)
+		}
+	case <-time.After(time.Minute): // a guard against a hang, not a timing
+		t.Fatal("Run did not return after its context ended while the table was read")
+	}
+	if x.Status().VectorReady {
+		t.Error("the vectors are ready though their embedder's table was never read")
+	}
+}
