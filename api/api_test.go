@@ -47,8 +47,11 @@ func newRig(t testing.TB, mutate func(*Options)) *rig {
 		mutate(&o)
 	}
 	// With a voice, every turn posts its live text, as in the daemon.
+	// The fake model writes no reasoning: the rig knows it (opens_think
+	// no), as after the model's first answer, so that the first reply
+	// streams too.
 	mv, err := mainvirtual.New(mainvirtual.Options{Store: st, LLM: client, Persona: func() *persona.Persona { return p }, Agent: config.Defaults().Agent,
-		LiveText: o.Voice != nil})
+		LiveText: o.Voice != nil, OpensThink: "no"})
 	if err != nil {
 		t.Fatal(err)
 	}

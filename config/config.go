@@ -71,6 +71,11 @@ type LLM struct {
 	// ThinkOff is how a JSON step asks the model not to think: auto,
 	// reasoning_effort, chat_template_kwargs or none (llm.Options.ThinkOff).
 	ThinkOff string `yaml:"think_off"`
+	// OpensThink says whether the model's chat template opens its
+	// reasoning, so that it writes a bare "</think>" before its answer:
+	// auto learns it from the model's first whole answer, which is held
+	// until then; yes and no say it from the start (mainvirtual.Options.OpensThink).
+	OpensThink string `yaml:"opens_think"`
 	// FirstByteTimeout, when set, bounds the wait for an answer's first
 	// byte, within Timeout.
 	FirstByteTimeout Duration `yaml:"first_byte_timeout"`
@@ -398,6 +403,7 @@ func Defaults() Config {
 			Timeout:    Duration(120 * time.Second),
 			MaxRetries: 2,
 			ThinkOff:   "auto",
+			OpensThink: "auto",
 		},
 		Agent: Agent{
 			MaxToolSteps:  4,

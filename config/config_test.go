@@ -117,6 +117,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "embedder", file: "embed:\n  provider: magic\n  index: faiss\n", want: []string{"cyan.yaml:2: embed.provider: \"magic\" is not an embedder", "cyan.yaml:3: embed.index"}},
 		{name: "no embedder has no vector weight", file: "embed:\n  provider: none\n  vector_weight: 0.5\n", want: []string{"embed.vector_weight: is 0.5, but embed.provider: none makes no vectors"}},
 		{name: "remote embedder needs a model", file: "llm:\n  provider: anthropic\nembed:\n  provider: openai\n", want: []string{"embed.model: is empty", "embed.base_url"}},
+		{name: "opens_think", file: "llm:\n  opens_think: sometimes\n", want: []string{"cyan.yaml:2: llm.opens_think: \"sometimes\" is not auto"}},
 		{name: "duplicate key", file: "addr: 127.0.0.1:1\naddr: 127.0.0.1:2\n", want: []string{"addr"}},
 	}
 	for _, tt := range tests {

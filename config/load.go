@@ -169,6 +169,9 @@ func (c *Config) validate(where func(key string) *Error) error {
 	if c.LLM.ContextWindow != 0 && (c.LLM.ContextWindow < 1024 || c.LLM.ContextWindow > 10_000_000) {
 		bad("llm.context_window", "%d is out of range 1024–10000000 (0 asks the server)", c.LLM.ContextWindow)
 	}
+	if !slices.Contains([]string{"", "auto", "yes", "no"}, c.LLM.OpensThink) {
+		bad("llm.opens_think", "%q is not auto (learn it from the model's first answer), yes or no", c.LLM.OpensThink)
+	}
 	if !slices.Contains([]string{"", "auto", "reasoning_effort", "chat_template_kwargs", "none"}, c.LLM.ThinkOff) {
 		bad("llm.think_off", "%q is not auto, reasoning_effort (Ollama), chat_template_kwargs (vLLM, llama.cpp) or none", c.LLM.ThinkOff)
 	}

@@ -276,7 +276,7 @@ func (d *Daemon) build(cfg *config.Config, client llm.Client, version string, cl
 		Images:      visionImages(cfg),
 		Temperature: cfg.LLM.Temperature, MaxTokens: cfg.LLM.MaxTokens,
 		Counter: counter, Now: now, Logger: log.With("component", "mainvirtual"),
-		Window: d.window,
+		Window: d.window, OpensThink: cfg.LLM.OpensThink,
 	})
 	if err != nil {
 		return err

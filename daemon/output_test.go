@@ -282,19 +282,22 @@ func TestTemplateOpenedThinkIsWithheld(t *testing.T) {
 }
 
 // TestTemplateOpenedThinkIsWithheldAfterARestart: a model whose name says
-// nothing (not a QwQ or an R1) showed a bare "</think>" once; the daemon
-// is restarted; its first answer then is held until "</think>" on every
-// way out, since the database kept what the model showed.
+// nothing (not a QwQ or an R1) and that was never used before writes a
+// bare "</think>": its first answer is held whole, so no way out shows
+// the reasoning. The daemon is restarted; its first answer then is held
+// until "</think>" on every way out, since the database kept what the
+// model showed.
 func TestTemplateOpenedThinkIsWithheldAfterARestart(t *testing.T) {
 	r := newRig(t, map[string]string{"cyan.yaml": "limits:\n  messages_per_minute: 0\n"})
 	const reasoning = "Okay, the user says hi. I should greet back."
+	lr, sink := watchWaysOut(t, r)
 	r.fake.Enqueue(llmtest.Reply{Server: llmtest.VLLM, Reasoning: reasoning, Text: "Hi! Nice to see you.", ChunkSize: 3})
-	if got := r.say("home", "hi"); len(got) != 1 || got[0] != "Hi! Nice to see you." {
-		t.Fatalf("replies %q", got)
+	if got := turnViews(t, r, lr, sink, "hi").agree(t); got != "Hi! Nice to see you." {
+		t.Errorf("the model's first answer: %q", got)
 	}
 	r.stop()
 	r.start()
-	lr, sink := watchWaysOut(t, r)
+	lr, sink = watchWaysOut(t, r)
 	r.fake.Enqueue(llmtest.Reply{Server: llmtest.VLLM, Reasoning: reasoning, Text: "Hello again.", ChunkSize: 3})
 	v := turnViews(t, r, lr, sink, "hi again")
 	if got := v.agree(t); got != "Hello again." {

@@ -19,7 +19,9 @@ import (
 // another server starts unknown:
 //
 //	mdl\x00 <describe> \x00 thinks → "true": an answer had a bare
-//	                                  "</think>" (MainVirtual.thinks)
+//	                                  "</think>" (MainVirtual.thinks);
+//	                                  "false": a whole answer had none
+//	                                  (MainVirtual.plain)
 //	mdl\x00 <describe> \x00 window → windowFact JSON: the window a
 //	                                  context-length error stated
 //	                                  (assembler.learned)
@@ -77,14 +79,16 @@ func (f *facts) get(name string) []byte {
 	return v
 }
 
-// load reads the facts stored for the model.
-func (f *facts) load() (thinks bool, window windowFact) {
+// load reads the facts stored for the model: whether its template opens
+// its reasoning (thinks), or is known not to (plain; neither: unknown).
+func (f *facts) load() (thinks, plain bool, window windowFact) {
 	if v := f.get(factThinks); v != nil {
 		b, err := strconv.ParseBool(string(v))
 		if err != nil {
 			f.log.Warn("a model fact cannot be read; ignored", "model", f.model, "fact", factThinks, "value", string(v))
+		} else {
+			thinks, plain = b, !b
 		}
-		thinks = b
 	}
 	if v := f.get(factWindow); v != nil {
 		if err := json.Unmarshal(v, &window); err != nil || window.Tokens <= 0 || window.Reported < 0 {
@@ -92,7 +96,7 @@ func (f *facts) load() (thinks bool, window windowFact) {
 			window = windowFact{}
 		}
 	}
-	return thinks, window
+	return thinks, plain, window
 }
 
 // put stores a fact's value (nil deletes it); a failure is logged.
@@ -108,7 +112,7 @@ func (f *facts) put(name string, v []byte) {
 	}
 }
 
-func (f *facts) putThinks() { f.put(factThinks, []byte("true")) }
+func (f *facts) putThinks(v bool) { f.put(factThinks, strconv.AppendBool(nil, v)) }
 
 func (f *facts) putWindow(w windowFact) {
 	if w.Tokens <= 0 {

@@ -73,19 +73,38 @@ func factVersion(t *testing.T, r *rig, client llm.Client, name string) uint64 {
 	return v
 }
 
+// liveEvents runs a turn and returns its live text as the listener got
+// it, one string an event.
+func liveEvents(t *testing.T, mv *MainVirtual, text string) []string {
+	t.Helper()
+	var evs []string
+	_, err := mv.Turn(context.Background(), turn.Incoming{Channel: "home", User: "alice", Text: text},
+		turn.Listener{Stream: func(e turn.StreamEvent) error {
+			if e.Text != "" {
+				evs = append(evs, e.Text)
+			}
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
 // A model behind vLLM without a reasoning parser writes its reasoning, a
-// bare "</think>", then the answer. The first answer ever shows the
-// reasoning live; after a restart, the same model's first answer is held
-// until "</think>", because the store kept what the first one showed.
-// Another model at the same server starts unknown.
+// bare "</think>", then the answer. The first answer of a model never
+// used before is held whole, so its reasoning is never shown live; the
+// bare "</think>" is kept, and after a restart the same model's answers
+// are held until it too. Another model at the same server starts
+// unknown.
 func TestThinksIsKeptAcrossARestart(t *testing.T) {
 	var client llm.Client
 	r := newRig(t, func(o *Options) { client = o.LLM })
 	const reasoning = "Okay, the user says hi. I should greet back."
 	r.fake.Enqueue(llmtest.Reply{Server: llmtest.VLLM, Reasoning: reasoning, Text: "Hi! Nice to see you.", ChunkSize: 3})
 	live, res := liveTurn(t, r.mv, "hi")
-	if !strings.Contains(live, "greet back") {
-		t.Fatalf("the first answer of an unknown model should stream as it comes (the fake sent no bare </think>?): %q", live)
+	if live != "Hi! Nice to see you." {
+		t.Fatalf("the first answer of an unknown model showed live %q, want only its answer", live)
 	}
 	if got := replyTexts(res.Replies); len(got) != 1 || got[0] != "Hi! Nice to see you." {
 		t.Fatalf("stored %q", got)
@@ -107,15 +126,49 @@ func TestThinksIsKeptAcrossARestart(t *testing.T) {
 	if live != "Hello again." || len(res.Replies) != 1 || res.Replies[0].Text != live {
 		t.Errorf("live %q, stored %q", live, replyTexts(res.Replies))
 	}
+	// An answer without reasoning does not make it plain again.
+	r.fake.Enqueue(llmtest.Reply{Text: "Sure.", ChunkSize: 3})
+	liveTurn(t, mv, "ok?")
+	if !restart(t, r, client, nil).expectThink() {
+		t.Error("an answer without a bare </think> undid the fact")
+	}
 
 	other := renamed{client, strings.Replace(client.Describe(), "fake-model", "other-model", 1)}
 	mv = restart(t, r, other, nil)
-	if mv.expectThink() {
-		t.Fatal("another model inherited the first one's bare </think>")
+	if mv.thinks.Load() || mv.plain.Load() {
+		t.Fatal("another model inherited the first one's fact")
 	}
 	r.fake.Enqueue(llmtest.Reply{Server: llmtest.VLLM, Reasoning: reasoning, Text: "Hi.", ChunkSize: 3})
-	if live, _ = liveTurn(t, mv, "and you?"); !strings.Contains(live, "greet back") {
-		t.Errorf("another model's first answer was held as if known: %q", live)
+	if live, _ = liveTurn(t, mv, "and you?"); live != "Hi." {
+		t.Errorf("another model's first answer showed live %q", live)
+	}
+}
+
+// A model whose first answer has no bare "</think>" is known not to
+// open its reasoning: that answer arrived whole, the next ones stream as
+// they come, after a restart too.
+func TestAPlainModelStreamsAfterItsFirstAnswer(t *testing.T) {
+	var client llm.Client
+	r := newRig(t, func(o *Options) { client = o.LLM })
+	if !r.mv.expectThink() {
+		t.Fatal("a model never used is not held")
+	}
+	const answer = "Good morning! The kettle is on and the sun is out."
+	r.fake.Enqueue(llmtest.Reply{Text: answer, ChunkSize: 4})
+	if evs := liveEvents(t, r.mv, "morning"); strings.Join(evs, "") != answer || len(evs) != 1 {
+		t.Fatalf("the first answer came live as %q, want it whole in one piece", evs)
+	}
+	if factVersion(t, r, client, factThinks) == 0 {
+		t.Fatal("that the model does not think was not stored")
+	}
+	r.fake.Enqueue(llmtest.Reply{Text: answer, ChunkSize: 4})
+	if evs := liveEvents(t, r.mv, "and now?"); strings.Join(evs, "") != answer || len(evs) < 2 {
+		t.Fatalf("the second answer came live as %q, want it as it was written", evs)
+	}
+	mv := restart(t, r, client, nil)
+	r.fake.Enqueue(llmtest.Reply{Text: answer, ChunkSize: 4})
+	if evs := liveEvents(t, mv, "after the restart?"); strings.Join(evs, "") != answer || len(evs) < 2 {
+		t.Fatalf("after a restart the answer came live as %q, want it as it was written", evs)
 	}
 }
 
@@ -203,7 +256,7 @@ func TestUnreadableFactsAreIgnored(t *testing.T) {
 		}
 	}
 	mv := restart(t, r, client, nil)
-	if mv.expectThink() || mv.asm.serverWindow(context.Background()).tokens != 0 {
+	if mv.thinks.Load() || mv.plain.Load() || mv.asm.serverWindow(context.Background()).tokens != 0 {
 		t.Fatal("an unreadable fact was taken")
 	}
 	r.fake.Enqueue(llmtest.Reply{Text: "fine"})

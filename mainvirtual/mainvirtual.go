@@ -52,6 +52,13 @@ type Options struct {
 	// defaults).
 	Temperature *float64
 	MaxTokens   int
+	// OpensThink says whether the model's chat template opens its
+	// reasoning (llm.opens_think): "yes" holds every stream until its
+	// "</think>"; "no" lets streams go out as they come until a bare
+	// "</think>" shows otherwise; "auto" or "" holds a model's streams
+	// until its first whole answer tells (expectThink). What an answer
+	// showed and the store kept wins over "no".
+	OpensThink string
 	// Greeting, if set, gives what the agent says first in a channel that
 	// has no message yet (a character card's first_mes): Turn stores it as
 	// the channel's first message, before the incoming one. "" says
@@ -90,8 +97,11 @@ type MainVirtual struct {
 	limits  Limiter
 	// thinks is set once an answer showed that the model's chat template
 	// opens its reasoning (a bare "</think>"): its streams are held until
-	// it. It is kept in facts, so a restart keeps it (learnThinks).
+	// it. plain is set once a whole answer showed it does not: its streams
+	// go out as they come. Until one is, a stream is held (expectThink).
+	// Both are kept in facts, so a restart keeps them (learnThinks).
 	thinks   atomic.Bool
+	plain    atomic.Bool
 	facts    *facts
 	asm      *assembler
 	steps    int
@@ -143,8 +153,15 @@ func New(o Options) (*MainVirtual, error) {
 		greeting: o.Greeting,
 		facts:    &facts{store: o.Store, model: o.LLM.Describe(), log: o.Logger},
 	}
-	thinks, window := mv.facts.load()
+	thinks, plain, window := mv.facts.load()
+	switch o.OpensThink {
+	case "yes":
+		thinks, plain = true, false
+	case "no":
+		plain = !thinks
+	}
 	mv.thinks.Store(thinks)
+	mv.plain.Store(plain)
 	sources := map[turn.Slot]turn.Source{
 		turn.SlotMain:      mainPrompt{o.Persona},
 		turn.SlotReference: reference{o.Persona},

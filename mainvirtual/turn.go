@@ -259,8 +259,11 @@ func (mv *MainVirtual) answer(ctx context.Context, msg *store.Message, q turn.Qu
 		if !flow.clean.sawThink && cut == "" {
 			_, _, late = llm.CutOpenedThink(resp.Content)
 		}
-		if flow.clean.sawThink || late {
-			mv.learnThinks() // the template opens this model's reasoning: hold the next streams
+		switch {
+		case flow.clean.sawThink || late:
+			mv.learnThinks(true) // the template opens this model's reasoning: hold the next streams
+		case cut == "" && strings.TrimSpace(resp.Content) != "":
+			mv.learnThinks(false) // a whole answer without it: the next streams go out as they come
 		}
 		if late {
 			// The reasoning was shown before its "</think>" came; the
@@ -585,15 +588,19 @@ func withCallIDs(calls []llm.ToolCall, step int) []llm.ToolCall {
 	return calls
 }
 
-// expectThink reports whether the model is known to write reasoning whose
-// "<think>" its chat template opened, so that a stream is held until its
-// "</think>": one of its answers had a bare "</think>" (since it was
-// first used against this server, restarts included: facts), or its name
-// is one of the families that do so (QwQ, DeepSeek-R1 and its distills,
-// Qwen3-…-Thinking). An unknown model's first such answer is shown as it
-// comes; its stored copy keeps only what followed "</think>".
+// expectThink reports whether a stream is held until its "</think>" (or
+// its end), because the model may write reasoning whose "<think>" its
+// chat template opened: one of its answers had a bare "</think>" (since
+// it was first used against this server, restarts included: facts), its
+// name is one of the families that do so (QwQ, DeepSeek-R1 and its
+// distills, Qwen3-…-Thinking), or it is unknown — no whole answer of it
+// was seen yet. The first answer of a model never used before therefore
+// arrives whole, once; it decides the model's fact: a bare "</think>"
+// holds the model's streams from then on, an answer without one lets
+// them go out as they come. Nothing a model writes before "</think>" is
+// ever shown live.
 func (mv *MainVirtual) expectThink() bool {
-	if mv.thinks.Load() {
+	if mv.thinks.Load() || !mv.plain.Load() {
 		return true
 	}
 	d := strings.ToLower(mv.llm.Describe())
@@ -605,12 +612,20 @@ func (mv *MainVirtual) expectThink() bool {
 	return false
 }
 
-// learnThinks marks the model as one whose chat template opens its
-// reasoning, in memory and, the first time, in the store (facts), so that
-// after a restart its first answer's stream is held too.
-func (mv *MainVirtual) learnThinks() {
-	if !mv.thinks.Swap(true) {
-		mv.facts.putThinks()
+// learnThinks records whether the model's chat template opens its
+// reasoning (thinks) or not, in memory and, when it changes, in the store
+// (facts), so that a restart knows it too. Once a bare "</think>" was
+// seen the model stays one that thinks: a later answer without one (a
+// short reply, reasoning turned off for a turn) does not undo it.
+func (mv *MainVirtual) learnThinks(thinks bool) {
+	switch {
+	case thinks:
+		mv.plain.Store(false)
+		if !mv.thinks.Swap(true) {
+			mv.facts.putThinks(true)
+		}
+	case !mv.thinks.Load() && !mv.plain.Swap(true):
+		mv.facts.putThinks(false)
 	}
 }
 

@@ -110,6 +110,12 @@ func startRigIn(t *testing.T, dir, addr, extra string) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if cfg.LLM.OpensThink == "auto" {
+		// The fake model writes no reasoning: the rig knows it, as a
+		// daemon does after the model's first answer, so that the first
+		// reply streams too.
+		cfg.LLM.OpensThink = "no"
+	}
 	ready := make(chan net.Addr, 1)
 	d, err := daemon.New(daemon.Options{Config: cfg, Ready: func(a net.Addr) { ready <- a }})
 	if err != nil {
