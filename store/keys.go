@@ -46,7 +46,9 @@ const (
 	PrefixObserver = "obs\x00"
 
 	// PrefixApprovals holds the tool calls waiting for the owner's answer
-	// (package tools): apr\x00 id → Approval JSON.
+	// (package tools): apr\x00 id → Approval JSON; and, for the approvals'
+	// TTL after each answer, how it was answered: apr\x00 \x00 id → mark
+	// JSON (written in the transaction that takes the approval).
 	PrefixApprovals = "apr\x00"
 
 	// PrefixGenerateTrace: the ring of generate traces (package generate).

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -68,15 +69,17 @@ type Approvals struct {
 	now   func() time.Time
 	log   *slog.Logger
 
-	mu       sync.Mutex
-	answered map[string]answeredMark // recent answers, so a second one is told apart from a wrong id
+	mu sync.Mutex // claim and mark: one answer's mark at a time
 }
 
 // answeredMark is how an approval was answered: state is "being
-// answered" while its call runs, then "allowed" or "denied".
+// answered" while its call runs, then "allowed", "denied" or "expired".
+// It is kept in the store (markKey) for the approvals' TTL after the
+// answer, written in the transaction that takes the approval, so that a
+// second answer is told apart from a wrong id after a restart too.
 type answeredMark struct {
-	state string
-	at    time.Time
+	State string    `json:"state"`
+	At    time.Time `json:"at"`
 }
 
 // EnableApprovals turns on the confirm flow; without it, confirm denies.
@@ -90,12 +93,43 @@ func (r *Registry) EnableApprovals(o ApprovalOptions) *Approvals {
 	if o.Logger == nil {
 		o.Logger = r.log
 	}
-	a := &Approvals{reg: r, store: o.Store, ttl: o.TTL, now: o.Now, log: o.Logger, answered: map[string]answeredMark{}}
+	a := &Approvals{reg: r, store: o.Store, ttl: o.TTL, now: o.Now, log: o.Logger}
 	r.approvals = a
 	return a
 }
 
 func approvalKey(id string) []byte { return []byte(store.PrefixApprovals + id) }
+
+// markKey is where an answered approval's mark is kept: apr\x00 \x00 id,
+// beside the pending ones (whose ids are hex, never starting with 0).
+func markKey(id string) []byte { return []byte(store.PrefixApprovals + "\x00" + id) }
+
+// isMark reports whether a key of the approvals' space is a mark.
+func isMark(k []byte) bool {
+	return len(k) > len(store.PrefixApprovals) && k[len(store.PrefixApprovals)] == 0
+}
+
+// setMark writes an answer's mark into txn, kept for the TTL.
+func (a *Approvals) setMark(txn *badger.Txn, id string, m answeredMark) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return txn.SetEntry(badger.NewEntry(markKey(id), b).WithTTL(a.ttl))
+}
+
+// answeredAs reads an answered approval's mark.
+func (a *Approvals) answeredAs(id string) (answeredMark, bool) {
+	var m answeredMark
+	err := a.store.DB().View(func(txn *badger.Txn) error {
+		item, err := txn.Get(markKey(id))
+		if err != nil {
+			return err
+		}
+		return item.Value(func(v []byte) error { return json.Unmarshal(v, &m) })
+	})
+	return m, err == nil
+}
 
 func (a *Approvals) park(c packets.Caller, tool string, args json.RawMessage, rule string) (*Approval, error) {
 	raw := make([]byte, 6)
@@ -126,6 +160,9 @@ func (a *Approvals) Pending() ([]Approval, error) {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(store.PrefixApprovals), PrefetchValues: true})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
+			if isMark(it.Item().Key()) {
+				continue
+			}
 			var ap Approval
 			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &ap) }); err != nil {
 				return err
@@ -146,6 +183,9 @@ func (a *Approvals) Sweep() error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(store.PrefixApprovals), PrefetchValues: true})
 		var keys [][]byte
 		for it.Rewind(); it.Valid(); it.Next() {
+			if isMark(it.Item().Key()) {
+				continue
+			}
 			var ap Approval
 			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &ap) }); err != nil || !now.Before(ap.Expires) {
 				keys = append(keys, it.Item().KeyCopy(nil))
@@ -195,7 +235,10 @@ func (a *Approvals) takeOnce(id string) (Approval, error) {
 		if err := item.Value(func(v []byte) error { return json.Unmarshal(v, &ap) }); err != nil {
 			return err
 		}
-		return txn.Delete(approvalKey(id))
+		if err := txn.Delete(approvalKey(id)); err != nil {
+			return err
+		}
+		return a.setMark(txn, id, answeredMark{State: "being answered", At: a.now()})
 	})
 	return ap, err
 }
@@ -208,28 +251,24 @@ func (a *Approvals) claim(id string) (Approval, error) {
 	defer a.mu.Unlock()
 	ap, err := a.take(id)
 	if errors.Is(err, ErrNoApproval) {
-		if m, ok := a.answered[id]; ok {
-			return ap, fmt.Errorf("%w: %s at %s; the call ran (or not) once, as that answer said", ErrAnswered, m.state, m.at.Format(time.RFC3339))
+		if m, ok := a.answeredAs(id); ok {
+			return ap, fmt.Errorf("%w: %s at %s; the call ran (or not) once, as that answer said", ErrAnswered, m.State, m.At.Format(time.RFC3339))
 		}
 	}
-	if err != nil {
-		return ap, err
-	}
-	now := a.now()
-	for k, m := range a.answered {
-		if now.Sub(m.at) > a.ttl {
-			delete(a.answered, k)
-		}
-	}
-	a.answered[id] = answeredMark{state: "being answered", at: now}
-	return ap, nil
+	return ap, err
 }
 
-// mark records how an answered approval went.
+// mark records how an answered approval went; a failure is logged (a
+// later answer is then told the approval is being answered).
 func (a *Approvals) mark(id, state string) {
 	a.mu.Lock()
-	a.answered[id] = answeredMark{state: state, at: a.now()}
-	a.mu.Unlock()
+	defer a.mu.Unlock()
+	err := a.store.DB().Update(func(txn *badger.Txn) error {
+		return a.setMark(txn, id, answeredMark{State: state, At: a.now()})
+	})
+	if err != nil {
+		a.log.Warn("keep how an approval was answered", "approval", id, "err", err)
+	}
 }
 
 // Answer allows or denies a pending call. An allowed call runs now (its
@@ -237,7 +276,7 @@ func (a *Approvals) mark(id, state string) {
 // either way the outcome is stored in the caller's channel. Only the first
 // answer to an approval does anything: another gets ErrAnswered.
 func (a *Approvals) Answer(ctx context.Context, id string, allow bool) (*Answer, error) {
-	if len(id) > 64 {
+	if len(id) > 64 || strings.IndexByte(id, 0) >= 0 { // a NUL would name a mark (markKey)
 		return nil, ErrNoApproval
 	}
 	ap, err := a.claim(id)

@@ -72,3 +72,56 @@ func TestApprovalAnsweredOnce(t *testing.T) {
 		t.Fatalf("an unknown id: %v", err)
 	}
 }
+
+// An answer after a restart is told the approval was answered (how, and
+// when), not that there is no such approval; the marks are not pending
+// approvals, and a sweep leaves them.
+func TestApprovalAnsweredOnceAcrossARestart(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(store.Options{Dir: dir})
+	must(t, err)
+	var runs atomic.Int32
+	registry := func() *Registry {
+		r := New(Options{})
+		must(t, r.Register(packets.Tool{ToolSpec: packets.ToolSpec{Name: "w", Description: "d", Kind: packets.ToolProcess, Effects: []string{packets.EffectWrite}},
+			Run: func(context.Context, *packets.ToolCall) (packets.Result, error) {
+				runs.Add(1)
+				return packets.Result{OutputText: "done"}, nil
+			}}))
+		return r
+	}
+	r := registry()
+	ap := r.EnableApprovals(ApprovalOptions{Store: st})
+	o := r.Call(context.Background(), packets.Caller{Channel: "home", Kind: "private", CallID: "c1"}, "w", nil)
+	if o.Approval == "" {
+		t.Fatalf("not parked: %+v", o)
+	}
+	if _, err := ap.Answer(context.Background(), o.Approval, true); err != nil {
+		t.Fatal(err)
+	}
+	must(t, st.Close())
+
+	st, err = store.Open(store.Options{Dir: dir})
+	must(t, err)
+	defer st.Close()
+	r = registry()
+	ap = r.EnableApprovals(ApprovalOptions{Store: st})
+	must(t, ap.Sweep())
+	if p, err := ap.Pending(); err != nil || len(p) != 0 {
+		t.Fatalf("pending after the answer: %+v, %v", p, err)
+	}
+	_, err = ap.Answer(context.Background(), o.Approval, false)
+	if !errors.Is(err, ErrAnswered) || !strings.Contains(err.Error(), "allowed at") {
+		t.Fatalf("a second answer after a restart: %v, want ErrAnswered saying it was allowed", err)
+	}
+	if _, err := ap.Answer(context.Background(), "\x00"+o.Approval, false); !errors.Is(err, ErrNoApproval) {
+		t.Fatalf("an id naming a mark: %v", err)
+	}
+	if runs.Load() != 1 {
+		t.Fatalf("the call ran %d times", runs.Load())
+	}
+	ms, _ := st.Recent("home", store.Window{Limit: 10})
+	if len(ms) != 1 {
+		t.Fatalf("%d results stored, want 1: %+v", len(ms), ms)
+	}
+}
