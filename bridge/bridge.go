@@ -537,8 +537,8 @@ type sentKeys interface {
 }
 
 // ownMessage reports whether the bot sent the message id in chat c: one
-// sent since the start (b.sent, answers to chat commands and alerts
-// too), or one the sent log knows in that chat (a reply, across a
+// sent since the start (b.sent), or one the sent log knows in that chat
+// (a reply, an answer to a chat command, an alert: markOwn; across a
 // restart for StoreSent). An error of the log is logged and taken as no.
 func (b *Bridge) ownMessage(c Chat, id string) bool {
 	if id == "" {
@@ -552,6 +552,22 @@ func (b *Bridge) ownMessage(c Chat, id string) bool {
 		b.log.Warn("could not tell whether the bot sent a message", "channel", c.Channel(b.name), "message_id", id, "err", err)
 	}
 	return in
+}
+
+// markOwn records a message the bot sent outside the outbox (a chat
+// command's answer, an alert) as its own: in memory, and in the sent log
+// under the key "own:" + its platform id, so that a reply to it or its
+// recall is known as the bot's after a restart too. The key names no
+// stored message, so a recall finds none to mark. A failed write is
+// logged: the message is then the bot's until a restart, as before.
+func (b *Bridge) markOwn(c Chat, id string) {
+	if id == "" {
+		return
+	}
+	b.sent.add(string(c.Kind) + ":" + c.ID + ":" + id)
+	if err := b.keys.MarkSentIn(c.Channel(b.name), "own:"+id, id); err != nil {
+		b.log.Warn("could not keep the bot's message as its own", "channel", c.Channel(b.name), "message_id", id, "err", err)
+	}
 }
 
 // idSet remembers the last n ids.

@@ -142,9 +142,7 @@ func (b *Bridge) answerCommand(ctx context.Context, m *Message) bool {
 			b.log.Warn("the answer to a chat command was not sent", "channel", channel, "command", cmd, "err", err)
 			return
 		}
-		if id != "" {
-			b.sent.add(string(m.Chat.Kind) + ":" + m.Chat.ID + ":" + id)
-		}
+		b.markOwn(m.Chat, id)
 	})
 	return true
 }

@@ -191,8 +191,8 @@ func (b *Bridge) Tell(ctx context.Context, c Chat, text string) error {
 		return err
 	}
 	id, err := b.adapter.Send(ctx, c, Outgoing{Parts: []OutPart{{Kind: PartText, Text: text}}})
-	if err == nil && id != "" {
-		b.sent.add(string(c.Kind) + ":" + c.ID + ":" + id)
+	if err == nil {
+		b.markOwn(c, id)
 	}
 	return err
 }

@@ -215,3 +215,44 @@ func TestSentAsListsTheKeysOfAPlatformID(t *testing.T) {
 		t.Errorf("the reverse index holds %d entries, want 4", own)
 	}
 }
+
+// An alert the bridge sent outside the outbox (Tell; answers to chat
+// commands take the same way) is the bot's own after a restart too: a
+// reply to it addresses the bot.
+func TestAReplyToAnAlertBeforeARestartAddressesTheBot(t *testing.T) {
+	dir := t.TempDir()
+	st := openStoreIn(t, dir)
+	sent, err := NewStoreSent(st, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, func(o *Options) { o.Sent = sent })
+	if err := r.b.Tell(context.Background(), grp, "the other bridge is offline"); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.ad.sentSoFar(); len(got) != 1 {
+		t.Fatalf("sent %q, want the alert", got)
+	}
+	r.stop()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	st = openStoreIn(t, dir)
+	defer st.Close()
+	sent, err = NewStoreSent(st, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, func(o *Options) { o.Sent = sent })
+		defer r.stop()
+		r.say(grp, alice, Part{Kind: PartReply, MessageID: "s1"}, text("which one?"))
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		_, turns, _ := r.agent.snapshot()
+		if len(turns) != 1 || turns[0].SpeakerID != "t:1" {
+			t.Errorf("turns = %+v, want one for the reply to the bot's alert", turns)
+		}
+	})
+}

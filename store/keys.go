@@ -74,7 +74,9 @@ const (
 	PrefixRecall = "rcl\x00"
 
 	// PrefixBridge is the bridges' key space (package bridge): brg\x00
-	// sent\x00<bridge>\x00<router key> → the platform id of a sent message,
+	// sent\x00<bridge>\x00<router key> → the platform id of a sent message
+	// (for a message sent outside the outbox, an answer to a chat command
+	// or an alert, the key is "own:" and its platform id),
 	// and its reverse index brg\x00own\x00<bridge>\x00<platform id>\x00
 	// <router key> → the channel it was sent in, or "" (written with it,
 	// kept as long: 7 days), which finds the key of the bot's message a
