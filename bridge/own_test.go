@@ -103,29 +103,13 @@ func TestARecallOfTheBotsMessageAfterARestartIsApplied(t *testing.T) {
 // platform id in that chat. The same id in another chat is no message of
 // the bot's there.
 func TestAReplyToTheBotsMessageBeforeARestartAddressesIt(t *testing.T) {
-	dir := t.TempDir()
-	st := openStoreIn(t, dir)
-	sent, err := NewStoreSent(st, "t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newRig(t, func(o *Options) { o.Sent = sent })
-	err = r.b.Deliver(context.Background(), router.Delivery{Packet: router.Packet{Key: "k-reply", Channel: "t:group:42",
-		Kind: router.KindReply, Text: "I said this"}, Attempt: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.stop()
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	st = openStoreIn(t, dir)
-	defer st.Close()
-	sent, err = NewStoreSent(st, "t")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sent := sentAcrossARestart(t, func(r *rig) {
+		err := r.b.Deliver(context.Background(), router.Delivery{Packet: router.Packet{Key: "k-reply", Channel: "t:group:42",
+			Kind: router.KindReply, Text: "I said this"}, Attempt: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, func(o *Options) { o.Sent = sent })
 		defer r.stop()
@@ -220,30 +204,14 @@ func TestSentAsListsTheKeysOfAPlatformID(t *testing.T) {
 // commands take the same way) is the bot's own after a restart too: a
 // reply to it addresses the bot.
 func TestAReplyToAnAlertBeforeARestartAddressesTheBot(t *testing.T) {
-	dir := t.TempDir()
-	st := openStoreIn(t, dir)
-	sent, err := NewStoreSent(st, "t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newRig(t, func(o *Options) { o.Sent = sent })
-	if err := r.b.Tell(context.Background(), grp, "the other bridge is offline"); err != nil {
-		t.Fatal(err)
-	}
-	if got := r.ad.sentSoFar(); len(got) != 1 {
-		t.Fatalf("sent %q, want the alert", got)
-	}
-	r.stop()
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	st = openStoreIn(t, dir)
-	defer st.Close()
-	sent, err = NewStoreSent(st, "t")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sent := sentAcrossARestart(t, func(r *rig) {
+		if err := r.b.Tell(context.Background(), grp, "the other bridge is offline"); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.ad.sentSoFar(); len(got) != 1 {
+			t.Fatalf("sent %q, want the alert", got)
+		}
+	})
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, func(o *Options) { o.Sent = sent })
 		defer r.stop()
@@ -255,4 +223,30 @@ func TestAReplyToAnAlertBeforeARestartAddressesTheBot(t *testing.T) {
 			t.Errorf("turns = %+v, want one for the reply to the bot's alert", turns)
 		}
 	})
+}
+
+// sentAcrossARestart runs send on a bridge whose sent log is in a store,
+// stops the bridge, closes the store and opens it again (a restart), and
+// returns the sent log read from it (the store closes when t ends).
+func sentAcrossARestart(t *testing.T, send func(r *rig)) *StoreSent {
+	t.Helper()
+	dir := t.TempDir()
+	st := openStoreIn(t, dir)
+	sent, err := NewStoreSent(st, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, func(o *Options) { o.Sent = sent })
+	send(r)
+	r.stop()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st = openStoreIn(t, dir)
+	t.Cleanup(func() { st.Close() })
+	sent, err = NewStoreSent(st, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sent
 }
