@@ -63,10 +63,15 @@ var knobs = []knob{
 	{"kinds", []float64{0, 0.2, 0.4, 0.8, 1.6}, false, true, func(p *params, v float64) { p.kinds = v }},
 }
 
-// newParts name the knobs of the parts this release added: the report's
-// "before" is the same procedure with them held off, the previous
-// release's ranking measured the same way.
-var newParts = []string{"kinds"}
+// newParts name the knobs of the parts this release added, and newTokens
+// says that it changed the tokenizer (the irregular verbs): the report's
+// "before" is the same procedure with those parts held off, over an
+// index tokenized as before, the previous release's ranking measured the
+// same way.
+var (
+	newParts  []string
+	newTokens = true
+)
 
 // harshTrain is how many conversations each split of the harsher check
 // tunes on (all the others are held out).
@@ -427,7 +432,7 @@ func LoCoMoCV(ctx context.Context, data []byte, o LoCoMoCVOptions) (*CVReport, e
 			sc.st.Close()
 		}
 	}()
-	if err := sc.build(ctx, convs, o.Embedder()); err != nil {
+	if err := sc.build(ctx, convs, o.Embedder(), false); err != nil {
 		return nil, err
 	}
 	rep := &CVReport{Ks: ks, Index: time.Since(began), Ablation: map[string]CVRow{}}
@@ -481,18 +486,33 @@ func LoCoMoCV(ctx context.Context, data []byte, o LoCoMoCVOptions) (*CVReport, e
 		return nil, err
 	}
 	rep.Ablation["none"] = pool(sc, fs, ks)
-	before := tuned
+	// The release before: its knobs (the new parts held off), over an
+	// index that tokenizes as it did when this release changed the
+	// tokenizer.
+	before, prev := tuned, sc
 	for i, k := range knobs {
 		if slices.Contains(newParts, k.Name) {
 			before[i] = false
 			rep.BeforeOff = append(rep.BeforeOff, k.Name)
 		}
 	}
-	fs, err = crossValidate(sc, o.Folds, before, setting{})
+	if newTokens {
+		prev = &locomoScorer{ks: ks, memo: map[memoKey][][]float64{}, base: defaultParams}
+		defer func() {
+			if prev.st != nil {
+				prev.st.Close()
+			}
+		}()
+		if err := prev.build(ctx, convs, o.Embedder(), true); err != nil {
+			return nil, err
+		}
+		rep.BeforeOff = append(rep.BeforeOff, "irregular verbs")
+	}
+	fs, err = crossValidate(prev, o.Folds, before, setting{})
 	if err != nil {
 		return nil, err
 	}
-	rep.Before = pool(sc, fs, ks)
+	rep.Before = pool(prev, fs, ks)
 	if len(convs) > harshTrain+1 {
 		test, train, err := Splits(len(convs), harshTrain)
 		if err != nil {
@@ -500,7 +520,7 @@ func LoCoMoCV(ctx context.Context, data []byte, o LoCoMoCVOptions) (*CVReport, e
 		}
 		rep.HarshTrain, rep.HarshSplits = harshTrain, len(test)
 		rep.Harsh = pool(sc, validate(sc, test, train, tuned, setting{}), ks)
-		rep.HarshBefore = pool(sc, validate(sc, test, train, before, setting{}), ks)
+		rep.HarshBefore = pool(prev, validate(prev, test, train, before, setting{}), ks)
 	}
 	rep.Tuning = time.Since(began)
 	rep.Evals = sc.evals
@@ -529,7 +549,7 @@ func scoresOf(sc scorer, convs []int, s setting) [][][]float64 {
 // build imports every conversation into its own channel of one in-memory
 // store, indexes them, and runs each question's searches in its
 // conversation's channel.
-func (l *locomoScorer) build(ctx context.Context, convs []importer.Conversation, emb Embedder) error {
+func (l *locomoScorer) build(ctx context.Context, convs []importer.Conversation, emb Embedder, regularVerbs bool) error {
 	st, err := store.Open(store.Options{InMemory: true})
 	if err != nil {
 		return err
@@ -540,7 +560,7 @@ func (l *locomoScorer) build(ctx context.Context, convs []importer.Conversation,
 			return err
 		}
 	}
-	x, err := New(Options{Store: st, Embedder: emb})
+	x, err := New(Options{Store: st, Embedder: emb, regularVerbs: regularVerbs})
 	if err != nil {
 		return err
 	}
@@ -576,7 +596,7 @@ func (l *locomoScorer) build(ctx context.Context, convs []importer.Conversation,
 			}
 			// The kinds are found whatever the kinds weight: at 0, rank
 			// leaves them out.
-			a := asked{terms: Tokenize(q.Prompt), qv: qv}
+			a := asked{terms: x.c.stems.tokens(q.Prompt), qv: qv}
 			a.kinds, a.class = questionKinds(q.Prompt, a.terms)
 			x.c.mu.RLock()
 			for g, s := range gs {

@@ -35,7 +35,7 @@ const DefaultHashDims = 256
 
 // hashEmbedderVersion changes when the features change, so stored vectors
 // of an older version are re-made.
-const hashEmbedderVersion = 2
+const hashEmbedderVersion = 3 // 3: Tokenize's irregular verbs
 
 func (h HashEmbedder) dims() int {
 	if h.Dims <= 0 {

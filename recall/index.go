@@ -53,6 +53,10 @@ type Options struct {
 	// RecordsDelay is how long Run lets changes of the records gather
 	// before it indexes them again (0: 2 s; negative: none).
 	RecordsDelay time.Duration
+	// regularVerbs tokenizes as the release before the irregular verbs
+	// did (stemCache.regular): the LoCoMo report's "before" index, which
+	// keeps no snapshot (a snapshot read back tokenizes as today).
+	regularVerbs bool
 }
 
 // Index is the recall index of one store: lexical and vector, kept up to
@@ -131,6 +135,7 @@ func New(o Options) (*Index, error) {
 	}
 	x := &Index{o: o, st: o.Store, emb: o.Embedder, log: log, c: newCorpus(), p: defaultParams, vecHeap: vecHeapMax,
 		readTable: func() error { _, err := gloveTableOnce(); return err }}
+	x.c.stems.regular = o.regularVerbs
 	switch {
 	case o.VectorWeight > 0:
 		x.p.vecWeight = o.VectorWeight

@@ -26,10 +26,12 @@ import (
 // word and its postings, documents as deltas, with their counts), and a
 // CRC-32 of all before it. Channel orders and the id map are derived.
 // Version 2 added the lengths (counts are capped in memory, so they no
-// longer sum to them); a version 1 file is rebuilt from the store.
+// longer sum to them); version 3 came with Tokenize's irregular verbs
+// (its terms changed). A file of an older version is rebuilt from the
+// store.
 const (
 	lexSnapMagic   = "cyanlex\x00"
-	lexSnapVersion = 2
+	lexSnapVersion = 3
 )
 
 func (x *Index) lexPath() string {

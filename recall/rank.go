@@ -81,8 +81,8 @@ type params struct {
 // (HashEmbedder's vectors get none, their words being BM25's; a model
 // embedder gets modelVectorWeight).
 var defaultParams = params{
-	k1: 1.2, b: 0.3, prfDocs: 5, prfTerms: 10, prfWeight: 0.3,
-	expand: 1, context: 0.4, route: 0.8, when: 0.25, speaker: 1, vecWeight: 0.2, kinds: 0.8,
+	k1: 1.2, b: 0.5, prfDocs: 5, prfTerms: 10, prfWeight: 0.3,
+	expand: 1, context: 0.4, route: 0.8, when: 0.25, speaker: 1, vecWeight: 0.2, kinds: 0.4,
 }
 
 // scored is a candidate message.

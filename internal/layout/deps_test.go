@@ -42,6 +42,7 @@ var layer = map[string]int{
 	"internal/doccheck": 0, "metrics": 2, "internal/crash": 3,
 	"recall/internal/glovegen": 0,
 	"recall/internal/kindsgen": 0,
+	"recall/internal/irregen":  0,
 }
 
 // platformLayer is the layer of a chat platform's package (bridge/<x>),
