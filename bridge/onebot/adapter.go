@@ -494,6 +494,14 @@ func (a *Adapter) watchHeartbeat(ctx context.Context, c *conn) {
 	}
 }
 
+// running reports whether Run is running (a connection may come).
+func (a *Adapter) running() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.ctx != nil
+}
+
+// current is the connection calls go over (nil: none).
 func (a *Adapter) current() *conn {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -84,9 +84,12 @@ func (a *Adapter) unconfirmed(ctx context.Context, chat bridge.Chat, segs []Segm
 	c := a.current()
 	if c == nil {
 		// the connection dropped after the request: wait for the next one
-		// (at most one call timeout) to look
+		// (at most one call timeout) to look — while Run runs. In forward
+		// mode Run ends with its connection, and the next one is dialed
+		// only once the bridge, whose outbox is this send, has stopped:
+		// waiting would hold the reconnection up for the whole timeout.
 		deadline := a.o.Clock.Now().Add(a.o.Timeout)
-		for c == nil && a.o.Clock.Now().Before(deadline) {
+		for c == nil && a.o.Clock.Now().Before(deadline) && a.running() {
 			if clock.Sleep(ctx, a.o.Clock, 100*time.Millisecond) != nil {
 				break
 			}

@@ -2,12 +2,14 @@ package onebot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/cyan-agent/cyan/bridge"
@@ -288,4 +290,28 @@ func TestAnUnconfirmedSendIsFoundInABusyGroup(t *testing.T) {
 	if st := r.b.Status(); st.Unknown != 0 || st.Failed != 0 {
 		t.Errorf("status %+v", st)
 	}
+}
+
+// A send whose connection dropped after its request was written waits
+// for the next connection to look for it in the chat only while Run
+// runs: in forward mode Run ends with the connection, and the bridge
+// dials again only once this send, its outbox's, is done — waiting would
+// hold the reconnection up for the whole call timeout. Its outcome stays
+// unknown (not sent again), at once.
+func TestAnUnconfirmedSendDoesNotWaitForAConnectionThatCannotCome(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, err := New(Options{Name: "qq", Mode: "forward", URL: "ws://127.0.0.1:1", Logger: slog.New(slog.DiscardHandler), Timeout: 15 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		began := time.Now()
+		_, err = a.unconfirmed(context.Background(), bridge.Chat{Kind: bridge.Group, ID: "42"}, nil, began, "send_group_msg: connection lost")
+		var se *bridge.SendError
+		if !errors.As(err, &se) || !se.Unknown {
+			t.Fatalf("err %v, want an unknown outcome", err)
+		}
+		if waited := time.Since(began); waited > time.Second {
+			t.Errorf("waited %s for a connection while Run was not running", waited)
+		}
+	})
 }
