@@ -407,10 +407,18 @@ func (x *Index) loadVectors(ctx context.Context) error {
 // untilDone runs f and returns its error, or ctx's when ctx ends first:
 // f then goes on alone and its result is dropped. It is for work that
 // cannot be interrupted and is harmless to finish late, such as reading a
-// compiled-in table once.
+// compiled-in table once; its goroutine ends with f, and a panic in f is
+// its error, not the daemon's end.
 func untilDone(ctx context.Context, f func() error) error {
 	done := make(chan error, 1)
-	go func() { done <- f() }()
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- fmt.Errorf("recall: %v", v)
+			}
+		}()
+		done <- f()
+	}()
 	select {
 	case err := <-done:
 		return err

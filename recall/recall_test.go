@@ -446,3 +446,11 @@ func TestRunStopsWhileTheTableIsRead(t *testing.T) {
 		t.Error("the vectors are ready though their embedder's table was never read")
 	}
 }
+
+// A panic in what untilDone runs is its error, not the process's end.
+func TestUntilDoneTurnsAPanicIntoAnError(t *testing.T) {
+	err := untilDone(context.Background(), func() error { panic("corrupt table") })
+	if err == nil || !strings.Contains(err.Error(), "corrupt table") {
+		t.Fatalf("err %v, want the panic as an error", err)
+	}
+}
