@@ -307,6 +307,18 @@ type convIndex struct {
 	feats [][]*features // [gatherIndex][question]
 }
 
+// newLocomoScorer is a scorer at the shipped defaults, to build.
+func newLocomoScorer(ks []int) *locomoScorer {
+	return &locomoScorer{ks: ks, memo: map[memoKey][][]float64{}, base: defaultParams}
+}
+
+// close closes the store build opened, if it did.
+func (l *locomoScorer) close() {
+	if l.st != nil {
+		l.st.Close()
+	}
+}
+
 func (l *locomoScorer) conversations() int { return len(l.convs) }
 
 func (l *locomoScorer) score(conv int, s setting) [][]float64 {
@@ -426,12 +438,8 @@ func LoCoMoCV(ctx context.Context, data []byte, o LoCoMoCVOptions) (*CVReport, e
 		o.Embedder = func() Embedder { return GloveEmbedder{} }
 	}
 	began := time.Now()
-	sc := &locomoScorer{ks: ks, memo: map[memoKey][][]float64{}, base: defaultParams}
-	defer func() {
-		if sc.st != nil {
-			sc.st.Close()
-		}
-	}()
+	sc := newLocomoScorer(ks)
+	defer sc.close()
 	if err := sc.build(ctx, convs, o.Embedder(), false); err != nil {
 		return nil, err
 	}
@@ -497,12 +505,8 @@ func LoCoMoCV(ctx context.Context, data []byte, o LoCoMoCVOptions) (*CVReport, e
 		}
 	}
 	if newTokens {
-		prev = &locomoScorer{ks: ks, memo: map[memoKey][][]float64{}, base: defaultParams}
-		defer func() {
-			if prev.st != nil {
-				prev.st.Close()
-			}
-		}()
+		prev = newLocomoScorer(ks)
+		defer prev.close()
 		if err := prev.build(ctx, convs, o.Embedder(), true); err != nil {
 			return nil, err
 		}
