@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,9 +27,19 @@ var players = [][]string{
 // playerNames names the players for people.
 var playerNames = map[string]string{"play": "play (sox)", "pw-play": "pw-play (PipeWire)", "paplay": "paplay (PulseAudio)", "aplay": "aplay (ALSA)", "ffplay": "ffplay (FFmpeg)"}
 
+// player is an audio player found on the PATH: its file, its arguments
+// before the audio file, and its name for people.
+type player struct {
+	bin  string
+	args []string
+	name string
+}
+
 // findPlayer is the first of players found in the directories of path (a
-// PATH list), and the names of those tried before it.
-func findPlayer(path string) (bin string, args []string, tried []string) {
+// PATH list); with none, an error that says which were tried and what to
+// install.
+func findPlayer(path string) (player, error) {
+	var tried []string
 	for _, p := range players {
 		for _, dir := range filepath.SplitList(path) {
 			if dir == "" {
@@ -36,12 +47,12 @@ func findPlayer(path string) (bin string, args []string, tried []string) {
 			}
 			f := filepath.Join(dir, p[0])
 			if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
-				return f, p[1:], tried
+				return player{bin: f, args: p[1:], name: cmp.Or(playerNames[p[0]], p[0])}, nil
 			}
 		}
 		tried = append(tried, p[0])
 	}
-	return "", nil, tried
+	return player{}, fmt.Errorf("no audio player found (tried %s); write the audio to a file with --out file.wav, or install pipewire, pulseaudio-utils, alsa-utils or sox", strings.Join(tried, ", "))
 }
 
 // sayCmd speaks a text with the configured voice, without the daemon: it
@@ -59,60 +70,103 @@ func sayCmd(f *flags) run {
 		if err != nil {
 			return err
 		}
+		segs := tts.Split(text)
+		if len(segs) == 0 {
+			return errors.New("the text holds nothing to say")
+		}
+		var p player
+		if *out == "" {
+			// the player is found before anything is made: without one,
+			// nothing is worth making
+			path := io.Env("PATH")
+			if path == "" {
+				path = os.Getenv("PATH")
+			}
+			if p, err = findPlayer(path); err != nil {
+				return err
+			}
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 		defer cancel()
-		audio, segs, err := say(ctx, cfg.TTS, text, *voice)
-		if err != nil {
-			return err
+		err = sayOut(ctx, io, cfg.TTS, segs, *voice, *out, p)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("the voice did not finish within --timeout %s (%w); give it longer (--timeout 5m), or check it with cyan doctor", *timeout, err)
 		}
-		for _, s := range segs {
-			fmt.Fprintf(io.Stderr, "[%s %s] %s\n", s.Language, s.Emotion, s.Text)
-		}
-		if *out != "" {
-			if err := os.WriteFile(*out, audio.Data, 0o644); err != nil {
-				return fmt.Errorf("write %s: %w", *out, err)
-			}
-			fmt.Fprintf(io.Stdout, "%s: %d bytes of %s\n", *out, len(audio.Data), audio.Type)
-			return nil
-		}
-		path := io.Env("PATH")
-		if path == "" {
-			path = os.Getenv("PATH")
-		}
-		return play(ctx, io, path, audio)
+		return err
 	}
 }
 
-// say cuts text by the rules and voices it with the configured provider.
-func say(ctx context.Context, c config.TTS, text, voice string) (tts.Audio, []packets.Segment, error) {
-	p, err := tts.New(c)
+// sayOut voices segs and plays them with p, or writes them to out.
+func sayOut(ctx context.Context, io IO, c config.TTS, segs []packets.Segment, voice, out string, p player) error {
+	v, err := sayVoice(c)
 	if err != nil {
-		return tts.Audio{}, nil, err
-	}
-	v, err := tts.NewVoice(tts.Options{Provider: p, Cache: tts.NewCache(0), Timeout: c.TimeoutDuration()})
-	if err != nil {
-		return tts.Audio{}, nil, err
+		return err
 	}
 	defer v.Close()
-	segs := tts.Split(text)
-	if len(segs) == 0 {
-		return tts.Audio{}, nil, errors.New("the text holds nothing to say")
+	if out == "" {
+		fmt.Fprintf(io.Stderr, "playing with %s\n", p.name)
+		return sayAloud(ctx, io, v, segs, voice, p)
 	}
 	clips, err := v.Say(ctx, segs, voice)
 	if err != nil {
-		return tts.Audio{}, nil, err
+		return err
 	}
 	audio := make([]tts.Audio, len(clips))
 	for i, c := range clips {
+		printSegment(io, c.Segment)
 		audio[i] = c.Audio
 	}
 	joined, err := tts.Join(audio)
-	return joined, segs, err
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(out, joined.Data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", out, err)
+	}
+	fmt.Fprintf(io.Stdout, "%s: %d bytes of %s\n", out, len(joined.Data), joined.Type)
+	return nil
 }
 
-// play plays audio with the first audio player found in path, and says
-// which on stderr.
-func play(ctx context.Context, io IO, path string, a tts.Audio) error {
+// sayVoice is the configured provider's voice, for one command.
+func sayVoice(c config.TTS) (*tts.Voice, error) {
+	p, err := tts.New(c)
+	if err != nil {
+		return nil, err
+	}
+	return tts.NewVoice(tts.Options{Provider: p, Cache: tts.NewCache(0), Timeout: c.TimeoutDuration()})
+}
+
+// printSegment tells a segment as it is voiced: its language, its emotion
+// and its text.
+func printSegment(io IO, s packets.Segment) {
+	fmt.Fprintf(io.Stderr, "[%s %s] %s\n", s.Language, s.Emotion, s.Text)
+}
+
+// sayAloud plays each segment's clip as soon as it and those before it are
+// made, while the next are being made: the first words sound after the
+// first segment's synthesis, not the whole text's (a long text on a slow
+// voice such as GPT-SoVITS on a CPU takes seconds a sentence). The first
+// failure, of the voice or of the player, ends it.
+func sayAloud(ctx context.Context, io IO, v *tts.Voice, segs []packets.Segment, voice string, p player) error {
+	var err error
+	v.Each(ctx, segs, voice, func(i int, c tts.Clip, e error) bool {
+		if e != nil {
+			err = fmt.Errorf("segment %d (%q): %w", i+1, segs[i].Text, e)
+			return false
+		}
+		printSegment(io, c.Segment)
+		err = p.play(ctx, c.Audio)
+		return err == nil
+	})
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
+}
+
+// play plays one clip: written to a temporary file (players take files;
+// not all read a stream), played to its end.
+func (p player) play(ctx context.Context, a tts.Audio) error {
 	ext := ".wav"
 	if a.Type != "audio/wav" {
 		ext = ".audio"
@@ -126,16 +180,12 @@ func play(ctx context.Context, io IO, path string, a tts.Audio) error {
 		f.Close()
 		return err
 	}
-	f.Close()
-	bin, args, tried := findPlayer(path)
-	if bin == "" {
-		return fmt.Errorf("no audio player found (tried %s); write the audio to a file with --out file.wav, or install pipewire, pulseaudio-utils, alsa-utils or sox", strings.Join(tried, ", "))
+	if err := f.Close(); err != nil {
+		return err
 	}
-	name := filepath.Base(bin)
-	fmt.Fprintf(io.Stderr, "playing with %s\n", cmp.Or(playerNames[name], name))
-	cmd := exec.CommandContext(ctx, bin, append(args, f.Name())...)
+	cmd := exec.CommandContext(ctx, p.bin, append(slices.Clip(p.args), f.Name())...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%s could not play the audio: %v %s", name, err, strings.TrimSpace(string(out)))
+		return fmt.Errorf("%s could not play the audio: %v %s", p.name, err, strings.TrimSpace(string(out)))
 	}
 	return nil
 }
