@@ -68,6 +68,11 @@ type Adapter struct {
 	// arrives while the daemon is still starting waits for it.
 	started chan struct{}
 	start   sync.Once
+	// sendTimeout bounds a send call: o.Timeout. The delivery tests
+	// shorten it alone, scaled with the implementation's own wait for QQ,
+	// and leave the other calls (the history lookups) a bound that no
+	// load of the test machine reaches.
+	sendTimeout time.Duration
 }
 
 var _ bridge.Adapter = (*Adapter)(nil)
@@ -104,7 +109,8 @@ func New(o Options) (*Adapter, error) {
 	if o.Media == nil {
 		o.Media = &bridge.FetchPolicy{Trusted: mediaOrigins(o), Own: o.Own}
 	}
-	return &Adapter{o: o, log: o.Logger, fetch: policyFetch(o.Media), redial: newRedial(o.Reconnect), started: make(chan struct{})}, nil
+	return &Adapter{o: o, log: o.Logger, fetch: policyFetch(o.Media), redial: newRedial(o.Reconnect), started: make(chan struct{}),
+		sendTimeout: o.Timeout}, nil
 }
 
 // mediaOrigins are the origins trusted with loopback and private
@@ -527,7 +533,7 @@ func (a *Adapter) Send(ctx context.Context, chat bridge.Chat, m bridge.Outgoing)
 		action, params = "send_group_msg", map[string]any{"group_id": number(chat.ID), "message": msg}
 	}
 	began := a.o.Clock.Now()
-	resp, err := c.call(ctx, action, params, a.o.Timeout)
+	resp, err := c.call(ctx, action, params, a.sendTimeout)
 	switch {
 	case errors.Is(err, errLost), errors.Is(err, errNoAnswer):
 		// written, then no answer: look before sending again

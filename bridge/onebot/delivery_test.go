@@ -31,7 +31,8 @@ const (
 	oldWait     = 5 * time.Second / scale
 )
 
-// e2e is a bridge over a reverse-mode adapter, connected to impl.
+// e2e is a bridge over a reverse-mode adapter, connected to impl; its
+// sends time out after the timeout newE2E is given.
 type e2e struct {
 	b     *bridge.Bridge
 	agent *bridgetest.Agent
@@ -42,10 +43,14 @@ type e2e struct {
 func newE2E(t *testing.T, impl *onebottest.Impl, timeout time.Duration, quote bool) *e2e {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	a, err := New(Options{Name: "qq", Mode: "reverse", Logger: log, Timeout: timeout})
+	// the send's timeout is scaled like the implementation's; the other
+	// calls (the history lookups, the mute's query) keep a bound no load
+	// of the test machine reaches
+	a, err := New(Options{Name: "qq", Mode: "reverse", Logger: log, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
+	a.sendTimeout = timeout
 	mux := http.NewServeMux()
 	mux.Handle(ReversePath, NewReverseMux(log, map[string]*Adapter{"qq": a}))
 	srv := httptest.NewServer(mux)
