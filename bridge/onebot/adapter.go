@@ -73,6 +73,8 @@ type Adapter struct {
 	// and leave the other calls (the history lookups) a bound that no
 	// load of the test machine reaches.
 	sendTimeout time.Duration
+	// sending counts the sends under way, their lookups included (dial).
+	sending atomic.Int32
 }
 
 var _ bridge.Adapter = (*Adapter)(nil)
@@ -181,7 +183,31 @@ func (a *Adapter) Run(ctx context.Context, sink bridge.Sink) error {
 // makes the next attempt. A refused token (an HTTP 401/403, NapCat's 1403
 // frame, quick closes in a row) is a bridge.AuthError naming the setting,
 // also reported to the sink.
+//
+// One exception: when the connection ends while a send waits for its
+// answer, dial attempts once more at once, within this Run. That send's
+// outcome is looked up in the chat over the next connection (unconfirmed),
+// and the supervisor's next attempt would come only after the bridge's
+// outbox — that very send — gave up: the message would stay "outcome
+// unknown", never sent again even when it was not posted.
 func (a *Adapter) dial(ctx context.Context) error {
+	for again := true; ; again = false {
+		wait, connected, end := a.attempt(ctx)
+		if end == nil {
+			return nil
+		}
+		if again && connected && a.sending.Load() > 0 && !bridge.IsAuth(end) {
+			a.log.Info("onebot: the connection ended while a send waited for its answer; connecting again now to look for it in the chat", "err", end)
+			continue
+		}
+		return supervise.RetryAfter(end, wait)
+	}
+}
+
+// attempt makes one connection attempt and serves the connection until it
+// ends: the wait before the next attempt, whether it connected, and why it
+// ended (nil when ctx ended).
+func (a *Adapter) attempt(ctx context.Context) (wait time.Duration, connected bool, end error) {
 	hdr := http.Header{}
 	if a.o.AccessToken != "" {
 		hdr.Set("Authorization", "Bearer "+a.o.AccessToken)
@@ -191,9 +217,9 @@ func (a *Adapter) dial(ctx context.Context) error {
 	ws, resp, err := websocket.Dial(dctx, a.o.URL, &websocket.DialOptions{HTTPClient: a.o.HTTPClient, HTTPHeader: hdr})
 	cancel()
 	if ctx.Err() != nil {
-		return nil
+		return 0, false, nil
 	}
-	var failure, end error
+	var failure error
 	healthy := false
 	if err != nil {
 		status := 0
@@ -210,9 +236,10 @@ func (a *Adapter) dial(ctx context.Context) error {
 		began := a.o.Clock.Now()
 		c := newConn(ws, RoleUniversal, "")
 		a.conns.Add(1)
+		connected = true
 		end = a.serve(ctx, c)
 		if ctx.Err() != nil {
-			return nil
+			return 0, true, nil
 		}
 		healthy = c.healthy()
 		switch {
@@ -226,7 +253,7 @@ func (a *Adapter) dial(ctx context.Context) error {
 			}
 		}
 	}
-	wait := a.redial.after(healthy, bridge.IsAuth(failure))
+	wait = a.redial.after(healthy, bridge.IsAuth(failure))
 	if failure != nil {
 		a.sink.Problem(failure)
 		end = failure
@@ -234,7 +261,7 @@ func (a *Adapter) dial(ctx context.Context) error {
 	if end == nil {
 		end = errors.New("the connection ended")
 	}
-	return supervise.RetryAfter(end, wait)
+	return wait, connected, end
 }
 
 // authError is a refused access token, with the setting to correct.
@@ -516,6 +543,8 @@ func (a *Adapter) current() *conn {
 
 // Send implements bridge.Adapter with send_group_msg / send_private_msg.
 func (a *Adapter) Send(ctx context.Context, chat bridge.Chat, m bridge.Outgoing) (string, error) {
+	a.sending.Add(1)
+	defer a.sending.Add(-1)
 	c := a.current()
 	if c == nil {
 		return "", bridge.ErrOffline

@@ -82,20 +82,21 @@ func replyRefused(segs []Segment, r *Response) bool {
 // the bridge acts on (Temporary: not posted, send again; Muted; Unknown).
 func (a *Adapter) unconfirmed(ctx context.Context, chat bridge.Chat, segs []Segment, began time.Time, why string) (string, error) {
 	c := a.current()
-	if c == nil {
+	if !lookable(c) {
 		// the connection dropped after the request: wait for the next one
-		// (at most one call timeout) to look — while Run runs. In forward
-		// mode Run ends with its connection, and the next one is dialed
-		// only once the bridge, whose outbox is this send, has stopped:
-		// waiting would hold the reconnection up for the whole timeout.
+		// (at most one call timeout), and for it to say who the bot is, to
+		// look — while Run runs. In reverse mode the implementation dials
+		// back; in forward mode dial connects again at once for this send
+		// (Run would end with its connection, and the supervisor dial only
+		// once the bridge, whose outbox is this send, has stopped).
 		deadline := a.o.Clock.Now().Add(a.o.Timeout)
-		for c == nil && a.o.Clock.Now().Before(deadline) && a.running() {
+		for !lookable(c) && a.o.Clock.Now().Before(deadline) && a.running() {
 			if clock.Sleep(ctx, a.o.Clock, 100*time.Millisecond) != nil {
 				break
 			}
 			c = a.current()
 		}
-		if c == nil {
+		if c == nil || c.closed() {
 			return "", &bridge.SendError{Unknown: true, Msg: why + "; no connection to look for it in the chat"}
 		}
 	}
@@ -117,6 +118,10 @@ func (a *Adapter) unconfirmed(ctx context.Context, chat bridge.Chat, segs []Segm
 	}
 	return "", &bridge.SendError{Temporary: true, Msg: why + "; it is not in the chat, so it is sent again"}
 }
+
+// lookable reports a connection a send's outcome can be looked up over:
+// open, and knowing who the bot is.
+func lookable(c *conn) bool { return c != nil && !c.closed() && c.selfID() != "" }
 
 // historyMessage is a message of get_group_msg_history's or
 // get_friend_msg_history's answer.

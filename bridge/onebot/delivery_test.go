@@ -55,6 +55,19 @@ func newE2E(t *testing.T, impl *onebottest.Impl, timeout time.Duration, quote bo
 	mux.Handle(ReversePath, NewReverseMux(log, map[string]*Adapter{"qq": a}))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
+	r := runE2E(t, a, impl, quote)
+	impl.SelfID, impl.HeartInterval = 10001, -1
+	url := "ws" + strings.TrimPrefix(srv.URL, "http") + ReversePath
+	if err := impl.Connect(context.Background(), url); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "connected", func() bool { return r.b.Status().Connected && r.b.Status().Self == "10001" })
+	return r
+}
+
+// runE2E runs a bridge over a, until the test ends, once a runs.
+func runE2E(t *testing.T, a *Adapter, impl *onebottest.Impl, quote bool) *e2e {
+	t.Helper()
 	out := bridgetest.NewOutbox()
 	out.Retry = func(int) time.Duration { return 20 * time.Millisecond }
 	agent := &bridgetest.Agent{Out: out, Quote: quote, Owners: map[string]bool{"qq:9": true}}
@@ -74,17 +87,11 @@ func newE2E(t *testing.T, impl *onebottest.Impl, timeout time.Duration, quote bo
 			t.Errorf("Run: %v", err)
 		}
 	})
-	impl.SelfID, impl.HeartInterval = 10001, -1
-	url := "ws" + strings.TrimPrefix(srv.URL, "http") + ReversePath
 	waitFor(t, "the adapter to run", func() bool {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		return a.ctx != nil
 	})
-	if err := impl.Connect(context.Background(), url); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "connected", func() bool { return b.Status().Connected && b.Status().Self == "10001" })
 	return &e2e{b: b, agent: agent, out: out, impl: impl}
 }
 
@@ -319,4 +326,53 @@ func TestAnUnconfirmedSendDoesNotWaitForAConnectionThatCannotCome(t *testing.T) 
 			t.Errorf("waited %s for a connection while Run was not running", waited)
 		}
 	})
+}
+
+// In forward mode, a send whose connection drops after its request was
+// written is looked up over a connection dialed at once, within the same
+// Run: posted before the drop, it is found in the chat and delivered,
+// once; lost with the drop, it is not there and is sent again, and posted
+// once. Before, Run ended with the connection, the next dial waited for
+// the send, and the send settled "outcome unknown" at once: never sent
+// again, even when it was never posted.
+func TestAForwardSendCaughtByADropIsLookedUpAtOnce(t *testing.T) {
+	for _, posted := range []bool{true, false} {
+		t.Run(fmt.Sprintf("posted=%v", posted), func(t *testing.T) {
+			impl := &onebottest.Impl{SelfID: 10001, HeartInterval: -1}
+			srv := httptest.NewServer(impl)
+			t.Cleanup(srv.Close)
+			a, err := New(Options{Name: "qq", Mode: "forward", URL: forwardURL(srv), Logger: slog.New(slog.DiscardHandler), Timeout: 10 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// no supervisor: a Run that ends is not started again
+			r := runE2E(t, a, impl, false)
+			waitFor(t, "connected", func() bool { return r.b.Status().Connected && r.b.Status().Self == "10001" })
+			impl.DropNext("send_group_msg", posted)
+			if _, err := impl.Group(42, alice, onebottest.At("10001"), onebottest.Text(" still there?")); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the answer delivered", func() bool { return r.b.Status().Sent == 1 && r.out.Pending() == 0 })
+			if got := impl.Posted("group", 42); len(got) != 1 || !strings.Contains(got[0], "still there?") {
+				t.Errorf("posted %q, want the answer once", got)
+			}
+			sends := 1
+			if !posted {
+				sends = 2
+			}
+			if n := len(impl.Calls("send_group_msg")); n != sends {
+				t.Errorf("%d sends, want %d", n, sends)
+			}
+			if n := len(impl.Calls("get_group_msg_history")); n != 1 {
+				t.Errorf("%d history lookups, want 1", n)
+			}
+			if n := impl.Dials(); n != 2 {
+				t.Errorf("%d connections, want 2: the one dropped and the one dialed for the lookup", n)
+			}
+			st := r.b.Status()
+			if st.Unknown != 0 || st.Failed != 0 || len(st.Undelivered) != 0 || len(r.agent.Notes()) != 0 || !st.Connected {
+				t.Errorf("status %+v, notes %q: the answer was delivered and the bridge is connected", st, r.agent.Notes())
+			}
+		})
+	}
 }

@@ -122,6 +122,7 @@ type Impl struct {
 	ws      *websocket.Conn
 	calls   []Call
 	fail    map[string][]Failure
+	drop    map[string][]bool // action → its next calls' connection drops (posted or not); see DropNext
 	nextID  int64
 	changed chan struct{}
 	gone    chan struct{} // closed when the current connection ends
@@ -136,6 +137,7 @@ func (f *Impl) init() {
 	if f.changed == nil {
 		f.changed = make(chan struct{})
 		f.fail = map[string][]Failure{}
+		f.drop = map[string][]bool{}
 		f.nextID = 1000
 	}
 }
@@ -328,6 +330,17 @@ func (f *Impl) answer(ws *websocket.Conn, b []byte) {
 	f.mu.Lock()
 	f.init()
 	f.calls = append(f.calls, Call{Action: req.Action, Params: req.Params, Echo: req.Echo, At: time.Now()})
+	if q := f.drop[req.Action]; len(q) > 0 {
+		posted := q[0]
+		f.drop[req.Action] = q[1:]
+		if posted {
+			f.send(req.Action, req.Params, req.Echo) // its answer is lost with the connection
+		}
+		f.notify()
+		f.mu.Unlock()
+		ws.CloseNow()
+		return
+	}
 	var fail *Failure
 	if q := f.fail[req.Action]; len(q) > 0 {
 		fail = &q[0]
@@ -403,6 +416,19 @@ func (f *Impl) FailNext(action string, fl Failure) {
 	defer f.mu.Unlock()
 	f.init()
 	f.fail[action] = append(f.fail[action], fl)
+}
+
+// DropNext makes the connection drop when the next call of action (a send)
+// has been read, before it is answered: the network failing, or the
+// implementation restarting, after cyan wrote the request. posted says
+// whether the message was posted first (the implementation had handed it
+// to QQ) or never (the request died with the process). The caller cannot
+// tell which from the lost answer; only the chat's history can.
+func (f *Impl) DropNext(action string, posted bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.init()
+	f.drop[action] = append(f.drop[action], posted)
 }
 
 // Calls returns the API calls so far (of the given actions, or all).
