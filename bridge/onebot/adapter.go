@@ -152,7 +152,8 @@ func (a *Adapter) Mode() string { return a.o.Mode }
 
 // Run implements bridge.Adapter: in forward mode it makes one connection
 // attempt and serves the connection until it ends (dial; the supervisor
-// makes the next attempt when the dialer says); in reverse mode it serves
+// makes the next attempt when the dialer says; a second at once when the
+// connection ended under a send); in reverse mode it serves
 // the connections the ReverseMux hands it until ctx ends.
 func (a *Adapter) Run(ctx context.Context, sink bridge.Sink) error {
 	a.mu.Lock()
