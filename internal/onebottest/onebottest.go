@@ -421,9 +421,14 @@ func (f *Impl) FailNext(action string, fl Failure) {
 // DropNext makes the connection drop when the next call of action (a send)
 // has been read, before it is answered: the network failing, or the
 // implementation restarting, after cyan wrote the request. posted says
-// whether the message was posted first (the implementation had handed it
-// to QQ) or never (the request died with the process). The caller cannot
-// tell which from the lost answer; only the chat's history can.
+// whether the message was posted first or never. Posted is NapCat's way
+// when only the socket goes: its forward server runs each action to its
+// end whatever becomes of the socket, and checkStateAndReply drops the
+// answer with "WebSocket is not open" (packages/napcat-onebot/network/
+// websocket-server.ts, handleMessage and checkStateAndReply, commit
+// af07479). Never posted is a request that did not reach handleMessage:
+// lost in flight, or with the process. The caller cannot tell which from
+// the lost answer; only the chat's history can.
 func (f *Impl) DropNext(action string, posted bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
