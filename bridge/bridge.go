@@ -104,6 +104,7 @@ type Bridge struct {
 	agent        Agent
 	attach       func(context.Context, router.Component) error
 	keys         sentKeys
+	flights      Flights
 	owed         OwedLog
 	resumeMaxAge time.Duration
 	queue        func() int
@@ -295,6 +296,10 @@ func New(o Options) (*Bridge, error) {
 		b.keys = k
 	} else {
 		b.keys = &recordingSent{SentLog: o.Sent, own: &b.ownSent}
+	}
+	b.flights = noFlights{}
+	if f, ok := o.Sent.(Flights); ok {
+		b.flights = f
 	}
 	b.st = Status{Name: o.Name, Platform: o.Adapter.Platform()}
 	return b, nil

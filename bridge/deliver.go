@@ -29,6 +29,9 @@ var _ router.Component = (*Bridge)(nil)
 //   - a packet already sent (its Key is in the sent log: the daemon
 //     stopped between the send and the acknowledgement) is acknowledged
 //     without sending it again;
+//   - a packet whose send a crash cut (its flight left: Flights) is looked
+//     for in the chat first (Finder): found, it is not sent again; where
+//     the platform cannot be searched its outcome is unknown;
 //   - it waits while the bot is muted in the chat (a group_ban notice for
 //     the bot, a send refused as muted): nothing is sent into the chat
 //     until the mute is lifted or ends; an answer held longer than
@@ -187,13 +190,13 @@ func (b *Bridge) sendPieces(ctx context.Context, chat Chat, key string, out Outg
 				return "", ctx.Err()
 			}
 		}
-		id, err := b.send(ctx, chat, p)
+		id, err := b.sendFlown(ctx, chat, pkey, p)
 		var se *SendError
 		if errors.As(err, &se) && se.ReplyRefused {
 			if bare, ok := withoutReply(p); ok {
 				b.log.Info("the platform refused the reply; sending without it", "chat", chat.Channel(b.name), "err", err)
 				p = bare
-				id, err = b.send(ctx, chat, p)
+				id, err = b.sendFlown(ctx, chat, pkey, p)
 				se = nil
 				errors.As(err, &se)
 			}
@@ -230,6 +233,63 @@ func (b *Bridge) sendPieces(ctx context.Context, chat Chat, key string, out Outg
 		last = id
 	}
 	return last, nil
+}
+
+// sendFlown sends p, the piece under pkey, with its flight recorded
+// (Flights) until its outcome is: a flight a crash left is settled first.
+// The flight ends here when nothing was posted (any error but an unknown
+// outcome), and with the key's MarkSent otherwise.
+func (b *Bridge) sendFlown(ctx context.Context, chat Chat, pkey string, p Outgoing) (string, error) {
+	if at, ok := b.flights.Begun(pkey); ok {
+		id, found, err := b.lookFor(ctx, chat, p, at)
+		if found {
+			b.log.Info("a message a crash cut while it was being sent is in the chat; not sent again", "chat", chat.Channel(b.name), "key", pkey)
+			return id, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		b.log.Info("a message a crash cut while it was being sent is not in the chat; sending it", "chat", chat.Channel(b.name), "key", pkey)
+	}
+	if err := b.flights.Begin(pkey, b.clock.Now()); err != nil {
+		b.log.Warn("could not record a send under way; a crash during it would leave its outcome unknown", "key", pkey, "err", err)
+	}
+	id, err := b.send(ctx, chat, p)
+	var se *SendError
+	if err != nil && !(errors.As(err, &se) && se.Unknown) {
+		if ferr := b.flights.End(pkey); ferr != nil {
+			b.log.Warn("could not end a refused send's record", "key", pkey, "err", ferr)
+		}
+	}
+	return id, err
+}
+
+// lookFor settles the flight of p, begun at at and cut by a crash: it asks
+// the adapter (Finder) whether p is in the chat. The error is a SendError
+// for the bridge to act on: its outcome Unknown when the platform cannot
+// be searched (Telegram) or the search could not reach the send's time;
+// Temporary when the connection went while it looked.
+func (b *Bridge) lookFor(ctx context.Context, chat Chat, p Outgoing, at time.Time) (string, bool, error) {
+	const cut = "the daemon stopped while this message was being sent"
+	f, ok := b.adapter.(Finder)
+	if !ok {
+		return "", false, &SendError{Unknown: true, Msg: cut + ", and " + b.adapter.Platform() + " cannot be asked whether it arrived"}
+	}
+	if err := b.waitOnline(ctx); err != nil {
+		return "", false, err
+	}
+	id, found, err := f.FindSent(ctx, b.target(chat), p, at)
+	switch {
+	case found:
+		return id, true, nil
+	case errors.Is(err, ErrOffline):
+		return "", false, &SendError{Temporary: true, Msg: cut + "; the connection went while looking for it in the chat"}
+	case ctx.Err() != nil:
+		return "", false, ctx.Err()
+	case err != nil:
+		return "", false, &SendError{Unknown: true, Msg: cut + ", and the chat could not be searched for it: " + err.Error()}
+	}
+	return "", false, nil
 }
 
 // pieceDelay is the pause between the pieces of one split message: enough

@@ -48,7 +48,9 @@
 // refused with its new id) keeps its channel, its new id an alias kept in
 // a MoveLog; an answer never replies to a made-up id (SyntheticID), and
 // one whose reply the platform refuses goes without it. A sent log keeps what was sent, so a packet or piece
-// offered again after a restart is not sent twice. An owed log keeps each
+// offered again after a restart is not sent twice, and its Flights the
+// sends under way, so one a crash cut is looked for in the chat (Finder)
+// before it is sent again. An owed log keeps each
 // chat's newest addressed message until its turn ends, so a turn a restart
 // cut runs, once, when the bridge starts again (if not too old); a who log
 // keeps who wrote privately, for `cyan bridges who`.

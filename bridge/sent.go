@@ -3,6 +3,7 @@ package bridge
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -41,12 +42,36 @@ type SentIDs interface {
 	SentIn(channel, platformID string) (bool, error)
 }
 
+// Flights remembers the sends under way — begun, their outcome not yet
+// recorded — across a restart. A send a crash cut (the daemon died after
+// writing the message to the platform, before its answer) leaves its
+// flight; when the router offers its packet again, the bridge looks for
+// it in the chat (Finder) rather than send it a second time blind, and
+// where the platform cannot be searched (Telegram's bots read no
+// history) its outcome is unknown: not sent again, the model told. A
+// graceful stop leaves none: a begun send runs to its end (Bridge.send).
+// StoreSent keeps them; the in-memory log does not, nothing of it
+// surviving a restart.
+type Flights interface {
+	// Begin records that key's send begins at at.
+	Begin(key string, at time.Time) error
+	// Begun reports when key's send began, if its outcome was never
+	// recorded: MarkSent, or End, forgets the flight.
+	Begun(key string) (time.Time, bool)
+	// End forgets key's flight: the platform refused the message, nothing
+	// was posted.
+	End(key string) error
+}
+
 // sentTTL is how long a sent key is kept: far longer than any packet waits
 // in an outbox between its send and its acknowledgement.
 const sentTTL = 7 * 24 * time.Hour
 
 // StoreSent is the sent log of one bridge, kept in the store (brg\x00
-// sent\x00<bridge>\x00<key> → the platform id), each key for sentTTL.
+// sent\x00<bridge>\x00<key> → the platform id), each key for sentTTL,
+// with its Flights (brg\x00flight\x00<bridge>\x00<key> → when the send
+// began, Unix milliseconds, for as long), which MarkSent ends in its own
+// transaction.
 // With a platform id, MarkSent also writes, in the same transaction, the
 // reverse index brg\x00own\x00<bridge>\x00<platform id>\x00<key> → the
 // channel it was sent in ("" when MarkSent was not told) for as long,
@@ -58,13 +83,14 @@ type StoreSent struct {
 	db     *badger.DB
 	prefix string
 	own    string // the reverse index's prefix
+	flight string // the flights' prefix
 }
 
 // NewStoreSent opens the sent log of the named bridge. It drops the
 // arrival cursor an earlier version kept for the bridge.
 func NewStoreSent(st *store.Store, bridge string) (*StoreSent, error) {
 	s := &StoreSent{db: st.DB(), prefix: store.PrefixBridge + "sent\x00" + bridge + "\x00",
-		own: store.PrefixBridge + "own\x00" + bridge + "\x00"}
+		own: store.PrefixBridge + "own\x00" + bridge + "\x00", flight: store.PrefixBridge + "flight\x00" + bridge + "\x00"}
 	err := s.db.Update(func(txn *badger.Txn) error { return txn.Delete([]byte(store.PrefixBridge + "cursor\x00" + bridge)) })
 	if err != nil {
 		return nil, fmt.Errorf("bridge %s: sent log: %w", bridge, err)
@@ -94,11 +120,47 @@ func (s *StoreSent) MarkSentIn(channel, key, platformID string) error {
 		if err := txn.SetEntry(badger.NewEntry([]byte(s.prefix+key), []byte(platformID)).WithTTL(sentTTL)); err != nil {
 			return err
 		}
+		if err := txn.Delete([]byte(s.flight + key)); err != nil {
+			return err
+		}
 		if platformID == "" {
 			return nil
 		}
 		return txn.SetEntry(badger.NewEntry([]byte(s.own+platformID+"\x00"+key), []byte(channel)).WithTTL(sentTTL))
 	})
+}
+
+// Begin implements Flights.
+func (s *StoreSent) Begin(key string, at time.Time) error {
+	return s.db.Update(func(txn *badger.Txn) error {
+		v := strconv.AppendInt(nil, at.UnixMilli(), 10)
+		return txn.SetEntry(badger.NewEntry([]byte(s.flight+key), v).WithTTL(sentTTL))
+	})
+}
+
+// Begun implements Flights. A flight unread (the store failing) is taken
+// as none: the send goes as it would have without flights.
+func (s *StoreSent) Begun(key string) (time.Time, bool) {
+	var ms int64
+	err := s.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get([]byte(s.flight + key))
+		if err != nil {
+			return err
+		}
+		return item.Value(func(v []byte) error {
+			ms, err = strconv.ParseInt(string(v), 10, 64)
+			return err
+		})
+	})
+	if err != nil {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(ms), true
+}
+
+// End implements Flights.
+func (s *StoreSent) End(key string) error {
+	return s.db.Update(func(txn *badger.Txn) error { return txn.Delete([]byte(s.flight + key)) })
 }
 
 // SentAs implements SentIDs: the keys in the order of the index (by key).
@@ -142,6 +204,14 @@ func (s *StoreSent) each(platformID string, f func(key, channel string) bool) er
 	}
 	return nil
 }
+
+// noFlights are the Flights of a sent log that keeps none: a restart
+// forgets every send under way with the log itself.
+type noFlights struct{}
+
+func (noFlights) Begin(string, time.Time) error  { return nil }
+func (noFlights) Begun(string) (time.Time, bool) { return time.Time{}, false }
+func (noFlights) End(string) error               { return nil }
 
 // memSent is a sent log in memory, bounded (for tests, and a bridge built
 // without a store), with its reverse index (SentIDs) bounded alike.

@@ -210,6 +210,16 @@ type Adapter interface {
 	Typing(ctx context.Context, chat Chat) error
 }
 
+// Finder is an adapter that can look in a chat for a message the bot sent
+// (OneBot: the chat's history). After a crash cut a send (Flights), the
+// bridge asks it before sending the message again.
+type Finder interface {
+	// FindSent looks in chat for the bot's own message m, said at or after
+	// since, and returns its platform id when found. An error says it could
+	// not look to the end (ErrOffline: no connection now).
+	FindSent(ctx context.Context, chat Chat, m Outgoing, since time.Time) (id string, found bool, err error)
+}
+
 // Errors of adapters.
 var (
 	ErrOffline     = errors.New("bridge: not connected")

@@ -81,24 +81,14 @@ func replyRefused(segs []Segment, r *Response) bool {
 // the message in the chat and answers its id when found; else an error
 // the bridge acts on (Temporary: not posted, send again; Muted; Unknown).
 func (a *Adapter) unconfirmed(ctx context.Context, chat bridge.Chat, segs []Segment, began time.Time, why string) (string, error) {
-	c := a.current()
-	if !lookable(c) {
-		// the connection dropped after the request: wait for the next one
-		// (at most one call timeout), and for it to say who the bot is, to
-		// look — while Run runs. In reverse mode the implementation dials
-		// back; in forward mode dial connects again at once for this send
-		// (Run would end with its connection, and the supervisor dial only
-		// once the bridge, whose outbox is this send, has stopped).
-		deadline := a.o.Clock.Now().Add(a.o.Timeout)
-		for !lookable(c) && a.o.Clock.Now().Before(deadline) && a.running() {
-			if clock.Sleep(ctx, a.o.Clock, 100*time.Millisecond) != nil {
-				break
-			}
-			c = a.current()
-		}
-		if c == nil || c.closed() {
-			return "", &bridge.SendError{Unknown: true, Msg: why + "; no connection to look for it in the chat"}
-		}
+	// the connection dropped after the request: wait for the next one. In
+	// reverse mode the implementation dials back; in forward mode dial
+	// connects again at once for this send (Run would end with its
+	// connection, and the supervisor dial only once the bridge, whose
+	// outbox is this send, has stopped).
+	c := a.awaitLookable(ctx)
+	if c == nil {
+		return "", &bridge.SendError{Unknown: true, Msg: why + "; no connection to look for it in the chat"}
 	}
 	id, found, err := a.findSent(ctx, c, chat, segs, began)
 	if found {
@@ -117,6 +107,36 @@ func (a *Adapter) unconfirmed(ctx context.Context, chat bridge.Chat, segs []Segm
 		return "", &bridge.SendError{Unknown: true, Msg: why + "; could not look for it in the chat: " + err.Error()}
 	}
 	return "", &bridge.SendError{Temporary: true, Msg: why + "; it is not in the chat, so it is sent again"}
+}
+
+// awaitLookable returns the connection to look over (lookable), waiting
+// for one (at most one call timeout) while Run runs; nil when none came.
+func (a *Adapter) awaitLookable(ctx context.Context) *conn {
+	c := a.current()
+	deadline := a.o.Clock.Now().Add(a.o.Timeout)
+	for !lookable(c) && a.o.Clock.Now().Before(deadline) && a.running() {
+		if clock.Sleep(ctx, a.o.Clock, 100*time.Millisecond) != nil {
+			break
+		}
+		c = a.current()
+	}
+	if c == nil || c.closed() {
+		return nil
+	}
+	return c
+}
+
+var _ bridge.Finder = (*Adapter)(nil)
+
+// FindSent implements bridge.Finder: the bot's own message with m's text
+// in the chat's latest messages, said at or after since (findSent). The
+// bridge asks it for a send a crash cut.
+func (a *Adapter) FindSent(ctx context.Context, chat bridge.Chat, m bridge.Outgoing, since time.Time) (string, bool, error) {
+	c := a.awaitLookable(ctx)
+	if c == nil {
+		return "", false, bridge.ErrOffline
+	}
+	return a.findSent(ctx, c, chat, toSegments(m), since)
 }
 
 // lookable reports a connection a send's outcome can be looked up over:

@@ -271,6 +271,20 @@ func mustJSON(v any) json.RawMessage {
 	return b
 }
 
+// LastPosted is the id of the bot's newest message in a chat ("group", id
+// or "private", user id), 0 when it posted none.
+func (f *Impl) LastPosted(kind string, id int64) int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.history[chatKey(kind, id, id)]
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].UserID == f.SelfID {
+			return h[i].ID
+		}
+	}
+	return 0
+}
+
 // Forget drops a message from the histories, as Lagrange.OneBot's record
 // store lacks a message said before it started.
 func (f *Impl) Forget(id int64) {

@@ -1,0 +1,240 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/cyan-agent/cyan/router"
+)
+
+// flightSent is the in-memory sent log with Flights, as StoreSent keeps
+// them across a restart (TestStoreSentKeepsFlightsAcrossARestart).
+type flightSent struct {
+	*memSent
+	mu    sync.Mutex
+	begun map[string]time.Time
+}
+
+func newFlightSent() *flightSent {
+	return &flightSent{memSent: newMemSent(16), begun: map[string]time.Time{}}
+}
+
+func (f *flightSent) Begin(key string, at time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.begun[key] = at
+	return nil
+}
+
+func (f *flightSent) Begun(key string) (time.Time, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	at, ok := f.begun[key]
+	return at, ok
+}
+
+func (f *flightSent) End(key string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.begun, key)
+	return nil
+}
+
+func (f *flightSent) MarkSent(key, id string) error { return f.MarkSentIn("", key, id) }
+
+func (f *flightSent) MarkSentIn(channel, key, id string) error {
+	_ = f.End(key)
+	return f.memSent.MarkSentIn(channel, key, id)
+}
+
+func (f *flightSent) flying() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.begun)
+}
+
+// findingAdapter is the fake platform with a chat it can search (Finder):
+// in says whether the message sought is there.
+type findingAdapter struct {
+	*fakeAdapter
+	in    bool
+	err   error
+	asked []time.Time
+}
+
+func (f *findingAdapter) FindSent(_ context.Context, _ Chat, _ Outgoing, since time.Time) (string, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked = append(f.asked, since)
+	if f.err != nil {
+		return "", false, f.err
+	}
+	return "p7", f.in, nil
+}
+
+// TestASendACrashCutIsLookedForBeforeItIsSentAgain: the daemon died after
+// writing a message to the platform and before its answer, leaving the
+// send's flight; offered again after the restart, the message is looked
+// for in the chat where the platform can be searched — found, it is not
+// sent again; not there, it is sent once — and where it cannot, or the
+// search fails, its outcome is unknown: not sent again, the model told.
+func TestASendACrashCutIsLookedForBeforeItIsSentAgain(t *testing.T) {
+	began := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name      string
+		finder    bool
+		in        bool
+		err       error
+		sent      []string
+		id        string // the sent log's id of the key
+		unknown   uint64
+		noteHas   string
+		lookedFor bool
+	}{
+		{name: "in the chat", finder: true, in: true, id: "p7", lookedFor: true},
+		{name: "not in the chat", finder: true, sent: []string{"t:group:42 cut"}, id: "s1", lookedFor: true},
+		{name: "the search fails", finder: true, err: errors.New("get_group_msg_history: retcode 1200"), unknown: 1, noteHas: "could not be searched", lookedFor: true},
+		{name: "a platform that cannot be searched", unknown: 1, noteHas: "fake cannot be asked whether it arrived"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				sent := newFlightSent()
+				_ = sent.Begin("k1", began) // the crash
+				var fa *findingAdapter
+				r := newRig(t, func(o *Options) {
+					o.Sent = sent
+					if c.finder {
+						fa = &findingAdapter{fakeAdapter: o.Adapter.(*fakeAdapter), in: c.in, err: c.err}
+						o.Adapter = fa
+					}
+				})
+				defer r.stop()
+				r.out.pushPacket(router.Packet{Key: "k1", Channel: "t:group:42", Kind: router.KindReply, Text: "cut"})
+				synctest.Wait()
+				if got := r.ad.sentSoFar(); strings.Join(got, "|") != strings.Join(c.sent, "|") {
+					t.Errorf("sent %q, want %q", got, c.sent)
+				}
+				if id, ok := sent.Sent("k1"); !ok || id != c.id {
+					t.Errorf("the sent log's k1 = %q %v, want %q", id, ok, c.id)
+				}
+				if n := sent.flying(); n != 0 {
+					t.Errorf("%d flights left", n)
+				}
+				if r.out.pending() != 0 {
+					t.Error("the packet was not acknowledged")
+				}
+				st := r.b.Status()
+				if st.Unknown != c.unknown {
+					t.Errorf("status: %d unknown, want %d", st.Unknown, c.unknown)
+				}
+				_, _, notes := r.agent.snapshot()
+				if c.noteHas == "" && len(notes) != 0 || c.noteHas != "" && (len(notes) != 1 || !strings.Contains(notes[0], c.noteHas)) {
+					t.Errorf("notes %q, want one with %q", notes, c.noteHas)
+				}
+				if fa != nil && (len(fa.asked) != 1 || !fa.asked[0].Equal(began)) {
+					t.Errorf("looked for since %v, want once since %v", fa.asked, began)
+				}
+			})
+		})
+	}
+}
+
+// TestAFlightLastsOnlyWhileItsOutcomeIsUnknown: a send records its flight
+// before it goes and ends it with its outcome — sent, refused or unknown
+// — so only a crash leaves one, and a message nothing cut is never looked
+// for.
+func TestAFlightLastsOnlyWhileItsOutcomeIsUnknown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sent := newFlightSent()
+		var fa *findingAdapter
+		var during []int
+		r := newRig(t, func(o *Options) {
+			o.Sent = sent
+			fa = &findingAdapter{fakeAdapter: o.Adapter.(*fakeAdapter)}
+			o.Adapter = &flightWatcher{findingAdapter: fa, sent: sent, during: &during}
+		})
+		defer r.stop()
+		r.out.pushPacket(router.Packet{Key: "ok", Channel: "t:group:42", Kind: router.KindReply, Text: "sent"})
+		synctest.Wait()
+		fa.fakeAdapter.mu.Lock()
+		fa.fakeAdapter.fail = &SendError{Msg: "the chat is gone"}
+		fa.fakeAdapter.mu.Unlock()
+		r.out.pushPacket(router.Packet{Key: "refused", Channel: "t:group:42", Kind: router.KindReply, Text: "refused"})
+		synctest.Wait()
+		fa.fakeAdapter.mu.Lock()
+		fa.fakeAdapter.fail = &SendError{Unknown: true, Msg: "no answer"}
+		fa.fakeAdapter.mu.Unlock()
+		r.out.pushPacket(router.Packet{Key: "unknown", Channel: "t:group:42", Kind: router.KindReply, Text: "unknown"})
+		synctest.Wait()
+		if len(during) != 3 || during[0] != 1 || during[1] != 1 || during[2] != 1 {
+			t.Errorf("flights during each send %v, want one each", during)
+		}
+		if n := sent.flying(); n != 0 {
+			t.Errorf("%d flights left after the outcomes", n)
+		}
+		if len(fa.asked) != 0 {
+			t.Errorf("looked for %d messages nothing cut", len(fa.asked))
+		}
+	})
+}
+
+// flightWatcher counts the flights while each send is under way.
+type flightWatcher struct {
+	*findingAdapter
+	sent   *flightSent
+	during *[]int
+}
+
+func (w *flightWatcher) Send(ctx context.Context, c Chat, m Outgoing) (string, error) {
+	*w.during = append(*w.during, w.sent.flying())
+	return w.findingAdapter.Send(ctx, c, m)
+}
+
+// TestStoreSentKeepsFlightsAcrossARestart: StoreSent's flights survive
+// the store being closed and opened again, and MarkSent or End forgets
+// them.
+func TestStoreSentKeepsFlightsAcrossARestart(t *testing.T) {
+	dir := t.TempDir()
+	st := openStoreIn(t, dir)
+	s, err := NewStoreSent(st, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.UnixMilli(1764000000123)
+	for _, k := range []string{"a", "b", "c"} {
+		if err := s.Begin(k, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.MarkSentIn("t:group:1", "a", "9"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.End("b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st = openStoreIn(t, dir)
+	defer st.Close()
+	s, err = NewStoreSent(st, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]bool{"a": false, "b": false, "c": true} {
+		got, ok := s.Begun(k)
+		if ok != want || ok && !got.Equal(at) {
+			t.Errorf("Begun(%s) = %v %v, want %v at %v", k, got, ok, want, at)
+		}
+	}
+	other, _ := NewStoreSent(st, "u")
+	if _, ok := other.Begun("c"); ok {
+		t.Error("another bridge's log sees the flight")
+	}
+	var _ Flights = s
+}
