@@ -238,3 +238,28 @@ func TestStoreSentKeepsFlightsAcrossARestart(t *testing.T) {
 	}
 	var _ Flights = s
 }
+
+// TestAVoiceACrashCutIsNotSentBlind: in voice mode a voice message whose
+// send a crash cut is settled like a text: on a platform that cannot be
+// searched its outcome is unknown (kept as sent, with no id, as a voice
+// the platform never confirmed), and neither the voice nor the text goes
+// again.
+func TestAVoiceACrashCutIsNotSentBlind(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sent := newFlightSent()
+		_ = sent.Begin("k1#voice", time.Now())
+		r := voiceRig(t, VoiceOnly, nil, sent)
+		defer r.stop()
+		r.out.pushPacket(router.Packet{Key: "k1", Channel: "t:private:7", Kind: router.KindReply, Text: "hi there"})
+		synctest.Wait()
+		if got := r.ad.sentSoFar(); len(got) != 0 {
+			t.Errorf("sent %q after the crash, want nothing", got)
+		}
+		if id, ok := sent.Sent("k1#voice"); !ok || id != "" {
+			t.Errorf("the voice's key = %q %v, want kept as sent, its id unknown", id, ok)
+		}
+		if sent.flying() != 0 || r.out.pending() != 0 {
+			t.Errorf("%d flights and %d packets left", sent.flying(), r.out.pending())
+		}
+	})
+}

@@ -80,10 +80,11 @@ func (b *Bridge) makeVoice(ctx context.Context, chat Chat, out Outgoing) (string
 	return text, audio, nil
 }
 
-// sendVoiceMessage sends a made voice message under key+"#voice".
+// sendVoiceMessage sends a made voice message under key+"#voice", with
+// its flight (sendFlown): one a crash cut is looked for first.
 func (b *Bridge) sendVoiceMessage(ctx context.Context, chat Chat, key, text string, audio []byte) (string, error) {
 	vkey := key + "#voice"
-	id, err := b.send(ctx, chat, Outgoing{Parts: []OutPart{{Kind: PartVoice, Text: text, Audio: audio}}})
+	id, err := b.sendFlown(ctx, chat, vkey, Outgoing{Parts: []OutPart{{Kind: PartVoice, Text: text, Audio: audio}}})
 	var se *SendError
 	if errors.As(err, &se) && se.Unknown {
 		// taken, never confirmed: not sent again
