@@ -241,9 +241,9 @@ func TestStoreSentKeepsFlightsAcrossARestart(t *testing.T) {
 
 // TestAVoiceACrashCutIsNotSentBlind: in voice mode a voice message whose
 // send a crash cut is settled like a text: on a platform that cannot be
-// searched its outcome is unknown (kept as sent, with no id, as a voice
-// the platform never confirmed), and neither the voice nor the text goes
-// again.
+// searched its outcome is unknown — kept as sent with no id, counted and
+// told to the model, the voice being the answer — and neither the voice
+// nor the text goes again.
 func TestAVoiceACrashCutIsNotSentBlind(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sent := newFlightSent()
@@ -257,6 +257,12 @@ func TestAVoiceACrashCutIsNotSentBlind(t *testing.T) {
 		}
 		if id, ok := sent.Sent("k1#voice"); !ok || id != "" {
 			t.Errorf("the voice's key = %q %v, want kept as sent, its id unknown", id, ok)
+		}
+		if st := r.b.Status(); st.Unknown != 1 {
+			t.Errorf("status: %d unknown, want 1", st.Unknown)
+		}
+		if _, _, notes := r.agent.snapshot(); len(notes) != 1 || !strings.Contains(notes[0], "may not have reached this chat") {
+			t.Errorf("notes %q, want the model told", notes)
 		}
 		if sent.flying() != 0 || r.out.pending() != 0 {
 			t.Errorf("%d flights and %d packets left", sent.flying(), r.out.pending())

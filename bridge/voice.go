@@ -87,7 +87,13 @@ func (b *Bridge) sendVoiceMessage(ctx context.Context, chat Chat, key, text stri
 	id, err := b.sendFlown(ctx, chat, vkey, Outgoing{Parts: []OutPart{{Kind: PartVoice, Text: text, Audio: audio}}})
 	var se *SendError
 	if errors.As(err, &se) && se.Unknown {
-		// taken, never confirmed: not sent again
+		// taken, never confirmed: not sent again. In voice mode the voice
+		// is the answer: its unknown outcome is the answer's, counted and
+		// told like a text's; beside the text it is only logged.
+		if b.voiceMode == VoiceOnly {
+			b.unconfirmed(ctx, chat, vkey, Outgoing{Parts: []OutPart{{Kind: PartText, Text: text}}}, err)
+			return "", nil
+		}
 		if kerr := b.keys.MarkSent(vkey, ""); kerr != nil {
 			b.log.Warn("could not keep a voice message's key", "key", vkey, "err", kerr)
 		}
