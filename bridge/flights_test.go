@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cyan-agent/cyan/router"
+	"github.com/cyan-agent/cyan/store"
 )
 
 // flightSent is the in-memory sent log with Flights, as StoreSent keeps
@@ -268,4 +270,35 @@ func TestAVoiceACrashCutIsNotSentBlind(t *testing.T) {
 			t.Errorf("%d flights and %d packets left", sent.flying(), r.out.pending())
 		}
 	})
+}
+
+// BenchmarkSendBookkeeping is what the sent log costs one send on a real,
+// durable store: the key marked sent alone (before flights), and with its
+// flight begun first.
+func BenchmarkSendBookkeeping(b *testing.B) {
+	for _, flights := range []bool{false, true} {
+		b.Run(map[bool]string{false: "mark-sent", true: "flight+mark-sent"}[flights], func(b *testing.B) {
+			st, err := store.Open(store.Options{Dir: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			s, err := NewStoreSent(st, "t")
+			if err != nil {
+				b.Fatal(err)
+			}
+			now := time.Now()
+			for i := 0; b.Loop(); i++ {
+				key := fmt.Sprint("k", i)
+				if flights {
+					if err := s.Begin(key, now); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := s.MarkSentIn("t:group:1", key, fmt.Sprint(i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
