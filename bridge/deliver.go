@@ -43,7 +43,9 @@ var _ router.Component = (*Bridge)(nil)
 //   - a send the platform never confirmed (SendError.Unknown: written, no
 //     answer, and the adapter could not find it in the chat) is not sent
 //     again: the status counts it as unknown and the model is told it may
-//     not have arrived;
+//     not have arrived; one the adapter could not look for, having no
+//     connection (SendError.Unlooked), is looked for over the next one
+//     when the adapter can (canLook), until the last offer;
 //   - a chat the platform moved (SendError.MovedTo) keeps its channel and
 //     the message goes to the new id; a reply the platform refuses
 //     (SendError.ReplyRefused) goes again without the reply;
@@ -85,7 +87,7 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 			return ctx.Err()
 		}
 	}
-	var progress int
+	o := offer{attempt: d.Attempt}
 	var err error
 	var id string
 	var began time.Time
@@ -95,9 +97,9 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 		}
 		began = b.clock.Now()
 		if b.voiceMode == VoiceOnly && b.voicedChat(chat) {
-			id, err = b.voiceInstead(ctx, chat, d.Key, out, &progress)
+			id, err = b.voiceInstead(ctx, chat, d.Key, out, &o)
 		} else {
-			id, err = b.sendPieces(ctx, chat, d.Key, out, b.limit, 0, &progress)
+			id, err = b.sendPieces(ctx, chat, d.Key, out, b.limit, 0, &o)
 		}
 		var se *SendError
 		if errors.As(err, &se) && se.Muted && ctx.Err() == nil {
@@ -125,7 +127,7 @@ func (b *Bridge) Deliver(ctx context.Context, d router.Delivery) error {
 	}
 	var se *SendError
 	if errors.As(err, &se) && se.Temporary {
-		if d.Attempt < maxTries || progress > 0 {
+		if d.Attempt < maxTries || o.progress > 0 {
 			// (pieces sent in this offer: the platform takes them, slowly)
 			b.log.Info("send failed; the router tries again", "channel", d.Channel, "key", d.Key, "attempt", d.Attempt, "err", err)
 			if se.RetryAfter > 0 && clock.Sleep(ctx, b.clock, se.RetryAfter) != nil {
@@ -170,9 +172,9 @@ func (b *Bridge) unconfirmed(ctx context.Context, chat Chat, key string, out Out
 // again when the packet is offered anew. A piece the platform refuses as
 // too long is split again to half its size, down to minPiece. It returns
 // the platform id of the last piece.
-// progress counts the pieces sent now: an offer that sent some is not
+// o.progress counts the pieces sent now: an offer that sent some is not
 // counted towards giving up.
-func (b *Bridge) sendPieces(ctx context.Context, chat Chat, key string, out Outgoing, l Limit, depth int, progress *int) (string, error) {
+func (b *Bridge) sendPieces(ctx context.Context, chat Chat, key string, out Outgoing, l Limit, depth int, o *offer) (string, error) {
 	pieces := split(out, l)
 	last := ""
 	for i, p := range pieces {
@@ -202,10 +204,16 @@ func (b *Bridge) sendPieces(ctx context.Context, chat Chat, key string, out Outg
 			}
 		}
 		if se != nil && se.Unknown {
+			if se.Unlooked && o.attempt < maxTries && b.canLook() {
+				// its flight stays: the packet's next offer looks for it
+				// over the next connection (sendFlown)
+				b.log.Info("the platform did not confirm a message and it could not be looked for; it is looked for over the next connection", "channel", chat.Channel(b.name), "key", pkey, "err", err)
+				return "", &SendError{Temporary: true, Msg: se.Msg + "; it is looked for over the next connection"}
+			}
 			// (even while stopping: the send ran to its end, and a
 			// restart must not send it again)
 			b.unconfirmed(ctx, chat, pkey, p, err)
-			*progress++
+			o.progress++
 			continue
 		}
 		if se != nil && se.TooLong {
@@ -215,13 +223,13 @@ func (b *Bridge) sendPieces(ctx context.Context, chat Chat, key string, out Outg
 			}
 			b.log.Info("the platform refused a piece as too long; splitting it again", "chat", chat.Channel(b.name), "size", size, "err", err)
 			half := Limit{Max: size / 2, Units: l.Units}
-			id, err = b.sendPieces(ctx, chat, pkey, p, half, depth+1, progress)
+			id, err = b.sendPieces(ctx, chat, pkey, p, half, depth+1, o)
 		}
 		if err != nil {
 			return "", err
 		}
 		b.sent_.Add(1)
-		*progress++
+		o.progress++
 		if id != "" {
 			b.sent.add(string(chat.Kind) + ":" + chat.ID + ":" + id)
 		}
@@ -233,6 +241,21 @@ func (b *Bridge) sendPieces(ctx context.Context, chat Chat, key string, out Outg
 		last = id
 	}
 	return last, nil
+}
+
+// offer is one offer of a packet to Deliver: which attempt it is, and how
+// many of its pieces it sent.
+type offer struct {
+	attempt, progress int
+}
+
+// canLook reports whether a send whose outcome is unknown can be looked
+// for later: its flight is kept (Flights) and the adapter can search the
+// chat (Finder).
+func (b *Bridge) canLook() bool {
+	_, finds := b.adapter.(Finder)
+	_, none := b.flights.(noFlights)
+	return finds && !none
 }
 
 // sendFlown sends p, the piece under pkey, with its flight recorded

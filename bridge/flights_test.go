@@ -146,6 +146,59 @@ func TestASendACrashCutIsLookedForBeforeItIsSentAgain(t *testing.T) {
 	}
 }
 
+// TestASendThatCouldNotBeLookedForIsLookedForOverTheNextConnection: a
+// send the platform never confirmed, and that the adapter could not look
+// for for lack of a connection, is not settled as unknown where the chat
+// can be searched: its flight stays, and the packet's next offer looks
+// for it — found, delivered; not there, sent once. Where the chat cannot
+// be searched, it is unknown at once.
+func TestASendThatCouldNotBeLookedForIsLookedForOverTheNextConnection(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		finder    bool
+		in        bool
+		sent      []string
+		unknown   uint64
+		lookedFor int
+	}{
+		{name: "in the chat", finder: true, in: true, lookedFor: 1},
+		{name: "not in the chat", finder: true, sent: []string{"t:group:42 cut"}, lookedFor: 1},
+		{name: "a platform that cannot be searched", unknown: 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				sent := newFlightSent()
+				var fa *findingAdapter
+				r := newRig(t, func(o *Options) {
+					o.Sent = sent
+					ad := o.Adapter.(*fakeAdapter)
+					ad.fail = &SendError{Unknown: true, Unlooked: true, Msg: "send_group_msg: no answer; no connection to look for it in the chat"}
+					if c.finder {
+						fa = &findingAdapter{fakeAdapter: ad, in: c.in}
+						o.Adapter = fa
+					}
+				})
+				defer r.stop()
+				r.out.pushPacket(router.Packet{Key: "k1", Channel: "t:group:42", Kind: router.KindReply, Text: "cut"})
+				time.Sleep(time.Minute) // the router's backoff
+				synctest.Wait()
+				if got := r.ad.sentSoFar(); strings.Join(got, "|") != strings.Join(c.sent, "|") {
+					t.Errorf("sent %q, want %q", got, c.sent)
+				}
+				if st := r.b.Status(); st.Unknown != c.unknown || st.Failed != 0 {
+					t.Errorf("status: %d unknown, %d failed, want %d and 0", st.Unknown, st.Failed, c.unknown)
+				}
+				if fa != nil && len(fa.asked) != c.lookedFor {
+					t.Errorf("looked for it %d times, want %d", len(fa.asked), c.lookedFor)
+				}
+				if sent.flying() != 0 || r.out.pending() != 0 {
+					t.Errorf("%d flights and %d packets left", sent.flying(), r.out.pending())
+				}
+			})
+		})
+	}
+}
+
 // TestAFlightLastsOnlyWhileItsOutcomeIsUnknown: a send records its flight
 // before it goes and ends it with its outcome — sent, refused or unknown
 // — so only a crash leaves one, and a message nothing cut is never looked

@@ -245,6 +245,11 @@ type SendError struct {
 	// unknown. An adapter that can look (OneBot: the chat's history)
 	// answers Temporary when the message is not there instead.
 	Unknown bool
+	// Unlooked, with Unknown: the adapter could not look for lack of a
+	// connection. A bridge that keeps flights (Flights) and whose adapter
+	// can look (Finder) keeps the send's flight and looks for it over the
+	// next connection instead of settling it as unknown.
+	Unlooked bool
 	// Muted: the bot may not write in the chat (muted in a QQ group, no
 	// right to send in a Telegram group) until Until (zero: not known).
 	// Nothing was sent; the chat's answers wait (see Bridge.Deliver).

@@ -172,10 +172,10 @@ func (b *Bridge) followVoice(chat Chat, key string, out Outgoing) {
 // voiceInstead sends out as a voice message only (VoiceOnly); when the
 // voice cannot be made or sent, the text goes instead. A mute is the
 // chat's, and is returned as it is.
-func (b *Bridge) voiceInstead(ctx context.Context, chat Chat, key string, out Outgoing, progress *int) (string, error) {
+func (b *Bridge) voiceInstead(ctx context.Context, chat Chat, key string, out Outgoing, o *offer) (string, error) {
 	id, err := b.sendVoice(ctx, chat, key, out)
 	if err == nil {
-		*progress++
+		o.progress++
 		return id, nil
 	}
 	var se *SendError
@@ -183,5 +183,5 @@ func (b *Bridge) voiceInstead(ctx context.Context, chat Chat, key string, out Ou
 		return "", err
 	}
 	b.log.Warn("the reply's voice message was not sent; sending the text", "channel", chat.Channel(b.name), "key", key, "err", err)
-	return b.sendPieces(ctx, chat, key, out, b.limit, 0, progress)
+	return b.sendPieces(ctx, chat, key, out, b.limit, 0, o)
 }

@@ -88,7 +88,7 @@ func (a *Adapter) unconfirmed(ctx context.Context, chat bridge.Chat, segs []Segm
 	// outbox is this send, has stopped).
 	c := a.awaitLookable(ctx)
 	if c == nil {
-		return "", &bridge.SendError{Unknown: true, Msg: why + "; no connection to look for it in the chat"}
+		return "", &bridge.SendError{Unknown: true, Unlooked: true, Msg: why + "; no connection to look for it in the chat"}
 	}
 	id, found, err := a.findSent(ctx, c, chat, segs, began)
 	if found {

@@ -16,6 +16,7 @@ import (
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/internal/bridgetest"
 	"github.com/cyan-agent/cyan/internal/onebottest"
+	"github.com/cyan-agent/cyan/store"
 )
 
 // Time in these tests runs 50 times fast: NapCat's and LLOneBot's own
@@ -65,16 +66,21 @@ func newE2E(t *testing.T, impl *onebottest.Impl, timeout time.Duration, quote bo
 	return r
 }
 
-// runE2E runs a bridge over a, until the test ends, once a runs.
-func runE2E(t *testing.T, a *Adapter, impl *onebottest.Impl, quote bool) *e2e {
+// runE2E runs a bridge over a, until the test ends, once a runs. tweak,
+// when given, changes the bridge's options and the outbox before they run.
+func runE2E(t *testing.T, a *Adapter, impl *onebottest.Impl, quote bool, tweak ...func(*bridge.Options, *bridgetest.Outbox)) *e2e {
 	t.Helper()
 	out := bridgetest.NewOutbox()
 	out.Retry = func(int) time.Duration { return 20 * time.Millisecond }
 	agent := &bridgetest.Agent{Out: out, Quote: quote, Owners: map[string]bool{"qq:9": true}}
 	m := config.DefaultManners()
 	m.Debounce, m.MaxWait, m.ReplyDelay, m.CharDelay, m.TypingEvery = config.Duration(20*time.Millisecond), 0, 0, 0, 0
-	b, err := bridge.New(bridge.Options{Name: "qq", Adapter: a, Agent: agent, Attach: out.Attach, Queue: out.Pending, Manners: m,
-		AgentName: func() string { return "cyan" }})
+	o := bridge.Options{Name: "qq", Adapter: a, Agent: agent, Attach: out.Attach, Queue: out.Pending, Manners: m,
+		AgentName: func() string { return "cyan" }}
+	for _, f := range tweak {
+		f(&o, out)
+	}
+	b, err := bridge.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,6 +378,81 @@ func TestAForwardSendCaughtByADropIsLookedUpAtOnce(t *testing.T) {
 			st := r.b.Status()
 			if st.Unknown != 0 || st.Failed != 0 || len(st.Undelivered) != 0 || len(r.agent.Notes()) != 0 || !st.Connected {
 				t.Errorf("status %+v, notes %q: the answer was delivered and the bridge is connected", st, r.agent.Notes())
+			}
+		})
+	}
+}
+
+// A reverse-mode send caught by a drop after which the implementation
+// does not dial back within the call timeout (NapCat restarting, which
+// takes QQ's login) is not settled as unknown: its flight stays in the
+// sent log, and the packet's next offer waits for the connection and
+// looks for it in the chat — posted, delivered once; lost, sent once.
+func TestAReverseSendCaughtByALongDropIsLookedUpWhenTheImplementationIsBack(t *testing.T) {
+	for _, posted := range []bool{true, false} {
+		t.Run(fmt.Sprintf("posted=%v", posted), func(t *testing.T) {
+			t.Parallel()
+			log := slog.New(slog.DiscardHandler)
+			a, err := New(Options{Name: "qq", Mode: "reverse", Logger: log, Timeout: 2 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			db, err := store.Open(store.Options{InMemory: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			sent, err := bridge.NewStoreSent(db, "qq")
+			if err != nil {
+				t.Fatal(err)
+			}
+			mux := http.NewServeMux()
+			mux.Handle(ReversePath, NewReverseMux(log, map[string]*Adapter{"qq": a}))
+			srv := httptest.NewServer(mux)
+			t.Cleanup(srv.Close)
+			retried := make(chan int, 8)
+			impl := &onebottest.Impl{SelfID: 10001, HeartInterval: -1}
+			r := runE2E(t, a, impl, false, func(o *bridge.Options, out *bridgetest.Outbox) {
+				o.Sent = sent
+				out.Retry = func(n int) time.Duration { retried <- n; return 20 * time.Millisecond }
+			})
+			url := "ws" + strings.TrimPrefix(srv.URL, "http") + ReversePath
+			if err := impl.Connect(context.Background(), url); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "connected", func() bool { return r.b.Status().Connected && r.b.Status().Self == "10001" })
+			impl.DropNext("send_group_msg", posted)
+			if _, err := impl.Group(42, alice, onebottest.At("10001"), onebottest.Text(" still there?")); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-retried: // the adapter waited its timeout in vain; the packet is offered again
+			case <-time.After(20 * time.Second):
+				t.Fatalf("the send was never offered again; status %+v", r.b.Status())
+			}
+			if st := r.b.Status(); st.Unknown != 0 || st.Sent != 0 {
+				t.Fatalf("status %+v before the implementation is back: want nothing settled", st)
+			}
+			if err := impl.Connect(context.Background(), url); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the answer delivered", func() bool { return r.b.Status().Sent == 1 && r.out.Pending() == 0 })
+			if got := impl.Posted("group", 42); len(got) != 1 || !strings.Contains(got[0], "still there?") {
+				t.Errorf("posted %q, want the answer once", got)
+			}
+			sends := 1
+			if !posted {
+				sends = 2
+			}
+			if n := len(impl.Calls("send_group_msg")); n != sends {
+				t.Errorf("%d sends, want %d", n, sends)
+			}
+			if n := len(impl.Calls("get_group_msg_history")); n != 1 {
+				t.Errorf("%d history lookups, want 1", n)
+			}
+			st := r.b.Status()
+			if st.Unknown != 0 || st.Failed != 0 || len(st.Undelivered) != 0 || len(r.agent.Notes()) != 0 {
+				t.Errorf("status %+v, notes %q: the answer was delivered", st, r.agent.Notes())
 			}
 		})
 	}
