@@ -290,8 +290,8 @@ func (b *Bridge) sendFlown(ctx context.Context, chat Chat, pkey string, p Outgoi
 // lookFor settles the flight of p, begun at at and cut by a crash: it asks
 // the adapter (Finder) whether p is in the chat. The error is a SendError
 // for the bridge to act on: its outcome Unknown when the platform cannot
-// be searched (Telegram) or the search could not reach the send's time;
-// Temporary when the connection went while it looked.
+// be searched (Telegram) or the search could not reach the send's time,
+// and Unlooked too when the connection went while it looked.
 func (b *Bridge) lookFor(ctx context.Context, chat Chat, p Outgoing, at time.Time) (string, bool, error) {
 	const cut = "the daemon stopped while this message was being sent"
 	f, ok := b.adapter.(Finder)
@@ -306,7 +306,9 @@ func (b *Bridge) lookFor(ctx context.Context, chat Chat, p Outgoing, at time.Tim
 	case found:
 		return id, true, nil
 	case errors.Is(err, ErrOffline):
-		return "", false, &SendError{Temporary: true, Msg: cut + "; the connection went while looking for it in the chat"}
+		// looked for again over the next connection, or settled unknown
+		// at the last offer (sendPieces)
+		return "", false, &SendError{Unknown: true, Unlooked: true, Msg: cut + "; the connection went while looking for it in the chat"}
 	case ctx.Err() != nil:
 		return "", false, ctx.Err()
 	case err != nil:
