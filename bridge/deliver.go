@@ -259,7 +259,8 @@ func (b *Bridge) canLook() bool {
 }
 
 // sendFlown sends p, the piece under pkey, with its flight recorded
-// (Flights) until its outcome is: a flight a crash left is settled first.
+// (Flights, begun by send as it goes) until its outcome is: a flight a
+// crash left is settled first.
 // The flight ends here when nothing was posted (any error but an unknown
 // outcome), and with the key's MarkSent otherwise.
 func (b *Bridge) sendFlown(ctx context.Context, chat Chat, pkey string, p Outgoing) (string, error) {
@@ -274,10 +275,7 @@ func (b *Bridge) sendFlown(ctx context.Context, chat Chat, pkey string, p Outgoi
 		}
 		b.log.Info("a message a crash cut while it was being sent is not in the chat; sending it", "chat", chat.Channel(b.name), "key", pkey)
 	}
-	if err := b.flights.Begin(pkey, b.clock.Now()); err != nil {
-		b.log.Warn("could not record a send under way; a crash during it would leave its outcome unknown", "key", pkey, "err", err)
-	}
-	id, err := b.send(ctx, chat, p)
+	id, err := b.send(ctx, chat, pkey, p)
 	var se *SendError
 	if err != nil && !(errors.As(err, &se) && se.Unknown) {
 		if ferr := b.flights.End(pkey); ferr != nil {
@@ -369,11 +367,12 @@ func asReply(out Outgoing, id string) Outgoing {
 	return Outgoing{Parts: parts}
 }
 
-// send sends one message once it is connected: a send that finds the
-// adapter offline waits for the next connection and tries again. It sends
-// to where the chat lives now (a moved chat's new id), and follows a move
+// send sends one message, under key, once it is connected: a send that
+// finds the adapter offline waits for the next connection and tries
+// again. Its flight (Flights) begins as the message goes. It sends to
+// where the chat lives now (a moved chat's new id), and follows a move
 // the platform reports (SendError.MovedTo) at once.
-func (b *Bridge) send(ctx context.Context, chat Chat, out Outgoing) (string, error) {
+func (b *Bridge) send(ctx context.Context, chat Chat, key string, out Outgoing) (string, error) {
 	moves := 0
 	for {
 		if err := b.waitOnline(ctx); err != nil {
@@ -384,6 +383,11 @@ func (b *Bridge) send(ctx context.Context, chat Chat, out Outgoing) (string, err
 		// never learns it, and the restart would send it again. The
 		// adapter bounds it by the platform's own time; sendTimeout only
 		// by one that never answers.
+		// its flight begins now, when the message goes: a crash while it
+		// waited for the connection leaves nothing to look for
+		if err := b.flights.Begin(key, b.clock.Now()); err != nil {
+			b.log.Warn("could not record a send under way; a crash during it would leave its outcome unknown", "key", key, "err", err)
+		}
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.sendTimeout)
 		id, err := b.adapter.Send(sctx, b.target(chat), out)
 		cancel()

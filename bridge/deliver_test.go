@@ -204,8 +204,8 @@ func TestTheRoutersOutboxAcrossARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop()
-	// "one" was sent just before the stop, but not acknowledged
 	sent, _ := NewStoreSent(st, "t")
+	// "one" was sent just before the stop, but not acknowledged
 	if err := sent.MarkSent("k0", "s0"); err != nil {
 		t.Fatal(err)
 	}

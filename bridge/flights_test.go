@@ -243,6 +243,30 @@ func TestAFlightLastsOnlyWhileItsOutcomeIsUnknown(t *testing.T) {
 	})
 }
 
+// TestAPacketThatWaitedForTheConnectionLeavesNoFlight: a packet offered
+// while the platform is away waits for the connection without a flight,
+// since nothing went out: a crash then leaves nothing to look for, and
+// after the restart it is sent — not looked for, nor, where the chat
+// cannot be searched, given up as unknown.
+func TestAPacketThatWaitedForTheConnectionLeavesNoFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sent := newFlightSent()
+		r := newRig(t, func(o *Options) { o.Sent = sent })
+		r.sink.Disconnected(errors.New("connection reset"))
+		r.out.pushPacket(router.Packet{Key: "k1", Channel: "t:group:42", Kind: router.KindReply, Text: "waits"})
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		// a crash now, while it waits, must leave nothing to look for
+		if _, ok := sent.Begun("k1"); ok {
+			t.Error("a packet waiting for the connection has a flight")
+		}
+		r.stop()
+		if got := r.ad.sentSoFar(); len(got) != 0 {
+			t.Fatalf("sent %q while away", got)
+		}
+	})
+}
+
 // flightWatcher counts the flights while each send is under way.
 type flightWatcher struct {
 	*findingAdapter
