@@ -204,8 +204,8 @@ func TestTheRoutersOutboxAcrossARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop()
-	sent, _ := NewStoreSent(st, "t")
 	// "one" was sent just before the stop, but not acknowledged
+	sent, _ := NewStoreSent(st, "t")
 	if err := sent.MarkSent("k0", "s0"); err != nil {
 		t.Fatal(err)
 	}
