@@ -29,9 +29,10 @@ var _ router.Component = (*Bridge)(nil)
 //   - a packet already sent (its Key is in the sent log: the daemon
 //     stopped between the send and the acknowledgement) is acknowledged
 //     without sending it again;
-//   - a packet whose send a crash cut (its flight left: Flights) is looked
-//     for in the chat first (Finder): found, it is not sent again; where
-//     the platform cannot be searched its outcome is unknown;
+//   - a packet whose send was cut before the platform answered (by a
+//     crash, or a connection gone: its flight left, Flights) is looked for
+//     in the chat first (Finder): found, it is not sent again; where the
+//     platform cannot be searched its outcome is unknown;
 //   - it waits while the bot is muted in the chat (a group_ban notice for
 //     the bot, a send refused as muted): nothing is sent into the chat
 //     until the mute is lifted or ends; an answer held longer than
@@ -259,21 +260,22 @@ func (b *Bridge) canLook() bool {
 }
 
 // sendFlown sends p, the piece under pkey, with its flight recorded
-// (Flights, begun by send as it goes) until its outcome is: a flight a
-// crash left is settled first.
-// The flight ends here when nothing was posted (any error but an unknown
-// outcome), and with the key's MarkSent otherwise.
+// (Flights, begun by send as it goes) until its outcome is known: a flight
+// left by a crash, or kept for a send that could not be looked for, is
+// settled first (lookFor). The flight ends here when nothing was posted
+// (any error but an unknown outcome), and with the key's MarkSent
+// otherwise.
 func (b *Bridge) sendFlown(ctx context.Context, chat Chat, pkey string, p Outgoing) (string, error) {
 	if at, ok := b.flights.Begun(pkey); ok {
 		id, found, err := b.lookFor(ctx, chat, p, at)
 		if found {
-			b.log.Info("a message a crash cut while it was being sent is in the chat; not sent again", "chat", chat.Channel(b.name), "key", pkey)
+			b.log.Info("a message whose send was cut before the platform answered is in the chat; not sent again", "chat", chat.Channel(b.name), "key", pkey)
 			return id, nil
 		}
 		if err != nil {
 			return "", err
 		}
-		b.log.Info("a message a crash cut while it was being sent is not in the chat; sending it", "chat", chat.Channel(b.name), "key", pkey)
+		b.log.Info("a message whose send was cut before the platform answered is not in the chat; sending it", "chat", chat.Channel(b.name), "key", pkey)
 	}
 	id, err := b.send(ctx, chat, pkey, p)
 	var se *SendError
@@ -285,13 +287,13 @@ func (b *Bridge) sendFlown(ctx context.Context, chat Chat, pkey string, p Outgoi
 	return id, err
 }
 
-// lookFor settles the flight of p, begun at at and cut by a crash: it asks
-// the adapter (Finder) whether p is in the chat. The error is a SendError
+// lookFor settles the flight of p, begun at at and cut before the platform
+// answered: it asks the adapter (Finder) whether p is in the chat. The error is a SendError
 // for the bridge to act on: its outcome Unknown when the platform cannot
 // be searched (Telegram) or the search could not reach the send's time,
 // and Unlooked too when the connection went while it looked.
 func (b *Bridge) lookFor(ctx context.Context, chat Chat, p Outgoing, at time.Time) (string, bool, error) {
-	const cut = "the daemon stopped while this message was being sent"
+	const cut = "this message's send was cut before the platform answered (the daemon stopped, or the connection went)"
 	f, ok := b.adapter.(Finder)
 	if !ok {
 		return "", false, &SendError{Unknown: true, Msg: cut + ", and " + b.adapter.Platform() + " cannot be asked whether it arrived"}
@@ -382,9 +384,9 @@ func (b *Bridge) send(ctx context.Context, chat Chat, key string, out Outgoing) 
 		// cut halfway, the platform may hold the message while the bridge
 		// never learns it, and the restart would send it again. The
 		// adapter bounds it by the platform's own time; sendTimeout only
-		// by one that never answers.
-		// its flight begins now, when the message goes: a crash while it
-		// waited for the connection leaves nothing to look for
+		// by one that never answers. Its flight begins now, as it goes: a
+		// crash while it waited for the connection leaves nothing to look
+		// for.
 		if err := b.flights.Begin(key, b.clock.Now()); err != nil {
 			b.log.Warn("could not record a send under way; a crash during it would leave its outcome unknown", "key", key, "err", err)
 		}

@@ -50,8 +50,10 @@ type SentIDs interface {
 // where the platform cannot be searched (Telegram's bots read no
 // history) its outcome is unknown: not sent again, the model told. A
 // graceful stop leaves none: a begun send runs to its end (Bridge.send).
-// StoreSent keeps them; the in-memory log does not, nothing of it
-// surviving a restart.
+// The bridge also keeps a flight on purpose, for a send the adapter could
+// not look for without a connection (SendError.Unlooked): the packet's
+// next offer looks for it over the next one. StoreSent keeps them; the
+// in-memory log does not, nothing of it surviving a restart.
 type Flights interface {
 	// Begin records that key's send begins at at.
 	Begin(key string, at time.Time) error
@@ -120,8 +122,10 @@ func (s *StoreSent) MarkSentIn(channel, key, platformID string) error {
 		if err := txn.SetEntry(badger.NewEntry([]byte(s.prefix+key), []byte(platformID)).WithTTL(sentTTL)); err != nil {
 			return err
 		}
-		if err := txn.Delete([]byte(s.flight + key)); err != nil {
-			return err
+		if _, err := txn.Get([]byte(s.flight + key)); err == nil {
+			if err := txn.Delete([]byte(s.flight + key)); err != nil {
+				return err
+			}
 		}
 		if platformID == "" {
 			return nil

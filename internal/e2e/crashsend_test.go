@@ -52,7 +52,7 @@ func TestAQQSendCutByACrashIsLookedForNotSentTwice(t *testing.T) {
 			if got := r.impl.Posted("group", groupQ); len(got) != 1 || got[0] != "here I am" {
 				t.Errorf("the group shows %q, want the reply once", got)
 			}
-			waitLog(t, r.d, "a message a crash cut while it was being sent is")
+			waitLog(t, r.d, "a message whose send was cut before the platform answered is")
 			wantSends := 1
 			if !posted {
 				wantSends = 2
