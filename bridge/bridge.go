@@ -105,6 +105,7 @@ type Bridge struct {
 	attach       func(context.Context, router.Component) error
 	keys         sentKeys
 	flights      Flights
+	catching     catching
 	owed         OwedLog
 	resumeMaxAge time.Duration
 	queue        func() int
@@ -461,6 +462,14 @@ func (s sink) Inbound(ctx context.Context, m *Message) {
 }
 
 func (s sink) Connected(self User) {
+	if s.connected(self) {
+		s.b.catchUpSoon()
+	}
+}
+
+// connected records a connection; true when the account is online, and
+// what the chats said meanwhile is to be caught up on.
+func (s sink) connected(self User) bool {
 	b := s.b
 	b.conn.Lock()
 	defer b.conn.Unlock()
@@ -469,7 +478,7 @@ func (s sink) Connected(self User) {
 		// a connection, but the account is still logged out: it reads
 		// as offline until the platform says it is back
 		b.st.Self, b.st.SelfName = self.ID, self.Name
-		return
+		return false
 	}
 	if !b.st.Connected {
 		close(b.online)
@@ -481,6 +490,7 @@ func (s sink) Connected(self User) {
 	}
 	b.log.Info("bridge connected", "self", self.ID, "name", b.st.SelfName)
 	b.post("connected", nil)
+	return true
 }
 
 func (s sink) Disconnected(err error) {

@@ -50,7 +50,10 @@
 // one whose reply the platform refuses goes without it. A sent log keeps what was sent, so a packet or piece
 // offered again after a restart is not sent twice, and its Flights the
 // sends under way, so one a crash cut is looked for in the chat (Finder)
-// before it is sent again. An owed log keeps each
+// before it is sent again. After each connection the bridge catches up
+// (catchup.go): what each chat said while it was away, read from the
+// chat's history (CatchUp), is stored in order and starts at most one
+// turn, for the newest message that addressed the bot. An owed log keeps each
 // chat's newest addressed message until its turn ends, so a turn a restart
 // cut runs, once, when the bridge starts again (if not too old); a who log
 // keeps who wrote privately, for `cyan bridges who`.

@@ -105,3 +105,33 @@ func (h StoreHistory) RecallOwn(_ context.Context, channel, storedID string) (st
 	}
 	return m.Text, nil
 }
+
+// keptScan bounds how many of a chat's newest messages Kept reads for the
+// newest one with a platform id.
+const keptScan = 200
+
+// Kept implements Kept: the bridge's chats (channels "<bridge>:…") whose
+// newest message with a platform id — one someone said, which the bridge
+// stored — was said since since.
+func (h StoreHistory) Kept(bridge string, since time.Time) ([]ChatMark, error) {
+	chans, err := h.Store.Channels()
+	if err != nil {
+		return nil, err
+	}
+	var out []ChatMark
+	for _, c := range chans {
+		if _, ok := ParseChannel(bridge, c.Name); !ok {
+			continue
+		}
+		msgs, err := h.Store.Recent(c.Name, store.Window{Limit: 1, MaxScan: keptScan,
+			Keep: func(m *store.Message) bool { return m.ExternalID != "" && m.Role == store.RoleUser }})
+		if err != nil {
+			return nil, err
+		}
+		if len(msgs) == 0 || msgs[0].Time.Before(since) {
+			continue
+		}
+		out = append(out, ChatMark{Channel: c.Name, ExternalID: msgs[0].ExternalID, Time: msgs[0].Time})
+	}
+	return out, nil
+}

@@ -76,7 +76,7 @@ func (b *Bridge) inboundAs(ctx context.Context, m *Message, forced string) {
 	if m.Time.IsZero() {
 		m.Time = b.clock.Now()
 	}
-	if forced == "" && b.answerCommand(ctx, m) {
+	if forced == "" && !m.Missed && b.answerCommand(ctx, m) {
 		return
 	}
 	channel := m.Chat.Channel(b.name)
@@ -127,6 +127,17 @@ func (b *Bridge) inboundAs(ctx context.Context, m *Message, forced string) {
 	}
 
 	want, why := true, "private"
+	if m.Missed {
+		// said while the bridge was away: at most the newest of its chat
+		// that asks for a turn gets one, once the chat is caught up
+		if m.Chat.Kind == Group {
+			want, why = addressed(m, self, b.names(), func(id string) bool { return b.ownMessage(m.Chat, id) })
+		}
+		if want {
+			b.missedAsked(m.Chat, id, asker{name: name, id: b.speakerID(m.From.ID), why: "missed"}, m.Time)
+		}
+		return
+	}
 	if forced != "" {
 		why = forced
 	} else if m.Chat.Kind == Group {

@@ -20,7 +20,8 @@ type chatState struct {
 	due     time.Time // when the next turn may start
 	waiting bool      // a waiter goroutine is scheduled
 	running bool
-	turns   window // this chat's turns, for the group limit
+	turns   window    // this chat's turns, for the group limit
+	heard   time.Time // when a message was last stored live (not caught up)
 }
 
 // note records a stored message that asks for nothing.
@@ -28,7 +29,7 @@ func (b *Bridge) note(c Chat, id string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	cs := b.chat(c)
-	cs.last = id
+	cs.last, cs.heard = id, b.clock.Now()
 }
 
 func (b *Bridge) chat(c Chat) *chatState {
@@ -49,6 +50,7 @@ func (b *Bridge) request(c Chat, id string, a asker) bool {
 	cs := b.chat(c)
 	cs.last = id
 	now := b.clock.Now()
+	cs.heard = now
 	if a.why != "chime-in" {
 		w := b.users[a.id]
 		if w == nil {

@@ -130,6 +130,10 @@ type Message struct {
 	// stored text is replaced (Editor), and the edit asks for a turn when
 	// it addresses the bot and the first version did not.
 	Edited bool
+	// Missed marks a message said while the bridge was away, found in the
+	// chat's history after a connection (CatchUp): it is stored in its own
+	// time and starts no turn of its own (catchup.go).
+	Missed bool
 }
 
 // Text is the plain text of the message's text parts.

@@ -283,3 +283,102 @@ func (a *Adapter) mutedUntil(ctx context.Context, c *conn, chat bridge.Chat) (ti
 	}
 	return until, true
 }
+
+var _ bridge.CatchUp = (*Adapter)(nil)
+
+// catchUpPages bounds the pages of history read to catch up on one chat:
+// 300 messages, the newest, when more were said while the bridge was away.
+const catchUpPages = 3
+
+// Missed implements bridge.CatchUp: the chat's latest messages
+// (get_group_msg_history, get_friend_msg_history, as findSent reads them)
+// said after the one with id after, page by page back to it — or, when it
+// is not among them, back to its time.
+func (a *Adapter) Missed(ctx context.Context, chat bridge.Chat, after string, at time.Time) ([]*bridge.Message, error) {
+	c := a.current()
+	if !lookable(c) {
+		return nil, bridge.ErrOffline
+	}
+	action, params := "get_friend_msg_history", map[string]any{"user_id": number(chat.ID), "count": historyCount}
+	if chat.Kind == bridge.Group {
+		action, params = "get_group_msg_history", map[string]any{"group_id": number(chat.ID), "count": historyCount}
+	}
+	since := at.Add(-clockSkew).Unix()
+	var pages [][]*Event // newest page first
+	found := false
+	for range catchUpPages {
+		resp, err := c.call(ctx, action, params, a.o.Timeout)
+		if err != nil {
+			return nil, err
+		}
+		if resp.Status != "ok" {
+			return nil, errors.New(failure(action, resp))
+		}
+		evs, err := historyEvents(resp.Data, chat)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", action, err)
+		}
+		for i, ev := range evs {
+			if string(ev.MessageID) == after {
+				evs, found = evs[i+1:], true
+				break
+			}
+		}
+		pages = append(pages, evs)
+		if found || len(evs) < historyCount || len(evs) == 0 || evs[0].Time != 0 && evs[0].Time < since {
+			break
+		}
+		params["message_seq"], params["message_id"] = number(string(evs[0].MessageID)), number(string(evs[0].MessageID))
+	}
+	var out []*bridge.Message
+	for i := len(pages) - 1; i >= 0; i-- {
+		for _, ev := range pages[i] {
+			if !found && ev.Time != 0 && ev.Time < since {
+				continue
+			}
+			out = append(out, toMessageWith(ev, a.fetch, func(id string) []node { return a.forward(ctx, c, id) }))
+		}
+	}
+	return out, nil
+}
+
+// historyEvents reads a history answer's messages ({"messages": [...]},
+// the implementation's text: untrusted) as message events of chat, oldest
+// first. A message the events' parser refuses is skipped; one without
+// post_type, message_type or group_id (implementations differ in what a
+// history message carries) is taken as chat's.
+func historyEvents(raw json.RawMessage, chat bridge.Chat) ([]*Event, error) {
+	var data struct {
+		Messages []map[string]json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(raw, &data); err != nil {
+		return nil, fmt.Errorf("a history answer that is not {\"messages\": [...]}: %v", err)
+	}
+	kind := "private"
+	if chat.Kind == bridge.Group {
+		kind = "group"
+	}
+	var out []*Event
+	for _, m := range data.Messages {
+		if m == nil {
+			continue
+		}
+		m["post_type"] = json.RawMessage(`"message"`) // the bot's own (message_sent) too: the bridge skips them
+		if _, ok := m["message_type"]; !ok {
+			m["message_type"], _ = json.Marshal(kind)
+		}
+		if _, ok := m["group_id"]; !ok && kind == "group" {
+			m["group_id"], _ = json.Marshal(chat.ID)
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			continue
+		}
+		f, err := ParseFrame(b)
+		if err != nil || f.Event == nil || f.Event.MessageType != kind || kind == "group" && string(f.Event.GroupID) != chat.ID {
+			continue // not a message of this chat
+		}
+		out = append(out, f.Event)
+	}
+	return out, nil
+}

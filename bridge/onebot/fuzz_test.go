@@ -190,3 +190,27 @@ func FuzzForward(f *testing.F) {
 		}
 	})
 }
+
+// FuzzHistoryEvents: no history answer crashes its reader; every event it
+// yields is a message of the chat asked about, and turns into a bridge
+// message without panicking.
+func FuzzHistoryEvents(f *testing.F) {
+	f.Add([]byte(`{"messages":[{"self_id":10001,"user_id":1,"time":1764000000,"message_id":7,"message_seq":7,"real_id":7,"message_type":"group","sender":{"user_id":1,"nickname":"amy","card":""},"raw_message":"hi","font":14,"sub_type":"normal","message":[{"type":"text","data":{"text":"hi"}}],"message_format":"array","post_type":"message","group_id":555}]}`))
+	f.Add([]byte(`{"messages":[{"user_id":2,"message_id":"8","message":"[CQ:at,qq=10001] lunch?"}]}`))
+	f.Add([]byte(`{"messages":[{"message_type":"private","user_id":3,"message_id":9,"message":[]},null,{"group_id":556,"user_id":1,"message_id":1,"message":"x"}]}`))
+	f.Add([]byte(`{"messages":null}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		chat := bridge.Chat{Kind: bridge.Group, ID: "555"}
+		evs, err := historyEvents(raw, chat)
+		if err != nil {
+			return
+		}
+		for _, ev := range evs {
+			if ev.MessageType != "group" || string(ev.GroupID) != "555" {
+				t.Fatalf("an event of another chat: %+v", ev)
+			}
+			_ = toMessage(ev, nil)
+		}
+	})
+}

@@ -485,7 +485,11 @@ func (f *Impl) WaitConnected(ctx context.Context) error {
 	}
 }
 
-// ErrNotConnected is an event pushed with no connection up.
+// ErrNotConnected is an event pushed with no connection up. The event is
+// dropped, as NapCat drops it: its reverse WebSocket client sends an event
+// only while the socket is open (packages/napcat-onebot/network/
+// websocket-client.ts, onEvent, commit af07479); a message is in the
+// chat's history all the same (Group, Private).
 var ErrNotConnected = errors.New("onebottest: not connected")
 
 // event pushes one event object (time and self_id are added).

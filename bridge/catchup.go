@@ -1,0 +1,195 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// Catching up. An implementation does not keep what the chats said while
+// cyan was away — restarting, or cut off by the network. NapCat's reverse
+// WebSocket client sends an event only while its socket is open and drops
+// it otherwise (packages/napcat-onebot/network/websocket-client.ts,
+// onEvent, commit af07479), and its forward server has no one to send to.
+// So after each connection the bridge asks an adapter that can read a
+// chat's history (CatchUp) what each chat it kept a message of in the last
+// catchUpWindow said after the newest one it kept (Kept). It takes those
+// messages in as it takes live ones, marked Missed: each is stored once (an
+// id it holds is a duplicate), in its own time. A missed message starts no
+// turn of its own, and a "/command" in one is not run. The newest missed
+// message addressed to the bot in a chat gets its turn — as a turn a
+// restart cut would — when it is at most ResumeMaxAge old and nothing was
+// said live in that chat since the catch-up began. Telegram needs none of
+// this: the Bot API keeps a bot's updates for 24 hours until it polls.
+
+// ChatMark is a chat's newest kept message: where catching up starts.
+type ChatMark struct {
+	Channel    string
+	ExternalID string // its platform id
+	Time       time.Time
+}
+
+// Kept is an Agent that can list a bridge's chats with a message kept
+// since since, each with its newest (StoreHistory): with it, and an
+// adapter that is a CatchUp, the bridge catches up after a connection.
+type Kept interface {
+	Kept(bridge string, since time.Time) ([]ChatMark, error)
+}
+
+// CatchUp is an adapter that can read what a chat said while the bridge
+// was away.
+type CatchUp interface {
+	// Missed returns chat's messages said after the one with platform id
+	// after (said at at), oldest first — the newest of them when there are
+	// more than it reads. ErrOffline: no connection now.
+	Missed(ctx context.Context, chat Chat, after string, at time.Time) ([]*Message, error)
+}
+
+// catchUpWindow bounds the chats caught up: those with a message kept this
+// recently.
+const catchUpWindow = 7 * 24 * time.Hour
+
+// catching is the bridge's catch-up: at most one runs, and a connection
+// made while it runs has it run once more.
+type catching struct {
+	mu      sync.Mutex
+	running bool
+	again   bool
+	// missed holds, per chat, the newest missed message addressed to the
+	// bot while a chat is caught up (inboundAs fills it).
+	missed map[Chat]missedAsk
+}
+
+// missedAsk is a missed message that asked for a turn.
+type missedAsk struct {
+	id    string // stored id
+	asker asker
+	said  time.Time
+}
+
+// catchUpSoon runs catchUp in the background, once more if one runs.
+func (b *Bridge) catchUpSoon() {
+	kept, ok := b.agent.(Kept)
+	cu, ok2 := b.adapter.(CatchUp)
+	if !ok || !ok2 {
+		return
+	}
+	b.mu.Lock()
+	ctx := b.ctx
+	b.mu.Unlock()
+	if ctx == nil {
+		return
+	}
+	b.catching.mu.Lock()
+	if b.catching.running {
+		b.catching.again = true
+		b.catching.mu.Unlock()
+		return
+	}
+	b.catching.running = true
+	b.catching.mu.Unlock()
+	b.goSafe("catch-up", func() {
+		for {
+			b.catchUp(ctx, kept, cu)
+			b.catching.mu.Lock()
+			if !b.catching.again || ctx.Err() != nil {
+				b.catching.running = false
+				b.catching.mu.Unlock()
+				return
+			}
+			b.catching.again = false
+			b.catching.mu.Unlock()
+		}
+	})
+}
+
+// catchUp takes in what each kept chat said after its newest kept message.
+func (b *Bridge) catchUp(ctx context.Context, kept Kept, cu CatchUp) {
+	began := b.clock.Now()
+	marks, err := kept.Kept(b.name, began.Add(-catchUpWindow))
+	if err != nil {
+		b.log.Warn("could not list the chats to catch up on", "err", err)
+		return
+	}
+	total := 0
+	for _, mk := range marks {
+		if ctx.Err() != nil {
+			return
+		}
+		chat, ok := ParseChannel(b.name, mk.Channel)
+		if !ok || mk.ExternalID == "" {
+			continue
+		}
+		msgs, err := cu.Missed(ctx, b.target(chat), mk.ExternalID, mk.Time)
+		if errors.Is(err, ErrOffline) {
+			return // the next connection catches up
+		}
+		if err != nil {
+			b.log.Warn("could not catch up on a chat; what it said while the bridge was away is not kept", "channel", mk.Channel, "err", err)
+			continue
+		}
+		b.catching.mu.Lock()
+		delete(b.catching.missed, chat)
+		b.catching.mu.Unlock()
+		floor := mk.Time
+		for _, m := range msgs {
+			if m == nil {
+				continue
+			}
+			// said after the mark, in this order: a platform's whole
+			// seconds must not put one before it
+			if !m.Time.After(floor) {
+				m.Time = floor.Add(time.Millisecond)
+			}
+			floor = m.Time
+			m.Missed = true
+			m.Chat = b.canonical(m.Chat)
+			b.inbound(ctx, m)
+		}
+		total += len(msgs)
+		b.answerMissed(chat, began)
+	}
+	if total > 0 {
+		b.log.Info("caught up on what the chats said while the bridge was away", "chats", len(marks), "messages", total)
+	}
+}
+
+// answerMissed gives the newest missed message of chat that asked for a
+// turn its turn, when it is recent (ResumeMaxAge) and no one spoke live in
+// the chat since began.
+func (b *Bridge) answerMissed(chat Chat, began time.Time) {
+	b.catching.mu.Lock()
+	ask, ok := b.catching.missed[chat]
+	delete(b.catching.missed, chat)
+	b.catching.mu.Unlock()
+	if !ok {
+		return
+	}
+	now := b.clock.Now()
+	if b.resumeMaxAge >= 0 && now.Sub(ask.said) > b.resumeMaxAge {
+		return
+	}
+	b.mu.Lock()
+	live := b.chat(chat).heard.After(began)
+	b.mu.Unlock()
+	if live {
+		return // the chat's live talk has its own turn, with these in its context
+	}
+	b.log.Info("a message addressed to the bot while the bridge was away is answered now", "channel", chat.Channel(b.name), "said", ask.said)
+	ask.asker.at = now
+	if b.request(chat, ask.id, ask.asker) {
+		b.owe(OwedTurn{Channel: chat.Channel(b.name), MessageID: ask.id, Speaker: ask.asker.name, SpeakerID: ask.asker.id, At: ask.said})
+	}
+}
+
+// missedAsked records a missed message that asked for a turn (the newest
+// of its chat wins: they come oldest first).
+func (b *Bridge) missedAsked(chat Chat, id string, a asker, said time.Time) {
+	b.catching.mu.Lock()
+	defer b.catching.mu.Unlock()
+	if b.catching.missed == nil {
+		b.catching.missed = map[Chat]missedAsk{}
+	}
+	b.catching.missed[chat] = missedAsk{id: id, asker: a, said: said}
+}

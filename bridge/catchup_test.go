@@ -1,0 +1,111 @@
+package bridge
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// keptAgent is the fake agent with the chats it kept (Kept).
+type keptAgent struct {
+	*fakeAgent
+	marks []ChatMark
+}
+
+func (k *keptAgent) Kept(string, time.Time) ([]ChatMark, error) { return k.marks, nil }
+
+// catchingAdapter is the fake platform with what each chat said while the
+// bridge was away (CatchUp).
+type catchingAdapter struct {
+	*fakeAdapter
+	mu     sync.Mutex
+	missed map[string][]*Message // channel → messages after the mark
+	asked  []string              // "channel after"
+}
+
+func (c *catchingAdapter) Missed(_ context.Context, chat Chat, after string, _ time.Time) ([]*Message, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := chat.Channel("t")
+	c.asked = append(c.asked, ch+" "+after)
+	var out []*Message
+	for _, m := range c.missed[ch] {
+		cp := *m
+		out = append(out, &cp)
+	}
+	return out, nil
+}
+
+// TestWhatAChatSaidWhileAwayIsKeptAndItsLastQuestionAnswered: after a
+// connection the bridge asks for what each kept chat said after its
+// newest kept message, stores it in its own time and starts no turn for
+// it — but for the newest message that addressed the bot, when it is
+// recent; an old one stays unanswered, and a "/command" in it is not run.
+// A second connection finds them stored already.
+func TestWhatAChatSaidWhileAwayIsKeptAndItsLastQuestionAnswered(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		now := time.Now()
+		g, old := Chat{Kind: Group, ID: "42"}, Chat{Kind: Group, ID: "43"}
+		amy, ben := User{ID: "7", Name: "amy"}, User{ID: "8", Name: "ben"}
+		bot := Part{Kind: PartMention, UserID: "100"}
+		ag := &keptAgent{fakeAgent: &fakeAgent{owners: map[string]bool{}},
+			marks: []ChatMark{{Channel: "t:group:42", ExternalID: "m1", Time: now.Add(-time.Hour)}, {Channel: "t:group:43", ExternalID: "o1", Time: now.Add(-48 * time.Hour)}}}
+		var ca *catchingAdapter
+		r := newRig(t, func(o *Options) {
+			o.Agent = ag
+			o.ResumeMaxAge = 30 * time.Minute
+			ca = &catchingAdapter{fakeAdapter: o.Adapter.(*fakeAdapter), missed: map[string][]*Message{
+				"t:group:42": {
+					{Chat: g, From: amy, ID: "m2", Time: now.Add(-20 * time.Minute), Parts: []Part{bot, text(" are you there?")}},
+					{Chat: g, From: ben, ID: "m3", Time: now.Add(-10 * time.Minute), Parts: []Part{text("/reset")}},
+					{Chat: g, From: User{ID: "100", Name: "bot"}, ID: "m4", Time: now.Add(-9 * time.Minute), Parts: []Part{text("my own")}},
+					{Chat: g, From: amy, ID: "m5", Time: now.Add(-5 * time.Minute), Parts: []Part{bot, text(" hello?")}},
+				},
+				"t:group:43": {
+					{Chat: old, From: ben, ID: "o2", Time: now.Add(-40 * time.Hour), Parts: []Part{bot, text(" yesterday's question")}},
+				},
+			}}
+			o.Adapter = ca
+		})
+		defer r.stop()
+		time.Sleep(time.Minute) // debounce and the turn
+		synctest.Wait()
+		stored, turns, _ := ag.snapshot()
+		var got []string
+		for _, in := range stored {
+			got = append(got, in.ExternalID+"@"+in.Time.Sub(now).String())
+		}
+		want := []string{"m2@-20m0s", "m3@-10m0s", "m5@-5m0s", "o2@-40h0m0s"}
+		if len(got) != len(want) {
+			t.Fatalf("stored %q, want %q", got, want)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("stored %q, want %q", got, want)
+				break
+			}
+		}
+		if len(turns) != 1 || turns[0].Channel != "t:group:42" || turns[0].MessageID != "m3" {
+			t.Errorf("turns %+v, want one in t:group:42 for the newest question (m5, stored as m3)", turns)
+		}
+		if len(ca.asked) != 2 || ca.asked[0] != "t:group:42 m1" || ca.asked[1] != "t:group:43 o1" {
+			t.Errorf("asked %q, want each chat after its newest kept message", ca.asked)
+		}
+		if len(r.ad.sentSoFar()) != 0 {
+			t.Errorf("sent %q: the /command said while away was run", r.ad.sentSoFar())
+		}
+		// a new connection: asked again, nothing stored twice, no turn
+		r.sink.Connected(r.ad.self)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		stored, turns, _ = ag.snapshot()
+		if len(stored) != 4 || len(turns) != 1 {
+			t.Errorf("after a second connection: %d stored, %d turns; want 4 and 1", len(stored), len(turns))
+		}
+		if len(ca.asked) != 4 {
+			t.Errorf("asked %d times, want 4", len(ca.asked))
+		}
+	})
+}
