@@ -467,8 +467,10 @@ func (s sink) Connected(self User) {
 	}
 }
 
-// connected records a connection; true when the account is online, and
-// what the chats said meanwhile is to be caught up on.
+// connected records a connection; true when the bridge was not connected
+// before (an adapter tells a connection more than once, as it learns the
+// bot's name) and the account is online: what the chats said meanwhile
+// is to be caught up on.
 func (s sink) connected(self User) bool {
 	b := s.b
 	b.conn.Lock()
@@ -480,7 +482,8 @@ func (s sink) connected(self User) bool {
 		b.st.Self, b.st.SelfName = self.ID, self.Name
 		return false
 	}
-	if !b.st.Connected {
+	was := b.st.Connected
+	if !was {
 		close(b.online)
 	}
 	b.st.Connected, b.st.Self, b.st.SelfName, b.st.Since = true, self.ID, self.Name, b.clock.Now()
@@ -490,7 +493,7 @@ func (s sink) connected(self User) bool {
 	}
 	b.log.Info("bridge connected", "self", self.ID, "name", b.st.SelfName)
 	b.post("connected", nil)
-	return true
+	return !was
 }
 
 func (s sink) Disconnected(err error) {

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -43,7 +44,8 @@ func (c *catchingAdapter) Missed(_ context.Context, chat Chat, after string, _ t
 // newest kept message, stores it in its own time and starts no turn for
 // it — but for the newest message that addressed the bot, when it is
 // recent; an old one stays unanswered, and a "/command" in it is not run.
-// A second connection finds them stored already.
+// A second connection, or the account back online, finds them stored
+// already.
 func TestWhatAChatSaidWhileAwayIsKeptAndItsLastQuestionAnswered(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		now := time.Now()
@@ -96,7 +98,14 @@ func TestWhatAChatSaidWhileAwayIsKeptAndItsLastQuestionAnswered(t *testing.T) {
 		if len(r.ad.sentSoFar()) != 0 {
 			t.Errorf("sent %q: the /command said while away was run", r.ad.sentSoFar())
 		}
+		// a connection told again (the bot's name learnt) asks nothing
+		r.sink.Connected(r.ad.self)
+		synctest.Wait()
+		if len(ca.asked) != 2 {
+			t.Errorf("asked %d times after the same connection was told again, want 2", len(ca.asked))
+		}
 		// a new connection: asked again, nothing stored twice, no turn
+		r.sink.Disconnected(errors.New("connection reset"))
 		r.sink.Connected(r.ad.self)
 		time.Sleep(time.Minute)
 		synctest.Wait()
@@ -106,6 +115,16 @@ func TestWhatAChatSaidWhileAwayIsKeptAndItsLastQuestionAnswered(t *testing.T) {
 		}
 		if len(ca.asked) != 4 {
 			t.Errorf("asked %d times, want 4", len(ca.asked))
+		}
+		// the account logged out and back in: QQ kept what was said
+		// meanwhile, the implementation never heard it
+		w := r.sink.(AccountWatcher)
+		w.AccountOffline("kicked")
+		w.AccountOnline()
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if len(ca.asked) != 6 {
+			t.Errorf("asked %d times after the account came back, want 6", len(ca.asked))
 		}
 	})
 }

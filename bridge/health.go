@@ -85,10 +85,18 @@ func (b *Bridge) accountOffline(why string) {
 }
 
 func (b *Bridge) accountOnline() {
+	if b.markOnline() {
+		b.catchUpSoon() // what the chats said while it was logged out
+	}
+}
+
+// markOnline records that the account is back; false when it was not
+// offline.
+func (b *Bridge) markOnline() bool {
 	b.conn.Lock()
 	defer b.conn.Unlock()
 	if !b.st.Offline {
-		return
+		return false
 	}
 	b.st.Offline, b.st.State, b.st.Since = false, "", b.clock.Now()
 	if !b.st.Connected {
@@ -97,6 +105,7 @@ func (b *Bridge) accountOnline() {
 	b.st.Connected = true
 	b.log.Info("the account is online again")
 	b.post("connected", nil)
+	return true
 }
 
 // heard notes an event from the platform, for the silence watch.

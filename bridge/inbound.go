@@ -44,7 +44,18 @@ func (b *Bridge) inboundAs(ctx context.Context, m *Message, forced string) {
 			b.log.Error("incoming message handling panicked; skipped", "panic", v, "stack", string(debug.Stack()))
 		}
 	}()
-	b.received.Add(1)
+	if m != nil && m.Missed {
+		// caught up on (catchup.go): neither heard live nor, when kept
+		// already, skipped
+		if self := b.self(); self.ID != "" && m.From.ID == self.ID {
+			return
+		}
+		if m.ID != "" && b.seen.has(string(m.Chat.Kind)+":"+m.Chat.ID+":"+m.ID) {
+			return
+		}
+	} else {
+		b.received.Add(1)
+	}
 	if m != nil && m.Notice && m.Chat.ID != "" {
 		b.noticed(ctx, m)
 		return
@@ -104,7 +115,9 @@ func (b *Bridge) inboundAs(ctx context.Context, m *Message, forced string) {
 	id, err := b.agent.Record(rctx, Inbound{Channel: channel, Kind: m.Chat.Kind, User: name, UserID: b.speakerID(m.From.ID),
 		Text: text, ExternalID: m.ID, Time: m.Time})
 	if errors.Is(err, ErrDuplicate) {
-		b.skipped.Add(1)
+		if !m.Missed {
+			b.skipped.Add(1)
+		}
 		return
 	}
 	if err != nil {
