@@ -42,7 +42,8 @@ type Kept interface {
 type CatchUp interface {
 	// Missed returns chat's messages said after the one with platform id
 	// after (said at at), oldest first — the newest of them when there are
-	// more than it reads. ErrOffline: no connection now.
+	// more than it reads. ErrOffline: no connection now; ErrUnsupported:
+	// the platform cannot read a chat's history.
 	Missed(ctx context.Context, chat Chat, after string, at time.Time) ([]*Message, error)
 }
 
@@ -124,6 +125,10 @@ func (b *Bridge) catchUp(ctx context.Context, kept Kept, cu CatchUp) {
 		msgs, err := cu.Missed(ctx, b.target(chat), mk.ExternalID, mk.Time)
 		if errors.Is(err, ErrOffline) {
 			return // the next connection catches up
+		}
+		if errors.Is(err, ErrUnsupported) {
+			b.log.Info("the platform cannot read a chat's history; what the chats said while the bridge was away is not kept")
+			return
 		}
 		if err != nil {
 			b.log.Warn("could not catch up on a chat; what it said while the bridge was away is not kept", "channel", mk.Channel, "err", err)

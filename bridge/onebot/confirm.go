@@ -311,6 +311,9 @@ func (a *Adapter) Missed(ctx context.Context, chat bridge.Chat, after string, at
 		if err != nil {
 			return nil, err
 		}
+		if resp.Retcode == 1404 {
+			return nil, bridge.ErrUnsupported // an implementation without the action
+		}
 		if resp.Status != "ok" {
 			return nil, errors.New(failure(action, resp))
 		}

@@ -457,3 +457,58 @@ func TestAReverseSendCaughtByALongDropIsLookedUpWhenTheImplementationIsBack(t *t
 		})
 	}
 }
+
+// Missed reads a chat's history back to the bridge's newest kept message
+// and returns what was said after it, oldest first, as bridge messages
+// (the bot's own included: the bridge skips them); an implementation
+// without the history action is ErrUnsupported, so the bridge stops
+// asking.
+func TestMissedReadsTheHistoryAfterTheMark(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	a, err := New(Options{Name: "qq", Mode: "reverse", Logger: log, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(ReversePath, NewReverseMux(log, map[string]*Adapter{"qq": a}))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	impl := &onebottest.Impl{SelfID: 10001, HeartInterval: -1}
+	r := runE2E(t, a, impl, false)
+	if err := impl.Connect(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http")+ReversePath); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "connected", func() bool { return r.b.Status().Connected && r.b.Status().Self == "10001" })
+	impl.Disconnect() // what follows is said while cyan is away
+	var ids []int64
+	for _, s := range []string{"one", "two", "three", "four"} {
+		id, err := impl.Group(42, alice, onebottest.Text(s))
+		if !errors.Is(err, onebottest.ErrNotConnected) {
+			t.Fatalf("said while away: %v", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := impl.Connect(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http")+ReversePath); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "connected again", func() bool { return r.b.Status().Connected })
+	chat := bridge.Chat{Kind: bridge.Group, ID: "42"}
+	got, err := a.Missed(context.Background(), chat, fmt.Sprint(ids[1]), time.Now().Add(-time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, m := range got {
+		if m.Chat != chat || m.From.ID != "1" || m.Time.IsZero() {
+			t.Errorf("a missed message %+v", m)
+		}
+		texts = append(texts, m.ID+":"+m.Text())
+	}
+	if want := []string{fmt.Sprint(ids[2]) + ":three", fmt.Sprint(ids[3]) + ":four"}; fmt.Sprint(texts) != fmt.Sprint(want) {
+		t.Errorf("missed %q, want %q", texts, want)
+	}
+	impl.FailNext("get_group_msg_history", onebottest.Failure{Retcode: 1404, Wording: "不支持的api"})
+	if _, err := a.Missed(context.Background(), chat, "1", time.Now()); !errors.Is(err, bridge.ErrUnsupported) {
+		t.Errorf("an implementation without the action: %v, want ErrUnsupported", err)
+	}
+}
