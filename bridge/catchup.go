@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/cyan-agent/cyan/clock"
 )
 
 // Catching up. An implementation does not keep what the chats said while
@@ -51,12 +53,19 @@ type CatchUp interface {
 // recently.
 const catchUpWindow = 7 * 24 * time.Hour
 
-// catching is the bridge's catch-up: at most one runs, and a connection
-// made while it runs has it run once more.
+// catchUpEvery spaces catch-ups: a connection that flaps does not read
+// every chat's history at each of its connections; one made within this of
+// the last catch-up's start is caught up on when it has passed.
+const catchUpEvery = 30 * time.Second
+
+// catching is the bridge's catch-up: at most one runs, a connection made
+// while it runs has it run once more, and runs begin catchUpEvery apart.
 type catching struct {
 	mu      sync.Mutex
 	running bool
 	again   bool
+	reading bool      // the running one has begun reading
+	last    time.Time // when the last one began
 	// missed holds, per chat, the newest missed message addressed to the
 	// bot while a chat is caught up (inboundAs fills it).
 	missed map[Chat]missedAsk
@@ -84,7 +93,9 @@ func (b *Bridge) catchUpSoon() {
 	}
 	b.catching.mu.Lock()
 	if b.catching.running {
-		b.catching.again = true
+		// one waiting to begin covers this connection; one reading
+		// already runs once more
+		b.catching.again = b.catching.again || b.catching.reading
 		b.catching.mu.Unlock()
 		return
 	}
@@ -92,8 +103,21 @@ func (b *Bridge) catchUpSoon() {
 	b.catching.mu.Unlock()
 	b.goSafe("catch-up", func() {
 		for {
+			b.catching.mu.Lock()
+			wait := b.catching.last.Add(catchUpEvery).Sub(b.clock.Now())
+			b.catching.mu.Unlock()
+			if wait > 0 && clock.Sleep(ctx, b.clock, wait) != nil {
+				b.catching.mu.Lock()
+				b.catching.running = false
+				b.catching.mu.Unlock()
+				return
+			}
+			b.catching.mu.Lock()
+			b.catching.last, b.catching.reading = b.clock.Now(), true
+			b.catching.mu.Unlock()
 			b.catchUp(ctx, kept, cu)
 			b.catching.mu.Lock()
+			b.catching.reading = false
 			if !b.catching.again || ctx.Err() != nil {
 				b.catching.running = false
 				b.catching.mu.Unlock()
