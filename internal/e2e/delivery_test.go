@@ -128,7 +128,19 @@ func TestTelegramLongAnswerArrivesWholeInOrderAndTopicsAreAnswered(t *testing.T)
 		}
 	}
 	// a reply the platform refuses for good is told to the model at its
-	// next turn in that chat, and listed by cyan bridges
+	// next turn in that chat, and listed by cyan bridges. The failure is
+	// armed once the four sends so far are settled delivered: the fake
+	// counts a call before it answers it, so the topic's answer, counted
+	// and not yet answered, would take the failure meant for the next.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		_, out, _ := r.d.get("/api/v1/bridges")
+		if list, _ := out["bridges"].([]any); len(list) == 1 && list[0].(map[string]any)["sent"] == 4.0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the four sends were never settled: %v", out)
+		}
+	}
 	r.tg.FailSend(tgtest.Failure{Code: 403, Description: "Forbidden: bot was blocked by the user"})
 	ben := &tgtest.User{ID: 2, FirstName: "Ben"}
 	r.tg.Push(tgtest.Message{From: ben, Chat: tgtest.Chat{ID: 2, Type: "private"}, Text: "in the topic? no, just hi"})
