@@ -334,11 +334,13 @@ func (a *Adapter) Missed(ctx context.Context, chat bridge.Chat, after string, at
 		params["message_seq"], params["message_id"] = number(string(evs[0].MessageID)), number(string(evs[0].MessageID))
 	}
 	var out []*bridge.Message
+	taken := map[ID]bool{}
 	for i := len(pages) - 1; i >= 0; i-- {
 		for _, ev := range pages[i] {
-			if !found && ev.Time != 0 && ev.Time < since {
-				continue
+			if !found && ev.Time != 0 && ev.Time < since || ev.MessageID != "" && taken[ev.MessageID] {
+				continue // before the mark; or the page's anchor, which the page before ends with
 			}
+			taken[ev.MessageID] = true
 			out = append(out, toMessageWith(ev, a.fetch, func(id string) []node { return a.forward(ctx, c, id) }))
 		}
 	}

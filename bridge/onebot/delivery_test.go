@@ -458,6 +458,14 @@ func TestAReverseSendCaughtByALongDropIsLookedUpWhenTheImplementationIsBack(t *t
 // without the history action is ErrUnsupported, so the bridge stops
 // asking.
 func TestMissedReadsTheHistoryAfterTheMark(t *testing.T) {
+	for name, mk := range flavours() {
+		t.Run(name, func(t *testing.T) { testMissed(t, mk()) })
+	}
+}
+
+// testMissed is TestMissedReadsTheHistoryAfterTheMark on one
+// implementation, with a history longer than a page.
+func testMissed(t *testing.T, impl *onebottest.Impl) {
 	log := slog.New(slog.DiscardHandler)
 	a, err := New(Options{Name: "qq", Mode: "reverse", Logger: log, Timeout: 10 * time.Second})
 	if err != nil {
@@ -467,7 +475,7 @@ func TestMissedReadsTheHistoryAfterTheMark(t *testing.T) {
 	mux.Handle(ReversePath, NewReverseMux(log, map[string]*Adapter{"qq": a}))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	impl := &onebottest.Impl{SelfID: 10001, HeartInterval: -1}
+	impl.SelfID, impl.HeartInterval = 10001, -1
 	r := runE2E(t, a, impl, false)
 	if err := impl.Connect(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http")+ReversePath); err != nil {
 		t.Fatal(err)
@@ -475,12 +483,14 @@ func TestMissedReadsTheHistoryAfterTheMark(t *testing.T) {
 	waitFor(t, "connected", func() bool { return r.b.Status().Connected && r.b.Status().Self == "10001" })
 	impl.Disconnect() // what follows is said while cyan is away
 	var ids []int64
-	for _, s := range []string{"one", "two", "three", "four"} {
+	var said []string
+	for i := range 150 { // more than a page of history
+		s := fmt.Sprint("line ", i)
 		id, err := impl.Group(42, alice, onebottest.Text(s))
 		if !errors.Is(err, onebottest.ErrNotConnected) {
 			t.Fatalf("said while away: %v", err)
 		}
-		ids = append(ids, id)
+		ids, said = append(ids, id), append(said, fmt.Sprint(id)+":"+s)
 	}
 	if err := impl.Connect(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http")+ReversePath); err != nil {
 		t.Fatal(err)
@@ -498,8 +508,8 @@ func TestMissedReadsTheHistoryAfterTheMark(t *testing.T) {
 		}
 		texts = append(texts, m.ID+":"+m.Text())
 	}
-	if want := []string{fmt.Sprint(ids[2]) + ":three", fmt.Sprint(ids[3]) + ":four"}; fmt.Sprint(texts) != fmt.Sprint(want) {
-		t.Errorf("missed %q, want %q", texts, want)
+	if want := said[2:]; fmt.Sprint(texts) != fmt.Sprint(want) {
+		t.Errorf("missed %d messages, want the %d after the mark, in order:\n%q", len(texts), len(want), texts)
 	}
 	impl.FailNext("get_group_msg_history", onebottest.Failure{Retcode: 1404, Wording: "不支持的api"})
 	if _, err := a.Missed(context.Background(), chat, "1", time.Now()); !errors.Is(err, bridge.ErrUnsupported) {
