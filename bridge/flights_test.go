@@ -80,6 +80,32 @@ func (f *findingAdapter) FindSent(_ context.Context, _ Chat, _ Outgoing, since t
 	return "p7", f.in, nil
 }
 
+// cutSend runs a bridge over sent whose platform can search its chats
+// (finder: the message sought is there when in; the first search fails
+// with err) or not, and whose first send fails with fail; it offers the
+// packet "cut" under k1 and checks that what the platform got is sent.
+// The caller stops the rig.
+func cutSend(t *testing.T, sent *flightSent, finder, in bool, err, fail error, want []string) (*rig, *findingAdapter) {
+	t.Helper()
+	var fa *findingAdapter
+	r := newRig(t, func(o *Options) {
+		o.Sent = sent
+		ad := o.Adapter.(*fakeAdapter)
+		ad.fail = fail
+		if finder {
+			fa = &findingAdapter{fakeAdapter: ad, in: in, err: err}
+			o.Adapter = fa
+		}
+	})
+	r.out.pushPacket(router.Packet{Key: "k1", Channel: "t:group:42", Kind: router.KindReply, Text: "cut"})
+	time.Sleep(time.Minute) // the router's backoff
+	synctest.Wait()
+	if got := r.ad.sentSoFar(); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("sent %q, want %q", got, want)
+	}
+	return r, fa
+}
+
 // TestASendACrashCutIsLookedForBeforeItIsSentAgain: the daemon died after
 // writing a message to the platform and before its answer, leaving the
 // send's flight; offered again after the restart, the message is looked
@@ -110,21 +136,8 @@ func TestASendACrashCutIsLookedForBeforeItIsSentAgain(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				sent := newFlightSent()
 				_ = sent.Begin("k1", began) // the crash
-				var fa *findingAdapter
-				r := newRig(t, func(o *Options) {
-					o.Sent = sent
-					if c.finder {
-						fa = &findingAdapter{fakeAdapter: o.Adapter.(*fakeAdapter), in: c.in, err: c.err}
-						o.Adapter = fa
-					}
-				})
+				r, fa := cutSend(t, sent, c.finder, c.in, c.err, nil, c.sent)
 				defer r.stop()
-				r.out.pushPacket(router.Packet{Key: "k1", Channel: "t:group:42", Kind: router.KindReply, Text: "cut"})
-				time.Sleep(time.Minute) // the router's backoff
-				synctest.Wait()
-				if got := r.ad.sentSoFar(); strings.Join(got, "|") != strings.Join(c.sent, "|") {
-					t.Errorf("sent %q, want %q", got, c.sent)
-				}
 				if id, ok := sent.Sent("k1"); !ok || id != c.id {
 					t.Errorf("the sent log's k1 = %q %v, want %q", id, ok, c.id)
 				}
@@ -173,23 +186,9 @@ func TestASendThatCouldNotBeLookedForIsLookedForOverTheNextConnection(t *testing
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				sent := newFlightSent()
-				var fa *findingAdapter
-				r := newRig(t, func(o *Options) {
-					o.Sent = sent
-					ad := o.Adapter.(*fakeAdapter)
-					ad.fail = &SendError{Unknown: true, Unlooked: true, Msg: "send_group_msg: no answer; no connection to look for it in the chat"}
-					if c.finder {
-						fa = &findingAdapter{fakeAdapter: ad, in: c.in}
-						o.Adapter = fa
-					}
-				})
+				unlooked := &SendError{Unknown: true, Unlooked: true, Msg: "send_group_msg: no answer; no connection to look for it in the chat"}
+				r, fa := cutSend(t, sent, c.finder, c.in, nil, unlooked, c.sent)
 				defer r.stop()
-				r.out.pushPacket(router.Packet{Key: "k1", Channel: "t:group:42", Kind: router.KindReply, Text: "cut"})
-				time.Sleep(time.Minute) // the router's backoff
-				synctest.Wait()
-				if got := r.ad.sentSoFar(); strings.Join(got, "|") != strings.Join(c.sent, "|") {
-					t.Errorf("sent %q, want %q", got, c.sent)
-				}
 				if st := r.b.Status(); st.Unknown != c.unknown || st.Failed != 0 {
 					t.Errorf("status: %d unknown, %d failed, want %d and 0", st.Unknown, st.Failed, c.unknown)
 				}

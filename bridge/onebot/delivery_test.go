@@ -43,22 +43,13 @@ type e2e struct {
 
 func newE2E(t *testing.T, impl *onebottest.Impl, timeout time.Duration, quote bool) *e2e {
 	t.Helper()
-	log := slog.New(slog.DiscardHandler)
 	// the send's timeout is scaled like the implementation's; the other
 	// calls (the history lookups, the mute's query) keep a bound no load
 	// of the test machine reaches
-	a, err := New(Options{Name: "qq", Mode: "reverse", Logger: log, Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, url := reverseAdapter(t, 10*time.Second)
 	a.sendTimeout = timeout
-	mux := http.NewServeMux()
-	mux.Handle(ReversePath, NewReverseMux(log, map[string]*Adapter{"qq": a}))
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
 	r := runE2E(t, a, impl, quote)
 	impl.SelfID, impl.HeartInterval = 10001, -1
-	url := "ws" + strings.TrimPrefix(srv.URL, "http") + ReversePath
 	if err := impl.Connect(context.Background(), url); err != nil {
 		t.Fatal(err)
 	}
@@ -394,6 +385,23 @@ func deliveredOnce(t *testing.T, r *e2e, impl *onebottest.Impl, posted bool) {
 	}
 }
 
+// reverseAdapter is an adapter in reverse mode with the given call
+// timeout, served until the test ends; url is where an implementation
+// dials it.
+func reverseAdapter(t *testing.T, timeout time.Duration) (a *Adapter, url string) {
+	t.Helper()
+	log := slog.New(slog.DiscardHandler)
+	a, err := New(Options{Name: "qq", Mode: "reverse", Logger: log, Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(ReversePath, NewReverseMux(log, map[string]*Adapter{"qq": a}))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return a, "ws" + strings.TrimPrefix(srv.URL, "http") + ReversePath
+}
+
 // A reverse-mode send caught by a drop after which the implementation
 // does not dial back within the call timeout (NapCat restarting, which
 // takes QQ's login) is not settled as unknown: its flight stays in the
@@ -403,11 +411,7 @@ func TestAReverseSendCaughtByALongDropIsLookedUpWhenTheImplementationIsBack(t *t
 	for _, posted := range []bool{true, false} {
 		t.Run(fmt.Sprintf("posted=%v", posted), func(t *testing.T) {
 			t.Parallel()
-			log := slog.New(slog.DiscardHandler)
-			a, err := New(Options{Name: "qq", Mode: "reverse", Logger: log, Timeout: 2 * time.Second})
-			if err != nil {
-				t.Fatal(err)
-			}
+			a, url := reverseAdapter(t, 2*time.Second)
 			db, err := store.Open(store.Options{InMemory: true})
 			if err != nil {
 				t.Fatal(err)
@@ -417,17 +421,12 @@ func TestAReverseSendCaughtByALongDropIsLookedUpWhenTheImplementationIsBack(t *t
 			if err != nil {
 				t.Fatal(err)
 			}
-			mux := http.NewServeMux()
-			mux.Handle(ReversePath, NewReverseMux(log, map[string]*Adapter{"qq": a}))
-			srv := httptest.NewServer(mux)
-			t.Cleanup(srv.Close)
 			retried := make(chan int, 8)
 			impl := &onebottest.Impl{SelfID: 10001, HeartInterval: -1}
 			r := runE2E(t, a, impl, false, func(o *bridge.Options, out *bridgetest.Outbox) {
 				o.Sent = sent
 				out.Retry = func(n int) time.Duration { retried <- n; return 20 * time.Millisecond }
 			})
-			url := "ws" + strings.TrimPrefix(srv.URL, "http") + ReversePath
 			if err := impl.Connect(context.Background(), url); err != nil {
 				t.Fatal(err)
 			}
@@ -466,18 +465,10 @@ func TestMissedReadsTheHistoryAfterTheMark(t *testing.T) {
 // testMissed is TestMissedReadsTheHistoryAfterTheMark on one
 // implementation, with a history longer than a page.
 func testMissed(t *testing.T, impl *onebottest.Impl) {
-	log := slog.New(slog.DiscardHandler)
-	a, err := New(Options{Name: "qq", Mode: "reverse", Logger: log, Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle(ReversePath, NewReverseMux(log, map[string]*Adapter{"qq": a}))
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
+	a, url := reverseAdapter(t, 10*time.Second)
 	impl.SelfID, impl.HeartInterval = 10001, -1
 	r := runE2E(t, a, impl, false)
-	if err := impl.Connect(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http")+ReversePath); err != nil {
+	if err := impl.Connect(context.Background(), url); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "connected", func() bool { return r.b.Status().Connected && r.b.Status().Self == "10001" })
@@ -492,7 +483,7 @@ func testMissed(t *testing.T, impl *onebottest.Impl) {
 		}
 		ids, said = append(ids, id), append(said, fmt.Sprint(id)+":"+s)
 	}
-	if err := impl.Connect(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http")+ReversePath); err != nil {
+	if err := impl.Connect(context.Background(), url); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "connected again", func() bool { return r.b.Status().Connected })
