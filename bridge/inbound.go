@@ -44,16 +44,15 @@ func (b *Bridge) inboundAs(ctx context.Context, m *Message, forced string) {
 			b.log.Error("incoming message handling panicked; skipped", "panic", v, "stack", string(debug.Stack()))
 		}
 	}()
-	if m != nil && m.Missed {
-		// caught up on (catchup.go): neither heard live nor, when kept
-		// already, skipped
-		if self := b.self(); self.ID != "" && m.From.ID == self.ID {
-			return
+	// a message caught up on (catchup.go) is neither heard live nor, when
+	// not kept (the bot's own, one kept already), skipped
+	live := m == nil || !m.Missed
+	skip := func() {
+		if live {
+			b.skipped.Add(1)
 		}
-		if m.ID != "" && b.seen.has(string(m.Chat.Kind)+":"+m.Chat.ID+":"+m.ID) {
-			return
-		}
-	} else {
+	}
+	if live {
 		b.received.Add(1)
 	}
 	if m != nil && m.Notice && m.Chat.ID != "" {
@@ -63,14 +62,14 @@ func (b *Bridge) inboundAs(ctx context.Context, m *Message, forced string) {
 	self := b.self()
 	switch {
 	case m == nil || m.Chat.ID == "" || m.From.ID == "":
-		b.skipped.Add(1)
+		skip()
 		b.log.Warn("incoming message without chat or sender; skipped")
 		return
 	case self.ID != "" && m.From.ID == self.ID:
-		b.skipped.Add(1) // the bot's own message, echoed back
+		skip() // the bot's own message, echoed back
 		return
 	case !b.lists.serves(m.Chat, m.From.ID):
-		b.skipped.Add(1)
+		skip()
 		b.log.Debug("message from a chat or person not served; not kept", "chat", m.Chat.Channel(b.name), "user", m.From.ID)
 		return
 	}
@@ -80,7 +79,7 @@ func (b *Bridge) inboundAs(ctx context.Context, m *Message, forced string) {
 		return
 	}
 	if m.ID != "" && !b.seen.add(key) {
-		b.skipped.Add(1)
+		skip()
 		b.log.Debug("duplicate message ignored", "chat", m.Chat.Channel(b.name), "message_id", m.ID)
 		return
 	}
@@ -115,14 +114,12 @@ func (b *Bridge) inboundAs(ctx context.Context, m *Message, forced string) {
 	id, err := b.agent.Record(rctx, Inbound{Channel: channel, Kind: m.Chat.Kind, User: name, UserID: b.speakerID(m.From.ID),
 		Text: text, ExternalID: m.ID, Time: m.Time})
 	if errors.Is(err, ErrDuplicate) {
-		if !m.Missed {
-			b.skipped.Add(1)
-		}
+		skip()
 		return
 	}
 	if err != nil {
 		b.seen.remove(key) // not kept: a resend may be
-		b.skipped.Add(1)
+		skip()
 		b.log.Error("could not store an incoming message", "channel", channel, "err", err)
 		return
 	}
