@@ -102,31 +102,50 @@ func (b *Bridge) catchUpSoon() {
 	b.catching.running = true
 	b.catching.mu.Unlock()
 	b.goSafe("catch-up", func() {
-		for {
-			b.catching.mu.Lock()
-			wait := b.catching.last.Add(catchUpEvery).Sub(b.clock.Now())
-			b.catching.mu.Unlock()
-			if wait > 0 && clock.Sleep(ctx, b.clock, wait) != nil {
+		finished := false
+		defer func() {
+			if !finished { // a panic (goSafe logs it): the next connection catches up
 				b.catching.mu.Lock()
-				b.catching.running = false
+				b.catching.running, b.catching.reading, b.catching.again = false, false, false
 				b.catching.mu.Unlock()
-				return
 			}
-			b.catching.mu.Lock()
-			b.catching.last, b.catching.reading = b.clock.Now(), true
-			b.catching.mu.Unlock()
+		}()
+		for b.catchUpNext(ctx) {
 			b.catchUp(ctx, kept, cu)
-			b.catching.mu.Lock()
-			b.catching.reading = false
-			if !b.catching.again || ctx.Err() != nil {
-				b.catching.running = false
-				b.catching.mu.Unlock()
-				return
-			}
-			b.catching.again = false
-			b.catching.mu.Unlock()
 		}
+		finished = true
 	})
+}
+
+// catchUpNext waits until catchUpEvery has passed since the last
+// catch-up began and reports whether one is to run now: the first, or one
+// more asked for while the last read. When not, the catch-up is over
+// (running cleared under the same lock a new connection reads it by).
+func (b *Bridge) catchUpNext(ctx context.Context) bool {
+	c := &b.catching
+	c.mu.Lock()
+	first := !c.reading
+	if !first {
+		c.reading = false
+		if !c.again || ctx.Err() != nil {
+			c.running = false
+			c.mu.Unlock()
+			return false
+		}
+		c.again = false
+	}
+	wait := c.last.Add(catchUpEvery).Sub(b.clock.Now())
+	c.mu.Unlock()
+	if wait > 0 && clock.Sleep(ctx, b.clock, wait) != nil {
+		c.mu.Lock()
+		c.running = false
+		c.mu.Unlock()
+		return false
+	}
+	c.mu.Lock()
+	c.last, c.reading = b.clock.Now(), true
+	c.mu.Unlock()
+	return true
 }
 
 // catchUp takes in what each kept chat said after its newest kept message.

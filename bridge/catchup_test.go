@@ -145,3 +145,40 @@ func TestWhatAChatSaidWhileAwayIsKeptAndItsLastQuestionAnswered(t *testing.T) {
 		}
 	})
 }
+
+// panickyCatchUp panics at its first catch-up.
+type panickyCatchUp struct {
+	*catchingAdapter
+	once sync.Once
+}
+
+func (p *panickyCatchUp) Missed(ctx context.Context, chat Chat, after string, at time.Time) ([]*Message, error) {
+	p.once.Do(func() { panic("the adapter failed") })
+	return p.catchingAdapter.Missed(ctx, chat, after, at)
+}
+
+// TestACatchUpThatPanicsLeavesTheNextToRun: a catch-up the adapter makes
+// panic is logged, and the next connection catches up all the same.
+func TestACatchUpThatPanicsLeavesTheNextToRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ag := &keptAgent{fakeAgent: &fakeAgent{owners: map[string]bool{}},
+			marks: []ChatMark{{Channel: "t:group:42", ExternalID: "m1", Time: time.Now().Add(-time.Hour)}}}
+		var ca *catchingAdapter
+		r := newRig(t, func(o *Options) {
+			o.Agent = ag
+			ca = &catchingAdapter{fakeAdapter: o.Adapter.(*fakeAdapter), missed: map[string][]*Message{
+				"t:group:42": {{Chat: Chat{Kind: Group, ID: "42"}, From: User{ID: "7", Name: "amy"}, ID: "m2", Time: time.Now(), Parts: []Part{text("hi")}}},
+			}}
+			o.Adapter = &panickyCatchUp{catchingAdapter: ca}
+		})
+		defer r.stop()
+		synctest.Wait()
+		r.sink.Disconnected(errors.New("connection reset"))
+		r.sink.Connected(r.ad.self)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if stored, _, _ := ag.snapshot(); len(stored) != 1 || len(ca.askedSoFar()) != 1 {
+			t.Errorf("after the panic and a new connection: %d stored, asked %d times; want 1 and 1", len(stored), len(ca.askedSoFar()))
+		}
+	})
+}
