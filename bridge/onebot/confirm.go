@@ -160,10 +160,7 @@ func (a *Adapter) findSent(ctx context.Context, c *conn, chat bridge.Chat, segs 
 	if self == "" {
 		return "", false, errors.New("the bot's own id is not known yet")
 	}
-	action, params := "get_friend_msg_history", map[string]any{"user_id": number(chat.ID), "count": historyCount}
-	if chat.Kind == bridge.Group {
-		action, params = "get_group_msg_history", map[string]any{"group_id": number(chat.ID), "count": historyCount}
-	}
+	action, params := historyQuery(chat)
 	want, since := segmentsText(segs), began.Add(-clockSkew).Unix()
 	for range historyPages {
 		resp, err := c.call(ctx, action, params, a.o.Timeout)
@@ -183,13 +180,26 @@ func (a *Adapter) findSent(ctx context.Context, c *conn, chat bridge.Chat, segs 
 		if p.n < historyCount || p.oldest == "" || p.oldestTime != 0 && p.oldestTime < since {
 			return "", false, nil // searched back to before the send
 		}
-		// a busy chat: the page before. NapCat and LLOneBot take the
-		// message's id as message_seq (GetGroupMsgHistory.ts:
-		// MessageUnique.getMsgIdAndPeerByShortId), Lagrange.OneBot as
-		// message_id (GetGroupMessageHistoryOperation.cs).
-		params["message_seq"], params["message_id"] = number(p.oldest), number(p.oldest)
+		pageBefore(params, p.oldest) // a busy chat
 	}
 	return "", false, errors.New("not found in the chat's latest messages, and the chat is too busy to look further back")
+}
+
+// historyQuery is the call for chat's latest historyCount messages.
+func historyQuery(chat bridge.Chat) (action string, params map[string]any) {
+	if chat.Kind == bridge.Group {
+		return "get_group_msg_history", map[string]any{"group_id": number(chat.ID), "count": historyCount}
+	}
+	return "get_friend_msg_history", map[string]any{"user_id": number(chat.ID), "count": historyCount}
+}
+
+// pageBefore makes params ask for the page that ends with the message
+// oldest (the page read last began with it). NapCat and LLOneBot take the
+// message's id as message_seq (GetGroupMsgHistory.ts:
+// MessageUnique.getMsgIdAndPeerByShortId), Lagrange.OneBot as message_id
+// (GetGroupMessageHistoryOperation.cs).
+func pageBefore(params map[string]any, oldest string) {
+	params["message_seq"], params["message_id"] = number(oldest), number(oldest)
 }
 
 // historyPages bounds the pages of history searched for one send.
@@ -299,10 +309,7 @@ func (a *Adapter) Missed(ctx context.Context, chat bridge.Chat, after string, at
 	if !lookable(c) {
 		return nil, bridge.ErrOffline
 	}
-	action, params := "get_friend_msg_history", map[string]any{"user_id": number(chat.ID), "count": historyCount}
-	if chat.Kind == bridge.Group {
-		action, params = "get_group_msg_history", map[string]any{"group_id": number(chat.ID), "count": historyCount}
-	}
+	action, params := historyQuery(chat)
 	since := at.Add(-clockSkew).Unix()
 	var pages [][]*Event // newest page first
 	found := false
@@ -331,7 +338,7 @@ func (a *Adapter) Missed(ctx context.Context, chat bridge.Chat, after string, at
 		if found || len(evs) < historyCount || len(evs) == 0 || evs[0].Time != 0 && evs[0].Time < since {
 			break
 		}
-		params["message_seq"], params["message_id"] = number(string(evs[0].MessageID)), number(string(evs[0].MessageID))
+		pageBefore(params, string(evs[0].MessageID))
 	}
 	var out []*bridge.Message
 	taken := map[ID]bool{}
