@@ -3,6 +3,7 @@ package glob
 import (
 	"errors"
 	"strings"
+	"unicode/utf8"
 )
 
 // Path reports whether a path or a tool name matches pattern: "*" and "?"
@@ -19,7 +20,7 @@ func Text(pattern, s string) bool { return match(pattern, s, true) }
 func Channel(pattern, channel string) bool { return match(pattern, channel, true) }
 
 func match(pattern, name string, flat bool) bool {
-	p, s := []rune(pattern), []rune(name)
+	p, s := runes(pattern), runes(name)
 	// cur[j]: pattern p[:i] matches s[:j].
 	cur := make([]bool, len(s)+1)
 	next := make([]bool, len(s)+1)
@@ -57,6 +58,23 @@ func match(pattern, name string, flat bool) bool {
 		cur, next = next, cur
 	}
 	return cur[len(s)]
+}
+
+// runes decodes s as []rune does, except that each byte that is not valid
+// UTF-8 becomes its own value above the last code point rather than
+// U+FFFD: two names that differ only in such bytes ("\xd1", "\xfd") stay
+// different, and a literal pattern matches only the name it spells.
+func runes(s string) []rune {
+	out := make([]rune, 0, len(s))
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			r = utf8.MaxRune + 1 + rune(s[i])
+		}
+		out = append(out, r)
+		i += n
+	}
+	return out
 }
 
 // MaxPattern bounds a pattern's length.

@@ -110,3 +110,25 @@ func FuzzChannel(f *testing.F) {
 		_ = Path(p, s)
 	})
 }
+
+// TestInvalidBytesStayApart: bytes that are not UTF-8 are not all one
+// character; a pattern naming one does not match a name holding another.
+func TestInvalidBytesStayApart(t *testing.T) {
+	for _, c := range []struct {
+		p, s string
+		want bool
+	}{
+		{"\xd1", "\xfd", false},
+		{"files/\xd1", "files/\xfd", false},
+		{"files/\xd1", "files/\xd1", true},
+		{"files/?", "files/\xfd", true},
+		{"\ufffd", "\xfd", false},
+	} {
+		if got := Path(c.p, c.s); got != c.want {
+			t.Errorf("Path(%q, %q) = %v, want %v", c.p, c.s, got, c.want)
+		}
+		if got := Channel(c.p, c.s); got != c.want {
+			t.Errorf("Channel(%q, %q) = %v, want %v", c.p, c.s, got, c.want)
+		}
+	}
+}
