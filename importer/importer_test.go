@@ -63,8 +63,8 @@ const sample = `[{"sample_id": "conv-x", "conversation": {"speaker_a": "Ann", "s
  "session_2": [{"speaker": "Bo", "dia_id": "D2:1", "text": "back again"}],
  "session_1_date_time": "1:56 pm on 8 May, 2023",
  "session_1": [{"speaker": "Ann", "dia_id": "D1:1", "text": "hi"},
-               {"speaker": "Bo", "dia_id": "D1:2", "text": "look", "img_url": ["u"], "blip_caption": "a photo of a cat"}]},
- "qa": [{"question": "q?", "answer": 2022, "evidence": ["D1:2", "D:2:1", "D1:1; D2:1", "D"], "category": 2},
+               {"speaker": "Bo", "dia_id": "D1:02", "text": "look", "img_url": ["u"], "blip_caption": "a photo of a cat"}]},
+ "qa": [{"question": "q?", "answer": 2022, "evidence": ["D1:2", "D:2:1", "D1:1; D2:1", "D", "D01:002", "D2:1,D1:1"], "category": 2},
         {"question": "adversarial", "evidence": [], "category": 5}]}]`
 
 func TestParseLoCoMo(t *testing.T) {
@@ -77,7 +77,7 @@ func TestParseLoCoMo(t *testing.T) {
 		t.Fatalf("conversation: %+v", c)
 	}
 	m := c.Messages
-	if m[0].ExternalID != "D1:1" || m[2].ExternalID != "D2:1" || !m[1].Time.Equal(time.Date(2023, 5, 8, 13, 57, 0, 0, time.UTC)) {
+	if m[0].ExternalID != "D1:1" || m[1].ExternalID != "D1:2" || m[2].ExternalID != "D2:1" || !m[1].Time.Equal(time.Date(2023, 5, 8, 13, 57, 0, 0, time.UTC)) {
 		t.Fatalf("order or times: %+v %+v %+v", m[0], m[1], m[2])
 	}
 	if m[1].Text != "look [shares a photo: a photo of a cat]" || m[1].User != "Bo" {

@@ -51,7 +51,10 @@ type locomoTurn struct {
 
 var (
 	sessionKey = regexp.MustCompile(`^session_(\d+)$`)
-	evidenceID = regexp.MustCompile(`^D(\d+):(\d+)$`)
+	// evidenceID finds a turn id anywhere in an evidence string: LoCoMo
+	// writes "D8:6", joins several ("D8:6; D9:17"), and slips ("D:11:26",
+	// "D30:05").
+	evidenceID = regexp.MustCompile(`D:?\s*(\d+)\s*:\s*(\d+)`)
 )
 
 // LoCoMoTimeLayout is how LoCoMo writes session times ("1:56 pm on 8 May, 2023").
@@ -108,7 +111,7 @@ func ParseLoCoMo(data []byte, channel string) ([]Conversation, error) {
 				}
 				c.Messages = append(c.Messages, &store.Message{
 					Channel: c.Channel, Role: store.RoleUser, User: tu.Speaker, Kind: "group",
-					Text: text, Time: t.Add(time.Duration(i) * time.Minute), ExternalID: tu.DiaID,
+					Text: text, Time: t.Add(time.Duration(i) * time.Minute), ExternalID: diaID(tu.DiaID),
 				})
 			}
 		}
@@ -120,23 +123,40 @@ func ParseLoCoMo(data []byte, channel string) ([]Conversation, error) {
 	return out, nil
 }
 
-// CleanEvidence normalises LoCoMo evidence ids.
+// CleanEvidence normalises LoCoMo evidence ids to the turns' own
+// (diaID): "D8:6; D9:17" is two, "D:11:26" is "D11:26" and "D30:05" is
+// "D30:5"; what names no turn ("D") is dropped.
 func CleanEvidence(ev []string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, e := range ev {
-		for _, part := range strings.FieldsFunc(e, func(r rune) bool { return r == ';' || r == ',' || r == ' ' }) {
-			part = strings.Replace(part, "D:", "D", 1)
-			if m := evidenceID.FindStringSubmatch(part); m != nil {
-				id := "D" + m[1] + ":" + m[2]
-				if !seen[id] {
-					seen[id] = true
-					out = append(out, id)
-				}
+		for _, m := range evidenceID.FindAllStringSubmatch(e, -1) {
+			id := "D" + trimZeros(m[1]) + ":" + trimZeros(m[2])
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
 			}
 		}
 	}
 	return out
+}
+
+// diaID is a turn's id as CleanEvidence writes evidence: "D1:03" is
+// "D1:3", so a turn and the evidence naming it agree however either was
+// written. An id of another shape is kept as it is.
+func diaID(id string) string {
+	if m := evidenceID.FindStringSubmatch(id); m != nil && m[0] == strings.TrimSpace(id) {
+		return "D" + trimZeros(m[1]) + ":" + trimZeros(m[2])
+	}
+	return id
+}
+
+// trimZeros drops a number's leading zeros ("05" is "5", "0" stays).
+func trimZeros(n string) string {
+	if t := strings.TrimLeft(n, "0"); t != "" {
+		return t
+	}
+	return "0"
 }
 
 func answerText(raw json.RawMessage) string {
