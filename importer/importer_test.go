@@ -59,7 +59,7 @@ func TestParseLineErrors(t *testing.T) {
 }
 
 const sample = `[{"sample_id": "conv-x", "conversation": {"speaker_a": "Ann", "speaker_b": "Bo",
- "session_2_date_time": "9:00 am on 2 June, 2023",
+ "session_2_date_time": " 9:00 AM on  2 June 2023",
  "session_2": [{"speaker": "Bo", "dia_id": "D2:1", "text": "back again"}],
  "session_1_date_time": "1:56 pm on 8 May, 2023",
  "session_1": [{"speaker": "Ann", "dia_id": "D1:1", "text": "hi"},
@@ -77,6 +77,9 @@ func TestParseLoCoMo(t *testing.T) {
 		t.Fatalf("conversation: %+v", c)
 	}
 	m := c.Messages
+	if !m[2].Time.Equal(time.Date(2023, 6, 2, 9, 0, 0, 0, time.UTC)) {
+		t.Fatalf("session 2's time: %v", m[2].Time)
+	}
 	if m[0].ExternalID != "D1:1" || m[1].ExternalID != "D1:2" || m[2].ExternalID != "D2:1" || !m[1].Time.Equal(time.Date(2023, 5, 8, 13, 57, 0, 0, time.UTC)) {
 		t.Fatalf("order or times: %+v %+v %+v", m[0], m[1], m[2])
 	}

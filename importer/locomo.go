@@ -60,6 +60,21 @@ var (
 // LoCoMoTimeLayout is how LoCoMo writes session times ("1:56 pm on 8 May, 2023").
 const LoCoMoTimeLayout = "3:04 pm on 2 January, 2006"
 
+// parseSessionTime reads a session's time as LoCoMo writes it, and as a
+// hand-edited file may: spaces doubled, the comma left out, "PM", a short
+// month ("8 Sep, 2023").
+func parseSessionTime(s string) (time.Time, error) {
+	s = strings.ToLower(strings.Join(strings.Fields(s), " "))
+	var err error
+	for _, layout := range []string{LoCoMoTimeLayout, "3:04 pm on 2 January 2006", "3:04 pm on 2 Jan, 2006", "3:04 pm on 2 Jan 2006"} {
+		var t time.Time
+		if t, err = time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, err
+}
+
 // ParseLoCoMo reads a LoCoMo file. Each conversation goes into channel, or,
 // when channel is "", a channel named by its sample_id. A turn's time is
 // its session's time plus one minute per turn before it; an image's
@@ -93,7 +108,7 @@ func ParseLoCoMo(data []byte, channel string) ([]Conversation, error) {
 			if raw, ok := s.Conversation[fmt.Sprintf("session_%d_date_time", n)]; ok {
 				_ = json.Unmarshal(raw, &when)
 			}
-			t, err := time.Parse(LoCoMoTimeLayout, strings.TrimSpace(when))
+			t, err := parseSessionTime(when)
 			if err != nil {
 				return nil, fmt.Errorf("%s: session_%d_date_time %q is not like %q", name, n, when, "1:56 pm on 8 May, 2023")
 			}
