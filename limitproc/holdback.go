@@ -42,8 +42,9 @@ type Holdback struct {
 	hold    int      // runes
 	max     int      // 0: no limit
 	pending string
-	sent    int // runes released, all parts
-	total   int // runes written, all parts (the answer's own length)
+	tail    string // policed text held at the character limit (emit)
+	sent    int    // runes released, all parts
+	total   int    // runes written, all parts (the answer's own length)
 	hits    int
 	capped  bool
 	parts   int // messages that may still go out, -1: no limit
@@ -91,7 +92,7 @@ func (h *Holdback) Write(s string) string {
 // End closes the current part and returns what it still held.
 func (h *Holdback) End() string {
 	if h.capped {
-		h.pending = ""
+		h.pending, h.tail = "", ""
 		return ""
 	}
 	return h.drain(true)
@@ -124,6 +125,7 @@ func (h *Holdback) drain(final bool) string {
 	}
 	if final {
 		h.pending = ""
+		h.flush(&out)
 	}
 	return out.String()
 }
@@ -189,33 +191,62 @@ func (h *Holdback) release(out *strings.Builder, s string, i int) string {
 	return s[i:]
 }
 
-// emit writes s as far as the character limit lets it.
+// emit passes policed text through the character limit. The stored copy
+// is cut as packets.CutText cuts it: whole when it fits, else max-1 runes
+// and "…". So while the part may go on, the limit's last rune is held
+// (tail): it goes out at the part's end (flush) if nothing follows it,
+// and "…" takes its place if more comes.
 func (h *Holdback) emit(out *strings.Builder, s string) {
 	if s == "" || h.capped {
 		return
 	}
-	n := utf8.RuneCountInString(s)
-	if h.max <= 0 || h.sent+n <= h.max {
+	if h.max <= 0 {
 		out.WriteString(s)
-		h.sent += n
+		h.sent += utf8.RuneCountInString(s)
 		return
 	}
-	// As the stored copy is cut (packets.CutText): max-1 runes and "…".
-	left := h.max - 1 - h.sent
-	if left > 0 {
-		i := 0
-		for k := 0; k < left; k++ {
-			_, size := utf8.DecodeRuneInString(s[i:])
-			i += size
+	h.tail += s
+	n := utf8.RuneCountInString(h.tail)
+	if h.sent+n > h.max {
+		if left := h.max - 1 - h.sent; left > 0 {
+			out.WriteString(h.tail[:runeOffset(h.tail, left)])
 		}
-		out.WriteString(s[:i])
+		if h.max > h.sent {
+			out.WriteString("…")
+		}
+		h.sent = h.max
+		h.capped = true
+		h.pending, h.tail = "", ""
+		return
 	}
-	if h.max > h.sent {
-		out.WriteString("…")
+	keep := 0
+	if h.sent+n == h.max {
+		keep = 1
 	}
-	h.sent = h.max
-	h.capped = true
-	h.pending = ""
+	i := runeOffset(h.tail, n-keep)
+	out.WriteString(h.tail[:i])
+	h.sent += n - keep
+	h.tail = h.tail[i:]
+}
+
+// flush releases the rune emit held at the limit: the part ended there.
+func (h *Holdback) flush(out *strings.Builder) {
+	if h.tail != "" && !h.capped {
+		out.WriteString(h.tail)
+		h.sent += utf8.RuneCountInString(h.tail)
+	}
+	h.tail = ""
+}
+
+// runeOffset is the byte offset of s after its first n runes (len(s) when
+// it has fewer).
+func runeOffset(s string, n int) int {
+	i := 0
+	for k := 0; k < n && i < len(s); k++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return i
 }
 
 // Notices are what the output stages tell the agent about this output.

@@ -2,6 +2,7 @@ package limitproc
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -98,4 +99,44 @@ func FuzzHoldback(f *testing.F) {
 			t.Fatalf("%q went out with a forbidden match", cut)
 		}
 	})
+}
+
+// TestHoldbackCutsAsTheStoredCopy: at the character limit the stream
+// shows what Output gives the stored copy, however the text is cut: a
+// text of exactly the limit whole, one rune more cut to the limit with
+// "…" — the stream must not have shown the limit's last rune already.
+func TestHoldbackCutsAsTheStoredCopy(t *testing.T) {
+	cfg := config.Limits{MaxOutputChars: 10}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, parts := range [][]string{
+		{"0123456789"}, {"0123456789a"}, {"012345678"}, {"0123456789abcdef"},
+		{"01234", "56789"}, {"01234", "56789", "x"}, {"0123456789", "more"}, {"éééééééééé"}, {"ééééééééééé"},
+	} {
+		want, _ := c.Output(Turn{}, slices.Clone(parts))
+		for n := 1; n <= 12; n++ {
+			h := c.Holdback()
+			var got []string
+			for _, p := range parts {
+				var out strings.Builder
+				for len(p) > 0 {
+					k := min(n, len(p))
+					for k < len(p) && !utf8.RuneStart(p[k]) {
+						k++
+					}
+					out.WriteString(h.Write(p[:k]))
+					p = p[k:]
+				}
+				out.WriteString(h.End())
+				if out.Len() > 0 {
+					got = append(got, out.String())
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%q in pieces of %d: streamed %q, stored %q", parts, n, got, want)
+			}
+		}
+	}
 }
