@@ -159,8 +159,12 @@ func itemSays(it *Item, text string) bool {
 //
 // So a swap ("bob owes alice" for "alice owes bob"), a negation added or
 // dropped, a year added to a date or a name the conversation never spoke
-// keeps the user's own text.
+// keeps the user's own text. A wording of the very same words is kept,
+// even when all of them are function words ("he", "それ").
 func keepsTheWords(text, wording string, known map[string]bool) bool {
+	if ta := factTokens(text); len(ta) > 0 && slices.Equal(ta, factTokens(wording)) {
+		return true
+	}
 	content := func(toks []string) (out []string, gaps map[int]bool) {
 		gaps = map[int]bool{}
 		for _, t := range toks {
