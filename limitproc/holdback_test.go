@@ -95,6 +95,10 @@ func FuzzHoldback(f *testing.F) {
 		if whole != cut {
 			t.Fatalf("whole %q, in pieces %q", whole, cut)
 		}
+		c, _ := New(cfg)
+		if stored, _ := c.Output(Turn{}, []string{s}); strings.Join(stored, "") != cut {
+			t.Fatalf("streamed %q, stored %q", cut, stored)
+		}
 		if regexp.MustCompile(`sk-[a-z0-9]{8,}`).MatchString(cut) {
 			t.Fatalf("%q went out with a forbidden match", cut)
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"github.com/cyan-agent/cyan/glob"
 	"regexp"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -49,9 +48,7 @@ func (s *forbidden) Output(_ Turn, parts []string) ([]string, string) {
 		for _, re := range s.res {
 			p = re.ReplaceAllStringFunc(p, func(string) string { hits++; return "[removed]" })
 		}
-		if strings.TrimSpace(strings.ReplaceAll(p, "[removed]", "")) != "" {
-			out = append(out, p)
-		}
+		out = append(out, p) // as the stream shows it (Holdback): "[removed]" alone stays
 	}
 	if hits == 0 {
 		return parts, ""
