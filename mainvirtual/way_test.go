@@ -1,9 +1,11 @@
 package mainvirtual
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cyan-agent/cyan/config"
 	"github.com/cyan-agent/cyan/limitproc"
@@ -96,10 +98,35 @@ func FuzzOutflow(f *testing.F) {
 	f.Add("hi@br there", uint8(2))
 	f.Add("^青蓝 [2026-11-28 10:00]: x\n^me: y", uint8(1))
 	f.Add("think</think> answer <empty_reply>", uint8(3))
+	f.Add("key sk-abcdefgh12@br second@br third", uint8(4))
+	chain, err := limitproc.New(config.Limits{Forbidden: []string{`sk-[a-z0-9]{8,}`}, MaxOutputChars: 30})
+	if err != nil {
+		f.Fatal(err)
+	}
+	turns := limitproc.Turns{Chain: chain, Now: func() time.Time { return time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC) }}
 	f.Fuzz(func(t *testing.T, s string, n uint8) {
 		shown, parts, _ := flowed(t, s, int(n%16)+1, nil, n%2 == 0)
 		if got := strings.Join(parts, "\n"); shown != got {
 			t.Fatalf("shown %q, stored %q", shown, got)
+		}
+		if !utf8.ValidString(s) {
+			return // a provider's text is decoded JSON
+		}
+		// With the limit-process: the same, and the same however it is cut.
+		q := turn.Query{Channel: "c"}
+		shown, parts, _ = flowed(t, s, int(n%16)+1, turns.Stream(q), n%2 == 0)
+		if got := strings.Join(parts, "\n"); shown != got {
+			t.Fatalf("limited: shown %q, stored %q", shown, got)
+		}
+		if n%2 != 0 && strings.Contains(s, "</think>") {
+			// A model not known to open its reasoning streams as it writes:
+			// a bare "</think>" found later cannot take back what went out
+			// (TestOutflowCleans), so the cut decides.
+			return
+		}
+		_, whole, _ := flowed(t, s, len(s)+1, turns.Stream(q), n%2 == 0)
+		if !slices.Equal(parts, whole) {
+			t.Fatalf("limited: in pieces %q, whole %q", parts, whole)
 		}
 		for _, p := range parts {
 			if strings.HasPrefix(p, "^me ") || strings.HasPrefix(p, "^me:") {
