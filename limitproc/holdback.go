@@ -31,6 +31,8 @@ const (
 // most Hold() runes are held back (the longest match a pattern can make,
 // or UnboundedHold). The limit on characters counts every part of the
 // output; once it is reached the rest is dropped and Capped reports it.
+// The one rune that would reach the limit is held too, until the part
+// ends: it goes out if nothing follows, "…" does if more comes (emit).
 //
 // What a Holdback released is the whole of the policed output: the live
 // stream shows it as it goes, and the stored message is the same text.
@@ -68,8 +70,9 @@ func (c *Chain) Holdback() *Holdback {
 	return h
 }
 
-// Hold is how many runes the holdback keeps back at most while a part is
-// being written (0 without forbidden patterns).
+// Hold is how many runes the forbidden patterns keep back at most while a
+// part is being written (0 without them); at the character limit one
+// more is held (emit).
 func (h *Holdback) Hold() int { return h.hold }
 
 // Parts is how many messages may still go out (-1: no limit).
