@@ -6,6 +6,8 @@ import (
 	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cyan-agent/cyan/packets"
 )
 
 // Removed is what a forbidden pattern's match is replaced with.
@@ -211,12 +213,7 @@ func (h *Holdback) emit(out *strings.Builder, s string) {
 	h.tail += s
 	n := utf8.RuneCountInString(h.tail)
 	if h.sent+n > h.max {
-		if left := h.max - 1 - h.sent; left > 0 {
-			out.WriteString(h.tail[:runeOffset(h.tail, left)])
-		}
-		if h.max > h.sent {
-			out.WriteString("…")
-		}
+		out.WriteString(packets.CutText(h.tail, h.max-h.sent))
 		h.sent = h.max
 		h.capped = true
 		h.pending, h.tail = "", ""
